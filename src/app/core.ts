@@ -1,0 +1,107 @@
+import { harnessPaths } from "./paths.js";
+import { AuditLog } from "../audit/audit-log.js";
+import type { Clock } from "../clock/clock.js";
+import type { Config } from "../config/config.js";
+import type { ReviewChat } from "../desk/ports.js";
+import { Intake, type Redactor } from "../desk/intake.js";
+import { reconcileAudit } from "../desk/recovery.js";
+import { ReviewDesk } from "../desk/review-desk.js";
+import { draftRecordSchema, type DraftRecord } from "../drafts/record.js";
+import type { Logger } from "../log/logger.js";
+import { envKillSwitch, type KillSwitch } from "../send/kill-switch.js";
+import type { DestinationLimiter } from "../send/limiter.js";
+import type { SendMessageCall } from "../send/outcome.js";
+import { SendPath } from "../send/send-path.js";
+import { JsonlStore } from "../store/jsonl-store.js";
+import { acquireLock } from "../store/lock.js";
+
+
+export { harnessPaths };
+
+/** The edges that differ between live mode and test mode. */
+export interface CoreEdges {
+  readonly clock: Clock;
+  readonly makeReviewChat: (existing: Iterable<DraftRecord>) => ReviewChat;
+  readonly sendCall: SendMessageCall;
+  readonly limiter: DestinationLimiter;
+  readonly redact: Redactor | null;
+  /** TAO_SWARM_ENABLED as the process had it before `.env` was loaded. */
+  readonly processSwitchValue: string | undefined;
+  readonly envFilePath: string;
+}
+
+/** The running core: the desk, its intake, and how to close them. */
+export interface Core {
+  readonly desk: ReviewDesk;
+  readonly intake: Intake;
+  readonly reviewChat: ReviewChat;
+  readonly killSwitch: KillSwitch;
+  readonly store: JsonlStore<DraftRecord>;
+  readonly audit: AuditLog;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens HARNESS_DIR (lock, store replay, audit log), brings the audit log level
+ * with the store, and builds the desk with the given edges. Draft recovery
+ * (expiry, unknown sends, queued posts) is started by the caller once its
+ * edges are ready: see `resumeDrafts`.
+ */
+export async function openCore(config: Config, log: Logger, edges: CoreEdges): Promise<Core> {
+  const paths = harnessPaths(config.harnessDir);
+  const lock = await acquireLock(config.harnessDir, log);
+  try {
+    const store = await JsonlStore.open<DraftRecord>({
+      path: paths.drafts,
+      parse: (value) => draftRecordSchema.parse(value),
+      log,
+    });
+    const audit = await AuditLog.open({ path: paths.audit, log, now: () => edges.clock.now() });
+    const recovered = await reconcileAudit(store.latest.values(), audit);
+    if (recovered > 0) log.warn({ recovered }, "audited changes that a crash had left out of swarm.jsonl");
+    const killSwitch = envKillSwitch({
+      processValue: edges.processSwitchValue,
+      envFilePath: edges.envFilePath,
+      ownerHaltPath: paths.ownerHalt,
+    });
+    const reviewChat = edges.makeReviewChat(store.latest.values());
+    const desk = new ReviewDesk({
+      store,
+      audit,
+      clock: edges.clock,
+      reviewChat,
+      reviewerIds: config.reviewerIds,
+      deferForMs: config.deferForMs,
+      log,
+      makeSender: (ledger) =>
+        new SendPath({
+          ledger,
+          killSwitch,
+          limiter: edges.limiter,
+          call: edges.sendCall,
+          reviewerIds: config.reviewerIds,
+          clock: edges.clock,
+          log,
+        }),
+    });
+    const intake = new Intake({ desk, reviewChat, clock: edges.clock, ttlMs: config.draftTtlMs, redact: edges.redact });
+    return {
+      desk,
+      intake,
+      reviewChat,
+      killSwitch,
+      store,
+      audit,
+      async close() {
+        await desk.close();
+        await edges.limiter.stop();
+        await store.close();
+        await audit.close();
+        await lock.release();
+      },
+    };
+  } catch (err) {
+    await lock.release();
+    throw err;
+  }
+}

@@ -1,0 +1,17 @@
+import { join } from "node:path";
+
+/** The files of HARNESS_DIR, named once; cheap to import (the CLI uses it). */
+export function harnessPaths(dir: string) {
+  return {
+    /** The draft store. */
+    drafts: join(dir, "telegram_drafts.jsonl"),
+    /** The audit log, shared with other writers. */
+    audit: join(dir, "swarm.jsonl"),
+    /** Present while the owner has halted sends (/halt, `draft-review halt`). */
+    ownerHalt: join(dir, "HALT"),
+    /** The intake API's generated bearer token (mode 0600). */
+    apiToken: join(dir, "api_token"),
+    /** Telegram updates fetched but perhaps not yet handled. */
+    updates: join(dir, "updates.jsonl"),
+  };
+}

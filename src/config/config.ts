@@ -1,0 +1,161 @@
+import { z } from "zod";
+import { parseDuration } from "./duration.js";
+
+/** Everything the daemon is configured with, parsed once from the environment. */
+export interface Config {
+  readonly mode: "live" | "test";
+  readonly telegram: { readonly token: string | null; readonly apiRoot: string };
+  readonly reviewChatId: string;
+  readonly reviewThreadId: number | null;
+  /** User ids whose decisions count. Never usernames. */
+  readonly reviewerIds: ReadonlySet<number>;
+  readonly harnessDir: string;
+  readonly draftTtlMs: number;
+  readonly deferForMs: number;
+  readonly api: { readonly host: string; readonly port: number; readonly token: string | null };
+  readonly piiRedaction: "redact" | "off";
+  readonly logLevel: string;
+}
+
+/** A configuration problem: the message names the variable and says how to fix it. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+  constructor(readonly problems: readonly string[]) {
+    super(`The configuration has ${problems.length === 1 ? "a problem" : `${problems.length} problems`}:\n` +
+      problems.map((p) => `  - ${p}`).join("\n"));
+  }
+}
+
+/** The review chat used in test mode when REVIEW_CHAT_ID is not set; its user is the reviewer. */
+export const TEST_MODE_REVIEW_CHAT_ID = "100000001";
+
+const FIND_CHAT_ID =
+  "To find it: send /start to your bot from the review chat, then run `npx draft-review setup`, " +
+  "or open <TELEGRAM_API_ROOT>/bot<token>/getUpdates and read message.chat.id. " +
+  "A private chat's id is a positive number; a group's is negative (supergroups start with -100).";
+
+const NUMERIC_ID = /^-?[1-9]\d{0,15}$/;
+
+const envSchema = z.object({
+  TAO_DRAFT_REVIEW_TEST: z.string().optional(),
+  TELEGRAM_BOT_TOKEN: z.string().optional(),
+  TELEGRAM_API_ROOT: z.string().optional(),
+  REVIEW_CHAT_ID: z.string().optional(),
+  REVIEW_THREAD_ID: z.string().optional(),
+  REVIEWER_USER_IDS: z.string().optional(),
+  HARNESS_DIR: z.string().optional(),
+  DRAFT_TTL: z.string().optional(),
+  DEFER_FOR: z.string().optional(),
+  DRAFT_API_HOST: z.string().optional(),
+  DRAFT_API_PORT: z.string().optional(),
+  DRAFT_API_TOKEN: z.string().optional(),
+  PII_REDACTION: z.string().optional(),
+  LOG_LEVEL: z.string().optional(),
+});
+
+/** Treats an empty string as unset, as shells and `.env` files mean it. */
+function value(env: Record<string, string | undefined>, name: string): string | undefined {
+  const v = env[name]?.trim();
+  return v === undefined || v === "" ? undefined : v;
+}
+
+/**
+ * Parses the environment into a `Config`. Collects every problem before
+ * failing, so the operator fixes them in one go.
+ */
+export function loadConfig(rawEnv: Record<string, string | undefined>): Config {
+  const env = envSchema.parse(rawEnv) as Record<string, string | undefined>;
+  const get = (name: string) => value(env, name);
+  const problems: string[] = [];
+  const mode = get("TAO_DRAFT_REVIEW_TEST") === "1" ? "test" : "live";
+
+  const token = get("TELEGRAM_BOT_TOKEN") ?? null;
+  if (mode === "live" && token === null) {
+    problems.push("TELEGRAM_BOT_TOKEN is not set. Get a token from @BotFather (/newbot) and put it in .env; or set TAO_DRAFT_REVIEW_TEST=1 to try test mode without Telegram.");
+  } else if (token !== null && !/^\d+:[A-Za-z0-9_-]{20,}$/.test(token)) {
+    problems.push("TELEGRAM_BOT_TOKEN does not look like a bot token (digits, a colon, then 20+ letters, digits, _ or -). Copy it again from @BotFather.");
+  }
+
+  const apiRoot = (get("TELEGRAM_API_ROOT") ?? "https://api.telegram.org").replace(/\/+$/, "");
+  if (!/^https?:\/\/[^\s/]+/.test(apiRoot)) {
+    problems.push(`TELEGRAM_API_ROOT must be an http(s) URL such as https://api.telegram.org (got "${apiRoot}").`);
+  }
+
+  let reviewChatId = get("REVIEW_CHAT_ID");
+  if (reviewChatId === undefined) {
+    if (mode === "live") problems.push(`REVIEW_CHAT_ID is not set: it is the numeric id of the chat where drafts are posted for review. ${FIND_CHAT_ID}`);
+    reviewChatId = TEST_MODE_REVIEW_CHAT_ID;
+  } else if (!NUMERIC_ID.test(reviewChatId)) {
+    problems.push(`REVIEW_CHAT_ID must be a numeric chat id (got "${reviewChatId}"); @usernames are not accepted for the review chat. ${FIND_CHAT_ID}`);
+  }
+
+  const threadText = get("REVIEW_THREAD_ID");
+  const reviewThreadId = threadText === undefined ? null : Number(threadText);
+  if (reviewThreadId !== null && !(Number.isSafeInteger(reviewThreadId) && reviewThreadId > 0)) {
+    problems.push(`REVIEW_THREAD_ID must be a positive whole number, the forum topic's message_thread_id (got "${threadText}"). Leave it unset to post in the chat itself.`);
+  }
+
+  const reviewerIds = parseReviewers(get("REVIEWER_USER_IDS"), reviewChatId, problems);
+
+  const draftTtlMs = durationOf(get, "DRAFT_TTL", problems);
+  const deferForMs = durationOf(get, "DEFER_FOR", problems);
+
+  const portText = get("DRAFT_API_PORT") ?? "8787";
+  const port = Number(portText);
+  if (!(Number.isInteger(port) && port >= 0 && port <= 65535)) {
+    problems.push(`DRAFT_API_PORT must be a port number from 0 to 65535 (got "${portText}").`);
+  }
+  const apiToken = get("DRAFT_API_TOKEN") ?? null;
+  if (apiToken !== null && apiToken.length < 16) {
+    problems.push("DRAFT_API_TOKEN is shorter than 16 characters. Use a long random value (e.g. `openssl rand -hex 32`), or unset it and the daemon generates one.");
+  }
+
+  const redaction = get("PII_REDACTION") ?? "redact";
+  if (redaction !== "redact" && redaction !== "off") {
+    problems.push(`PII_REDACTION must be "redact" or "off" (got "${redaction}").`);
+  }
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    mode,
+    telegram: { token, apiRoot },
+    reviewChatId,
+    reviewThreadId,
+    reviewerIds,
+    harnessDir: get("HARNESS_DIR") ?? ".harness",
+    draftTtlMs,
+    deferForMs,
+    api: { host: get("DRAFT_API_HOST") ?? "127.0.0.1", port, token: apiToken },
+    piiRedaction: redaction as "redact" | "off",
+    logLevel: get("LOG_LEVEL") ?? "info",
+  };
+}
+
+function durationOf(get: (n: string) => string | undefined, name: string, problems: string[]): number {
+  const text = get(name) ?? "24h";
+  const ms = parseDuration(text);
+  if (ms === null) problems.push(`${name} must be a duration such as 90s, 15m or 24h (got "${text}").`);
+  return ms ?? 0;
+}
+
+function parseReviewers(text: string | undefined, reviewChatId: string, problems: string[]): Set<number> {
+  if (text === undefined) {
+    if (NUMERIC_ID.test(reviewChatId) && !reviewChatId.startsWith("-")) return new Set([Number(reviewChatId)]);
+    if (NUMERIC_ID.test(reviewChatId)) {
+      problems.push("REVIEWER_USER_IDS is not set, and the review chat is a group: say whose decisions count, as comma-separated numeric user ids (e.g. REVIEWER_USER_IDS=123456789). `npx draft-review setup` prints yours.");
+    }
+    return new Set();
+  }
+  const ids = new Set<number>();
+  for (const part of text.split(",").map((p) => p.trim()).filter((p) => p !== "")) {
+    if (!/^[1-9]\d{0,15}$/.test(part)) {
+      problems.push(`REVIEWER_USER_IDS must list positive numeric user ids separated by commas; "${part}" is not one (usernames do not count: they can change hands).`);
+      continue;
+    }
+    ids.add(Number(part));
+  }
+  if (ids.size === 0 && !problems.some((p) => p.startsWith("REVIEWER_USER_IDS"))) {
+    problems.push("REVIEWER_USER_IDS is set but lists no user id. List at least one, or unset it for a private review chat.");
+  }
+  return ids;
+}

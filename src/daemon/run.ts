@@ -1,0 +1,168 @@
+import { resolve } from "node:path";
+import { run, sequentialize, type RunnerHandle } from "@grammyjs/runner";
+import { Bot, GrammyError, type Context } from "grammy";
+import type { Update } from "grammy/types";
+import { harnessPaths, openCore, type Core } from "../app/core.js";
+import { systemClock } from "../clock/clock.js";
+import type { Config } from "../config/config.js";
+import type { Redactor } from "../desk/intake.js";
+import { resumeDrafts } from "../desk/recovery.js";
+import { resolveApiToken } from "../http/api-token.js";
+import { startApiServer, type ApiServer } from "../http/server.js";
+import type { Logger } from "../log/logger.js";
+import { bottleneckLimiter } from "../send/limiter.js";
+import { auditEventFeed } from "../desk/event-feed.js";
+import { decisionHandlers } from "../telegram/decision-handlers.js";
+import { TelegramReviewChat } from "../telegram/review-chat.js";
+import { telegramSendCall } from "../telegram/send-call.js";
+import { UpdateJournal } from "../telegram/update-journal.js";
+import { connectBot } from "./connect.js";
+
+/** The updates the daemon asks for. Telegram leaves reactions out unless named. */
+export const ALLOWED_UPDATES = ["message", "callback_query", "message_reaction"] as const;
+
+/** What main hands the daemon besides the configuration. */
+export interface DaemonEnv {
+  readonly processSwitchValue: string | undefined;
+  readonly redact: Redactor | null;
+  /** The logger's secret list; the generated API token is added to it. */
+  readonly secrets: (string | null | undefined)[];
+}
+
+/** The key under which updates about one review message run in order. */
+function reviewMessageKey(ctx: Context): string | undefined {
+  const u = ctx.update;
+  const chat = ctx.chat?.id ?? ctx.callbackQuery?.message?.chat.id;
+  const messageId =
+    u.message_reaction?.message_id ?? u.callback_query?.message?.message_id ?? u.message?.reply_to_message?.message_id;
+  return messageId === undefined ? undefined : `${chat}:${messageId}`;
+}
+
+/**
+ * The live daemon: grammY long polling through @grammyjs/runner, every
+ * fetched update journaled before Telegram can consider it confirmed, the
+ * review desk, the intake API, and an orderly stop on SIGTERM/SIGINT.
+ * Returns the process exit code.
+ */
+export async function runDaemon(config: Config, log: Logger, env: DaemonEnv): Promise<number> {
+  const bot = new Bot(config.telegram.token!, { client: { apiRoot: config.telegram.apiRoot, timeoutSeconds: 60 } });
+  const stopSignal = waitForStopSignal(log);
+  const connected = await connectBot(bot, log, stopSignal.promise);
+  if (connected !== "ok") return connected === "stopped" ? 0 : 78;
+
+  const reviewChat = new TelegramReviewChat({
+    api: bot.api,
+    chatId: config.reviewChatId,
+    threadId: config.reviewThreadId,
+    deferForMs: config.deferForMs,
+    log,
+  });
+  const core = await openCore(config, log, {
+    clock: systemClock(),
+    makeReviewChat: () => reviewChat,
+    sendCall: telegramSendCall(bot.api),
+    limiter: bottleneckLimiter(),
+    redact: env.redact,
+    processSwitchValue: env.processSwitchValue,
+    envFilePath: resolve(".env"),
+  });
+  const paths = harnessPaths(config.harnessDir);
+  let journal: UpdateJournal | undefined;
+  let api: ApiServer | undefined;
+  let runner: RunnerHandle | undefined;
+  const handling = new Set<Promise<void>>();
+  try {
+    bot.use(sequentialize(reviewMessageKey));
+    bot.use(decisionHandlers({ desk: core.desk, reviewChatId: config.reviewChatId, reviewerIds: config.reviewerIds, log }));
+    bot.catch((err) => log.error({ err: err.error, update_id: err.ctx.update.update_id }, "an update could not be handled"));
+
+    journal = await UpdateJournal.open(paths.updates, log);
+    await replayJournal(journal, bot, core, log);
+    await resumeDrafts(core.desk);
+
+    const token = await resolveApiToken(config, config.harnessDir, log);
+    env.secrets.push(token);
+    api = await startApiServer({
+      host: config.api.host,
+      port: config.api.port,
+      token,
+      intake: core.intake,
+      desk: core.desk,
+      events: auditEventFeed(core.audit),
+      log,
+    });
+
+    const journalRef = journal;
+    runner = run(
+      {
+        init: async () => {},
+        handleUpdate: (update: Update) => {
+          const work = bot.handleUpdate(update);
+          handling.add(work);
+          void work.finally(() => handling.delete(work)).catch(() => {});
+          return work;
+        },
+        errorHandler: (err: unknown) => log.error({ err }, "update handling failed"),
+        api: {
+          // The next getUpdates confirms these: they must be on disk first.
+          getUpdates: async (args, signal) => {
+            const updates = await bot.api.getUpdates({ ...args, allowed_updates: [...ALLOWED_UPDATES] }, signal);
+            await journalRef.record(updates);
+            return updates;
+          },
+        },
+      },
+      { runner: { fetch: { timeout: 30, allowed_updates: [...ALLOWED_UPDATES] }, silent: true }, sink: { concurrency: 50 } },
+    );
+    log.info(
+      { api: api.url, review_chat_id: config.reviewChatId, reviewers: [...config.reviewerIds], api_root: config.telegram.apiRoot },
+      "draft-review is running",
+    );
+    const reason = await Promise.race([stopSignal.promise, runner.task()?.then(() => "runner stopped") ?? stopSignal.promise]);
+    log.info({ reason }, "stopping: draining running work");
+    return 0;
+  } catch (err) {
+    if (err instanceof GrammyError && err.error_code === 409) {
+      log.error("Telegram says another program is polling this bot (409 Conflict). Stop the other instance, or use a separate bot token.");
+      return 1;
+    }
+    throw err;
+  } finally {
+    await runner?.stop().catch(() => {});
+    await Promise.allSettled([...handling]);
+    await api?.close();
+    await core.close();
+    await reviewChat.stop();
+    await journal?.close();
+    stopSignal.dispose();
+  }
+}
+
+/** Handles again the journaled updates whose decisions did not reach the audit log, then clears the journal. */
+async function replayJournal(journal: UpdateJournal, bot: Bot, core: Core, log: Logger): Promise<void> {
+  const pending = journal.entries().filter((u) => !core.desk.hasSeenUpdate(u.update_id));
+  if (pending.length > 0) log.warn({ updates: pending.length }, "handling updates a stop left unhandled");
+  for (const update of pending) await bot.handleUpdate(update);
+  await core.desk.settle();
+  await journal.clear();
+}
+
+/** Resolves on the first SIGTERM or SIGINT. */
+function waitForStopSignal(log: Logger): { promise: Promise<string>; dispose(): void } {
+  let onSignal: (signal: NodeJS.Signals) => void = () => {};
+  const promise = new Promise<string>((resolve) => {
+    onSignal = (signal) => {
+      log.info({ signal }, "stop requested");
+      resolve(signal);
+    };
+  });
+  process.once("SIGTERM", onSignal);
+  process.once("SIGINT", onSignal);
+  return {
+    promise,
+    dispose() {
+      process.off("SIGTERM", onSignal);
+      process.off("SIGINT", onSignal);
+    },
+  };
+}

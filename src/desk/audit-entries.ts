@@ -1,0 +1,86 @@
+import type { DraftEvent } from "../drafts/events.js";
+import type { Actor, Decision, DraftRecord } from "../drafts/record.js";
+import type { DraftStatus } from "../drafts/status.js";
+
+/** One line of the audit log about a draft's status change. */
+export interface TransitionEntry {
+  readonly kind: "transition";
+  readonly draft_id: string;
+  readonly version: number;
+  readonly from: DraftStatus | null;
+  readonly to: DraftStatus;
+  readonly event: DraftEvent["type"] | "created" | "recovered";
+  readonly draft_text: string;
+  readonly drafted_by_role: string;
+  readonly destination_chat_id: string;
+  readonly destination_thread_id: number | null;
+  readonly review_message_id: number | null;
+  readonly decision: Decision | null;
+  readonly emoji: string | null;
+  readonly user_id: number | null;
+  readonly channel: string | null;
+  readonly update_id: number | null;
+  readonly reason: string | null;
+  readonly [key: string]: unknown;
+}
+
+/** The audit line for a change from `from` to `draft` caused by `event`. */
+export function transitionEntry(
+  from: DraftStatus | null,
+  draft: DraftRecord,
+  event: DraftEvent | { type: "created" } | { type: "recovered" },
+): TransitionEntry {
+  const actor = event.type === "decide" ? event.actor : null;
+  return {
+    kind: "transition",
+    draft_id: draft.draft_id,
+    version: draft.version,
+    from,
+    to: draft.status,
+    event: event.type,
+    draft_text: draft.draft_text,
+    drafted_by_role: draft.drafted_by_role,
+    destination_chat_id: draft.destination_chat_id,
+    destination_thread_id: draft.destination_thread_id,
+    review_message_id: draft.review_message_id,
+    decision: event.type === "decide" ? event.decision : null,
+    emoji: actor?.emoji ?? null,
+    user_id: actor?.user_id ?? null,
+    channel: actor?.channel ?? null,
+    update_id: actor?.update_id ?? null,
+    reason: draft.reason,
+    ...(event.type === "decide" && event.note ? { note: event.note } : {}),
+    ...(draft.sent_message_id !== null ? { sent_message_id: draft.sent_message_id } : {}),
+  };
+}
+
+/** A decision that did not count, with why: written so nothing is dropped silently. */
+export interface RefusedDecision {
+  readonly decision: Decision | null;
+  readonly actor: Actor | { readonly user_id: number | null; readonly channel: string; readonly emoji: string | null; readonly update_id: number | null };
+  readonly reason: string;
+  readonly chat_id?: string | null;
+  readonly review_message_id?: number | null;
+  readonly actor_chat_id?: number | null;
+  readonly username?: string | null;
+}
+
+/** The audit line for a refused decision, with the draft's text when the draft is known. */
+export function refusedEntry(refusal: RefusedDecision, draft: DraftRecord | undefined): Record<string, unknown> & { kind: string } {
+  return {
+    kind: "decision_refused",
+    draft_id: draft?.draft_id ?? null,
+    status: draft?.status ?? null,
+    draft_text: draft?.draft_text ?? null,
+    decision: refusal.decision,
+    emoji: refusal.actor.emoji,
+    user_id: refusal.actor.user_id,
+    channel: refusal.actor.channel,
+    update_id: refusal.actor.update_id,
+    reason: refusal.reason,
+    chat_id: refusal.chat_id ?? null,
+    review_message_id: refusal.review_message_id ?? draft?.review_message_id ?? null,
+    ...(refusal.actor_chat_id != null ? { actor_chat_id: refusal.actor_chat_id } : {}),
+    ...(refusal.username != null ? { username: refusal.username } : {}),
+  };
+}

@@ -1,0 +1,138 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { Clock } from "../clock/clock.js";
+import { createDraft } from "../drafts/create.js";
+import { parseDraftPayload, TELEGRAM_TEXT_LIMIT, type DraftPayload } from "../drafts/payload.js";
+import type { DraftRecord, RedactionSummary } from "../drafts/record.js";
+import type { DraftStatus } from "../drafts/status.js";
+import { textSha256 } from "../send/approval.js";
+import type { ReviewChat } from "./ports.js";
+import type { ReviewDesk } from "./review-desk.js";
+
+/** The contract's synchronous answer to a submitted draft. */
+export interface SubmitAnswer {
+  readonly draft_id: string;
+  readonly review_message_id: number | null;
+  readonly status: DraftStatus;
+}
+
+/** What became of a submission: accepted (new or replayed), refused, or a key conflict. */
+export type SubmitOutcome =
+  | { readonly ok: true; readonly created: boolean; readonly answer: SubmitAnswer }
+  | { readonly ok: false; readonly kind: "invalid"; readonly field: string; readonly error: string }
+  | { readonly ok: false; readonly kind: "conflict"; readonly error: string };
+
+/** Redaction as the intake applies it: the text to review and send, and what was removed. */
+export type Redactor = (text: string) => { text: string; removed: Partial<Record<string, number>> };
+
+/** What intake needs besides the desk. */
+export interface IntakeOptions {
+  readonly desk: ReviewDesk;
+  readonly reviewChat: ReviewChat;
+  readonly clock: Clock;
+  readonly ttlMs: number;
+  /** The redactor, or null when PII_REDACTION=off. */
+  readonly redact: Redactor | null;
+  readonly newDraftId?: () => string;
+}
+
+/** A draft id: sortable by creation time, unguessable after it. */
+export function newDraftId(now: number = Date.now()): string {
+  return `d_${now.toString(36)}_${randomBytes(6).toString("hex")}`;
+}
+
+/** Removes the surrounding spaces, tabs and line breaks that Telegram would drop on delivery. */
+export function trimLikeTelegram(text: string): string {
+  return text.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, "");
+}
+
+/** sha256 of the fields that define a submission, to tell a replay from a reused key. */
+function payloadSha256(p: DraftPayload): string {
+  const canonical = JSON.stringify([
+    p.draft_text,
+    p.destination_chat_id,
+    p.destination_thread_id,
+    p.drafted_by_role,
+    p.originating_intent_id,
+  ]);
+  return createHash("sha256").update(canonical, "utf8").digest("hex");
+}
+
+/** The answer for a draft as it stands. */
+export function answerFor(draft: DraftRecord): SubmitAnswer {
+  return { draft_id: draft.draft_id, review_message_id: draft.review_message_id, status: draft.status };
+}
+
+/**
+ * Turns an untrusted payload into a stored draft: validates it, honours the
+ * idempotency key, redacts once (so the reviewer approves exactly what will be
+ * sent), stores it, and posts it for review when the review chat has room.
+ * HTTP, the CLI and test mode all submit through here.
+ */
+export class Intake {
+  private readonly keyLocks = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly options: IntakeOptions) {}
+
+  async submit(input: unknown): Promise<SubmitOutcome> {
+    const check = parseDraftPayload(input);
+    if (!check.ok) return { ok: false, kind: "invalid", field: check.field, error: check.error };
+    const key = check.payload.idempotency_key;
+    if (key === null) return this.accept(check.payload);
+    // Two submissions with one key are taken one at a time, so only one draft is made.
+    const previous = this.keyLocks.get(key) ?? Promise.resolve();
+    const run = previous.then(() => this.acceptOnce(check.payload, key));
+    const tail = run.catch(() => {});
+    this.keyLocks.set(key, tail);
+    void tail.then(() => {
+      if (this.keyLocks.get(key) === tail) this.keyLocks.delete(key);
+    });
+    return run;
+  }
+
+  private async acceptOnce(payload: DraftPayload, key: string): Promise<SubmitOutcome> {
+    const existing = this.options.desk.byIdempotency(key);
+    if (!existing) return this.accept(payload);
+    if (existing.payload_sha256 !== payloadSha256(payload)) {
+      return {
+        ok: false,
+        kind: "conflict",
+        error: `idempotency_key: "${key}" was already used for draft ${existing.draft_id} with a different payload; use a new key for a new draft`,
+      };
+    }
+    return { ok: true, created: false, answer: answerFor(existing) };
+  }
+
+  private async accept(payload: DraftPayload): Promise<SubmitOutcome> {
+    const { desk, clock, reviewChat } = this.options;
+    // Telegram trims surrounding whitespace from what it delivers; trimming here
+    // keeps the reviewed text identical to the delivered one.
+    const submitted = trimLikeTelegram(payload.draft_text);
+    const redacted = this.options.redact?.(submitted) ?? null;
+    const text = redacted?.text ?? submitted;
+    if (text.length > TELEGRAM_TEXT_LIMIT) {
+      return { ok: false, kind: "invalid", field: "draft_text", error: `draft_text: is ${text.length} UTF-16 code units long after PII redaction; Telegram allows ${TELEGRAM_TEXT_LIMIT}` };
+    }
+    const redaction: RedactionSummary = redacted
+      ? { mode: "redact", removed: Object.fromEntries(Object.entries(redacted.removed).filter(([, n]) => (n ?? 0) > 0)) as Record<string, number> }
+      : { mode: "off", removed: {} };
+    const now = clock.now();
+    const { draft, effects } = createDraft(
+      payload,
+      {
+        draftId: (this.options.newDraftId ?? newDraftId)(),
+        text,
+        textSha256: textSha256(text),
+        payloadSha256: payloadSha256(payload),
+        ttlMs: this.options.ttlMs,
+        redaction,
+      },
+      now,
+    );
+    // With room in the review chat the answer waits for the post (status pending);
+    // without, the draft is answered as queued and posted at the next free slot.
+    const postNow = reviewChat.claimFreeSlot();
+    await desk.create(draft, postNow ? effects.filter((e) => e.type !== "post_review") : effects);
+    if (postNow) await desk.post(draft.draft_id);
+    return { ok: true, created: true, answer: answerFor(desk.get(draft.draft_id) ?? draft) };
+  }
+}

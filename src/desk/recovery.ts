@@ -1,0 +1,57 @@
+import type { AuditLog } from "../audit/audit-log.js";
+import type { Effect } from "../drafts/effects.js";
+import type { DraftRecord } from "../drafts/record.js";
+import { isFinal } from "../drafts/status.js";
+import { transitionEntry } from "./audit-entries.js";
+import type { ReviewDesk } from "./review-desk.js";
+
+/** Why a `sending` draft found at start is marked unknown. */
+export const CRASH_DURING_SEND =
+  "the daemon stopped while the send was under way; Telegram may or may not have the message";
+
+/**
+ * Brings the audit log level with the store after a crash: a change that
+ * reached the store but not the audit log (the daemon died between the two
+ * writes) is audited now, marked `recovered`. Returns how many were missing.
+ */
+export async function reconcileAudit(drafts: Iterable<DraftRecord>, audit: AuditLog): Promise<number> {
+  const audited = new Map<string, number>();
+  for (const line of audit.ours) {
+    const l = line as { kind?: unknown; draft_id?: unknown; version?: unknown };
+    if (l.kind === "transition" && typeof l.draft_id === "string" && typeof l.version === "number") {
+      audited.set(l.draft_id, Math.max(audited.get(l.draft_id) ?? 0, l.version));
+    }
+  }
+  const missing = [...drafts].filter((d) => (audited.get(d.draft_id) ?? 0) < d.version);
+  if (missing.length > 0) await audit.append(missing.map((d) => transitionEntry(null, d, { type: "recovered" })));
+  return missing.length;
+}
+
+/**
+ * Resumes every draft after a start, from the stored state alone:
+ * - `sending`: the outcome is unknown; marked so, and the reviewers are told. Never resent.
+ * - anything past its `expires_at` that is not final: expired, never sent.
+ * - `approved`: handed to the send path (which checks the kill switch again).
+ * - `queued`: posted for review at the next free slot.
+ * - the rest: expiry timers armed again.
+ */
+export async function resumeDrafts(desk: ReviewDesk): Promise<void> {
+  const now = desk.clock.now();
+  const effects: Effect[] = [];
+  for (const draft of desk.list()) {
+    if (isFinal(draft.status)) continue;
+    if (draft.status === "sending") {
+      await desk.apply(draft.draft_id, { type: "send_unknown", reason: CRASH_DURING_SEND });
+      continue;
+    }
+    const expiresAt = Date.parse(draft.expires_at);
+    if (expiresAt <= now) {
+      await desk.apply(draft.draft_id, { type: "expire" });
+      continue;
+    }
+    effects.push({ type: "arm_expiry", draftId: draft.draft_id, at: expiresAt });
+    if (draft.status === "approved") effects.push({ type: "send", draftId: draft.draft_id });
+    if (draft.status === "queued") effects.push({ type: "post_review", draftId: draft.draft_id });
+  }
+  desk.runEffects(effects);
+}

@@ -1,0 +1,321 @@
+import type { AuditLog } from "../audit/audit-log.js";
+import type { Clock, TimerHandle } from "../clock/clock.js";
+import type { Effect } from "../drafts/effects.js";
+import type { DraftEvent } from "../drafts/events.js";
+import { transition, type TransitionResult } from "../drafts/machine.js";
+import type { Actor, Decision, DraftRecord } from "../drafts/record.js";
+import { AWAITING_DECISION, isFinal, type DraftStatus } from "../drafts/status.js";
+import type { JsonlStore } from "../store/jsonl-store.js";
+import type { DraftLedger } from "../send/send-path.js";
+import { refusedEntry, transitionEntry, type RefusedDecision } from "./audit-entries.js";
+import { KeyedQueue } from "./keyed-queue.js";
+import type { ReviewChat, Sender } from "./ports.js";
+
+/** The logger shape the desk writes to (pino's). */
+export interface DeskLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** A status change, as the events feed and test mode's `advance` report it. */
+export interface Transition {
+  readonly draft_id: string;
+  readonly from: DraftStatus | null;
+  readonly to: DraftStatus;
+  readonly version: number;
+  readonly at: string;
+}
+
+/** What the desk is built from. */
+export interface ReviewDeskOptions {
+  readonly store: JsonlStore<DraftRecord>;
+  readonly audit: AuditLog;
+  readonly clock: Clock;
+  readonly reviewChat: ReviewChat;
+  readonly reviewerIds: ReadonlySet<number>;
+  readonly deferForMs: number;
+  readonly log: DeskLog;
+  /** Builds the send path; it gets the desk as its ledger. */
+  readonly makeSender: (ledger: DraftLedger) => Sender;
+}
+
+/** The result of a reviewer's decision: the draft's status after it, or why it did not count. */
+export type DecisionOutcome =
+  | { readonly ok: true; readonly draft: DraftRecord }
+  | { readonly ok: false; readonly reason: string; readonly draft: DraftRecord | undefined };
+
+/** How a decision reached the desk: which review message, and who. */
+export interface DecisionRequest {
+  /** The chat the decision was made in; must be the chat the draft was posted to. */
+  readonly reviewChatId: string;
+  readonly reviewMessageId: number;
+  /** When the decision names a draft itself (button data), it must be the draft of that message. */
+  readonly claimedDraftId?: string;
+  readonly decision: Decision;
+  readonly actor: Actor;
+  readonly note?: string | null;
+}
+
+/**
+ * The review desk owns the drafts: it applies events through the pure state
+ * machine, makes each change durable (store, then audit log) before anything
+ * is announced, then runs the effects at the edges. Live mode and test mode
+ * share it; only the edges differ.
+ */
+export class ReviewDesk implements DraftLedger {
+  private readonly queue = new KeyedQueue();
+  private readonly byReviewMessage = new Map<number, string>();
+  private readonly byIdempotencyKey = new Map<string, string>();
+  private readonly expiryTimers = new Map<string, TimerHandle>();
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly seenUpdates = new Set<number>();
+  private readonly listeners = new Set<(t: Transition) => void>();
+  private readonly sender: Sender;
+  private closed = false;
+
+  constructor(private readonly options: ReviewDeskOptions) {
+    for (const draft of options.store.latest.values()) this.index(draft);
+    for (const line of options.audit.ours) {
+      const updateId = (line as { update_id?: unknown }).update_id;
+      if (typeof updateId === "number") this.seenUpdates.add(updateId);
+    }
+    this.sender = options.makeSender(this);
+  }
+
+  /** The current record of a draft. */
+  get(draftId: string): DraftRecord | undefined {
+    return this.options.store.latest.get(draftId);
+  }
+
+  /** The draft whose review post has this message id. */
+  byReviewMessageId(messageId: number): DraftRecord | undefined {
+    const id = this.byReviewMessage.get(messageId);
+    return id === undefined ? undefined : this.get(id);
+  }
+
+  /** The draft submitted with this idempotency key. */
+  byIdempotency(key: string): DraftRecord | undefined {
+    const id = this.byIdempotencyKey.get(key);
+    return id === undefined ? undefined : this.get(id);
+  }
+
+  /** Every draft, optionally only those in one status. */
+  list(status?: DraftStatus): DraftRecord[] {
+    const all = [...this.options.store.latest.values()];
+    return status === undefined ? all : all.filter((d) => d.status === status);
+  }
+
+  /** True when a decision from this Telegram update was already recorded or refused. */
+  hasSeenUpdate(updateId: number): boolean {
+    return this.seenUpdates.has(updateId);
+  }
+
+  /** Calls `listener` after every durable status change. Returns a function that unsubscribes. */
+  onTransition(listener: (t: Transition) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The injected clock (test mode moves it). */
+  get clock(): Clock {
+    return this.options.clock;
+  }
+
+  /**
+   * Applies one event to one draft, in order with the draft's other events.
+   * The change is on disk and in the audit log before this resolves and
+   * before any effect runs. A refusal is a value; a failed write rejects.
+   */
+  apply(draftId: string, event: DraftEvent): Promise<TransitionResult> {
+    return this.queue.run(draftId, () => this.applyNow(draftId, event));
+  }
+
+  /** Records a brand-new draft (status `queued`) and runs its first effects. */
+  async create(draft: DraftRecord, effects: readonly Effect[]): Promise<void> {
+    await this.queue.run(draft.draft_id, async () => {
+      await this.commit(null, draft, { type: "created" });
+      this.runEffects(effects);
+    });
+  }
+
+  /**
+   * A reviewer's decision on a review message. The desk checks again that the
+   * actor is a reviewer; a decision that does not count is audited with why.
+   * The same Telegram update delivered twice acts once.
+   */
+  async decide(request: DecisionRequest): Promise<DecisionOutcome> {
+    const draft = this.byReviewMessageId(request.reviewMessageId);
+    const refuse = async (reason: string): Promise<DecisionOutcome> => {
+      await this.refuseDecision(
+        { decision: request.decision, actor: request.actor, reason, chat_id: request.reviewChatId, review_message_id: request.reviewMessageId },
+        draft,
+      );
+      return { ok: false, reason, draft: draft && this.get(draft.draft_id) };
+    };
+    const updateId = request.actor.update_id;
+    if (updateId !== null && this.seenUpdates.has(updateId)) {
+      return { ok: false, reason: "duplicate_update", draft };
+    }
+    if (updateId !== null) this.seenUpdates.add(updateId);
+    try {
+      if (!this.options.reviewerIds.has(request.actor.user_id)) return await refuse("not_a_reviewer");
+      if (!draft || draft.review_chat_id !== request.reviewChatId) return await refuse("unknown_review_message");
+      if (request.claimedDraftId !== undefined && request.claimedDraftId !== draft.draft_id) {
+        return await refuse("button_names_another_draft");
+      }
+      const result = await this.apply(draft.draft_id, {
+        type: "decide",
+        decision: request.decision,
+        actor: request.actor,
+        note: request.note ?? null,
+        deferMs: this.options.deferForMs,
+      });
+      if (!result.ok) return await refuse(result.reason);
+      return { ok: true, draft: result.draft };
+    } catch (err) {
+      // Not recorded: a redelivery of the same update must be able to try again.
+      if (updateId !== null) this.seenUpdates.delete(updateId);
+      throw err;
+    }
+  }
+
+  /** Audits a decision that does not count (a stranger, another chat, an anonymous admin, too late). */
+  async refuseDecision(refusal: RefusedDecision, draft?: DraftRecord): Promise<void> {
+    this.options.log.warn({ ...refusal, draft_id: draft?.draft_id }, "decision refused");
+    await this.options.audit.append([refusedEntry(refusal, draft && this.get(draft.draft_id))]);
+  }
+
+  /** Runs the effect of a post, expiry or send again after a start (see recovery.ts). */
+  runEffects(effects: readonly Effect[]): void {
+    for (const effect of effects) {
+      if (this.closed) return;
+      void this.track(this.runEffect(effect));
+    }
+  }
+
+  /** Resolves once every queued change and every effect started so far has finished. */
+  async settle(): Promise<void> {
+    for (;;) {
+      await this.queue.idle();
+      if (this.inFlight.size === 0) return;
+      await Promise.all([...this.inFlight]);
+    }
+  }
+
+  /** Stops timers and retries, waits for running work, and refuses new effects. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const handle of this.expiryTimers.values()) this.options.clock.clearTimeout(handle);
+    this.expiryTimers.clear();
+    (this.sender as { stop?: () => void }).stop?.();
+    await this.settle();
+  }
+
+  private async applyNow(draftId: string, event: DraftEvent): Promise<TransitionResult> {
+    const draft = this.get(draftId);
+    if (!draft) throw new Error(`draft ${draftId} does not exist`);
+    const result = transition(draft, event, this.options.clock.now());
+    if (!result.ok) return result;
+    await this.commit(draft.status, result.draft, event);
+    this.runEffects(result.effects);
+    return result;
+  }
+
+  /** Store first (the truth), then the audit log; both fsync'd. Only then is anything announced. */
+  private async commit(
+    from: DraftStatus | null,
+    draft: DraftRecord,
+    event: DraftEvent | { type: "created" },
+  ): Promise<void> {
+    await this.options.store.append([draft]);
+    this.index(draft);
+    if (isFinal(draft.status)) this.disarm(draft.draft_id);
+    await this.options.audit.append([transitionEntry(from, draft, event)]);
+    const t: Transition = { draft_id: draft.draft_id, from, to: draft.status, version: draft.version, at: draft.updated_at };
+    for (const listener of this.listeners) listener(t);
+  }
+
+  private index(draft: DraftRecord): void {
+    if (draft.review_message_id !== null) this.byReviewMessage.set(draft.review_message_id, draft.draft_id);
+    if (draft.idempotency_key !== null) this.byIdempotencyKey.set(draft.idempotency_key, draft.draft_id);
+  }
+
+  private async runEffect(effect: Effect): Promise<void> {
+    const draft = this.get(effect.draftId);
+    if (!draft) return;
+    const { reviewChat } = this.options;
+    switch (effect.type) {
+      case "post_review":
+        return this.postReview(effect.draftId, 0);
+      case "send":
+        return this.sender.send(effect.draftId);
+      case "arm_expiry":
+        return this.armExpiry(effect.draftId, effect.at);
+      case "show_status":
+        if (draft.review_message_id !== null) await reviewChat.showStatus(draft);
+        return;
+      case "notify":
+        return reviewChat.notify(draft, effect.text);
+    }
+  }
+
+  /** Posts a queued draft now and waits for the post (or its failure, after which it is retried later). */
+  post(draftId: string): Promise<void> {
+    return this.track(this.postReview(draftId, 0));
+  }
+
+  /** Posts a queued draft; on failure tries again later, with backoff, until it expires. */
+  private async postReview(draftId: string, failures: number): Promise<void> {
+    const draft = this.get(draftId);
+    if (!draft || draft.status !== "queued" || this.closed) return;
+    try {
+      const post = await this.options.reviewChat.post(draft);
+      const result = await this.apply(draftId, { type: "posted", reviewChatId: post.reviewChatId, reviewMessageId: post.reviewMessageId });
+      if (!result.ok) this.options.log.warn({ draft_id: draftId, reason: result.reason }, "review post made, but the draft had moved on");
+    } catch (err) {
+      const waitMs = Math.min(300_000, 5_000 * 2 ** failures);
+      this.options.log.error({ err, draft_id: draftId, retry_in_ms: waitMs }, "could not post the draft for review; it stays queued and is tried again");
+      if (this.closed) return;
+      this.options.clock.setTimeout(() => this.runEffectsOf(() => this.postReview(draftId, failures + 1)), waitMs);
+    }
+  }
+
+  private runEffectsOf(work: () => Promise<void>): void {
+    void this.track(work());
+  }
+
+  /** Keeps `work` in the set `settle()` waits for; logs instead of rejecting. */
+  private track(work: Promise<void>): Promise<void> {
+    const p = work.catch((err: unknown) => this.options.log.error({ err }, "effect failed"));
+    this.inFlight.add(p);
+    void p.finally(() => this.inFlight.delete(p));
+    return p;
+  }
+
+  private armExpiry(draftId: string, at: number): void {
+    this.disarm(draftId);
+    if (this.closed) return;
+    const { clock } = this.options;
+    const handle = clock.setTimeout(() => {
+      this.expiryTimers.delete(draftId);
+      this.runEffectsOf(async () => {
+        const result = await this.apply(draftId, { type: "expire" });
+        const current = this.get(draftId);
+        if (!result.ok && result.reason === "not_due" && current) this.armExpiry(draftId, Date.parse(current.expires_at));
+      });
+    }, Math.max(0, at - clock.now()));
+    this.expiryTimers.set(draftId, handle);
+  }
+
+  private disarm(draftId: string): void {
+    const handle = this.expiryTimers.get(draftId);
+    if (handle) this.options.clock.clearTimeout(handle);
+    this.expiryTimers.delete(draftId);
+  }
+}
+
+/** True when a draft in this status still waits for a reviewer. */
+export function awaitsDecision(status: DraftStatus): boolean {
+  return AWAITING_DECISION.has(status);
+}

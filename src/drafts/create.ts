@@ -1,0 +1,58 @@
+import type { Effect } from "./effects.js";
+import type { DraftPayload } from "./payload.js";
+import type { DraftRecord, RedactionSummary } from "./record.js";
+
+/** What `createDraft` needs besides the payload: the ids and hashes computed at the edge. */
+export interface NewDraftFacts {
+  readonly draftId: string;
+  /** The text as it will be reviewed and sent (after redaction). */
+  readonly text: string;
+  readonly textSha256: string;
+  readonly payloadSha256: string;
+  readonly ttlMs: number;
+  readonly redaction: RedactionSummary | null;
+}
+
+/**
+ * The first record of a draft: `queued` until the review post goes out. Pure:
+ * the caller supplies the time, the ids and the hashes.
+ */
+export function createDraft(
+  payload: DraftPayload,
+  facts: NewDraftFacts,
+  now: number,
+): { draft: DraftRecord; effects: readonly Effect[] } {
+  const at = new Date(now).toISOString();
+  const draft: DraftRecord = {
+    draft_id: facts.draftId,
+    version: 1,
+    status: "queued",
+    draft_text: facts.text,
+    text_sha256: facts.textSha256,
+    destination_chat_id: payload.destination_chat_id,
+    destination_thread_id: payload.destination_thread_id,
+    drafted_by_role: payload.drafted_by_role,
+    originating_intent_id: payload.originating_intent_id,
+    idempotency_key: payload.idempotency_key,
+    payload_sha256: facts.payloadSha256,
+    review_chat_id: null,
+    review_message_id: null,
+    drafted_at: at,
+    expires_at: new Date(now + facts.ttlMs).toISOString(),
+    updated_at: at,
+    approval: null,
+    decided_by: null,
+    revision_note: null,
+    sent_message_id: null,
+    sent_at: null,
+    reason: null,
+    redaction: facts.redaction,
+  };
+  return {
+    draft,
+    effects: [
+      { type: "arm_expiry", draftId: facts.draftId, at: now + facts.ttlMs },
+      { type: "post_review", draftId: facts.draftId },
+    ],
+  };
+}

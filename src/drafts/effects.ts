@@ -1,0 +1,19 @@
+/**
+ * What a transition asks the outside world to do, as plain data. The pure
+ * state machine returns these; the review desk executes them after the new
+ * state is on disk.
+ */
+export type Effect =
+  /** Post the draft to the review chat (respecting its rate limit). */
+  | { readonly type: "post_review"; readonly draftId: string }
+  /** Hand the approved draft to the guarded send path. */
+  | { readonly type: "send"; readonly draftId: string }
+  /** (Re)arm the expiry timer for `at` (epoch ms). */
+  | { readonly type: "arm_expiry"; readonly draftId: string; readonly at: number }
+  /** Edit the review message to show the draft's current status; buttons go once it is final. */
+  | { readonly type: "show_status"; readonly draftId: string }
+  /** Tell the reviewers something in the review chat, as a reply to the review message. */
+  | { readonly type: "notify"; readonly draftId: string; readonly text: string };
+
+/** The `type` of an `Effect`. */
+export type EffectType = Effect["type"];

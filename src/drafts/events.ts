@@ -1,0 +1,36 @@
+import type { Actor, Decision } from "./record.js";
+
+/**
+ * Everything that can happen to a draft after it was created. The state
+ * machine decides, per status, which of these apply.
+ */
+export type DraftEvent =
+  /** The review post went out; Telegram gave it this message id. */
+  | { readonly type: "posted"; readonly reviewChatId: string; readonly reviewMessageId: number }
+  /** A reviewer decided. Authorisation is checked before this event exists. */
+  | {
+      readonly type: "decide";
+      readonly decision: Decision;
+      readonly actor: Actor;
+      /** The revision note, for `revise` by reply. */
+      readonly note?: string | null;
+      /** How far `defer` moves `expires_at`, in milliseconds (DEFER_FOR). */
+      readonly deferMs: number;
+    }
+  /** The expiry timer fired (or start-up found `expires_at` passed). */
+  | { readonly type: "expire" }
+  /** The kill switch stopped the send at the call boundary. */
+  | { readonly type: "halt"; readonly reason: string }
+  /** The send path is about to call sendMessage: record the intent first. */
+  | { readonly type: "send_intent" }
+  /** The call was definitely not made or not accepted (429, connection refused): back to `approved`. */
+  | { readonly type: "send_retry"; readonly reason: string }
+  /** Telegram accepted the message. */
+  | { readonly type: "send_ok"; readonly messageId: number }
+  /** Telegram refused the message for good (400, 403, ...). */
+  | { readonly type: "send_failed"; readonly reason: string }
+  /** Nobody can tell whether Telegram got it (timeout after the request left, crash mid-send). */
+  | { readonly type: "send_unknown"; readonly reason: string };
+
+/** The `type` of a `DraftEvent`. */
+export type DraftEventType = DraftEvent["type"];

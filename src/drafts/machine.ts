@@ -1,0 +1,154 @@
+import type { Effect } from "./effects.js";
+import type { DraftEvent, DraftEventType } from "./events.js";
+import type { DraftRecord } from "./record.js";
+import { isFinal, type DraftStatus } from "./status.js";
+
+/**
+ * Why an event was refused. Refusals are values, not exceptions: a decision
+ * that arrives late or twice is normal on Telegram, not a bug.
+ */
+export type RefusalReason =
+  | "final_state"
+  | "not_posted"
+  | "already_approved"
+  | "not_due"
+  | "no_approval"
+  | "text_changed"
+  | "not_applicable";
+
+/** The result of applying one event to one draft. */
+export type TransitionResult =
+  | { readonly ok: true; readonly draft: DraftRecord; readonly effects: readonly Effect[] }
+  | { readonly ok: false; readonly reason: RefusalReason; readonly status: DraftStatus };
+
+type EventOf<T extends DraftEventType> = Extract<DraftEvent, { type: T }>;
+type Handler<T extends DraftEventType> = (draft: DraftRecord, event: EventOf<T>, now: number) => TransitionResult;
+type Table = { readonly [T in DraftEventType]: Partial<Record<DraftStatus, Handler<T>>> };
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The next version of `draft`: status and fields changed, version bumped, updated_at set. */
+function next(draft: DraftRecord, now: number, changes: Partial<DraftRecord>): DraftRecord {
+  return { ...draft, ...changes, version: draft.version + 1, updated_at: iso(now) };
+}
+
+function ok(draft: DraftRecord, ...effects: Effect[]): TransitionResult {
+  return { ok: true, draft, effects };
+}
+
+function refuse(draft: DraftRecord, reason: RefusalReason): TransitionResult {
+  return { ok: false, reason, status: draft.status };
+}
+
+const posted: Handler<"posted"> = (d, e, now) => {
+  const draft = next(d, now, {
+    status: "pending",
+    review_chat_id: e.reviewChatId,
+    review_message_id: e.reviewMessageId,
+  });
+  return ok(draft, { type: "arm_expiry", draftId: d.draft_id, at: Date.parse(d.expires_at) });
+};
+
+const decide: Handler<"decide"> = (d, e, now) => {
+  const common = { decided_by: e.actor };
+  switch (e.decision) {
+    case "send": {
+      const approval = { actor: e.actor, at: iso(now), text_sha256: d.text_sha256 };
+      const draft = next(d, now, { ...common, status: "approved", approval, reason: null });
+      return ok(draft, { type: "show_status", draftId: d.draft_id }, { type: "send", draftId: d.draft_id });
+    }
+    case "revise": {
+      const draft = next(d, now, { ...common, status: "revise", revision_note: e.note ?? null });
+      return ok(draft, { type: "show_status", draftId: d.draft_id });
+    }
+    case "defer": {
+      const at = Date.parse(d.expires_at) + e.deferMs;
+      const draft = next(d, now, { ...common, status: "deferred", expires_at: iso(at), approval: null });
+      return ok(
+        draft,
+        { type: "arm_expiry", draftId: d.draft_id, at },
+        { type: "show_status", draftId: d.draft_id },
+      );
+    }
+  }
+};
+
+const expire: Handler<"expire"> = (d, _e, now) => {
+  if (now < Date.parse(d.expires_at)) return refuse(d, "not_due");
+  const draft = next(d, now, { status: "expired" });
+  return ok(draft, { type: "show_status", draftId: d.draft_id });
+};
+
+const halt: Handler<"halt"> = (d, e, now) => {
+  const draft = next(d, now, { status: "halted", approval: null, reason: e.reason });
+  return ok(draft, { type: "show_status", draftId: d.draft_id });
+};
+
+const sendIntent: Handler<"send_intent"> = (d, _e, now) => {
+  if (!d.approval) return refuse(d, "no_approval");
+  if (d.approval.text_sha256 !== d.text_sha256) return refuse(d, "text_changed");
+  return ok(next(d, now, { status: "sending" }));
+};
+
+const sendRetry: Handler<"send_retry"> = (d, e, now) =>
+  ok(next(d, now, { status: "approved", reason: e.reason }), { type: "send", draftId: d.draft_id });
+
+const sendOk: Handler<"send_ok"> = (d, e, now) =>
+  ok(next(d, now, { status: "sent", sent_message_id: e.messageId, sent_at: iso(now), reason: null }), {
+    type: "show_status",
+    draftId: d.draft_id,
+  });
+
+const sendFailed: Handler<"send_failed"> = (d, e, now) =>
+  ok(next(d, now, { status: "failed", reason: e.reason }), { type: "show_status", draftId: d.draft_id });
+
+const sendUnknown: Handler<"send_unknown"> = (d, e, now) =>
+  ok(
+    next(d, now, { status: "outcome_unknown", reason: e.reason }),
+    { type: "show_status", draftId: d.draft_id },
+    {
+      type: "notify",
+      draftId: d.draft_id,
+      text:
+        "⚠️ The send of this draft may or may not have reached the destination " +
+        `(${e.reason}). It will not be sent again automatically: check the destination chat.`,
+    },
+  );
+
+/**
+ * The transition table: for each event, the statuses it applies in. A pair
+ * that is not listed is refused; final statuses appear nowhere.
+ */
+export const TRANSITIONS: Table = {
+  posted: { queued: posted },
+  decide: { pending: decide, deferred: decide, halted: decide },
+  expire: { queued: expire, pending: expire, deferred: expire, halted: expire, approved: expire },
+  halt: { approved: halt },
+  send_intent: { approved: sendIntent },
+  send_retry: { sending: sendRetry },
+  send_ok: { sending: sendOk },
+  send_failed: { sending: sendFailed },
+  send_unknown: { sending: sendUnknown },
+};
+
+/** Why an event that the table does not list for a status is refused. */
+function refusalFor(draft: DraftRecord, event: DraftEvent): RefusalReason {
+  if (isFinal(draft.status)) return "final_state";
+  if (event.type === "decide") {
+    if (draft.status === "queued") return "not_posted";
+    if (draft.status === "approved" || draft.status === "sending") return "already_approved";
+  }
+  return "not_applicable";
+}
+
+/**
+ * The draft state machine: a pure function of the draft, the event and the
+ * time. It performs no I/O and reads no clock; it returns the next record and
+ * the effects to run, or a refusal with its reason. It never throws for an
+ * event that does not apply.
+ */
+export function transition(draft: DraftRecord, event: DraftEvent, now: number): TransitionResult {
+  const handler = TRANSITIONS[event.type][draft.status] as Handler<typeof event.type> | undefined;
+  if (!handler) return refuse(draft, refusalFor(draft, event));
+  return (handler as (d: DraftRecord, e: DraftEvent, n: number) => TransitionResult)(draft, event, now);
+}

@@ -1,0 +1,58 @@
+import { z } from "zod";
+import { ROLES } from "./record.js";
+
+/** Telegram's limit on a message text, in UTF-16 code units (what JS `length` counts). */
+export const TELEGRAM_TEXT_LIMIT = 4096;
+
+const chatId = z.union([
+  z.number().int().refine((n) => n !== 0, "must not be 0"),
+  z
+    .string()
+    .regex(/^(-?[1-9]\d{0,15}|@[A-Za-z][A-Za-z0-9_]{3,31})$/, 'must be a numeric chat id like "-1001234567890" or a public @username'),
+]);
+
+/**
+ * The draft payload the swarm submits (contract: "The draft payload"). Strict:
+ * an unknown field is refused, and every refusal names its field.
+ */
+export const draftPayloadSchema = z.strictObject({
+  draft_text: z
+    .string()
+    .refine((t) => t.trim().length > 0, "must not be empty")
+    .superRefine((t, ctx) => {
+      if (t.length > TELEGRAM_TEXT_LIMIT) {
+        ctx.addIssue({ code: "custom", message: `is ${t.length} UTF-16 code units long; Telegram allows ${TELEGRAM_TEXT_LIMIT}` });
+      }
+    }),
+  destination_chat_id: chatId.transform(String),
+  destination_thread_id: z.number().int().positive().nullable().optional().transform((v) => v ?? null),
+  drafted_by_role: z.enum(ROLES),
+  originating_intent_id: z.string().min(1, "must not be empty").max(256),
+  idempotency_key: z.string().min(1, "must not be empty").max(256).nullable().optional().transform((v) => v ?? null),
+});
+
+/** A payload after validation (chat id as a string, optional fields as null). */
+export type DraftPayload = z.output<typeof draftPayloadSchema>;
+
+/** The outcome of checking a payload: the payload, or the field at fault and why. */
+export type PayloadCheck =
+  | { readonly ok: true; readonly payload: DraftPayload }
+  | { readonly ok: false; readonly field: string; readonly error: string };
+
+/**
+ * Validates an untrusted payload. The error names the first field at fault,
+ * e.g. `draft_text: must not be empty`, so the swarm can fix its request.
+ */
+export function parseDraftPayload(input: unknown): PayloadCheck {
+  const result = draftPayloadSchema.safeParse(input);
+  if (result.success) return { ok: true, payload: result.data };
+  const issue = result.error.issues[0]!;
+  if (issue.code === "unrecognized_keys") {
+    const field = issue.keys.join(", ");
+    return { ok: false, field, error: `${field}: unknown field (allowed: ${Object.keys(draftPayloadSchema.shape).join(", ")})` };
+  }
+  const field = issue.path.length > 0 ? issue.path.join(".") : "payload";
+  const missing = issue.code === "invalid_type" && issue.input === undefined;
+  const message = missing ? "is required" : issue.message;
+  return { ok: false, field, error: `${field}: ${message}` };
+}

@@ -1,0 +1,84 @@
+import { z } from "zod";
+import { STATUSES } from "./status.js";
+
+/** The swarm roles allowed to draft. */
+export const ROLES = ["Scribe", "CoS", "Margot"] as const;
+/** One of `ROLES`. */
+export type Role = (typeof ROLES)[number];
+
+/** The three decisions a reviewer can make. */
+export const DECISIONS = ["send", "revise", "defer"] as const;
+/** One of `DECISIONS`. */
+export type Decision = (typeof DECISIONS)[number];
+
+/** How a decision reached the daemon. */
+export const CHANNELS = ["reaction", "button", "reply", "test", "command"] as const;
+/** One of `CHANNELS`. */
+export type Channel = (typeof CHANNELS)[number];
+
+/** Who decided, and how: kept with the draft and written to the audit log. */
+export const actorSchema = z.object({
+  user_id: z.number().int(),
+  channel: z.enum(CHANNELS),
+  emoji: z.string().nullable(),
+  /** Telegram's update_id, or null when the decision did not come from an update. */
+  update_id: z.number().int().nullable(),
+});
+/** Who decided, and how. */
+export type Actor = z.infer<typeof actorSchema>;
+
+/** A reviewer's recorded approval: the send path checks it again at the call. */
+export const approvalSchema = z.object({
+  actor: actorSchema,
+  at: z.string(),
+  /** sha256 (hex) of the exact text approved; the send path compares it with the text it sends. */
+  text_sha256: z.string(),
+});
+/** A reviewer's recorded approval. */
+export type Approval = z.infer<typeof approvalSchema>;
+
+/** What redaction removed before the draft was stored (counts per kind). */
+export const redactionSchema = z.object({
+  mode: z.enum(["redact", "off"]),
+  removed: z.record(z.string(), z.number().int().nonnegative()),
+});
+/** What redaction removed. */
+export type RedactionSummary = z.infer<typeof redactionSchema>;
+
+/**
+ * The whole record of one draft. Every change writes the whole record as one
+ * line of `telegram_drafts.jsonl`; the last line of a `draft_id` is its state.
+ * Times are ISO-8601 UTC strings.
+ */
+export const draftRecordSchema = z.object({
+  draft_id: z.string().min(1),
+  /** Increases by one with every change of this draft. */
+  version: z.number().int().positive(),
+  status: z.enum(STATUSES),
+  draft_text: z.string(),
+  text_sha256: z.string(),
+  destination_chat_id: z.string(),
+  destination_thread_id: z.number().int().nullable(),
+  drafted_by_role: z.enum(ROLES),
+  originating_intent_id: z.string(),
+  idempotency_key: z.string().nullable(),
+  /** sha256 of the submitted payload, to refuse a reused idempotency key with a different payload. */
+  payload_sha256: z.string(),
+  review_chat_id: z.string().nullable(),
+  review_message_id: z.number().int().nullable(),
+  drafted_at: z.string(),
+  expires_at: z.string(),
+  updated_at: z.string(),
+  approval: approvalSchema.nullable(),
+  /** The last decision taken on this draft, whatever it was. */
+  decided_by: actorSchema.nullable(),
+  revision_note: z.string().nullable(),
+  sent_message_id: z.number().int().nullable(),
+  sent_at: z.string().nullable(),
+  /** Telegram's reason for a failure, or why the outcome is unknown, or why a send halted. */
+  reason: z.string().nullable(),
+  redaction: redactionSchema.nullable(),
+});
+
+/** The whole record of one draft, as stored. */
+export type DraftRecord = z.infer<typeof draftRecordSchema>;

@@ -1,0 +1,162 @@
+import { harnessPaths } from "../app/paths.js";
+import { randomBytes } from "node:crypto";
+import { link, mkdir, open, rename, unlink } from "node:fs/promises";
+import { join } from "node:path";
+
+/** The token file inside HARNESS_DIR. */
+export function apiTokenPath(harnessDir: string): string {
+  return harnessPaths(harnessDir).apiToken;
+}
+
+/** Why no API token could be had; the message says what to do. */
+export class ApiTokenError extends Error {
+  override readonly name = "ApiTokenError";
+}
+
+/** The log the daemon's token handling warns on (pino fits). */
+export interface TokenLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+/** A usable token: 16+ printable ASCII characters, no spaces (what fits in a Bearer header). */
+const USABLE = /^[\x21-\x7e]{16,}$/;
+const FILE_MODE = 0o600;
+
+/**
+ * The bearer token the daemon's API requires: DRAFT_API_TOKEN when set,
+ * otherwise the one in HARNESS_DIR/api_token, generated there on first start
+ * (32 random bytes, hex, mode 0600) so the CLI on this machine can read it.
+ * A token file readable by others is tightened to 0600, with a warning.
+ */
+export async function resolveApiToken(
+  config: { readonly api: { readonly token: string | null } },
+  harnessDir: string,
+  log?: TokenLog,
+): Promise<string> {
+  if (config.api.token !== null) return config.api.token;
+  const path = apiTokenPath(harnessDir);
+  const existing = await readDaemonTokenFile(path, log);
+  if (existing !== null && existing !== "") return existing;
+  await mkdir(harnessDir, { recursive: true, mode: 0o700 });
+  const token = randomBytes(32).toString("hex");
+  // An empty file is useless to everyone: replace it; otherwise never overwrite a token another start wrote.
+  const written = await writeTokenFile(path, token, existing === "");
+  log?.info({ path }, written === token ? "generated the intake API token" : "using the intake API token another start wrote");
+  return written;
+}
+
+/**
+ * The token for a client on this machine (the CLI): DRAFT_API_TOKEN, or the
+ * daemon's HARNESS_DIR/api_token. Throws an ApiTokenError that says what to
+ * do when there is neither.
+ */
+export async function readApiTokenForClient(env: Readonly<Record<string, string | undefined>>): Promise<string> {
+  const fromEnv = env.DRAFT_API_TOKEN?.trim();
+  if (fromEnv) return fromEnv;
+  const path = apiTokenPath(env.HARNESS_DIR?.trim() || ".harness");
+  let text: string;
+  try {
+    const fh = await open(path, "r");
+    try {
+      text = (await fh.readFile("utf8")).trim();
+    } finally {
+      await fh.close();
+    }
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") {
+      throw new ApiTokenError(`no API token: DRAFT_API_TOKEN is not set and ${path} does not exist: start the daemon once (\`npm start\`) so it writes one, or set DRAFT_API_TOKEN.`);
+    }
+    if (code === "EACCES" || code === "EPERM") {
+      throw new ApiTokenError(`cannot read the API token in ${path} (permission denied): run as the user the daemon runs as, or set DRAFT_API_TOKEN.`);
+    }
+    throw new ApiTokenError(`cannot read the API token in ${path} (${(err as Error).message}): set DRAFT_API_TOKEN, or check HARNESS_DIR.`);
+  }
+  if (!USABLE.test(text)) {
+    throw new ApiTokenError(`${path} holds no usable token: start the daemon once (\`npm start\`) so it writes one, or set DRAFT_API_TOKEN.`);
+  }
+  return text;
+}
+
+/** The daemon's read of the token file: its token, "" when empty, null when absent. Tightens loose permissions. */
+async function readDaemonTokenFile(path: string, log?: TokenLog): Promise<string | null> {
+  let fh;
+  try {
+    fh = await open(path, "r");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw new ApiTokenError(`cannot read the API token in ${path} (${(err as Error).message}): fix its ownership, delete it so a new one is made, or set DRAFT_API_TOKEN.`, { cause: err });
+  }
+  try {
+    const mode = (await fh.stat()).mode & 0o777;
+    if ((mode & 0o077) !== 0) {
+      try {
+        await fh.chmod(FILE_MODE);
+        log?.warn({ path, mode: mode.toString(8) }, "the API token file was readable by other users; tightened it to 0600. Consider replacing the token: delete the file and restart.");
+      } catch {
+        log?.warn({ path, mode: mode.toString(8) }, "the API token file is readable by other users and could not be tightened: run `chmod 600` on it, or delete it and restart");
+      }
+    }
+    const text = (await fh.readFile("utf8")).trim();
+    if (text !== "" && !USABLE.test(text)) {
+      throw new ApiTokenError(`${path} holds no usable token (16+ characters without spaces are needed): delete it so the daemon makes a new one, or set DRAFT_API_TOKEN.`);
+    }
+    return text;
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Writes the token to a temp file (mode 0600, fsync'd), then links it into
+ * place, so a reader sees no file or the whole token, never half of one. With
+ * `replace` false an existing file wins and its token is returned.
+ */
+async function writeTokenFile(path: string, token: string, replace: boolean): Promise<string> {
+  const temp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  const fh = await open(temp, "wx", FILE_MODE);
+  try {
+    try {
+      await fh.writeFile(`${token}\n`, "utf8");
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    if (replace) await rename(temp, path);
+    else if (!(await linkIfAbsent(temp, path))) {
+      // Another start won the race: use its token, unless that file is empty too.
+      const theirs = await readDaemonTokenFile(path);
+      return theirs ? theirs : writeTokenFile(path, token, true);
+    }
+    await fsyncDir(join(path, ".."));
+    return token;
+  } finally {
+    await unlink(temp).catch(() => undefined);
+  }
+}
+
+/** Hard-links `from` to `to` unless `to` exists (false then); falls back to rename where links are unsupported. */
+async function linkIfAbsent(from: string, to: string): Promise<boolean> {
+  try {
+    await link(from, to);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return false;
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP") throw err;
+    await rename(from, to);
+    return true;
+  }
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  const d = await open(dir, "r");
+  try {
+    await d.sync();
+  } catch {
+    // Some file systems refuse fsync on a directory; the file itself is already durable.
+  } finally {
+    await d.close();
+  }
+}

@@ -1,0 +1,99 @@
+import type { IncomingMessage } from "node:http";
+import type { SubmitOutcome } from "../desk/intake.js";
+import type { DraftRecord } from "../drafts/record.js";
+import { STATUSES, type DraftStatus } from "../drafts/status.js";
+import { isJsonContentType, MAX_BODY_BYTES, readJsonBody } from "./body.js";
+import type { EventFeed } from "./event-feed.js";
+import { errorReply, reply, type JsonReply } from "./respond.js";
+
+/** What the API submits drafts through (the desk's `Intake` fits). */
+export interface DraftIntake {
+  submit(input: unknown): Promise<SubmitOutcome>;
+}
+
+/** What the API reads drafts from (the `ReviewDesk` fits). */
+export interface DraftReader {
+  get(draftId: string): DraftRecord | undefined;
+  list(status?: DraftStatus): readonly DraftRecord[];
+}
+
+/** Everything a handler may use; built once per server. */
+export interface HandlerDeps {
+  readonly intake: DraftIntake;
+  readonly desk: DraftReader;
+  readonly events: EventFeed;
+  readonly maxBodyBytes?: number;
+}
+
+/** One request as a handler sees it. A handler that resolves null saw the client leave: nothing is answered. */
+export interface RequestContext {
+  readonly req: IncomingMessage;
+  readonly query: URLSearchParams;
+  /** The path segment after `/drafts/`, decoded. */
+  readonly draftId?: string;
+}
+
+/** Largest page `GET /events` returns, and its default. */
+export const MAX_EVENTS_PAGE = 1000;
+
+/** `POST /drafts`: 201 new, 200 replayed key, 400 invalid (field named), 409 reused key, 413, 415. */
+export async function postDraft(deps: HandlerDeps, ctx: RequestContext): Promise<JsonReply | null> {
+  if (!isJsonContentType(ctx.req.headers["content-type"])) {
+    return errorReply(415, `send the payload with Content-Type: application/json (got ${ctx.req.headers["content-type"] ?? "none"})`);
+  }
+  const body = await readJsonBody(ctx.req, deps.maxBodyBytes ?? MAX_BODY_BYTES);
+  if (body.kind === "aborted") return null;
+  if (body.kind === "refused") return body.reply;
+  return submitReply(await deps.intake.submit(body.value));
+}
+
+/** Maps the intake's outcome onto the contract's status codes. */
+export function submitReply(outcome: SubmitOutcome): JsonReply {
+  if (outcome.ok) return reply(outcome.created ? 201 : 200, outcome.answer);
+  if (outcome.kind === "invalid") return errorReply(400, outcome.error, outcome.field);
+  return errorReply(409, outcome.error, "idempotency_key");
+}
+
+/** `GET /drafts/<draft_id>`: the current record, or 404. */
+export function getDraft(deps: HandlerDeps, ctx: RequestContext): JsonReply {
+  const id = ctx.draftId ?? "";
+  const draft = id === "" ? undefined : deps.desk.get(id);
+  if (!draft) return errorReply(404, `no draft with id ${JSON.stringify(id)}; GET /drafts lists the drafts there are`);
+  return reply(200, draft);
+}
+
+/** `GET /drafts?status=<status>`: `{"drafts": [...]}`, every draft when `status` is absent. */
+export function listDrafts(deps: HandlerDeps, ctx: RequestContext): JsonReply {
+  const status = ctx.query.get("status");
+  if (status === null || status === "") return reply(200, { drafts: deps.desk.list() });
+  if (!(STATUSES as readonly string[]).includes(status)) {
+    return errorReply(400, `status: unknown status ${JSON.stringify(status)}; use one of ${STATUSES.join(", ")}`, "status");
+  }
+  return reply(200, { drafts: deps.desk.list(status as DraftStatus) });
+}
+
+/** `GET /events?after=<seq>&limit=<n>`: transitions with seq > after, in order, and the next cursor. */
+export function getEvents(deps: HandlerDeps, ctx: RequestContext): JsonReply {
+  const after = wholeNumber(ctx.query, "after", 0, 0, Number.MAX_SAFE_INTEGER);
+  if (typeof after === "string") return errorReply(400, after, "after");
+  const limit = wholeNumber(ctx.query, "limit", MAX_EVENTS_PAGE, 1, MAX_EVENTS_PAGE);
+  if (typeof limit === "string") return errorReply(400, limit, "limit");
+  const page = deps.events.after(after, limit);
+  return reply(200, { events: page.events, last_seq: page.lastSeq });
+}
+
+/** `GET /healthz`: answers without a token, so a supervisor can probe it. */
+export function healthz(): JsonReply {
+  return reply(200, { ok: true });
+}
+
+/** A query parameter as a whole number in [min, max], its default when absent, or an error message. */
+function wholeNumber(query: URLSearchParams, name: string, fallback: number, min: number, max: number): number | string {
+  const text = query.get(name);
+  if (text === null || text === "") return fallback;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < min || n > max) {
+    return `${name}: must be a whole number from ${min} to ${max} (got ${JSON.stringify(text)})`;
+  }
+  return n;
+}

@@ -1,0 +1,56 @@
+import pino from "pino";
+
+/** The logger everything writes to. */
+export type Logger = pino.Logger;
+
+/** How to build the logger: where it writes and which secrets it must never print. */
+export interface LoggerOptions {
+  readonly level: string;
+  /**
+   * Strings that must never appear in a log line (the bot token, the API
+   * token). Read at every line, so a secret made later (a generated API
+   * token) can be pushed onto the same array.
+   */
+  readonly secrets: (string | null | undefined)[];
+  /** File descriptor to write to: 2 (stderr) keeps stdout free for test mode's answers. */
+  readonly fd?: number;
+  /** Human-readable output, for a terminal. */
+  readonly pretty?: boolean;
+}
+
+/**
+ * Replaces every secret inside a finished log line. pino's `redact` matches
+ * object paths only; a token inside an error message or a URL needs this.
+ */
+export function scrubSecrets(line: string, secrets: readonly string[]): string {
+  let out = line;
+  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join("[redacted]");
+  return out;
+}
+
+/**
+ * The pino logger, structured JSON (pretty on a terminal), with secrets
+ * removed both by path and from the text of every line.
+ */
+export function createLogger(options: LoggerOptions): Logger {
+  const secrets = () => options.secrets.filter((s): s is string => typeof s === "string" && s.length >= 8);
+  // Telegram URLs carry the token as /bot<token>/; also drop anything shaped like a token.
+  const shaped = /\b\d{5,}:[A-Za-z0-9_-]{30,}\b/g;
+  const fd = options.fd ?? 2;
+  const destination = options.pretty
+    ? pino.transport({ target: "pino-pretty", options: { destination: fd, colorize: true } })
+    : pino.destination({ fd, sync: true });
+  return pino(
+    {
+      level: options.level,
+      redact: {
+        paths: ["token", "*.token", "authorization", "*.authorization", "headers.authorization", "*.headers.authorization"],
+        censor: "[redacted]",
+      },
+      hooks: {
+        streamWrite: (line) => scrubSecrets(line, secrets()).replace(shaped, "[redacted-token]"),
+      },
+    },
+    destination,
+  );
+}

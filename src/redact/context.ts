@@ -1,0 +1,22 @@
+/**
+ * Small helpers the detectors share for looking around a candidate match.
+ * Some numbers are only PII when a keyword says so ("TFN 123456782"), and
+ * some look like PII but a keyword says otherwise ("ACN 753 505 592").
+ */
+
+/**
+ * True when `pattern` matches the text just before `index`, looking back at
+ * most `windowChars` characters and never past the start of the line.
+ * `pattern` must not be global (a global regex carries state between calls).
+ */
+export function contextBefore(text: string, index: number, pattern: RegExp, windowChars = 32): boolean {
+  let before = text.slice(Math.max(0, index - windowChars), index);
+  const newline = before.lastIndexOf("\n");
+  if (newline >= 0) before = before.slice(newline + 1);
+  return pattern.test(before);
+}
+
+/** Only the ASCII digits of `s`, e.g. "4111 1111-1111" -> "411111111111". */
+export function digitsOf(s: string): string {
+  return s.replace(/\D/g, "");
+}

@@ -1,0 +1,74 @@
+import Bottleneck from "bottleneck";
+
+/** Runs work for one destination chat within Telegram's limits. */
+export interface DestinationLimiter {
+  schedule<T>(chatId: string, work: () => Promise<T>): Promise<T>;
+  /** Holds every job of `chatId` back for `ms` (after a 429's retry_after). */
+  pause(chatId: string, ms: number): void;
+  stop(): Promise<void>;
+}
+
+/** Telegram's documented limits for bots, in one place. */
+export interface TelegramLimits {
+  /** Minimum gap between messages to one private chat (about 1 per second). */
+  readonly privateChatGapMs: number;
+  /** Minimum gap between messages to one group (20 per minute). */
+  readonly groupGapMs: number;
+  /** Overall messages per second across all chats (30). */
+  readonly globalPerSecond: number;
+}
+
+/** Telegram's limits as its FAQ states them. */
+export const TELEGRAM_LIMITS: TelegramLimits = { privateChatGapMs: 1000, groupGapMs: 3000, globalPerSecond: 30 };
+
+/** A chat id that names a group or channel (negative id or @username) rather than a user. */
+export function isGroupChat(chatId: string): boolean {
+  return chatId.startsWith("-") || chatId.startsWith("@");
+}
+
+/**
+ * The Bottleneck implementation: one limiter per destination chat (spaced by
+ * the private or group gap), all chained to one global limiter. `scale` divides
+ * every interval, so benchmarks can run Telegram's limits faster.
+ */
+export function bottleneckLimiter(limits: TelegramLimits = TELEGRAM_LIMITS, scale = 1): DestinationLimiter {
+  const global = new Bottleneck({
+    reservoir: limits.globalPerSecond,
+    reservoirRefreshAmount: limits.globalPerSecond,
+    reservoirRefreshInterval: Math.max(1, Math.round(1000 / scale)),
+    maxConcurrent: limits.globalPerSecond,
+  });
+  const perChat = new Map<string, Bottleneck>();
+  const pausedUntil = new Map<string, number>();
+  const limiterFor = (chatId: string) => {
+    let limiter = perChat.get(chatId);
+    if (!limiter) {
+      const gap = isGroupChat(chatId) ? limits.groupGapMs : limits.privateChatGapMs;
+      limiter = new Bottleneck({ maxConcurrent: 1, minTime: Math.max(1, Math.round(gap / scale)) });
+      limiter.chain(global);
+      perChat.set(chatId, limiter);
+    }
+    return limiter;
+  };
+  return {
+    schedule(chatId, work) {
+      return limiterFor(chatId).schedule(async () => {
+        const wait = (pausedUntil.get(chatId) ?? 0) - Date.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        return work();
+      });
+    },
+    pause(chatId, ms) {
+      pausedUntil.set(chatId, Math.max(pausedUntil.get(chatId) ?? 0, Date.now() + ms));
+    },
+    async stop() {
+      await Promise.all([...perChat.values()].map((l) => l.stop({ dropWaitingJobs: true }).catch(() => {})));
+      await global.stop({ dropWaitingJobs: true }).catch(() => {});
+    },
+  };
+}
+
+/** No limits at all: test mode, where nothing reaches Telegram. */
+export function unlimited(): DestinationLimiter {
+  return { schedule: (_chatId, work) => work(), pause() {}, async stop() {} };
+}

@@ -1,0 +1,126 @@
+import type { Clock } from "../clock/clock.js";
+import type { DraftEvent } from "../drafts/events.js";
+import type { TransitionResult } from "../drafts/machine.js";
+import type { DraftRecord } from "../drafts/record.js";
+import { approvalProblem } from "./approval.js";
+import type { KillSwitch } from "./kill-switch.js";
+import type { DestinationLimiter } from "./limiter.js";
+import type { SendMessageCall } from "./outcome.js";
+
+/** The part of the review desk the send path needs: read a draft, apply an event durably. */
+export interface DraftLedger {
+  get(draftId: string): DraftRecord | undefined;
+  apply(draftId: string, event: DraftEvent): Promise<TransitionResult>;
+}
+
+/** What the send path is built from; every piece is passed in. */
+export interface SendPathOptions {
+  readonly ledger: DraftLedger;
+  readonly killSwitch: KillSwitch;
+  readonly limiter: DestinationLimiter;
+  readonly call: SendMessageCall;
+  readonly reviewerIds: ReadonlySet<number>;
+  readonly clock: Clock;
+  readonly log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  /** How often an error that proves the message was not sent may be retried. Default 5. */
+  readonly maxNotSentAttempts?: number;
+}
+
+/**
+ * The only code that sends a draft to its destination. At the moment of the
+ * call it checks again: the draft is approved, by a reviewer, for exactly this
+ * text, and the kill switch is off. It records the `sending` intent on disk
+ * before calling and the outcome after. What may have reached Telegram is
+ * never sent again.
+ */
+export class SendPath {
+  private readonly attempts = new Map<string, number>();
+  private readonly waits = new Set<{ cancel(): void }>();
+  private stopped = false;
+
+  constructor(private readonly options: SendPathOptions) {}
+
+  /** Sends an approved draft when its destination has a free slot. Never throws. */
+  async send(draftId: string): Promise<void> {
+    const draft = this.options.ledger.get(draftId);
+    if (!draft || draft.status !== "approved" || this.stopped) return;
+    try {
+      await this.options.limiter.schedule(draft.destination_chat_id, () => this.attempt(draftId));
+    } catch (err) {
+      if (!this.stopped) this.options.log.error({ draft_id: draftId, err }, "send path failed; the draft stays approved and is retried at the next start");
+    }
+  }
+
+  /** Stops retries that are waiting; drafts stay `approved` on disk and are picked up at the next start. */
+  stop(): void {
+    this.stopped = true;
+    for (const w of this.waits) w.cancel();
+  }
+
+  private async attempt(draftId: string): Promise<void> {
+    const { ledger } = this.options;
+    const draft = ledger.get(draftId);
+    if (!draft || draft.status !== "approved" || this.stopped) return;
+
+    const problem = approvalProblem(draft, this.options.reviewerIds);
+    if (problem !== null) {
+      await ledger.apply(draftId, { type: "halt", reason: `not sent: ${problem}` });
+      return;
+    }
+    const verdict = await this.options.killSwitch.check();
+    if (verdict.halted) {
+      await ledger.apply(draftId, { type: "halt", reason: `kill switch: ${verdict.reason}` });
+      return;
+    }
+    const intent = await ledger.apply(draftId, { type: "send_intent" });
+    if (!intent.ok) return;
+
+    const sending = intent.draft;
+    const outcome = await this.options
+      .call({ chatId: sending.destination_chat_id, threadId: sending.destination_thread_id, text: sending.draft_text })
+      .catch((err: unknown) => ({ kind: "unknown" as const, reason: `unexpected error: ${(err as Error).message}` }));
+
+    switch (outcome.kind) {
+      case "ok":
+        this.attempts.delete(draftId);
+        await ledger.apply(draftId, { type: "send_ok", messageId: outcome.messageId });
+        return;
+      case "refused":
+        this.attempts.delete(draftId);
+        await ledger.apply(draftId, { type: "send_failed", reason: outcome.reason });
+        return;
+      case "unknown":
+        this.attempts.delete(draftId);
+        await ledger.apply(draftId, { type: "send_unknown", reason: outcome.reason });
+        return;
+      case "retry_after":
+        this.options.limiter.pause(sending.destination_chat_id, outcome.seconds * 1000);
+        await ledger.apply(draftId, { type: "send_retry", reason: outcome.reason });
+        return this.retryLater(draftId, outcome.seconds * 1000);
+      case "not_sent": {
+        const tries = (this.attempts.get(draftId) ?? 0) + 1;
+        this.attempts.set(draftId, tries);
+        const max = this.options.maxNotSentAttempts ?? 5;
+        if (tries >= max) {
+          this.attempts.delete(draftId);
+          await ledger.apply(draftId, { type: "send_failed", reason: `gave up after ${tries} attempts: ${outcome.reason}` });
+          return;
+        }
+        await ledger.apply(draftId, { type: "send_retry", reason: outcome.reason });
+        return this.retryLater(draftId, Math.min(30_000, 1000 * 2 ** (tries - 1)));
+      }
+    }
+  }
+
+  /** Waits on the injected clock, then goes through the whole guarded path again. */
+  private retryLater(draftId: string, ms: number): void {
+    if (this.stopped) return;
+    const { clock } = this.options;
+    const handle = clock.setTimeout(() => {
+      this.waits.delete(wait);
+      void this.send(draftId);
+    }, ms);
+    const wait = { cancel: () => clock.clearTimeout(handle) };
+    this.waits.add(wait);
+  }
+}

@@ -1,0 +1,252 @@
+import { mkdir, open, rename, unlink, type FileHandle } from "node:fs/promises";
+import { dirname } from "node:path";
+import { errCode, errMessage, fsyncDir, openAppend, writeAll } from "./fs-util.js";
+import { GroupCommit } from "./group-commit.js";
+import { encodeLine } from "./line-codec.js";
+import { replay } from "./replay.js";
+import { StoreBrokenError } from "./store-errors.js";
+
+export { StoreBrokenError, StoreCorruptError } from "./store-errors.js";
+
+/** The two log levels the store uses (a pino logger fits). */
+export interface StoreLog {
+  warn(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+}
+
+/** How to open a store. */
+export interface OpenStoreOptions<T> {
+  /** The JSONL file; it and its directory are created if missing (file mode 0600). */
+  path: string;
+  /** Validates one record read back (a zod parse); throws on invalid. */
+  parse: (value: unknown) => T;
+  log: StoreLog;
+  /**
+   * Compact after an append once the file has more lines than
+   * max(compactAfterLines, 2 * records). Default 10_000.
+   */
+  compactAfterLines?: number;
+}
+
+interface Item<T> {
+  record: T;
+  line: string;
+}
+
+const FILE_MODE = 0o600;
+
+/**
+ * An append-only JSONL file of whole records keyed by `draft_id`; the last
+ * line of a draft is its state. Appends are durable (fsync'd) before they
+ * resolve, checksummed per line, and group-committed. A failed write is cut
+ * back to the last acknowledged byte; if even that fails the store turns
+ * broken and rejects every later append with a StoreBrokenError, so a
+ * half-written line is never followed by a good one.
+ */
+export class JsonlStore<T extends { draft_id: string }> {
+  private readonly queue = new GroupCommit<Item<T>>((items) => this.commit(items));
+  private broken: Error | null = null;
+  private closed = false;
+  private compactionQueued = false;
+  /** Auto-compaction waits until lineCount passes this (raised after a failed compaction). */
+  private compactionFloor = 0;
+
+  private constructor(
+    private readonly path: string,
+    private readonly log: StoreLog,
+    private readonly compactAfterLines: number,
+    private fh: FileHandle,
+    private size: number,
+    private lines: number,
+    private readonly map: Map<string, T>,
+  ) {}
+
+  /** Opens (replays) the store, cutting off a torn tail; see StoreCorruptError for a damaged middle. */
+  static async open<T extends { draft_id: string }>(opts: OpenStoreOptions<T>): Promise<JsonlStore<T>> {
+    const dir = dirname(opts.path);
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const { fh, created } = await openAppend(opts.path, FILE_MODE);
+    try {
+      if (created) await fsyncDir(dir);
+      await removeStaleTemp(opts.path, opts.log);
+      const r = await replay(fh, opts.path, opts.parse);
+      if (r.droppedBytes > 0) {
+        await fh.truncate(r.goodBytes);
+        await fh.datasync();
+        opts.log.warn(
+          { path: opts.path, droppedBytes: r.droppedBytes, keptBytes: r.goodBytes, reason: r.droppedReason },
+          "cut off a torn or damaged end of the draft store (an interrupted write; it was never acknowledged)",
+        );
+      }
+      const limit = opts.compactAfterLines ?? 10_000;
+      return new JsonlStore(opts.path, opts.log, limit, fh, r.goodBytes, r.lines, r.latest);
+    } catch (err) {
+      await fh.close().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** Latest record per draft_id, in first-seen order. Records are shared, not copied: do not mutate them. */
+  get latest(): ReadonlyMap<string, T> {
+    return this.map;
+  }
+
+  /** Lines in the file (one per append of a record since the last compaction). */
+  get lineCount(): number {
+    return this.lines;
+  }
+
+  /**
+   * Appends whole records, one line each; resolves only once written AND
+   * fsync'd, and only then are they in `latest`. Keep the records unchanged
+   * afterwards: `latest` holds them as given.
+   */
+  append(records: readonly T[]): Promise<void> {
+    if (this.closed) return Promise.reject(new Error(`${this.path} is closed; this is a bug in the caller`));
+    if (this.broken) return Promise.reject(this.broken);
+    if (records.length === 0) return Promise.resolve();
+    let items: Item<T>[];
+    try {
+      items = records.map((record) => ({ record, line: encodeRecord(record) }));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.queue.submit(items);
+  }
+
+  /** Rewrites the file with one line per draft, atomically (temp file, fsync, rename, fsync dir). */
+  compact(): Promise<void> {
+    if (this.closed) return Promise.reject(new Error(`${this.path} is closed; this is a bug in the caller`));
+    return this.queue.exclusive(() => this.compactNow());
+  }
+
+  /** Waits for queued appends, then closes the file. Later appends reject. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.queue.exclusive(() => this.fh.close());
+  }
+
+  private async commit(items: readonly Item<T>[]): Promise<void> {
+    if (this.broken) throw this.broken;
+    const data = Buffer.from(items.map((i) => i.line).join(""));
+    try {
+      await writeAll(this.fh, data);
+      // fdatasync: flushes the data and the new file size, all a replay needs.
+      await this.fh.datasync();
+    } catch (err) {
+      await this.rollback(err);
+      throw new Error(
+        `could not write ${items.length} record(s) to ${this.path}: ${errMessage(err)}. They were not saved. Check disk space and permissions.`,
+        { cause: err },
+      );
+    }
+    this.size += data.length;
+    this.lines += items.length;
+    for (const { record } of items) this.map.set(record.draft_id, record);
+    this.maybeScheduleCompaction();
+  }
+
+  /** Cuts the file back to the last acknowledged byte, or marks the store broken. */
+  private async rollback(cause: unknown): Promise<void> {
+    try {
+      await this.fh.truncate(this.size);
+      await this.fh.datasync();
+    } catch {
+      this.broken = new StoreBrokenError(this.path, cause);
+    }
+  }
+
+  private maybeScheduleCompaction(): void {
+    const threshold = Math.max(this.compactAfterLines, 2 * this.map.size, this.compactionFloor);
+    if (this.lines <= threshold || this.compactionQueued || this.closed) return;
+    this.compactionQueued = true;
+    this.queue
+      .exclusive(() => this.compactNow())
+      .catch((err: unknown) => {
+        this.compactionFloor = this.lines + this.compactAfterLines;
+        this.log.warn({ path: this.path, err: errMessage(err) }, "compaction of the draft store failed; appends go on, the file stays long");
+      });
+  }
+
+  private async compactNow(): Promise<void> {
+    this.compactionQueued = false;
+    if (this.broken) throw this.broken;
+    const before = this.lines;
+    const tmp = tempPath(this.path);
+    const size = await writeSnapshot(tmp, this.map.values());
+    try {
+      await rename(tmp, this.path);
+    } catch (err) {
+      await unlink(tmp).catch(() => undefined);
+      throw err;
+    }
+    await this.switchToCompacted(size);
+    this.log.info({ path: this.path, linesBefore: before, linesAfter: this.lines }, "compacted the draft store");
+  }
+
+  /** After the rename the old handle points at the replaced file: reopen, then make the rename durable. */
+  private async switchToCompacted(size: number): Promise<void> {
+    try {
+      const fresh = await open(this.path, "a+", FILE_MODE);
+      await this.fh.close().catch(() => undefined);
+      this.fh = fresh;
+      this.size = size;
+      this.lines = this.map.size;
+      await fsyncDir(dirname(this.path));
+    } catch (err) {
+      this.broken = new StoreBrokenError(this.path, err);
+      throw this.broken;
+    }
+  }
+}
+
+/** Encodes with draft_id as the first key, so replay can read the id without parsing the line. */
+function encodeRecord(record: { draft_id: string }): string {
+  return encodeLine(Object.assign({ draft_id: record.draft_id }, record));
+}
+
+function tempPath(path: string): string {
+  return `${path}.compact.tmp`;
+}
+
+/** Writes one line per record to `tmp` and fsyncs it; returns its size. Removes `tmp` on failure. */
+async function writeSnapshot<T extends { draft_id: string }>(tmp: string, records: Iterable<T>): Promise<number> {
+  const fh = await open(tmp, "w", FILE_MODE);
+  let size = 0;
+  try {
+    let parts: string[] = [];
+    let partChars = 0;
+    const flush = async () => {
+      const data = Buffer.from(parts.join(""));
+      parts = [];
+      partChars = 0;
+      await writeAll(fh, data);
+      size += data.length;
+    };
+    for (const record of records) {
+      const line = encodeRecord(record);
+      parts.push(line);
+      partChars += line.length;
+      if (partChars >= 1 << 20) await flush();
+    }
+    await flush();
+    await fh.sync();
+    await fh.close();
+    return size;
+  } catch (err) {
+    await fh.close().catch(() => undefined);
+    await unlink(tmp).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** A temp file left by a compaction that crashed before its rename is garbage: the store file is whole. */
+async function removeStaleTemp(path: string, log: StoreLog): Promise<void> {
+  try {
+    await unlink(tempPath(path));
+    log.info({ path: tempPath(path) }, "removed the temp file of an interrupted compaction");
+  } catch (err) {
+    if (errCode(err) !== "ENOENT") throw err;
+  }
+}

@@ -1,0 +1,45 @@
+import { z } from "zod";
+
+/** One stdin line of test mode (contract: "Test mode"). A line without `cmd` is a payload. */
+export const testCommandSchema = z.discriminatedUnion("cmd", [
+  z.strictObject({ cmd: z.literal("submit"), draft: z.unknown() }),
+  z.strictObject({
+    cmd: z.literal("react"),
+    review_message_id: z.number().int(),
+    emoji: z.string().min(1),
+    user_id: z.number().int().optional(),
+  }),
+  z.strictObject({
+    cmd: z.literal("reply"),
+    review_message_id: z.number().int(),
+    text: z.string(),
+    user_id: z.number().int().optional(),
+  }),
+  z.strictObject({ cmd: z.literal("advance"), by: z.string() }),
+  z.strictObject({ cmd: z.literal("get"), draft_id: z.string() }),
+  z.strictObject({ cmd: z.literal("list"), status: z.string().optional() }),
+]);
+
+/** A parsed test-mode command. */
+export type TestCommand = z.infer<typeof testCommandSchema>;
+
+/** Reads one line: a command, a bare payload (to submit), or an error to answer with. */
+export function parseTestLine(line: string): { ok: true; command: TestCommand } | { ok: false; error: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return { ok: false, error: "not a JSON line; send one JSON object per line" };
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return { ok: false, error: "expected a JSON object: a draft payload or {\"cmd\": ...}" };
+  }
+  if (!("cmd" in value)) return { ok: true, command: { cmd: "submit", draft: value } };
+  const parsed = testCommandSchema.safeParse(value);
+  if (parsed.success) return { ok: true, command: parsed.data };
+  const issue = parsed.error.issues[0]!;
+  const where = issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
+  const known = "submit, react, reply, advance, get, list";
+  const message = issue.code === "invalid_union" ? `unknown cmd; known: ${known}` : issue.message;
+  return { ok: false, error: `${where}${message}` };
+}

@@ -1,0 +1,44 @@
+import type { ReviewChat, ReviewPost } from "../desk/ports.js";
+import type { DraftRecord } from "../drafts/record.js";
+
+/**
+ * The review chat of test mode: no network. Message ids continue after the
+ * highest one already stored, so a second session on the same files never
+ * reuses an id.
+ */
+export class FakeReviewChat implements ReviewChat {
+  private nextMessageId: number;
+
+  constructor(
+    private readonly reviewChatId: string,
+    existing: Iterable<DraftRecord>,
+    private readonly log: { debug(obj: object, msg: string): void },
+  ) {
+    let max = 0;
+    for (const d of existing) max = Math.max(max, d.review_message_id ?? 0, d.sent_message_id ?? 0);
+    this.nextMessageId = max + 1;
+  }
+
+  claimFreeSlot(): boolean {
+    return true;
+  }
+
+  async post(draft: DraftRecord): Promise<ReviewPost> {
+    const reviewMessageId = this.takeId();
+    this.log.debug({ draft_id: draft.draft_id, review_message_id: reviewMessageId }, "test mode: review post");
+    return { reviewChatId: this.reviewChatId, reviewMessageId };
+  }
+
+  async showStatus(draft: DraftRecord): Promise<void> {
+    this.log.debug({ draft_id: draft.draft_id, status: draft.status }, "test mode: review message shows status");
+  }
+
+  async notify(draft: DraftRecord, text: string): Promise<void> {
+    this.log.debug({ draft_id: draft.draft_id, text }, "test mode: notice to reviewers");
+  }
+
+  /** A fresh message id, shared by review posts and simulated sends. */
+  takeId(): number {
+    return this.nextMessageId++;
+  }
+}

@@ -1,0 +1,115 @@
+import { createInterface } from "node:readline";
+import type { Readable, Writable } from "node:stream";
+import type { Core } from "../app/core.js";
+import { SimulatedClock } from "../clock/simulated-clock.js";
+import { parseDuration } from "../config/duration.js";
+import type { Transition } from "../desk/review-desk.js";
+import type { Actor } from "../drafts/record.js";
+import { STATUSES, type DraftStatus } from "../drafts/status.js";
+import { decisionForEmoji } from "../reactions/decision-keys.js";
+import { readReply } from "../reactions/reply.js";
+import { parseTestLine, type TestCommand } from "./commands.js";
+
+/** What a test-mode session reads, writes and acts on. */
+export interface TestSessionOptions {
+  readonly core: Core;
+  readonly clock: SimulatedClock;
+  /** The reviewer a `react` without `user_id` acts as. */
+  readonly defaultReviewerId: number;
+  readonly input: Readable;
+  readonly output: Writable;
+}
+
+type Answer = Record<string, unknown>;
+
+/**
+ * Test mode (contract: "Test mode"): one JSON line in, one JSON line out,
+ * until the end of input. A bad line is answered with `{"error": ...}` and the
+ * session goes on. Every change goes through the same desk, store and audit
+ * log as live mode; only the clock and the review chat are simulated.
+ */
+export async function runTestSession(options: TestSessionOptions): Promise<void> {
+  const lines = createInterface({ input: options.input, crlfDelay: Infinity });
+  for await (const raw of lines) {
+    const line = raw.trim();
+    if (line === "") continue;
+    let answer: Answer;
+    try {
+      const parsed = parseTestLine(line);
+      answer = parsed.ok ? await handle(parsed.command, options) : { error: parsed.error };
+    } catch (err) {
+      answer = { error: `internal error: ${(err as Error).message}` };
+    }
+    await write(options.output, JSON.stringify(answer) + "\n");
+  }
+  await options.core.desk.settle();
+}
+
+function write(out: Writable, text: string): Promise<void> {
+  return new Promise((resolve, reject) => out.write(text, (err) => (err ? reject(err) : resolve())));
+}
+
+async function handle(command: TestCommand, o: TestSessionOptions): Promise<Answer> {
+  const { desk, intake } = o.core;
+  switch (command.cmd) {
+    case "submit": {
+      const outcome = await intake.submit(command.draft);
+      await desk.settle();
+      if (outcome.ok) return { ...outcome.answer };
+      return outcome.kind === "invalid" ? { error: outcome.error, field: outcome.field } : { error: outcome.error };
+    }
+    case "react": {
+      const decision = decisionForEmoji(command.emoji);
+      if (decision === null) return { error: `emoji: ${command.emoji} is not a decision; use 👍 (send), 👎 or ❌ (revise), 😴 or ⏳ (defer)` };
+      return decide(o, command.review_message_id, decision, actorOf(o, command.user_id, command.emoji), null);
+    }
+    case "reply": {
+      const reply = readReply(command.text);
+      return decide(o, command.review_message_id, reply.decision, actorOf(o, command.user_id, reply.emoji, "reply"), reply.note);
+    }
+    case "advance": {
+      const ms = parseDuration(command.by);
+      if (ms === null) return { error: `by: "${command.by}" is not a duration such as 90s, 15m or 24h` };
+      const transitions: Transition[] = [];
+      const stop = desk.onTransition((t) => transitions.push(t));
+      try {
+        await o.clock.advance(ms, () => desk.settle());
+        await desk.settle();
+      } finally {
+        stop();
+      }
+      return { now: new Date(o.clock.now()).toISOString(), transitions };
+    }
+    case "get": {
+      const draft = desk.get(command.draft_id);
+      return draft ? { ...draft } : { error: `draft_id: no draft ${command.draft_id}` };
+    }
+    case "list": {
+      const status = command.status;
+      if (status !== undefined && !(STATUSES as readonly string[]).includes(status)) {
+        return { error: `status: unknown; known: ${STATUSES.join(", ")}` };
+      }
+      return { drafts: desk.list(status as DraftStatus | undefined) };
+    }
+  }
+}
+
+function actorOf(o: TestSessionOptions, userId: number | undefined, emoji: string | null, channel: Actor["channel"] = "test"): Actor {
+  return { user_id: userId ?? o.defaultReviewerId, channel, emoji, update_id: null };
+}
+
+async function decide(
+  o: TestSessionOptions,
+  reviewMessageId: number,
+  decision: ReturnType<typeof decisionForEmoji> & {},
+  actor: Actor,
+  note: string | null,
+): Promise<Answer> {
+  const { desk } = o.core;
+  const reviewChatId = desk.byReviewMessageId(reviewMessageId)?.review_chat_id ?? "";
+  const outcome = await desk.decide({ reviewChatId, reviewMessageId, decision, actor, note });
+  await desk.settle();
+  const draft = outcome.draft && desk.get(outcome.draft.draft_id);
+  if (!draft) return { error: `review_message_id: no draft was posted as message ${reviewMessageId}`, refused: outcome.ok ? undefined : outcome.reason };
+  return outcome.ok ? { draft_id: draft.draft_id, status: draft.status } : { draft_id: draft.draft_id, status: draft.status, refused: outcome.reason };
+}

@@ -1,0 +1,90 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../src/config/config.js";
+import { formatDuration, parseDuration } from "../../src/config/duration.js";
+
+const TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw";
+const live = { TELEGRAM_BOT_TOKEN: TOKEN, REVIEW_CHAT_ID: "555000111" };
+
+function problems(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return [...err.problems];
+    throw err;
+  }
+  return [];
+}
+
+describe("loadConfig", () => {
+  it("takes defaults from the contract", () => {
+    const c = loadConfig(live);
+    expect(c).toMatchObject({
+      mode: "live",
+      telegram: { token: TOKEN, apiRoot: "https://api.telegram.org" },
+      reviewChatId: "555000111",
+      reviewThreadId: null,
+      harnessDir: ".harness",
+      draftTtlMs: 86_400_000,
+      deferForMs: 86_400_000,
+      api: { host: "127.0.0.1", port: 8787, token: null },
+      piiRedaction: "redact",
+    });
+    expect([...c.reviewerIds]).toEqual([555000111]);
+  });
+
+  it("needs no token and no chat in test mode", () => {
+    const c = loadConfig({ TAO_DRAFT_REVIEW_TEST: "1" });
+    expect(c.mode).toBe("test");
+    expect(c.reviewerIds.size).toBe(1);
+  });
+
+  it("names a missing token and says where to get one", () => {
+    expect(problems({ REVIEW_CHAT_ID: "1" })).toEqual([expect.stringMatching(/^TELEGRAM_BOT_TOKEN .*@BotFather/)]);
+  });
+
+  it("names a missing or malformed REVIEW_CHAT_ID and says how to find it", () => {
+    const [missing] = problems({ TELEGRAM_BOT_TOKEN: TOKEN });
+    expect(missing).toMatch(/^REVIEW_CHAT_ID is not set.*To find it/);
+    const [bad] = problems({ ...live, REVIEW_CHAT_ID: "@mychat" });
+    expect(bad).toMatch(/^REVIEW_CHAT_ID must be a numeric chat id.*To find it/);
+  });
+
+  it("refuses a group review chat without REVIEWER_USER_IDS", () => {
+    expect(problems({ ...live, REVIEW_CHAT_ID: "-1001234" })).toEqual([expect.stringMatching(/^REVIEWER_USER_IDS is not set/)]);
+    const c = loadConfig({ ...live, REVIEW_CHAT_ID: "-1001234", REVIEWER_USER_IDS: "11, 22" });
+    expect([...c.reviewerIds]).toEqual([11, 22]);
+  });
+
+  it("refuses usernames as reviewers", () => {
+    expect(problems({ ...live, REVIEWER_USER_IDS: "@owner" })[0]).toMatch(/usernames do not count/);
+  });
+
+  it.each(["DRAFT_TTL", "DEFER_FOR"])("names a bad %s", (name) => {
+    expect(problems({ ...live, [name]: "soon" })).toEqual([expect.stringMatching(new RegExp(`^${name} must be a duration`))]);
+  });
+
+  it("reports every problem at once", () => {
+    expect(problems({ DRAFT_API_PORT: "99999", PII_REDACTION: "maybe" })).toHaveLength(4);
+  });
+
+  it("treats empty values as unset", () => {
+    expect(loadConfig({ ...live, REVIEW_THREAD_ID: "", DRAFT_TTL: " " }).draftTtlMs).toBe(86_400_000);
+  });
+});
+
+describe("durations", () => {
+  it.each([
+    ["90s", 90_000],
+    ["15m", 900_000],
+    ["24h", 86_400_000],
+    ["500ms", 500],
+    ["2d", 172_800_000],
+  ])("parses %s", (text, ms) => expect(parseDuration(text)).toBe(ms));
+
+  it.each(["", "24", "h", "-5m", "0s", "1 week"])("refuses %j", (text) => expect(parseDuration(text)).toBeNull());
+
+  it("formats as the operator writes", () => {
+    expect(formatDuration(86_400_000)).toBe("24h");
+    expect(formatDuration(90_000)).toBe("1m30s");
+  });
+});

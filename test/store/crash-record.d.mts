@@ -1,0 +1,2 @@
+/** The text of crash-test record `id` at `version`. */
+export function crashRecordText(id: string, version: number): string;

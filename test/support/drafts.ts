@@ -1,0 +1,59 @@
+import type { DraftEvent } from "../../src/drafts/events.js";
+import type { DraftRecord } from "../../src/drafts/record.js";
+import type { DraftStatus } from "../../src/drafts/status.js";
+import { textSha256 } from "../../src/send/approval.js";
+
+/** A fixed start time for tests. */
+export const T0 = Date.parse("2026-11-30T10:00:00.000Z");
+export const HOUR = 3_600_000;
+
+/** A valid draft record in `status`, with an approval where the status implies one. */
+export function draftIn(status: DraftStatus, overrides: Partial<DraftRecord> = {}): DraftRecord {
+  const text = overrides.draft_text ?? "Hi Anna, see you Thursday at 10.";
+  const sha = textSha256(text);
+  const approved = status === "approved" || status === "sending" || status === "sent" || status === "outcome_unknown";
+  return {
+    draft_id: "d_test",
+    version: 3,
+    status,
+    draft_text: text,
+    text_sha256: sha,
+    destination_chat_id: "-1001234567890",
+    destination_thread_id: null,
+    drafted_by_role: "Scribe",
+    originating_intent_id: "intent-1",
+    idempotency_key: null,
+    payload_sha256: "p",
+    review_chat_id: status === "queued" ? null : "100000001",
+    review_message_id: status === "queued" ? null : 42,
+    drafted_at: new Date(T0).toISOString(),
+    expires_at: new Date(T0 + 24 * HOUR).toISOString(),
+    updated_at: new Date(T0).toISOString(),
+    approval: approved ? { actor: reviewer("reaction", "👍"), at: new Date(T0).toISOString(), text_sha256: sha } : null,
+    decided_by: null,
+    revision_note: null,
+    sent_message_id: null,
+    sent_at: null,
+    reason: null,
+    redaction: null,
+    ...overrides,
+  };
+}
+
+/** The reviewer as an actor. */
+export function reviewer(channel: "reaction" | "button" | "reply" | "test" = "test", emoji: string | null = "👍") {
+  return { user_id: 100000001, channel, emoji, update_id: null };
+}
+
+/** One example of every event type. */
+export const EVENTS: Record<DraftEvent["type"], DraftEvent> = {
+  posted: { type: "posted", reviewChatId: "100000001", reviewMessageId: 77 },
+  decide: { type: "decide", decision: "send", actor: reviewer(), note: null, deferMs: 24 * HOUR },
+  expire: { type: "expire" },
+  halt: { type: "halt", reason: "kill switch" },
+  send_intent: { type: "send_intent" },
+  send_retry: { type: "send_retry", reason: "429" },
+  send_ok: { type: "send_ok", messageId: 9 },
+  send_failed: { type: "send_failed", reason: "Forbidden: bot was blocked by the user" },
+  send_unknown: { type: "send_unknown", reason: "timeout" },
+};

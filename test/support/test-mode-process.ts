@@ -1,0 +1,42 @@
+import { spawn } from "node:child_process";
+import { MAIN_JS } from "./daemon-process.js";
+
+/** What a test-mode run printed and how it ended. */
+export interface TestModeRun {
+  readonly answers: Array<Record<string, any>>;
+  readonly stderr: string;
+  readonly code: number | null;
+}
+
+/**
+ * Runs `node dist/main.js` in test mode as a real process: writes `lines`
+ * (objects are JSON-encoded, strings sent as they are) to stdin, closes it,
+ * and collects one answer per line from stdout.
+ */
+export function runTestMode(
+  lines: ReadonlyArray<unknown>,
+  options: { cwd: string; harnessDir: string; env?: Record<string, string> },
+): Promise<TestModeRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MAIN_JS], {
+      cwd: options.cwd,
+      env: { PATH: process.env.PATH ?? "", TAO_DRAFT_REVIEW_TEST: "1", HARNESS_DIR: options.harnessDir, ...options.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
+    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      try {
+        const answers = stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l));
+        resolve({ answers, stderr, code });
+      } catch (err) {
+        reject(new Error(`stdout is not JSON lines: ${stdout}\n${stderr}`));
+      }
+    });
+    for (const line of lines) child.stdin.write((typeof line === "string" ? line : JSON.stringify(line)) + "\n");
+    child.stdin.end();
+  });
+}

@@ -1,0 +1,93 @@
+import type { ChatFullInfo, ChatMember, ChatMemberAdministrator, User } from "grammy/types";
+import { badRequest } from "../errors.js";
+import { chatIdParam, optInt, optJson } from "../params.js";
+import { isReactionEmoji } from "../reactions.js";
+import type { ChatState, World } from "../world.js";
+import { checkNotBlocked, messageIdParam } from "./send.js";
+import type { Handler } from "./state.js";
+
+/** getChat: the chat's full info (the fields our daemon could read). */
+export const getChat: Handler = (params, state) => {
+  const chat = state.world.resolveChat(chatIdParam(params));
+  const info = { ...state.world.chatObject(chat), accent_color_id: 0, max_reaction_count: 11, accepted_gift_types: {} };
+  return info as unknown as ChatFullInfo;
+};
+
+function administrator(user: User, isBot: boolean): ChatMemberAdministrator {
+  return {
+    status: "administrator",
+    user,
+    can_be_edited: false,
+    is_anonymous: false,
+    can_manage_chat: true,
+    can_delete_messages: true,
+    can_manage_video_chats: true,
+    can_restrict_members: true,
+    can_promote_members: !isBot,
+    can_change_info: true,
+    can_invite_users: true,
+    can_post_stories: true,
+    can_edit_stories: true,
+    can_delete_stories: true,
+    can_pin_messages: true,
+    can_manage_topics: true,
+    can_send_welcome_messages: false,
+  };
+}
+
+function memberOf(world: World, chat: ChatState, userId: number): ChatMember {
+  const bot = world.bot;
+  if (userId === bot.id) {
+    const user = world.botUser();
+    if (chat.config.blocked) return { status: chat.config.type === "private" ? "kicked" : "left", user, until_date: 0 } as ChatMember;
+    return chat.config.botIsAdmin && chat.config.type !== "private" ? administrator(user, true) : { status: "member", user };
+  }
+  const user = world.userObject(userId);
+  if (chat.config.type === "private") return chat.config.id === userId ? { status: "member", user } : { status: "left", user };
+  const member = chat.config.members?.find((m) => m.userId === userId);
+  if (!member) return { status: "left", user };
+  if (member.status === "creator") return { status: "creator", user, is_anonymous: false };
+  return member.status === "administrator" ? administrator(user, false) : { status: "member", user };
+}
+
+/** getChatMember: the bot (admin per `botIsAdmin`), a configured member, or "left". */
+export const getChatMember: Handler = (params, state) => {
+  const chat = state.world.resolveChat(chatIdParam(params));
+  const userId = optInt(params, "user_id");
+  if (userId === undefined) throw badRequest("user_id is empty");
+  return memberOf(state.world, chat, userId);
+};
+
+/** getChatAdministrators: creator and admins among the members, and the bot if it is one. */
+export const getChatAdministrators: Handler = (params, state) => {
+  const chat = state.world.resolveChat(chatIdParam(params));
+  if (chat.config.type === "private") throw badRequest("there are no administrators in the private chat");
+  const ids = (chat.config.members ?? []).filter((m) => m.status !== "member").map((m) => m.userId);
+  if (chat.config.botIsAdmin) ids.push(state.world.bot.id);
+  return ids.map((id) => memberOf(state.world, chat, id));
+};
+
+const CHAT_ACTIONS = new Set(["typing", "upload_photo", "record_video", "upload_video", "record_voice", "upload_voice", "upload_document", "choose_sticker", "find_location", "record_video_note", "upload_video_note"]);
+
+/** sendChatAction: true for a known action in a reachable chat. */
+export const sendChatAction: Handler = (params, state) => {
+  const chat = state.world.resolveChat(chatIdParam(params));
+  checkNotBlocked(chat);
+  if (!CHAT_ACTIONS.has(String(params["action"] ?? ""))) throw badRequest("wrong parameter action in request");
+  return true;
+};
+
+/** setMessageReaction: the bot reacts (at most one emoji from Telegram's list) to a stored message. */
+export const setMessageReaction: Handler = (params, state) => {
+  const chat = state.world.resolveChat(chatIdParam(params));
+  checkNotBlocked(chat);
+  const messageId = messageIdParam(params);
+  if (!chat.messages.has(messageId)) throw badRequest("message to react not found");
+  const reaction = optJson(params, "reaction", "can't parse reaction types JSON object") ?? [];
+  if (!Array.isArray(reaction)) throw badRequest('field "reaction" must be of type Array');
+  if (reaction.length > 1) throw badRequest("REACTIONS_TOO_MANY");
+  for (const r of reaction as Array<{ type?: string; emoji?: string }>) {
+    if (r.type !== "emoji" || typeof r.emoji !== "string" || !isReactionEmoji(r.emoji)) throw badRequest("REACTION_INVALID");
+  }
+  return true;
+};

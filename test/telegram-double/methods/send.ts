@@ -1,0 +1,103 @@
+import type { Message } from "grammy/types";
+import { badRequest, forbidden } from "../errors.js";
+import { chatIdParam, optBool, optInt, optJson, optString, type Params } from "../params.js";
+import { checkReplyMarkup, messageText } from "../text.js";
+import type { SentMessage } from "../types.js";
+import { type ChatState, unixNow } from "../world.js";
+import type { DoubleState, Handler } from "./state.js";
+
+/** Refuses a send to a chat that blocked (or removed) the bot, in Telegram's words per chat type. */
+export function checkNotBlocked(chat: ChatState): void {
+  if (!chat.config.blocked) return;
+  if (chat.config.type === "private") throw forbidden("bot was blocked by the user");
+  throw forbidden(`bot was kicked from the ${chat.config.type} chat`);
+}
+
+/** The `message_id` parameter, required. */
+export function messageIdParam(params: Params): number {
+  const id = optInt(params, "message_id");
+  if (id === undefined) throw badRequest("message identifier is not specified");
+  return id;
+}
+
+function threadIdParam(params: Params, chat: ChatState): number | undefined {
+  const threadId = optInt(params, "message_thread_id");
+  const topics = chat.config.topics;
+  if (threadId !== undefined && topics !== undefined && !topics.includes(threadId)) throw badRequest("message thread not found");
+  return threadId;
+}
+
+function replyToParam(params: Params, chat: ChatState): Message | undefined {
+  const replyParameters = optJson(params, "reply_parameters", "can't parse reply parameters JSON object") as
+    | { message_id?: number; allow_sending_without_reply?: boolean }
+    | undefined;
+  const id = replyParameters?.message_id ?? optInt(params, "reply_to_message_id");
+  if (id === undefined) return undefined;
+  const target = chat.messages.get(id);
+  const lenient = replyParameters?.allow_sending_without_reply ?? optBool(params, "allow_sending_without_reply") ?? false;
+  if (!target && !lenient) throw badRequest("message to be replied not found");
+  return target;
+}
+
+/** A copy of a message fit to embed as reply_to_message (Telegram nests only one level). */
+export function embedded(message: Message): Message {
+  const { reply_to_message: _dropped, ...rest } = message;
+  return rest as Message;
+}
+
+/**
+ * sendMessage: validates in Telegram's order (chat, block, thread, text,
+ * markup, reply target, rate limit), then stores the message under the chat's
+ * next message_id and logs it.
+ */
+export const sendMessage: Handler = (params, state) => {
+  const chat = state.world.resolveChat(chatIdParam(params));
+  checkNotBlocked(chat);
+  const threadId = threadIdParam(params, chat);
+  const parseMode = optString(params, "parse_mode");
+  const text = messageText(optString(params, "text"), parseMode);
+  const markup = checkReplyMarkup(optJson(params, "reply_markup", "can't parse reply keyboard markup JSON object"));
+  const replyTo = replyToParam(params, chat);
+  const refusal = state.limiter?.admit(chat.config.id);
+  if (refusal) throw refusal;
+  return accept(state, chat, { text, threadId, markup, replyTo, parseMode, params });
+};
+
+interface Accepted {
+  text: string;
+  threadId: number | undefined;
+  markup: { inline_keyboard: unknown[][] } | undefined;
+  replyTo: Message | undefined;
+  parseMode: string | undefined;
+  params: Params;
+}
+
+function accept(state: DoubleState, chat: ChatState, a: Accepted): Message.TextMessage {
+  const messageId = state.world.nextMessageId(chat);
+  const entities = optJson(a.params, "entities", "can't parse entities JSON object") as SentMessage["entities"];
+  const message = {
+    message_id: messageId,
+    from: state.world.botUser(),
+    chat: state.world.chatObject(chat),
+    date: unixNow(),
+    ...(a.threadId !== undefined && chat.config.isForum ? { message_thread_id: a.threadId, is_topic_message: true } : {}),
+    ...(a.replyTo ? { reply_to_message: embedded(a.replyTo) } : {}),
+    text: a.text,
+    ...(entities?.length ? { entities } : {}),
+    ...(a.markup && a.markup.inline_keyboard.length > 0 ? { reply_markup: a.markup } : {}),
+  } as Message.TextMessage;
+  chat.messages.set(messageId, message);
+  state.sent.push({
+    chatId: chat.config.id,
+    messageId,
+    text: a.text,
+    threadId: a.threadId,
+    replyMarkup: optJson(a.params, "reply_markup", ""),
+    parseMode: a.parseMode,
+    entities,
+    replyToMessageId: a.replyTo?.message_id,
+    at: Date.now(),
+    message,
+  });
+  return message;
+}

@@ -1,0 +1,27 @@
+import type { BotCommand } from "grammy/types";
+import type { Params } from "../params.js";
+import type { RateLimiter } from "../rate-limit.js";
+import type { AnsweredCallback, SentMessage } from "../types.js";
+import type { UpdateQueue } from "../updates.js";
+import type { World } from "../world.js";
+
+/** Everything the method handlers read and change. */
+export interface DoubleState {
+  world: World;
+  updates: UpdateQueue;
+  /** Every accepted sendMessage, in order. */
+  sent: SentMessage[];
+  answered: AnsweredCallback[];
+  /** Callback query ids injected and not yet answered. */
+  openCallbacks: Set<string>;
+  /** setMyCommands lists by scope and language. */
+  commands: Map<string, BotCommand[]>;
+  /** Present when rate limits are on. */
+  limiter: RateLimiter | undefined;
+}
+
+/**
+ * One Bot API method: returns the `result` (or a promise of it) or throws an
+ * `ApiError`. `signal` aborts when the client goes away.
+ */
+export type Handler = (params: Params, state: DoubleState, signal: AbortSignal) => unknown;
