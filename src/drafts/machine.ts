@@ -55,7 +55,8 @@ const decide: Handler<"decide"> = (d, e, now) => {
     case "send": {
       const approval = { actor: e.actor, at: iso(now), text_sha256: d.text_sha256 };
       const draft = next(d, now, { ...common, status: "approved", approval, reason: null });
-      return ok(draft, { type: "show_status", draftId: d.draft_id }, { type: "send", draftId: d.draft_id });
+      // The outcome (sent, failed, halted...) is shown when it comes: one edit, not two.
+      return ok(draft, { type: "send", draftId: d.draft_id });
     }
     case "revise": {
       const draft = next(d, now, { ...common, status: "revise", revision_note: e.note ?? null });
@@ -90,8 +91,8 @@ const sendIntent: Handler<"send_intent"> = (d, _e, now) => {
   return ok(next(d, now, { status: "sending" }));
 };
 
-const sendRetry: Handler<"send_retry"> = (d, e, now) =>
-  ok(next(d, now, { status: "approved", reason: e.reason }), { type: "send", draftId: d.draft_id });
+// No `send` effect: the send path decides when to try again (retry_after, backoff).
+const sendRetry: Handler<"send_retry"> = (d, e, now) => ok(next(d, now, { status: "approved", reason: e.reason }));
 
 const sendOk: Handler<"send_ok"> = (d, e, now) =>
   ok(next(d, now, { status: "sent", sent_message_id: e.messageId, sent_at: iso(now), reason: null }), {

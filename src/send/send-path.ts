@@ -1,4 +1,5 @@
 import type { Clock } from "../clock/clock.js";
+import type { Effect } from "../drafts/effects.js";
 import type { DraftEvent } from "../drafts/events.js";
 import type { TransitionResult } from "../drafts/machine.js";
 import type { DraftRecord } from "../drafts/record.js";
@@ -7,10 +8,12 @@ import type { KillSwitch } from "./kill-switch.js";
 import type { DestinationLimiter } from "./limiter.js";
 import type { SendMessageCall } from "./outcome.js";
 
-/** The part of the review desk the send path needs: read a draft, apply an event durably. */
+/** The part of the review desk the send path needs: read a draft, apply an event durably, run an effect later. */
 export interface DraftLedger {
   get(draftId: string): DraftRecord | undefined;
   apply(draftId: string, event: DraftEvent): Promise<TransitionResult>;
+  /** Runs effects as the desk's own (tracked, so a drain waits for them). */
+  runEffects(effects: readonly Effect[]): void;
 }
 
 /** What the send path is built from; every piece is passed in. */
@@ -118,7 +121,7 @@ export class SendPath {
     const { clock } = this.options;
     const handle = clock.setTimeout(() => {
       this.waits.delete(wait);
-      void this.send(draftId);
+      this.options.ledger.runEffects([{ type: "send", draftId }]);
     }, ms);
     const wait = { cancel: () => clock.clearTimeout(handle) };
     this.waits.add(wait);

@@ -206,6 +206,45 @@ describe("live daemon against the Bot API double", () => {
     expect(toGroup().map((m) => m.text)).toEqual(["Crash mid-send", "Survive a crash"]);
   });
 
+  it("reviews a 4096-character draft (header posted apart) and sends it byte-identical", async () => {
+    daemon = await liveDaemon(double);
+    let text = "";
+    while (text.length < 4095) text += "Grüße 🙂 — line of a long draft, *not markdown*.\n";
+    text = text.slice(0, 4095);
+    if (/[\uD800-\uDBFF]$/.test(text)) text = text.slice(0, 4094) + "x";
+    text += ".";
+    expect(text.length).toBe(4096);
+    const a = await submit(daemon, text);
+    expect(a.status).toBe("pending");
+    const posts = double.messages(OWNER);
+    expect(posts).toHaveLength(2);
+    expect(posts[0]!.text).toContain("✏️ DRAFT (Scribe)");
+    expect(posts[1]!.messageId).toBe(a.review_message_id);
+    expect(posts[1]!.text).toBe(text);
+    double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
+    await eventually(() => toGroup().length === 1, 10_000, "long draft sent");
+    expect(toGroup()[0]!.text).toBe(text);
+    await eventually(async () => (await statusOf(daemon!, a.draft_id)) === "sent");
+  });
+
+  it("keeps a decision Telegram delivered even when the daemon dies right after confirming it", async () => {
+    daemon = await liveDaemon(double);
+    const dirs = { cwd: daemon.cwd, harnessDir: daemon.harnessDir };
+    const a = await submitPosted(daemon, "Decided, then killed");
+    const { update } = double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, newEmojis: ["👍"] });
+    // Kill as soon as the runner has confirmed the update (its next getUpdates asks for a later
+    // offset): Telegram will never deliver it again, so only the journal can still have it
+    // if the handler had not finished.
+    const confirmed = (c: { params: Record<string, unknown> }) => Number(c.params.offset) > update.update_id;
+    await eventually(() => double.calls("getUpdates").some(confirmed), 10_000, "update confirmed");
+    await daemon.stop("SIGKILL");
+    expect(double.pendingUpdates()).toHaveLength(0);
+    daemon = await liveDaemon(double, {}, dirs);
+    await eventually(async () => (await statusOf(daemon!, a.draft_id)) === "sent", 10_000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(toGroup().map((m) => m.text)).toEqual(["Decided, then killed"]);
+  });
+
   it("stops cleanly on SIGTERM", async () => {
     daemon = await liveDaemon(double);
     expect(await daemon.stop("SIGTERM")).toBe(0);

@@ -71,7 +71,7 @@ describe("transition: details", () => {
     expect(result).toMatchObject({
       ok: true,
       draft: { status: "approved", approval: { actor: reviewer(), text_sha256: draftIn("pending").text_sha256 } },
-      effects: [{ type: "show_status" }, { type: "send", draftId: "d_test" }],
+      effects: [{ type: "send", draftId: "d_test" }],
     });
   });
 

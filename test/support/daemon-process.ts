@@ -130,11 +130,15 @@ export async function startDaemon(options: {
 }
 
 /** Polls `fn` until it returns a truthy value; rejects after `timeoutMs`. */
-export async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 10_000, what = "condition"): Promise<T> {
+export async function eventually<T>(
+  fn: () => T | Promise<T>,
+  timeoutMs = 10_000,
+  what = "condition",
+): Promise<Exclude<T, null | undefined | false | 0 | "">> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await fn();
-    if (value) return value;
+    if (value) return value as Exclude<T, null | undefined | false | 0 | "">;
     if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 25));
   }

@@ -1,0 +1,89 @@
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pino from "pino";
+import { openCore, type Core } from "../../src/app/core.js";
+import { SimulatedClock } from "../../src/clock/simulated-clock.js";
+import { loadConfig } from "../../src/config/config.js";
+import type { ReviewChat } from "../../src/desk/ports.js";
+import { resumeDrafts } from "../../src/desk/recovery.js";
+import type { DestinationLimiter } from "../../src/send/limiter.js";
+import { unlimited } from "../../src/send/limiter.js";
+import type { SendMessageCall } from "../../src/send/outcome.js";
+import { FakeReviewChat } from "../../src/test-mode/fake-review-chat.js";
+import { T0 } from "./drafts.js";
+
+/** The reviewer of an in-process core (test mode's default review chat user). */
+export const REVIEWER = 100000001;
+
+/** An in-process core on real files in a fresh temp dir, with a simulated clock and recorded sends. */
+export interface TestCore {
+  readonly core: Core;
+  readonly clock: SimulatedClock;
+  readonly dir: string;
+  readonly sends: Array<{ chatId: string; text: string }>;
+  reopen(overrides?: Partial<TestCoreOptions>): Promise<TestCore>;
+  close(): Promise<void>;
+}
+
+/** What may be replaced in an in-process core. */
+export interface TestCoreOptions {
+  readonly env: Record<string, string>;
+  readonly sendCall: SendMessageCall;
+  readonly limiter: DestinationLimiter;
+  readonly reviewChat: (existing: Iterable<import("../../src/drafts/record.js").DraftRecord>) => ReviewChat;
+  readonly clock: SimulatedClock;
+  /** Run resumeDrafts after opening (as the daemon does). Default true. */
+  readonly resume: boolean;
+}
+
+/** Opens the real core (store, audit log, desk, send path) on `dir`. */
+export async function openTestCore(dir?: string, options: Partial<TestCoreOptions> = {}): Promise<TestCore> {
+  const harness = dir ?? (await mkdtemp(join(tmpdir(), "draft-core-")));
+  const clock = options.clock ?? new SimulatedClock(T0);
+  const config = loadConfig({ TAO_DRAFT_REVIEW_TEST: "1", HARNESS_DIR: harness, ...options.env });
+  const sends: Array<{ chatId: string; text: string }> = [];
+  let nextId = 9000;
+  const log = pino({ level: "silent" });
+  const core = await openCore(config, log, {
+    clock,
+    makeReviewChat: options.reviewChat ?? ((existing) => new FakeReviewChat(config.reviewChatId, existing, log)),
+    sendCall:
+      options.sendCall ??
+      (async ({ chatId, text }) => {
+        sends.push({ chatId, text });
+        return { kind: "ok", messageId: nextId++ };
+      }),
+    limiter: options.limiter ?? unlimited(),
+    redact: null,
+    processSwitchValue: options.env?.TAO_SWARM_ENABLED,
+    envFilePath: join(harness, ".env"),
+  });
+  if (options.resume !== false) await resumeDrafts(core.desk);
+  await core.desk.settle();
+  const self: TestCore = {
+    core,
+    clock,
+    dir: harness,
+    sends,
+    async reopen(overrides = {}) {
+      await core.close();
+      return openTestCore(harness, { ...options, clock, ...overrides });
+    },
+    close: () => core.close(),
+  };
+  return self;
+}
+
+/** A valid payload for the in-process core. */
+export function corePayload(text: string, extra: Record<string, unknown> = {}) {
+  return { draft_text: text, destination_chat_id: "-1001234567890", drafted_by_role: "CoS", originating_intent_id: "i-1", ...extra };
+}
+
+/** Submits through intake and returns the posted draft. */
+export async function submitPosted(t: TestCore, text: string, extra: Record<string, unknown> = {}) {
+  const outcome = await t.core.intake.submit(corePayload(text, extra));
+  if (!outcome.ok) throw new Error(`refused: ${JSON.stringify(outcome)}`);
+  await t.core.desk.settle();
+  return t.core.desk.get(outcome.answer.draft_id)!;
+}
