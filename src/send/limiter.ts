@@ -27,9 +27,13 @@ export function isGroupChat(chatId: string): boolean {
 }
 
 /**
- * The Bottleneck implementation: one limiter per destination chat (spaced by
+ * The first, Bottleneck-based limiter, kept as the benchmark's baseline (the
+ * daemon uses `slidingWindowLimiter`: Bottleneck counts from a job's start,
+ * and this measured 429s). One limiter per destination chat (spaced by
  * the private or group gap), all chained to one global limiter. `scale` divides
- * every interval, so benchmarks can run Telegram's limits faster.
+ * every interval, so benchmarks can run Telegram's limits faster: the gaps, the
+ * reservoir refresh and the 250 ms heartbeat Bottleneck refreshes it on, and a
+ * pause (whose `ms` are Telegram's, from retry_after). Default 1: real time.
  */
 export function bottleneckLimiter(limits: TelegramLimits = TELEGRAM_LIMITS, scale = 1): DestinationLimiter {
   const global = new Bottleneck({
@@ -37,6 +41,8 @@ export function bottleneckLimiter(limits: TelegramLimits = TELEGRAM_LIMITS, scal
     reservoirRefreshAmount: limits.globalPerSecond,
     reservoirRefreshInterval: Math.max(1, Math.round(1000 / scale)),
     maxConcurrent: limits.globalPerSecond,
+    // Bottleneck's default heartbeat (not in its typings); scaled, or a faster clock would be capped by it.
+    ...({ heartbeatInterval: Math.max(1, Math.round(250 / scale)) } as object),
   });
   const perChat = new Map<string, Bottleneck>();
   const pausedUntil = new Map<string, number>();
@@ -59,7 +65,7 @@ export function bottleneckLimiter(limits: TelegramLimits = TELEGRAM_LIMITS, scal
       });
     },
     pause(chatId, ms) {
-      pausedUntil.set(chatId, Math.max(pausedUntil.get(chatId) ?? 0, Date.now() + ms));
+      pausedUntil.set(chatId, Math.max(pausedUntil.get(chatId) ?? 0, Date.now() + ms / scale));
     },
     async stop() {
       await Promise.all([...perChat.values()].map((l) => l.stop({ dropWaitingJobs: true }).catch(() => {})));

@@ -1,0 +1,181 @@
+/**
+ * 2. Decision -> sendMessage latency while the limiter has free capacity:
+ * each decision approves a draft to a destination nothing else is sent to,
+ * one at a time, far below the global limit. Measured to the moment the
+ * double has handled the sendMessage (its call listener), with
+ * performance.now() on both sides (same process as the double).
+ *   in-process: desk.decide() called -> sendMessage at the double.
+ *   end to end: a reaction update injected into the double -> the real daemon's
+ *   long poll delivers it -> ... -> sendMessage at the double.
+ */
+import { join } from "node:path";
+import { Api } from "grammy";
+import { harnessPaths } from "../src/app/core.js";
+import { systemClock } from "../src/clock/clock.js";
+import { draftRecordSchema, type DraftRecord } from "../src/drafts/record.js";
+import { bottleneckLimiter, type DestinationLimiter } from "../src/send/limiter.js";
+import type { SendMessageCall } from "../src/send/outcome.js";
+import { JsonlStore } from "../src/store/jsonl-store.js";
+import { startTelegramDouble, type TelegramDouble } from "../test/telegram-double/index.js";
+import { acceptedSend, approve, openBenchCore, submitPending } from "./core-fixture.js";
+import { startDaemon } from "./daemon.js";
+import { newRecord, posted } from "./records.js";
+import { slidingWindowLimiter } from "../src/send/sliding-limiter.js";
+import { benchConfig, OWNER, silentLogger, sleep, tempDir } from "./support.js";
+
+/** Gap between two decisions: 25 a second at most, under the 30/s global limit. */
+const GAP_MS = 40;
+
+/** performance.now() when the double has handled an accepted sendMessage to `chatId`. */
+function nextSend(double: TelegramDouble, chatId: number, timeoutMs = 5000): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`no sendMessage to ${chatId} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const off = double.onCall((call) => {
+      if (!acceptedSend(call) || String(call.params.chat_id) !== String(chatId)) return;
+      const at = performance.now();
+      clearTimeout(timer);
+      off();
+      resolve(at);
+    });
+  });
+}
+
+function destinations(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => 30_000_001 + i);
+}
+
+async function doubleFor(dests: readonly number[]): Promise<TelegramDouble> {
+  return startTelegramDouble({
+    chats: [{ id: OWNER, type: "private", firstName: "Owner" }, ...dests.map((id) => ({ id, type: "private" as const }))],
+    users: [{ id: OWNER, firstName: "Owner" }],
+    rateLimits: true,
+  });
+}
+
+/** Per decision, ms from the decision to: its record durable, the limiter starting its job, the sendMessage call, the double. */
+export interface Stages {
+  readonly decided: number[];
+  readonly limiterStart: number[];
+  readonly call: number[];
+  readonly total: number[];
+}
+
+/**
+ * `samples` decisions after `warmup` unmeasured ones, in process, with our
+ * limiter or the previous Bottleneck one; each stage of the path is timed on the way.
+ */
+export async function latencyInProcess(samples: number, warmup: number, which: "ours" | "bottleneck"): Promise<Stages> {
+  const dests = destinations(samples + warmup);
+  const double = await doubleFor(dests);
+  const tmp = await tempDir("latency");
+  const marks = new Map<string, number>();
+  const base = which === "ours" ? slidingWindowLimiter() : bottleneckLimiter();
+  const limiter: DestinationLimiter = {
+    schedule: (chatId, work) => base.schedule(chatId, () => (marks.set(`limiter ${chatId}`, performance.now()), work())),
+    pause: (chatId, ms) => base.pause(chatId, ms),
+    stop: () => base.stop(),
+  };
+  const wrapCall = (call: SendMessageCall): SendMessageCall => (target) => (marks.set(`call ${target.chatId}`, performance.now()), call(target));
+  try {
+    const config = benchConfig(tmp.dir, double);
+    const api = new Api(double.token, { apiRoot: double.url });
+    const core = await openBenchCore(config, silentLogger(), { api, limiter, clock: systemClock(), wrapCall });
+    try {
+      const reviewIds = await submitPending(core, dests);
+      await core.desk.settle();
+      const out: Stages = { decided: [], limiterStart: [], call: [], total: [] };
+      for (let i = 0; i < dests.length; i++) {
+        const arrived = nextSend(double, dests[i]!);
+        const t = performance.now();
+        const decided = approve(core, reviewIds[i]!).then(() => performance.now());
+        const at = await arrived;
+        const durable = await decided;
+        if (i >= warmup) {
+          out.decided.push(durable - t);
+          out.limiterStart.push(marks.get(`limiter ${dests[i]}`)! - t);
+          out.call.push(marks.get(`call ${dests[i]}`)! - t);
+          out.total.push(at - t);
+        }
+        await sleep(GAP_MS);
+      }
+      return out;
+    } finally {
+      await core.close();
+    }
+  } finally {
+    await double.stop();
+    await tmp.remove();
+  }
+}
+
+/** Posts `n` review messages as the bot (rate limits not yet on); returns their message ids. */
+async function reviewMessages(double: TelegramDouble, n: number): Promise<number[]> {
+  const ids: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const res = await fetch(`${double.url}/bot${double.token}/sendMessage`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ chat_id: OWNER, text: `Draft ${i} for review` }),
+    });
+    ids.push(((await res.json()) as { result: { message_id: number } }).result.message_id);
+  }
+  return ids;
+}
+
+/** A store with one pending draft per destination, posted as `reviewIds`, as the daemon would have left it. */
+async function seedStore(harnessDir: string, dests: readonly number[], reviewIds: readonly number[]): Promise<void> {
+  const log = { warn() {}, info() {} };
+  const store = await JsonlStore.open<DraftRecord>({ path: harnessPaths(harnessDir).drafts, parse: (v) => draftRecordSchema.parse(v), log });
+  try {
+    const now = Date.now();
+    const records = dests.flatMap((chatId, i) => {
+      const first = newRecord(i, String(chatId), now);
+      return [first, posted(first, reviewIds[i]!, now + 1)];
+    });
+    await store.append(records);
+  } finally {
+    await store.close();
+  }
+}
+
+/** Latencies (ms) of `samples` reactions after `warmup` unmeasured ones, through the real daemon. */
+export async function latencyEndToEnd(samples: number, warmup: number): Promise<number[]> {
+  const dests = destinations(samples + warmup);
+  const double = await doubleFor(dests);
+  double.setRateLimits(false);
+  const tmp = await tempDir("e2e");
+  try {
+    const harnessDir = join(tmp.dir, ".harness");
+    const reviewIds = await reviewMessages(double, dests.length);
+    await seedStore(harnessDir, dests, reviewIds);
+    double.setRateLimits(true);
+    const daemon = await startDaemon({ cwd: tmp.dir, harnessDir, double, env: { PII_REDACTION: "off", LOG_LEVEL: "info" } });
+    try {
+      // A reaction made before the bot asked for reactions (allowed_updates) is never delivered.
+      for (let waited = 0; !double.allowedUpdates?.includes("message_reaction"); waited += 10) {
+        if (waited > 10_000) throw new Error("the daemon never asked for message_reaction updates");
+        await sleep(10);
+      }
+      const out: number[] = [];
+      for (let i = 0; i < dests.length; i++) {
+        const arrived = nextSend(double, dests[i]!);
+        const t = performance.now();
+        double.injectReaction({ chatId: OWNER, messageId: reviewIds[i]!, userId: OWNER, newEmojis: ["👍"] });
+        const at = await arrived.catch((err: Error) => {
+          throw new Error(`${err.message}; the daemon's log ends:\n${daemon.stderr().slice(-3000)}`);
+        });
+        if (i >= warmup) out.push(at - t);
+        await sleep(GAP_MS);
+      }
+      return out;
+    } finally {
+      await daemon.stop(3_000);
+    }
+  } finally {
+    await double.stop();
+    await tmp.remove();
+  }
+}

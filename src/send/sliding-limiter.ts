@@ -1,0 +1,135 @@
+/**
+ * Telegram's limits for sends to destinations, as the sliding windows Telegram
+ * enforces: 1 message per second per chat, 20 per minute per group (a burst
+ * of 20 at 1/s is allowed), 30 per second overall (a log, not a reservoir
+ * refilled on a timer). A send counts in its windows from the moment its job
+ * ENDED (while it runs it holds a slot): the request reaches Telegram
+ * somewhere between the job's start and its end (after the kill-switch check
+ * and the fsync'd send intent), so counting from the end can never put two
+ * sends closer at Telegram than a window allows.
+ *
+ * Why not Bottleneck here: its minTime and reservoir count from a job's start
+ * and refill fixed windows, and `npm run bench` measured 429s and a livelock
+ * with them (0.09 and 0.66 of the permitted rate) where this reaches 0.97
+ * with none. The review chat keeps its Bottleneck limiter.
+ */
+import { isGroupChat, type DestinationLimiter } from "./limiter.js";
+
+/** One sliding window: at most `max` sends per `lengthMs`. */
+class WindowLog {
+  private readonly ended: number[] = [];
+  private running = 0;
+  constructor(private readonly max: number, private readonly lengthMs: number) {}
+
+  /** When the next send may start (performance.now() ms); Infinity while only an end can free a slot. */
+  readyAt(now: number): number {
+    while (this.ended.length > 0 && this.ended[0]! <= now - this.lengthMs) this.ended.shift();
+    const excess = this.ended.length + this.running - this.max + 1;
+    if (excess <= 0) return now;
+    return excess > this.ended.length ? Infinity : this.ended[excess - 1]! + this.lengthMs;
+  }
+
+  start(): void {
+    this.running++;
+  }
+
+  end(now: number): void {
+    this.running--;
+    this.ended.push(now);
+  }
+}
+
+interface Job {
+  run(): void;
+  drop(err: Error): void;
+}
+
+interface ChatQueue {
+  readonly jobs: Job[];
+  readonly logs: WindowLog[];
+  running: boolean;
+  pausedUntil: number;
+}
+
+/** Telegram's numbers, in one place. */
+const PER_CHAT_PER_SECOND = 1;
+const PER_GROUP_PER_MINUTE = 20;
+const GLOBAL_PER_SECOND = 30;
+
+/**
+ * The destination limiter the daemon uses. `scale` divides every window and
+ * pause, so benchmarks and tests can run Telegram's limits faster; default 1.
+ */
+export function slidingWindowLimiter(scale = 1): DestinationLimiter {
+  const global = new WindowLog(GLOBAL_PER_SECOND, 1000 / scale);
+  const chats = new Map<string, ChatQueue>();
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  /** After a 429 nothing is sent until then: its cause (this chat, a group, the bot overall) is not told. */
+  let globalPausedUntil = 0;
+
+  const readyAt = (q: ChatQueue, now: number) =>
+    Math.max(q.pausedUntil, globalPausedUntil, global.readyAt(now), ...q.logs.map((l) => l.readyAt(now)));
+  const pump = (): void => {
+    if (stopped) return;
+    const now = performance.now();
+    let next = Infinity;
+    for (const [chatId, q] of chats) {
+      if (q.running || q.jobs.length === 0) continue;
+      const at = readyAt(q, now);
+      if (at > now) {
+        next = Math.min(next, at);
+        continue;
+      }
+      const logs = [global, ...q.logs];
+      for (const l of logs) l.start();
+      q.running = true;
+      // Round robin: the chat that just got a slot goes to the back of the line.
+      chats.delete(chatId);
+      chats.set(chatId, q);
+      q.jobs.shift()!.run();
+    }
+    if (timer) clearTimeout(timer);
+    timer = next === Infinity ? undefined : setTimeout(pump, Math.max(0, Math.ceil(next - now)));
+  };
+  const queueFor = (chatId: string): ChatQueue => {
+    let q = chats.get(chatId);
+    if (!q) {
+      const logs = [new WindowLog(PER_CHAT_PER_SECOND, 1000 / scale)];
+      if (isGroupChat(chatId)) logs.push(new WindowLog(PER_GROUP_PER_MINUTE, 60_000 / scale));
+      chats.set(chatId, (q = { jobs: [], logs, running: false, pausedUntil: 0 }));
+    }
+    return q;
+  };
+  const finish = (q: ChatQueue) => {
+    const now = performance.now();
+    for (const l of [global, ...q.logs]) l.end(now);
+    q.running = false;
+    pump();
+  };
+  return {
+    schedule<T>(chatId: string, work: () => Promise<T>): Promise<T> {
+      if (stopped) return Promise.reject(new Error("the limiter is stopped"));
+      const q = queueFor(chatId);
+      return new Promise<T>((resolve, reject) => {
+        q.jobs.push({ run: () => void work().then(resolve, reject).finally(() => finish(q)), drop: reject });
+        pump();
+      });
+    },
+    pause(chatId, ms) {
+      // Every chat waits, not only the one that got the 429: a global 429 spread over many chats
+      // would otherwise keep Telegram's block alive for ever (measured: a livelock).
+      const until = performance.now() + ms / scale;
+      const q = queueFor(chatId);
+      q.pausedUntil = Math.max(q.pausedUntil, until);
+      globalPausedUntil = Math.max(globalPausedUntil, until);
+      pump();
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      for (const q of chats.values()) for (const job of q.jobs.splice(0)) job.drop(new Error("the limiter was stopped"));
+      chats.clear();
+    },
+  };
+}
