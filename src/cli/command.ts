@@ -21,6 +21,8 @@ export interface CliCommand {
   readonly summary: string;
   /** The synopsis and its details, printed by `<command> --help`. */
   readonly usage: string;
+  /** The command's own exit codes for `--help`, when they differ from the common ones. */
+  readonly exitCodes?: string;
   readonly options: CommandOptions;
   /** How many positional arguments it takes. */
   readonly positionals: { readonly min: number; readonly max: number };

@@ -11,7 +11,9 @@ const EXIT_CODES_HELP = [
   "  0  done (submit: the draft was accepted, new or an idempotent replay)",
   "  2  refused: invalid payload or JSON, idempotency_key reused with another payload,",
   "     payload too large, unknown draft id or status",
-  "  1  anything else: the daemon is not running or failed, a wrong API token, a usage error",
+  "  1  anything else: the daemon is not running or failed, a wrong API token, a usage error,",
+  "     a broken audit chain (audit verify)",
+  "  3  setup found the ids, but the review chat needs fixing (the bot cannot post, or is no admin)",
 ].join("\n");
 
 const ENV_HELP = [
@@ -19,6 +21,7 @@ const ENV_HELP = [
   "  DRAFT_API_HOST, DRAFT_API_PORT   the daemon's API (default 127.0.0.1:8787)",
   "  DRAFT_API_TOKEN                  its bearer token; unset: read from HARNESS_DIR/api_token",
   "  HARNESS_DIR                      the daemon's directory (default .harness)",
+  "  TELEGRAM_BOT_TOKEN, TELEGRAM_API_ROOT   setup only: the bot and the Bot API root",
 ].join("\n");
 
 /** The top-level help: every command of the table, exit codes and configuration. */
@@ -69,7 +72,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
   }
   const { command, rest } = found;
   if (rest.includes("--help") || rest.includes("-h")) {
-    io.stdout.write(`Usage: ${command.usage}\n\n${EXIT_CODES_HELP}\n`);
+    io.stdout.write(`Usage: ${command.usage}\n\n${command.exitCodes ?? EXIT_CODES_HELP}\n`);
     return EXIT.ok;
   }
   try {

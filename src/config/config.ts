@@ -4,7 +4,14 @@ import { parseDuration } from "./duration.js";
 /** Everything the daemon is configured with, parsed once from the environment. */
 export interface Config {
   readonly mode: "live" | "test";
-  readonly telegram: { readonly token: string | null; readonly apiRoot: string };
+  readonly telegram: {
+    readonly token: string | null;
+    readonly apiRoot: string;
+    /** TELEGRAM_TIMEOUT_SECONDS: how long one Bot API call may take before it counts as lost (default 60). */
+    readonly timeoutSeconds: number;
+    /** TELEGRAM_RATE_SCALE: divides the daemon's own rate-limit intervals (default 1; >1 only against a local test double). */
+    readonly rateScale: number;
+  };
   readonly reviewChatId: string;
   readonly reviewThreadId: number | null;
   /** User ids whose decisions count. Never usernames. */
@@ -15,6 +22,10 @@ export interface Config {
   readonly api: { readonly host: string; readonly port: number; readonly token: string | null };
   readonly piiRedaction: "redact" | "off";
   readonly logLevel: string;
+  /** DRAFT_STORE_COMPACT_AFTER_LINES: compact the draft store past this many lines; null = the store's default (10000). */
+  readonly storeCompactAfterLines: number | null;
+  /** DIGEST_HOUR: the local hour (0-23) of the daily digest in the review chat; null = no digest. */
+  readonly digestHour: number | null;
 }
 
 /** A configuration problem: the message names the variable and says how to fix it. */
@@ -36,6 +47,9 @@ const FIND_CHAT_ID =
 
 const NUMERIC_ID = /^-?[1-9]\d{0,15}$/;
 
+/** What a bot token looks like: digits, a colon, then 20+ letters, digits, _ or - (setup checks it too). */
+export const BOT_TOKEN_SHAPE = /^\d+:[A-Za-z0-9_-]{20,}$/;
+
 const envSchema = z.object({
   TAO_DRAFT_REVIEW_TEST: z.string().optional(),
   TELEGRAM_BOT_TOKEN: z.string().optional(),
@@ -51,6 +65,10 @@ const envSchema = z.object({
   DRAFT_API_TOKEN: z.string().optional(),
   PII_REDACTION: z.string().optional(),
   LOG_LEVEL: z.string().optional(),
+  TELEGRAM_TIMEOUT_SECONDS: z.string().optional(),
+  TELEGRAM_RATE_SCALE: z.string().optional(),
+  DRAFT_STORE_COMPACT_AFTER_LINES: z.string().optional(),
+  DIGEST_HOUR: z.string().optional(),
 });
 
 /** Treats an empty string as unset, as shells and `.env` files mean it. */
@@ -72,7 +90,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>): Config {
   const token = get("TELEGRAM_BOT_TOKEN") ?? null;
   if (mode === "live" && token === null) {
     problems.push("TELEGRAM_BOT_TOKEN is not set. Get a token from @BotFather (/newbot) and put it in .env; or set TAO_DRAFT_REVIEW_TEST=1 to try test mode without Telegram.");
-  } else if (token !== null && !/^\d+:[A-Za-z0-9_-]{20,}$/.test(token)) {
+  } else if (token !== null && !BOT_TOKEN_SHAPE.test(token)) {
     problems.push("TELEGRAM_BOT_TOKEN does not look like a bot token (digits, a colon, then 20+ letters, digits, _ or -). Copy it again from @BotFather.");
   }
 
@@ -115,10 +133,22 @@ export function loadConfig(rawEnv: Record<string, string | undefined>): Config {
     problems.push(`PII_REDACTION must be "redact" or "off" (got "${redaction}").`);
   }
 
+  const digestText = get("DIGEST_HOUR");
+  const digestHour = digestText === undefined ? null : Number(digestText);
+  if (digestHour !== null && !(/^\d{1,2}$/.test(digestText!) && digestHour <= 23)) {
+    problems.push(`DIGEST_HOUR must be an hour of the day from 0 to 23, local time (got "${digestText}"); leave it unset for no daily digest.`);
+  }
+
+  const timeoutSeconds = numberOf(get, "TELEGRAM_TIMEOUT_SECONDS", 60, problems, { min: 1, max: 600 });
+  const rateScale = numberOf(get, "TELEGRAM_RATE_SCALE", 1, problems, { min: 1, max: 1000 });
+  const compactText = get("DRAFT_STORE_COMPACT_AFTER_LINES");
+  const storeCompactAfterLines =
+    compactText === undefined ? null : numberOf(get, "DRAFT_STORE_COMPACT_AFTER_LINES", 10_000, problems, { min: 1, max: 10_000_000 });
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     mode,
-    telegram: { token, apiRoot },
+    telegram: { token, apiRoot, timeoutSeconds, rateScale },
     reviewChatId,
     reviewThreadId,
     reviewerIds,
@@ -128,7 +158,27 @@ export function loadConfig(rawEnv: Record<string, string | undefined>): Config {
     api: { host: get("DRAFT_API_HOST") ?? "127.0.0.1", port, token: apiToken },
     piiRedaction: redaction as "redact" | "off",
     logLevel: get("LOG_LEVEL") ?? "info",
+    digestHour,
+    storeCompactAfterLines,
   };
+}
+
+/** A whole number in [min, max] from the environment, or its default when unset. */
+function numberOf(
+  get: (n: string) => string | undefined,
+  name: string,
+  fallback: number,
+  problems: string[],
+  range: { min: number; max: number },
+): number {
+  const text = get(name);
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!(/^\d+$/.test(text) && n >= range.min && n <= range.max)) {
+    problems.push(`${name} must be a whole number from ${range.min} to ${range.max} (got "${text}"); leave it unset for ${fallback}.`);
+    return fallback;
+  }
+  return n;
 }
 
 function durationOf(get: (n: string) => string | undefined, name: string, problems: string[]): number {

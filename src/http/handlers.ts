@@ -4,6 +4,7 @@ import type { DraftRecord } from "../drafts/record.js";
 import { STATUSES, type DraftStatus } from "../drafts/status.js";
 import { isJsonContentType, MAX_BODY_BYTES, readJsonBody } from "./body.js";
 import type { EventFeed } from "./event-feed.js";
+import type { StatusReport } from "../owner/status-report.js";
 import { errorReply, reply, type JsonReply } from "./respond.js";
 
 /** What the API submits drafts through (the desk's `Intake` fits). */
@@ -23,6 +24,8 @@ export interface HandlerDeps {
   readonly desk: DraftReader;
   readonly events: EventFeed;
   readonly maxBodyBytes?: number;
+  /** The daemon's status for `GET /status`; absent: the route answers 404. */
+  readonly status?: () => Promise<StatusReport>;
 }
 
 /** One request as a handler sees it. A handler that resolves null saw the client leave: nothing is answered. */
@@ -80,6 +83,12 @@ export function getEvents(deps: HandlerDeps, ctx: RequestContext): JsonReply {
   if (typeof limit === "string") return errorReply(400, limit, "limit");
   const page = deps.events.after(after, limit);
   return reply(200, { events: page.events, last_seq: page.lastSeq });
+}
+
+/** `GET /status`: the kill switch, queue depths and today's counts (what /status shows in the review chat). */
+export async function getStatus(deps: HandlerDeps): Promise<JsonReply> {
+  if (deps.status === undefined) return errorReply(404, "this server has no status; GET /status is served by the live daemon");
+  return reply(200, await deps.status());
 }
 
 /** `GET /healthz`: answers without a token, so a supervisor can probe it. */

@@ -1,4 +1,4 @@
-import { getDraft, getEvents, healthz, listDrafts, postDraft, type HandlerDeps, type RequestContext } from "./handlers.js";
+import { getDraft, getEvents, getStatus, healthz, listDrafts, postDraft, type HandlerDeps, type RequestContext } from "./handlers.js";
 import type { JsonReply } from "./respond.js";
 
 /** One method on one route: whether it needs the bearer token, and what answers it. */
@@ -27,6 +27,7 @@ export function apiRoutes(deps: HandlerDeps): readonly Route[] {
     },
     { path: /^\/drafts\/([^/]+)$/, methods: { GET: { auth: true, handle: (ctx) => getDraft(deps, ctx) } } },
     { path: /^\/events$/, methods: { GET: { auth: true, handle: (ctx) => getEvents(deps, ctx) } } },
+    { path: /^\/status$/, methods: { GET: { auth: true, handle: () => getStatus(deps) } } },
   ];
 }
 

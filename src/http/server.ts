@@ -3,7 +3,7 @@ import type { Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import { BEARER_CHALLENGE, BearerAuth } from "./auth.js";
 import type { EventFeed } from "./event-feed.js";
-import type { DraftIntake, DraftReader } from "./handlers.js";
+import type { DraftIntake, DraftReader, HandlerDeps } from "./handlers.js";
 import { apiRoutes, matchRoute, type Route } from "./routes.js";
 import { errorReply, writeReply, type JsonReply } from "./respond.js";
 
@@ -25,6 +25,8 @@ export interface ApiServerOptions {
   readonly intake: DraftIntake;
   readonly desk: DraftReader;
   readonly events: EventFeed;
+  /** Serves `GET /status` (the live daemon passes it). */
+  readonly status?: HandlerDeps["status"];
   readonly log: ApiLog;
   /** Largest accepted request body; default 64 KiB. */
   readonly maxBodyBytes?: number;
@@ -58,7 +60,7 @@ const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
   const host = options.host ?? "127.0.0.1";
   const auth = new BearerAuth(options.token);
-  const routes = apiRoutes({ intake: options.intake, desk: options.desk, events: options.events, maxBodyBytes: options.maxBodyBytes });
+  const routes = apiRoutes({ intake: options.intake, desk: options.desk, events: options.events, maxBodyBytes: options.maxBodyBytes, status: options.status });
   let closing = false;
   const server = createServer(
     { requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS, keepAlive: true, connectionsCheckingInterval: 5_000 },
@@ -119,13 +121,15 @@ async function serve(req: IncomingMessage, res: ServerResponse, ctx: ServeContex
 
 async function route(req: IncomingMessage, method: string, path: string, query: string, ctx: ServeContext): Promise<JsonReply | null> {
   const match = matchRoute(ctx.routes, path);
-  if (!match) return errorReply(404, `no such endpoint: ${path}; the API has POST /drafts, GET /drafts?status=, GET /drafts/<draft_id>, GET /events?after=<seq>, GET /healthz`);
+  if (!match) return errorReply(404, `no such endpoint: ${path}; the API has POST /drafts, GET /drafts?status=, GET /drafts/<draft_id>, GET /events?after=<seq>, GET /status, GET /healthz`);
   const handler = match.route.methods[method];
   if (!handler) {
     const allow = Object.keys(match.route.methods).join(", ");
     return errorReply(405, `${method} is not allowed on ${path}; use ${allow}`, undefined, { Allow: allow });
   }
-  if (handler.auth && !ctx.auth.allows(req.headers.authorization)) {
+  // Node keeps only the first of several Authorization headers; an ambiguous credential is refused instead.
+  const credentials = req.headersDistinct.authorization?.length ?? 0;
+  if (handler.auth && (credentials > 1 || !ctx.auth.allows(req.headers.authorization))) {
     return errorReply(
       401,
       "missing or wrong bearer token: send Authorization: Bearer <token>, the value of DRAFT_API_TOKEN or of HARNESS_DIR/api_token",

@@ -30,12 +30,15 @@ export function scrubSecrets(line: string, secrets: readonly string[]): string {
 
 /**
  * The pino logger, structured JSON (pretty on a terminal), with secrets
- * removed both by path and from the text of every line.
+ * removed both by path and from the text of every line. The text scrub is
+ * pino's streamWrite hook, which runs before any destination, so the pretty
+ * transport (pino-pretty in a worker thread) only ever sees scrubbed lines.
  */
 export function createLogger(options: LoggerOptions): Logger {
   const secrets = () => options.secrets.filter((s): s is string => typeof s === "string" && s.length >= 8);
-  // Telegram URLs carry the token as /bot<token>/; also drop anything shaped like a token.
-  const shaped = /\b\d{5,}:[A-Za-z0-9_-]{30,}\b/g;
+  // Telegram URLs carry the token as /bot<token>/ (no word boundary before its digits);
+  // also drop anything shaped like a token.
+  const shaped = /(?<!\d)\d{5,}:[A-Za-z0-9_-]{30,}(?![A-Za-z0-9_-])/g;
   const fd = options.fd ?? 2;
   const destination = options.pretty
     ? pino.transport({ target: "pino-pretty", options: { destination: fd, colorize: true } })

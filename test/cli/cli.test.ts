@@ -20,7 +20,7 @@ const TOKEN = randomBytes(32).toString("hex");
 async function ensureBuilt(): Promise<void> {
   const built = await stat(join(ROOT, "dist/cli/main.js")).then((s) => s.mtimeMs, () => 0);
   const sources = [];
-  for (const dir of ["src/cli", "src/cli/commands", "src/http"]) {
+  for (const dir of ["src/cli", "src/cli/commands", "src/http", "src/owner", "src/setup"]) {
     for (const name of await readdir(join(ROOT, dir)).catch(() => [] as string[])) {
       if (name.endsWith(".ts")) sources.push((await stat(join(ROOT, dir, name))).mtimeMs);
     }
@@ -193,22 +193,35 @@ describe("draft-review submit", () => {
 describe("draft-review get and list", () => {
   it("get prints the record; exit 2 for an unknown id", async () => {
     const created = oneJsonLine(await cli(["submit"], { stdin: JSON.stringify(payload()), env }));
-    const got = await cli(["get", created.draft_id], { env });
+    const got = await cli(["get", created.draft_id, "--json"], { env });
     expect(got.code).toBe(0);
     expect(oneJsonLine(got)).toMatchObject({ draft_id: created.draft_id, status: "pending" });
-    const missing = await cli(["get", "d_missing"], { env });
+    const missing = await cli(["get", "d_missing", "--json"], { env });
     expect(missing.code).toBe(2);
     expect(oneJsonLine(missing).error).toMatch(/no draft/);
+    const human = await cli(["get", created.draft_id], { env });
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain(`draft_id: ${created.draft_id}\n`);
+    expect(human.stdout).toMatch(/status: pending\n[\s\S]*draft_text:\nHello from the swarm\n$/);
+    const humanMissing = await cli(["get", "d_missing"], { env });
+    expect(humanMissing.code).toBe(2);
+    expect(humanMissing.stdout).toBe("");
+    expect(humanMissing.stderr).toMatch(/no draft with id "d_missing"/);
   });
 
   it("list filters by status; exit 2 for an unknown status", async () => {
     await cli(["submit"], { stdin: JSON.stringify(payload()), env });
-    const pending = await cli(["list", "--status", "pending"], { env });
+    const pending = await cli(["list", "--status", "pending", "--json"], { env });
     expect(pending.code).toBe(0);
     expect(oneJsonLine(pending).drafts).toHaveLength(1);
-    expect(oneJsonLine(await cli(["list", "--status", "sent"], { env })).drafts).toHaveLength(0);
+    expect(oneJsonLine(await cli(["list", "--status", "sent", "--json"], { env })).drafts).toHaveLength(0);
     const bad = await cli(["list", "--status", "nope"], { env });
     expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/unknown status "nope"/);
+    const human = await cli(["list"], { env });
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/^d_\S+ +pending +Scribe +→ -1001234567890 .*“Hello from the swarm”\n$/);
+    expect((await cli(["list", "-s", "sent"], { env })).stdout).toBe("no drafts\n");
   });
 
   it("get without an id is a usage error", async () => {

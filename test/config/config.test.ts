@@ -88,3 +88,14 @@ describe("durations", () => {
     expect(formatDuration(90_000)).toBe("1m30s");
   });
 });
+
+describe("DIGEST_HOUR", () => {
+  it("is off when unset, an hour 0-23 when set, and refused otherwise", () => {
+    expect(loadConfig(live).digestHour).toBeNull();
+    expect(loadConfig({ ...live, DIGEST_HOUR: "0" }).digestHour).toBe(0);
+    expect(loadConfig({ ...live, DIGEST_HOUR: " 23 " }).digestHour).toBe(23);
+    for (const bad of ["24", "8am", "-1", "7.5"]) {
+      expect(problems({ ...live, DIGEST_HOUR: bad })).toEqual([expect.stringMatching(/^DIGEST_HOUR must be an hour of the day from 0 to 23, local time/)]);
+    }
+  });
+});

@@ -1,23 +1,27 @@
+import type { DraftRecord } from "../../drafts/record.js";
 import { STATUSES } from "../../drafts/status.js";
 import { callApi } from "../api-client.js";
 import { apiTarget, clientToken } from "../api-target.js";
 import type { CliCommand } from "../command.js";
+import { draftLines } from "../draft-text.js";
 import { EXIT } from "../io.js";
 import { explainStatus, printJsonLine, printProblem } from "../output.js";
 
-/** `draft-review list [--status S]`: `{"drafts":[...]}` as one JSON line (`GET /drafts?status=S`). */
+/** `draft-review list [--status S]`: the drafts, one line each, or `{"drafts":[...]}` with --json (`GET /drafts?status=S`). */
 export const listCommand: CliCommand = {
   name: "list",
   summary: "list drafts, optionally only those in one status",
   usage: [
-    "draft-review list [--status STATUS]",
+    "draft-review list [--status STATUS] [--json]",
     "",
-    'Prints {"drafts":[...]} as one JSON line: every draft, or those in STATUS.',
+    "Asks the running daemon for every draft, or those in STATUS, and prints one line",
+    "each: id, status, role, destination, age, the start of the text.",
     `STATUS is one of: ${STATUSES.join(", ")}.`,
     "",
     "  -s, --status STATUS   only drafts in this status (an unknown one exits 2)",
+    '  --json                print {"drafts":[...]} (the whole records) as one JSON line',
   ].join("\n"),
-  options: { status: { type: "string", short: "s" } },
+  options: { status: { type: "string", short: "s" }, json: { type: "boolean" } },
   positionals: { min: 0, max: 0 },
   async run(args, io) {
     const target = apiTarget(io.env);
@@ -25,9 +29,16 @@ export const listCommand: CliCommand = {
     const status = args.values.status;
     const query = typeof status === "string" ? `?status=${encodeURIComponent(status)}` : "";
     const answer = await callApi(target, token, { method: "GET", path: `/drafts${query}` });
-    printJsonLine(io, answer.body);
-    if (answer.status === 200) return EXIT.ok;
-    if (answer.status === 400) return EXIT.refused;
+    const json = args.values.json === true;
+    if (json) printJsonLine(io, answer.body);
+    if (answer.status === 200) {
+      if (!json) io.stdout.write(`${draftLines((answer.body as { drafts: DraftRecord[] }).drafts, Date.now())}\n`);
+      return EXIT.ok;
+    }
+    if (answer.status === 400) {
+      if (!json) printProblem(io, (answer.body as { error?: string }).error ?? "refused");
+      return EXIT.refused;
+    }
     printProblem(io, explainStatus(answer.status, target.url));
     return EXIT.failed;
   },

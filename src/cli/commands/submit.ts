@@ -27,8 +27,9 @@ export const submitCommand: CliCommand = {
     "idempotency_key returns the existing draft and posts nothing new.",
     "",
     "  -f, --file PATH   read the payload from PATH instead of stdin (- is stdin)",
+    "  --json            accepted like every command's; the answer is always one JSON line",
   ].join("\n"),
-  options: { file: { type: "string", short: "f" } },
+  options: { file: { type: "string", short: "f" }, json: { type: "boolean" } },
   positionals: { min: 0, max: 0 },
   async run(args, io) {
     const file = args.values.file;

@@ -1,0 +1,51 @@
+import { statusText, killSwitchLine, type StatusReport } from "../../owner/status-report.js";
+import { callApi } from "../api-client.js";
+import { apiTarget, clientToken } from "../api-target.js";
+import type { CliCommand } from "../command.js";
+import { CliFailure, EXIT } from "../io.js";
+import { explainStatus, printJsonLine, printProblem } from "../output.js";
+import { localKillSwitch } from "./owner-switch.js";
+
+/**
+ * `draft-review status`: the running daemon's status (`GET /status`): mode,
+ * kill switch with its reason, queue depths, today's counts. When the daemon
+ * does not answer, says so and what .env and HALT say about sends (exit 1).
+ */
+export const statusCommand: CliCommand = {
+  name: "status",
+  summary: "the daemon's kill switch, queue depths and today's counts",
+  usage: [
+    "draft-review status [--json]",
+    "",
+    "Asks the running daemon (GET /status) for its mode, the kill switch and its reason,",
+    "how many drafts wait in each status, and today's counts per status (local time).",
+    "If the daemon does not answer, says so, with what .env and HARNESS_DIR/HALT say.",
+    "",
+    "  --json   print the report as one JSON line",
+  ].join("\n"),
+  exitCodes: ["Exit codes:", "  0  the daemon answered", "  1  the daemon is not running or failed, a wrong API token, or a usage error"].join("\n"),
+  options: { json: { type: "boolean" } },
+  positionals: { min: 0, max: 0 },
+  async run(args, io) {
+    const json = args.values.json === true;
+    const target = apiTarget(io.env);
+    let answer;
+    try {
+      answer = await callApi(target, await clientToken(io.env, io.cwd), { method: "GET", path: "/status", timeoutMs: 10_000 });
+    } catch (err) {
+      if (!(err instanceof CliFailure)) throw err;
+      const local = await localKillSwitch(io);
+      if (json) printJsonLine(io, { error: err.message, daemon: "not answering", kill_switch: local });
+      printProblem(io, `${err.message}\n  Meanwhile, as .env and HALT say: ${killSwitchLine(local)}`);
+      return EXIT.failed;
+    }
+    if (answer.status !== 200) {
+      if (json) printJsonLine(io, answer.body);
+      printProblem(io, answer.status === 404 ? `the daemon at ${target.url} has no GET /status: is it an older version? Restart it (\`npm start\`)` : explainStatus(answer.status, target.url));
+      return EXIT.failed;
+    }
+    if (json) printJsonLine(io, answer.body);
+    else io.stdout.write(`${statusText(answer.body as StatusReport)}\n`);
+    return EXIT.ok;
+  },
+};

@@ -1,0 +1,34 @@
+import type { DraftRecord } from "../drafts/record.js";
+import { shortAge } from "../owner/local-time.js";
+
+/** The fields of a record the human views show. */
+type Shown = Partial<DraftRecord> & Pick<DraftRecord, "draft_id" | "status">;
+
+function preview(text: string | undefined, max: number): string {
+  const flat = (text ?? "").replace(/\s+/g, " ").trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+/**
+ * One line per draft for `draft-review list`: id, status, role, destination,
+ * age and the start of the text. `--json` prints the records instead.
+ */
+export function draftLines(drafts: readonly Shown[], nowMs: number): string {
+  if (drafts.length === 0) return "no drafts";
+  const idWidth = Math.max(...drafts.map((d) => d.draft_id.length));
+  return drafts
+    .map((d) => {
+      const age = d.drafted_at ? `${shortAge(nowMs - Date.parse(d.drafted_at))} ago` : "";
+      return [d.draft_id.padEnd(idWidth), d.status.padEnd(15), (d.drafted_by_role ?? "").padEnd(6), `→ ${d.destination_chat_id ?? "?"}`, age, `“${preview(d.draft_text, 50)}”`].join("  ");
+    })
+    .join("\n");
+}
+
+/** The record for a person, `field: value` per line, the draft text last and whole (`draft-review get`). */
+export function draftDetails(draft: Shown): string {
+  const { draft_text: text, ...rest } = draft;
+  const lines = Object.entries(rest)
+    .filter(([, v]) => v !== null && v !== undefined)
+    .map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : String(v)}`);
+  return [...lines, "draft_text:", text ?? ""].join("\n");
+}

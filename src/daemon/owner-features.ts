@@ -1,0 +1,90 @@
+import type { Api, Composer, Context } from "grammy";
+import { harnessPaths } from "../app/paths.js";
+import type { Core } from "../app/core.js";
+import type { Clock } from "../clock/clock.js";
+import type { Config } from "../config/config.js";
+import { digestCounts, digestText } from "../owner/digest-text.js";
+import { scheduleDigest, type DigestSchedule } from "../owner/digest-schedule.js";
+import { localMinute } from "../owner/local-time.js";
+import { buildStatusReport, type StatusReport } from "../owner/status-report.js";
+import { ownerCommands, registerOwnerCommands } from "../telegram/owner-commands.js";
+import type { Logger } from "../log/logger.js";
+
+/** The window the daily digest covers. */
+const DIGEST_WINDOW_MS = 24 * 3_600_000;
+
+/** What the owner's features are built from: the running core and the review chat. */
+export interface OwnerFeatureDeps {
+  readonly config: Config;
+  readonly core: Core;
+  /** Posts in the review chat within its rate limit (TelegramReviewChat.say). */
+  readonly say: (text: string) => Promise<void>;
+  readonly api: Api;
+  readonly clock: Clock;
+  readonly log: Logger;
+}
+
+/** The owner's side of the live daemon, as run.ts wires it. */
+export interface OwnerFeatures {
+  /** The review chat's commands, for `bot.use`. */
+  readonly commands: Composer<Context>;
+  /** The status report (/status, `GET /status`). */
+  readonly status: () => Promise<StatusReport>;
+  /** Registers the command menu and starts the daily digest (DIGEST_HOUR). */
+  start(): Promise<void>;
+  /** Stops the digest; waits for one being posted. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Everything the owner operates the daemon with from Telegram: the commands
+ * (/pending, /status, /halt, /resume, /help), the status report the API
+ * serves too, and the daily digest. Built before the daemon polls, started
+ * once the API is up.
+ */
+export function ownerFeatures(deps: OwnerFeatureDeps): OwnerFeatures {
+  const { config, core, clock, log } = deps;
+  const status = async () =>
+    buildStatusReport({
+      mode: config.mode,
+      nowMs: clock.now(),
+      drafts: core.desk.list(),
+      killSwitch: await core.killSwitch.check(),
+      digestHour: config.digestHour,
+    });
+  const commands = ownerCommands({
+    reviewChatId: config.reviewChatId,
+    reviewerIds: config.reviewerIds,
+    say: deps.say,
+    audit: core.audit,
+    haltPath: harnessPaths(config.harnessDir).ownerHalt,
+    killSwitch: core.killSwitch,
+    drafts: () => core.desk.list(),
+    status,
+    now: () => clock.now(),
+    deferForMs: config.deferForMs,
+    log,
+  });
+  let digest: DigestSchedule | undefined;
+  return {
+    commands,
+    status,
+    async start() {
+      await registerOwnerCommands(deps.api, config.reviewChatId, log);
+      if (config.digestHour === null) return;
+      digest = scheduleDigest({
+        clock,
+        hour: config.digestHour,
+        log,
+        send: async () => {
+          const now = clock.now();
+          await deps.say(digestText(digestCounts(core.desk.list(), now, DIGEST_WINDOW_MS), now, await core.killSwitch.check()));
+        },
+      });
+      log.info({ next_digest: localMinute(digest.nextAt) }, "daily digest scheduled (DIGEST_HOUR, local time)");
+    },
+    async stop() {
+      await digest?.stop();
+    },
+  };
+}

@@ -1,0 +1,69 @@
+import { stat } from "node:fs/promises";
+import type { AuditEntry } from "../audit/audit-log.js";
+import { errCode } from "../store/fs-util.js";
+import { createHaltFile, removeHaltFile } from "./halt-file.js";
+
+/** Who asked for a halt or a resume, as the audit line records it. */
+export interface OwnerActor {
+  /** The Telegram user id, or null from the command line. */
+  readonly user_id: number | null;
+  /** "command" (the review chat) or "cli". */
+  readonly channel: "command" | "cli";
+  readonly update_id?: number | null;
+  /** The local account that ran the CLI. */
+  readonly os_user?: string;
+}
+
+/** Where the halt lives and where it is audited (the daemon's AuditLog, or the CLI's own). */
+export interface OwnerSwitchDeps {
+  readonly haltPath: string;
+  readonly audit: { append(entries: readonly AuditEntry[]): Promise<void> };
+  readonly now: () => number;
+}
+
+/** What a halt or resume did: `changed` is false when sends were already halted (or not halted) by the owner. */
+export interface OwnerSwitchResult {
+  readonly action: "halt" | "resume";
+  readonly changed: boolean;
+}
+
+function entry(kind: "owner_halt" | "owner_resume", actor: OwnerActor, changed: boolean): AuditEntry {
+  return {
+    kind,
+    user_id: actor.user_id,
+    channel: actor.channel,
+    changed,
+    ...(actor.update_id != null ? { update_id: actor.update_id } : {}),
+    ...(actor.os_user ? { os_user: actor.os_user } : {}),
+  };
+}
+
+/**
+ * The owner's halt, shared by /halt and `draft-review halt`: the HALT file
+ * first (so sends stop even if the audit write then fails), then the audit line.
+ */
+export async function ownerHalt(deps: OwnerSwitchDeps, actor: OwnerActor): Promise<OwnerSwitchResult> {
+  const changed = await createHaltFile(deps.haltPath, {
+    at: new Date(deps.now()).toISOString(),
+    channel: actor.channel,
+    user_id: actor.user_id,
+    ...(actor.os_user ? { by: actor.os_user } : {}),
+  });
+  await deps.audit.append([entry("owner_halt", actor, changed)]);
+  return { action: "halt", changed };
+}
+
+/**
+ * The owner's resume, shared by /resume and `draft-review resume`: the audit
+ * line first (sends never resume without a trace), then the HALT file goes.
+ * Other halts (TAO_SWARM_ENABLED) are not touched: the kill switch combines them.
+ */
+export async function ownerResume(deps: OwnerSwitchDeps, actor: OwnerActor): Promise<OwnerSwitchResult> {
+  const present = await stat(deps.haltPath).then(
+    () => true,
+    (err: unknown) => errCode(err) !== "ENOENT", // unreadable: try to remove it, which says why it cannot
+  );
+  await deps.audit.append([entry("owner_resume", actor, present)]);
+  const changed = present ? await removeHaltFile(deps.haltPath) : false;
+  return { action: "resume", changed };
+}

@@ -1,0 +1,57 @@
+import type { DraftRecord } from "../drafts/record.js";
+import { AWAITING_DECISION } from "../drafts/status.js";
+import { shortAge } from "./local-time.js";
+
+/** The fields of a draft that /pending shows. */
+export type PendingDraft = Pick<
+  DraftRecord,
+  "draft_id" | "status" | "drafted_by_role" | "destination_chat_id" | "destination_thread_id" | "drafted_at" | "expires_at" | "review_chat_id" | "review_message_id" | "draft_text"
+>;
+
+/** At most this many drafts are listed; the rest are counted (a Telegram message holds 4096 characters). */
+export const MAX_LISTED = 25;
+
+/**
+ * A link to a review message. Telegram has links only for supergroups and
+ * channels (`t.me/c/<id without -100>/<message id>`); in a private chat or a
+ * basic group there is none, and the message id is all there is.
+ */
+export function reviewLink(chatId: string, messageId: number): string | null {
+  return /^-100\d+$/.test(chatId) ? `https://t.me/c/${chatId.slice(4)}/${messageId}` : null;
+}
+
+function preview(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length <= 40 ? flat : `${flat.slice(0, 39)}…`;
+}
+
+function line(d: PendingDraft, nowMs: number): string {
+  const where = d.destination_thread_id === null ? d.destination_chat_id : `${d.destination_chat_id} (topic ${d.destination_thread_id})`;
+  const age = shortAge(nowMs - Date.parse(d.drafted_at));
+  const left = shortAge(Date.parse(d.expires_at) - nowMs);
+  const link =
+    d.review_message_id === null
+      ? "not posted yet"
+      : (reviewLink(d.review_chat_id ?? "", d.review_message_id) ?? `message ${d.review_message_id}`);
+  return `• ${d.drafted_by_role} → ${where} · ${d.status} · ${age} old, expires in ${left} · ${link}\n  “${preview(d.draft_text)}”`;
+}
+
+/**
+ * The /pending answer: drafts that wait for the owner (pending, deferred,
+ * halted, and queued ones not posted yet), oldest first, each with its role,
+ * destination, age and a link to its review post. Pure.
+ */
+export function pendingText(drafts: Iterable<PendingDraft>, nowMs: number): string {
+  const waiting = [...drafts]
+    .filter((d) => AWAITING_DECISION.has(d.status) || d.status === "queued")
+    .sort((a, b) => Date.parse(a.drafted_at) - Date.parse(b.drafted_at));
+  if (waiting.length === 0) return "Nothing awaits a decision.";
+  const shown = waiting.slice(0, MAX_LISTED).map((d) => line(d, nowMs));
+  const more = waiting.length - shown.length;
+  return [
+    `${waiting.length} draft${waiting.length === 1 ? "" : "s"} awaiting a decision (oldest first):`,
+    ...shown,
+    ...(more > 0 ? [`… and ${more} more: \`npx draft-review list --status pending\` shows them all.`] : []),
+    "Decide on a review message with 👍 send · 👎 revise · 😴 defer.",
+  ].join("\n");
+}

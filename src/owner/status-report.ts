@@ -1,0 +1,76 @@
+import type { DraftRecord } from "../drafts/record.js";
+import { STATUSES, type DraftStatus } from "../drafts/status.js";
+import type { KillSwitchState } from "../send/kill-switch.js";
+import { localMinute, startOfLocalDay } from "./local-time.js";
+
+/** The statuses that are still moving: the queue depths /status reports. */
+export const OPEN_STATUSES = ["queued", "pending", "deferred", "halted", "approved", "sending"] as const satisfies readonly DraftStatus[];
+
+/** The daemon's state as /status, `GET /status` and `draft-review status` show it. */
+export interface StatusReport {
+  readonly mode: "live" | "test";
+  /** When the report was made (ISO-8601 UTC). */
+  readonly now: string;
+  readonly kill_switch: KillSwitchState;
+  /** How many drafts are in each open status now. */
+  readonly queue: Readonly<Record<(typeof OPEN_STATUSES)[number], number>>;
+  /** Drafts whose last change was today (since local midnight), by their status now. */
+  readonly today: { readonly since: string; readonly counts: Readonly<Partial<Record<DraftStatus, number>>> };
+  readonly drafts_total: number;
+  /** DIGEST_HOUR, or null when the daily digest is off. */
+  readonly digest_hour: number | null;
+}
+
+/** What the report is made from; every input is a value, so this is pure. */
+export interface StatusInputs {
+  readonly mode: "live" | "test";
+  readonly nowMs: number;
+  readonly drafts: Iterable<Pick<DraftRecord, "status" | "updated_at">>;
+  readonly killSwitch: KillSwitchState;
+  readonly digestHour: number | null;
+}
+
+/** Builds the status report: queue depths and today's counts from the drafts, the kill switch as checked. */
+export function buildStatusReport(inputs: StatusInputs): StatusReport {
+  const since = startOfLocalDay(inputs.nowMs);
+  const queue = Object.fromEntries(OPEN_STATUSES.map((s) => [s, 0])) as Record<(typeof OPEN_STATUSES)[number], number>;
+  const counts: Partial<Record<DraftStatus, number>> = {};
+  let total = 0;
+  for (const d of inputs.drafts) {
+    total++;
+    if (d.status in queue) queue[d.status as keyof typeof queue]++;
+    if (Date.parse(d.updated_at) >= since) counts[d.status] = (counts[d.status] ?? 0) + 1;
+  }
+  return {
+    mode: inputs.mode,
+    now: new Date(inputs.nowMs).toISOString(),
+    kill_switch: inputs.killSwitch,
+    queue,
+    today: { since: new Date(since).toISOString(), counts: sortedCounts(counts) },
+    drafts_total: total,
+    digest_hour: inputs.digestHour,
+  };
+}
+
+function sortedCounts(counts: Partial<Record<DraftStatus, number>>): Partial<Record<DraftStatus, number>> {
+  return Object.fromEntries(STATUSES.filter((s) => counts[s] !== undefined).map((s) => [s, counts[s]]));
+}
+
+/** One line about the kill switch, with its reason when halted. */
+export function killSwitchLine(state: KillSwitchState): string {
+  return state.halted ? `⛔ Sends HALTED: ${state.reason}` : "✅ Sends enabled";
+}
+
+/** The report as text for a person (the review chat and the CLI). */
+export function statusText(report: StatusReport): string {
+  const q = report.queue;
+  const today = Object.entries(report.today.counts).map(([s, n]) => `${n} ${s}`);
+  return [
+    `draft-review (${report.mode} mode)`,
+    killSwitchLine(report.kill_switch),
+    `Awaiting a decision: ${q.pending} pending, ${q.deferred} deferred, ${q.halted} halted`,
+    `Queued for the review chat: ${q.queued} · being sent: ${q.approved + q.sending}`,
+    `Today (since ${localMinute(Date.parse(report.today.since))}): ${today.length > 0 ? today.join(", ") : "nothing yet"}`,
+    `Daily digest: ${report.digest_hour === null ? "off (set DIGEST_HOUR)" : `at ${String(report.digest_hour).padStart(2, "0")}:00`}`,
+  ].join("\n");
+}

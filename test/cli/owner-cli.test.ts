@@ -1,0 +1,152 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { AuditLog, verifyAuditChain } from "../../src/audit/audit-log.js";
+import { startApiServer, type ApiServer } from "../../src/http/server.js";
+import { buildStatusReport } from "../../src/owner/status-report.js";
+import { captureLog, memoryCore, payload } from "../http/memory-core.js";
+import { ensureBuilt, jsonLine, runBin } from "../support/cli-process.js";
+
+const TOKEN = randomBytes(32).toString("hex");
+let work: string;
+let harness: string;
+
+beforeAll(ensureBuilt, 120_000);
+
+beforeEach(async () => {
+  work = await mkdtemp(join(tmpdir(), "owner-cli-"));
+  harness = join(work, ".harness");
+});
+
+afterEach(async () => {
+  await rm(work, { recursive: true, force: true });
+});
+
+const cli = (args: string[], env: Record<string, string> = {}) => runBin(args, { cwd: work, env });
+
+async function auditLines(): Promise<Array<Record<string, any>>> {
+  const text = await readFile(join(harness, "swarm.jsonl"), "utf8");
+  return text.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l));
+}
+
+const exists = (path: string) => stat(path).then(() => true, () => false);
+
+describe("draft-review halt and resume", () => {
+  it("create and remove HARNESS_DIR/HALT, audited in the CLI's own chain", async () => {
+    const halt = await cli(["halt"]);
+    expect(halt.code, halt.stderr).toBe(0);
+    expect(halt.stdout).toMatch(/^Sends halted by the owner/);
+    expect(await exists(join(harness, "HALT"))).toBe(true);
+    expect(JSON.parse(await readFile(join(harness, "HALT"), "utf8"))).toMatchObject({ channel: "cli", user_id: null });
+
+    const again = jsonLine(await cli(["halt", "--json"]));
+    expect(again).toEqual({ action: "halt", changed: false, kill_switch: { halted: true, reason: expect.stringMatching(/halted by the owner/) } });
+
+    const resume = await cli(["resume"]);
+    expect(resume.code).toBe(0);
+    expect(resume.stdout).toBe("The owner's halt is lifted. ✅ Sends enabled.\n");
+    expect(await exists(join(harness, "HALT"))).toBe(false);
+    expect((await cli(["resume"])).stdout).toMatch(/^There was no owner halt to lift/);
+
+    const lines = await auditLines();
+    expect(lines.map((l) => [l.source, l.kind, l.channel, l.changed])).toEqual([
+      ["draft-review-cli", "owner_halt", "cli", true],
+      ["draft-review-cli", "owner_halt", "cli", false],
+      ["draft-review-cli", "owner_resume", "cli", true],
+      ["draft-review-cli", "owner_resume", "cli", false],
+    ]);
+    expect(lines[0]).toMatchObject({ user_id: null, os_user: expect.any(String) });
+  });
+
+  it("resume says when TAO_SWARM_ENABLED=0 in .env still halts", async () => {
+    await writeFile(join(work, ".env"), "TAO_SWARM_ENABLED=0\n");
+    await cli(["halt"]);
+    const resume = await cli(["resume", "--json"]);
+    expect(jsonLine(resume)).toEqual({ action: "resume", changed: true, kill_switch: { halted: true, reason: "TAO_SWARM_ENABLED=0 in .env" } });
+    expect((await cli(["resume"])).stdout).toBe("There was no owner halt to lift. Sends are still halted: TAO_SWARM_ENABLED=0 in .env.\n");
+  });
+
+  it("leaves the daemon's chain intact while the daemon's log stays open, and audit verify checks both", async () => {
+    const daemonLog = await AuditLog.open({ path: join(harness, "swarm.jsonl"), log: captureLog() });
+    await daemonLog.append([{ kind: "transition", draft_id: "d_1" }]);
+    expect((await cli(["halt"])).code).toBe(0);
+    await daemonLog.append([{ kind: "transition", draft_id: "d_2" }]);
+    expect((await cli(["resume"])).code).toBe(0);
+    await daemonLog.append([{ kind: "transition", draft_id: "d_3" }]);
+    await daemonLog.close();
+    expect(await verifyAuditChain(join(harness, "swarm.jsonl"))).toEqual({ ok: true, lines: 3 });
+
+    const verify = await cli(["audit", "verify"]);
+    expect(verify.code, verify.stderr).toBe(0);
+    expect(verify.stdout).toContain("telegram-draft-for-review: 3 lines, chain intact");
+    expect(verify.stdout).toContain("draft-review-cli: 2 lines, chain intact");
+  });
+
+  it("refuses arguments and documents its exit codes", async () => {
+    expect((await cli(["halt", "now"])).code).toBe(1);
+    const help = await cli(["halt", "--help"]);
+    expect(help.stdout).toMatch(/HARNESS_DIR\/HALT[\s\S]*Exit codes:\n {2}0 {2}done/);
+  });
+});
+
+describe("draft-review audit verify", () => {
+  it("prints the first broken link and exits 1", async () => {
+    const log = await AuditLog.open({ path: join(harness, "swarm.jsonl"), log: captureLog() });
+    await log.append([{ kind: "a" }, { kind: "b" }, { kind: "c" }]);
+    await log.close();
+    const path = join(harness, "swarm.jsonl");
+    const text = await readFile(path, "utf8");
+    await writeFile(path, text.replace('"kind":"a"', '"kind":"A"'));
+    const run = await cli(["audit", "verify"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("a chain is BROKEN");
+    expect(run.stdout).toMatch(/telegram-draft-for-review: BROKEN at line 2: prev_hash is not the sha256 of the previous line/);
+    const json = jsonLine(await cli(["audit", "verify", "--json", "--source", "telegram-draft-for-review"]));
+    expect(json).toMatchObject({ ok: false, chains: [{ source: "telegram-draft-for-review", ok: false, line: 2 }] });
+  });
+
+  it("exit 1 when there is no audit log, saying where it looked", async () => {
+    const run = await cli(["audit", "verify"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/there is no audit log at .*swarm\.jsonl: check HARNESS_DIR/);
+  });
+});
+
+describe("draft-review status", () => {
+  let server: ApiServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it("shows the daemon's report, or JSON with --json", async () => {
+    const core = memoryCore();
+    await core.intake.submit(payload());
+    const status = async () =>
+      buildStatusReport({ mode: "live", nowMs: core.clock.now(), drafts: core.desk.list(), killSwitch: { halted: true, reason: "halted by the owner (/halt or draft-review halt)" }, digestHour: 8 });
+    server = await startApiServer({ host: "127.0.0.1", port: 0, token: TOKEN, intake: core.intake, desk: core.desk, events: core.feed, status, log: captureLog() });
+    const env = { DRAFT_API_PORT: String(server.port), DRAFT_API_TOKEN: TOKEN };
+    const human = await cli(["status"], env);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toContain("draft-review (live mode)\n⛔ Sends HALTED: halted by the owner");
+    expect(human.stdout).toContain("Awaiting a decision: 1 pending, 0 deferred, 0 halted");
+    expect(human.stdout).toContain("Daily digest: at 08:00");
+    const json = jsonLine(await cli(["status", "--json"], env));
+    expect(json).toMatchObject({ mode: "live", kill_switch: { halted: true }, queue: { pending: 1, queued: 0 }, digest_hour: 8 });
+  });
+
+  it("exit 1 when the daemon is down, with what .env and HALT say", async () => {
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise((r) => probe.close(r));
+    await cli(["halt"]);
+    const run = await cli(["status"], { DRAFT_API_PORT: String(port), DRAFT_API_TOKEN: TOKEN });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`the daemon is not running at http://127.0.0.1:${port}`);
+    expect(run.stderr).toContain("as .env and HALT say: ⛔ Sends HALTED: halted by the owner");
+  });
+});

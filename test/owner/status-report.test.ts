@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { buildStatusReport, statusText } from "../../src/owner/status-report.js";
+
+const noon = new Date(2030, 0, 2, 12).getTime();
+const yesterday = new Date(2030, 0, 1, 23).toISOString();
+const thisMorning = new Date(2030, 0, 2, 9).toISOString();
+
+describe("buildStatusReport", () => {
+  const drafts = [
+    { status: "pending" as const, updated_at: thisMorning },
+    { status: "pending" as const, updated_at: yesterday },
+    { status: "queued" as const, updated_at: thisMorning },
+    { status: "sent" as const, updated_at: thisMorning },
+    { status: "sent" as const, updated_at: yesterday },
+    { status: "revise" as const, updated_at: thisMorning },
+  ];
+
+  it("counts queue depths now and today's changes since local midnight", () => {
+    const report = buildStatusReport({ mode: "live", nowMs: noon, drafts, killSwitch: { halted: false }, digestHour: null });
+    expect(report).toEqual({
+      mode: "live",
+      now: new Date(noon).toISOString(),
+      kill_switch: { halted: false },
+      queue: { queued: 1, pending: 2, deferred: 0, halted: 0, approved: 0, sending: 0 },
+      today: { since: new Date(2030, 0, 2).toISOString(), counts: { queued: 1, pending: 1, sent: 1, revise: 1 } },
+      drafts_total: 6,
+      digest_hour: null,
+    });
+    expect(JSON.parse(JSON.stringify(report))).toEqual(report);
+  });
+
+  it("reads as text with the kill switch's reason", () => {
+    const report = buildStatusReport({ mode: "live", nowMs: noon, drafts, killSwitch: { halted: true, reason: "TAO_SWARM_ENABLED=0 in .env" }, digestHour: 7 });
+    expect(statusText(report).split("\n")).toEqual([
+      "draft-review (live mode)",
+      "⛔ Sends HALTED: TAO_SWARM_ENABLED=0 in .env",
+      "Awaiting a decision: 2 pending, 0 deferred, 0 halted",
+      "Queued for the review chat: 1 · being sent: 0",
+      "Today (since 2030-01-02 00:00): 1 queued, 1 pending, 1 sent, 1 revise",
+      "Daily digest: at 07:00",
+    ]);
+  });
+});

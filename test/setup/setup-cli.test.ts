@@ -1,0 +1,137 @@
+import { createServer as createHttpServer } from "node:http";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ensureBuilt, jsonLine, runBin } from "../support/cli-process.js";
+import { eventually } from "../support/daemon-process.js";
+import { liveDouble, OWNER, STRANGER } from "../support/live-fixture.js";
+import type { TelegramDouble } from "../telegram-double/index.js";
+
+const GROUP = -1_009_990_001;
+let double: TelegramDouble;
+let work: string;
+let env: Record<string, string>;
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
+  const port = (probe.address() as { port: number }).port;
+  await new Promise((r) => probe.close(r));
+  return port;
+}
+
+beforeAll(ensureBuilt, 120_000);
+
+beforeEach(async () => {
+  double = await liveDouble();
+  double.addChat({ id: GROUP, type: "supergroup", title: "Review room", members: [{ userId: OWNER, status: "creator" }] });
+  work = await mkdtemp(join(tmpdir(), "setup-"));
+  // Only the token (and where the Bot API is); no daemon listens on the API port.
+  env = { TELEGRAM_BOT_TOKEN: double.token, TELEGRAM_API_ROOT: double.url, DRAFT_API_PORT: String(await freePort()) };
+});
+
+afterEach(async () => {
+  await double.stop();
+  await rm(work, { recursive: true, force: true });
+});
+
+/** Runs setup and sends `text` from `userId` in `chatId` once setup long-polls for it. */
+async function setupWithStart(args: string[], start: { chatId: number; userId: number; text: string } | null, runEnv: Record<string, string> = env) {
+  const run = runBin(["setup", ...args], { cwd: work, env: runEnv });
+  if (start) {
+    // Setup is long-polling (the call is held open) before the owner writes.
+    await eventually(() => double.calls("getUpdates").some((c) => c.outcome.kind === "pending"), 10_000, "setup polls");
+    double.injectMessage({ chatId: OWNER, userId: OWNER, text: "hello, not a command" });
+    double.injectMessage(start);
+  }
+  return run;
+}
+
+describe("draft-review setup against the Bot API double", () => {
+  it("finds the private chat from /start, writes .env with --yes, says hello, and confirms the updates it read", async () => {
+    await writeFile(join(work, ".env"), `TELEGRAM_BOT_TOKEN=${double.token}\nTELEGRAM_API_ROOT=${double.url}\n# REVIEWER_USER_IDS=123456789\nTAO_SWARM_ENABLED=1\n`);
+    // The token and the API root come from .env alone.
+    const run = await setupWithStart(["--yes"], { chatId: OWNER, userId: OWNER, text: "/start" }, { DRAFT_API_PORT: env.DRAFT_API_PORT! });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toContain(`✓ Token accepted: @${double.botInfo.username}`);
+    expect(run.stdout).toContain("Waiting up to 5m for /start");
+    expect(run.stdout).toContain(`✓ /start from Owner (@owner), user id ${OWNER}, in your private chat with the bot (chat id ${OWNER}).`);
+    expect(run.stdout).toContain(`  REVIEW_CHAT_ID=${OWNER}\n  REVIEWER_USER_IDS=${OWNER}\n`);
+    expect(run.stdout).toContain("✓ The bot can post in the review chat");
+    expect(run.stdout).toContain("Done. Start the daemon with `npm start`.");
+    expect(run.stdout + run.stderr).not.toContain(double.token.split(":")[1]!);
+
+    const written = await readFile(join(work, ".env"), "utf8");
+    expect(written).toBe(
+      `TELEGRAM_BOT_TOKEN=${double.token}\nTELEGRAM_API_ROOT=${double.url}\n# REVIEWER_USER_IDS=123456789\nREVIEWER_USER_IDS=${OWNER}\nTAO_SWARM_ENABLED=1\nREVIEW_CHAT_ID=${OWNER}\n`,
+    );
+    expect(double.messages(OWNER).map((m) => m.text)).toEqual([expect.stringMatching(/^👋 draft-review is set up/)]);
+    // The daemon will not see the /start, and Telegram queues reactions for it again.
+    expect(double.pendingUpdates()).toEqual([]);
+    expect(double.allowedUpdates).toEqual(["message", "callback_query", "message_reaction"]);
+
+    // Run again: the values are there already, nothing to write.
+    const again = await setupWithStart(["--json"], { chatId: OWNER, userId: OWNER, text: "/start" });
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain("already has these values");
+    expect(jsonLine(again)).toMatchObject({ ok: true, chat: { id: OWNER, type: "private" }, user: { id: OWNER }, written: false, checks: { can_post: true, bot_is_admin: null } });
+  });
+
+  it("in a group where the bot is no admin: prints the ids, does not write without a terminal, explains the fix, exit 3", async () => {
+    const run = await setupWithStart([], { chatId: GROUP, userId: OWNER, text: `/start@${double.botInfo.username}` });
+    expect(run.code, run.stdout + run.stderr).toBe(3);
+    expect(run.stdout).toContain(`in the supergroup “Review room” (chat id ${GROUP})`);
+    expect(run.stdout).toContain(`  REVIEW_CHAT_ID=${GROUP}\n  REVIEWER_USER_IDS=${OWNER}\n`);
+    expect(run.stdout).toMatch(/stdin is not a terminal, so \.env is left as it is: run setup again with --yes/);
+    expect(run.stdout).toMatch(/✗ @\w+ is not an admin in “Review room”, so Telegram will not send it reactions .*make it an admin/);
+    await expect(readFile(join(work, ".env"), "utf8")).rejects.toThrow();
+
+    double.addChat({ id: GROUP, type: "supergroup", botIsAdmin: true });
+    const fixed = await setupWithStart(["--no-write"], { chatId: GROUP, userId: OWNER, text: "/start" });
+    expect(fixed.code, fixed.stdout).toBe(0);
+    expect(fixed.stdout).toContain("✓ The bot is an admin in the group");
+    expect(fixed.stdout).toContain("--no-write: .env is left as it is");
+  });
+
+  it("explains a bot the owner blocked (cannot post), exit 3", async () => {
+    double.addChat({ id: OWNER, type: "private", blocked: true });
+    const run = await setupWithStart(["--no-write"], { chatId: OWNER, userId: OWNER, text: "/start" });
+    expect(run.code).toBe(3);
+    expect(run.stdout).toMatch(/✗ You blocked @\w+: open the chat with it, tap Restart \(or Unblock\), then run setup again\./);
+  });
+
+  it("refuses while the daemon runs, and on a 409 says another program polls the bot", async () => {
+    const fakeDaemon = createHttpServer((_req, res) => res.end('{"ok":true}'));
+    await new Promise<void>((r) => fakeDaemon.listen(Number(env.DRAFT_API_PORT), "127.0.0.1", r));
+    const running = await runBin(["setup"], { cwd: work, env });
+    await new Promise((r) => fakeDaemon.close(r));
+    expect(running.code).toBe(1);
+    expect(running.stderr).toMatch(/the draft-review daemon is running .* stop it/);
+    expect(double.callCount("getUpdates")).toBe(0);
+
+    double.failNext("getUpdates", { error_code: 409, description: "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running" });
+    const conflict = await runBin(["setup"], { cwd: work, env });
+    expect(conflict.code).toBe(1);
+    expect(conflict.stderr).toMatch(/Another program is polling this bot \(409 Conflict\).*stop it while setup runs/);
+  });
+
+  it("exit 1 for a refused token, a missing token, or no /start in time", async () => {
+    const wrong = await runBin(["setup"], { cwd: work, env: { ...env, TELEGRAM_BOT_TOKEN: "123456:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" } });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/Telegram refused TELEGRAM_BOT_TOKEN \(401 Unauthorized\): copy the token again from @BotFather/);
+    expect(wrong.stderr).not.toContain("AAAAAAAAAAAAAAAAAAAA");
+
+    const missing = await runBin(["setup"], { cwd: work, env: { DRAFT_API_PORT: env.DRAFT_API_PORT! } });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/TELEGRAM_BOT_TOKEN is not set: create a bot with @BotFather/);
+
+    double.injectMessage({ chatId: STRANGER, userId: STRANGER, text: "/help" });
+    const late = await runBin(["setup", "--timeout", "1"], { cwd: work, env });
+    expect(late.code).toBe(1);
+    expect(late.stderr).toMatch(/no \/start reached @\w+ within 1s: send \/start to the bot/);
+    expect(double.allowedUpdates).toEqual(["message", "callback_query", "message_reaction"]);
+    expect(double.pendingUpdates()).toHaveLength(0); // the stranger's /help was read and confirmed
+  });
+});

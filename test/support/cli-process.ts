@@ -1,0 +1,54 @@
+import { spawn, spawnSync } from "node:child_process";
+import { readdir, stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
+
+/** The repository root and the `draft-review` bin the tests run. */
+export const ROOT = resolve(import.meta.dirname, "../..");
+export const BIN = join(ROOT, "bin/draft-review.js");
+
+/** What a CLI run came to. */
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The bin runs dist/: `npm test` builds first. A missing or stale build (a
+ * lone `npx vitest run`) is rebuilt here, so a test never runs old code.
+ */
+export async function ensureBuilt(): Promise<void> {
+  const built = await stat(join(ROOT, "dist/cli/main.js")).then((s) => s.mtimeMs, () => 0);
+  const sources: number[] = [];
+  for (const dir of ["src/cli", "src/cli/commands", "src/http", "src/owner", "src/setup", "src/telegram", "src/daemon", "src/audit"]) {
+    for (const name of await readdir(join(ROOT, dir)).catch(() => [] as string[])) {
+      if (name.endsWith(".ts")) sources.push((await stat(join(ROOT, dir, name))).mtimeMs);
+    }
+  }
+  if (built > 0 && sources.every((m) => m <= built)) return;
+  spawnSync(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], { cwd: ROOT });
+  await stat(join(ROOT, "dist/cli/main.js"));
+}
+
+/** Runs the real bin as a child process with a clean environment plus `env` (async: servers it talks to live in this process). */
+export function runBin(args: string[], opts: { cwd: string; env?: Record<string, string>; stdin?: string }): Promise<CliRun> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...opts.env };
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolvePromise({ code, stdout, stderr }));
+    child.stdin.on("error", () => {});
+    child.stdin.end(opts.stdin ?? "");
+  });
+}
+
+/** Exactly one JSON line on stdout, parsed; throws with both streams otherwise. */
+export function jsonLine(run: CliRun): any {
+  const lines = run.stdout.split("\n").filter((l) => l !== "");
+  if (lines.length !== 1) throw new Error(`expected one JSON line on stdout\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
+  return JSON.parse(lines[0]!);
+}
