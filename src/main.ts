@@ -1,8 +1,13 @@
 import { config as loadDotenv } from "dotenv";
 import { ConfigError, loadConfig } from "./config/config.js";
-import { createLogger } from "./log/logger.js";
+import { createLogger, scrubSecrets } from "./log/logger.js";
 import { redact } from "./redact/redact.js";
+import { LockHeldError } from "./store/lock.js";
+import { StoreCorruptError } from "./store/store-errors.js";
 import { runTestMode } from "./test-mode/run.js";
+
+/** The secrets no output may show, known once the configuration is read (the daemon adds its generated API token). */
+const secrets: (string | null | undefined)[] = [];
 
 /**
  * `npm start`: loads `.env` (the process environment wins), parses the
@@ -22,7 +27,7 @@ async function main(): Promise<number> {
     }
     throw err;
   }
-  const secrets = [config.telegram.token, config.api.token];
+  secrets.push(config.telegram.token, config.api.token);
   const log = createLogger({
     level: config.logLevel,
     secrets,
@@ -42,7 +47,12 @@ main().then(
     process.exitCode = code;
   },
   (err: unknown) => {
-    process.stderr.write(`draft-review: stopped by an unexpected error: ${(err as Error)?.stack ?? String(err)}\n`);
+    const known = secrets.filter((s): s is string => typeof s === "string" && s.length >= 8);
+    // A damaged store (or update journal) is an operator's matter, not a bug: its message names the file and the line.
+    // So is another daemon holding HARNESS_DIR: its message names the pid and the lock file.
+    const operators = err instanceof StoreCorruptError || err instanceof LockHeldError;
+    const text = operators ? `cannot start.\n${err.message}` : `stopped by an unexpected error: ${(err as Error)?.stack ?? String(err)}`;
+    process.stderr.write(`draft-review: ${scrubSecrets(text, known)}\n`);
     process.exitCode = 1;
   },
 );

@@ -55,6 +55,8 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       path: paths.drafts,
       parse: (value) => draftRecordSchema.parse(value),
       log,
+      // DRAFT_STORE_COMPACT_AFTER_LINES; unset: the store's default.
+      ...(config.storeCompactAfterLines === null ? {} : { compactAfterLines: config.storeCompactAfterLines }),
     });
     const audit = await AuditLog.open({ path: paths.audit, log, now: () => edges.clock.now() });
     const recovered = await reconcileAudit(store.latest.values(), audit);

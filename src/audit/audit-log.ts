@@ -114,6 +114,11 @@ export class AuditLog {
     let { lastSeq: seq, lastHash: hash } = this.state;
     const added: AuditLine[] = [];
     try {
+      if (this.state.tailBytes === 0 && (await this.endsMidLine())) {
+        // Another writer left a line without its newline since we last looked: never glue onto it.
+        this.log.warn({ path: this.path }, "another writer left an incomplete line at the end of the audit log; it is left as is and our next line starts on a new line");
+        this.state.tailBytes = 1;
+      }
       for (const { json } of items) {
         seq++;
         const line = `${head}${seq},"prev_hash":"${hash}",${json.slice(1)}`;
@@ -133,6 +138,15 @@ export class AuditLog {
     this.state.lastSeq = seq;
     this.state.lastHash = hash;
     for (const line of added) this.state.ours.push(line);
+  }
+
+  /** True when the file does not end with a newline (another writer's torn or unfinished line). */
+  private async endsMidLine(): Promise<boolean> {
+    const { size } = await this.fh.stat();
+    if (size === 0) return false;
+    const last = Buffer.alloc(1);
+    const { bytesRead } = await this.fh.read(last, 0, 1, size - 1);
+    return bytesRead === 1 && last[0] !== 0x0a;
   }
 
   private async rescan(): Promise<void> {

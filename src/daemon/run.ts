@@ -10,13 +10,15 @@ import { resumeDrafts } from "../desk/recovery.js";
 import { resolveApiToken } from "../http/api-token.js";
 import { startApiServer, type ApiServer } from "../http/server.js";
 import type { Logger } from "../log/logger.js";
-import { bottleneckLimiter } from "../send/limiter.js";
+import { slidingWindowLimiter } from "../send/sliding-limiter.js";
 import { auditEventFeed } from "../desk/event-feed.js";
 import { decisionHandlers } from "../telegram/decision-handlers.js";
-import { TelegramReviewChat } from "../telegram/review-chat.js";
+import { REVIEW_CHAT_LIMITS, TelegramReviewChat } from "../telegram/review-chat.js";
 import { telegramSendCall } from "../telegram/send-call.js";
 import { UpdateJournal } from "../telegram/update-journal.js";
 import { connectBot } from "./connect.js";
+import { withPollingRetry } from "./poll-retry.js";
+import { ownerFeatures } from "./owner-features.js";
 
 /** The updates the daemon asks for. Telegram leaves reactions out unless named. */
 export const ALLOWED_UPDATES = ["message", "callback_query", "message_reaction"] as const;
@@ -45,7 +47,9 @@ function reviewMessageKey(ctx: Context): string | undefined {
  * Returns the process exit code.
  */
 export async function runDaemon(config: Config, log: Logger, env: DaemonEnv): Promise<number> {
-  const bot = new Bot(config.telegram.token!, { client: { apiRoot: config.telegram.apiRoot, timeoutSeconds: 60 } });
+  // TELEGRAM_TIMEOUT_SECONDS (default 60): past it a call counts as lost (a send's outcome is then unknown).
+  const { timeoutSeconds, rateScale } = config.telegram;
+  const bot = new Bot(config.telegram.token!, { client: { apiRoot: config.telegram.apiRoot, timeoutSeconds } });
   const stopSignal = waitForStopSignal(log);
   const connected = await connectBot(bot, log, stopSignal.promise);
   if (connected !== "ok") return connected === "stopped" ? 0 : 78;
@@ -55,25 +59,36 @@ export async function runDaemon(config: Config, log: Logger, env: DaemonEnv): Pr
     chatId: config.reviewChatId,
     threadId: config.reviewThreadId,
     deferForMs: config.deferForMs,
+    limits: { ...REVIEW_CHAT_LIMITS, gapMs: REVIEW_CHAT_LIMITS.gapMs / rateScale },
     log,
   });
   const core = await openCore(config, log, {
     clock: systemClock(),
     makeReviewChat: () => reviewChat,
     sendCall: telegramSendCall(bot.api),
-    limiter: bottleneckLimiter(),
+    limiter: slidingWindowLimiter(rateScale),
     redact: env.redact,
     processSwitchValue: env.processSwitchValue,
     envFilePath: resolve(".env"),
   });
   const paths = harnessPaths(config.harnessDir);
+  const owner = ownerFeatures({ config, core, say: (text) => reviewChat.say(text), api: bot.api, clock: core.desk.clock, log });
   let journal: UpdateJournal | undefined;
   let api: ApiServer | undefined;
   let runner: RunnerHandle | undefined;
   const handling = new Set<Promise<void>>();
   try {
     bot.use(sequentialize(reviewMessageKey));
-    bot.use(decisionHandlers({ desk: core.desk, reviewChatId: config.reviewChatId, reviewerIds: config.reviewerIds, log }));
+    bot.use(
+      decisionHandlers({
+        desk: core.desk,
+        reviewChatId: config.reviewChatId,
+        reviewerIds: config.reviewerIds,
+        log,
+        tellReviewers: (text) => reviewChat.say(text),
+      }),
+    );
+    bot.use(owner.commands);
     bot.catch((err) => log.error({ err: err.error, update_id: err.ctx.update.update_id }, "an update could not be handled"));
 
     journal = await UpdateJournal.open(paths.updates, log);
@@ -89,15 +104,24 @@ export async function runDaemon(config: Config, log: Logger, env: DaemonEnv): Pr
       intake: core.intake,
       desk: core.desk,
       events: auditEventFeed(core.audit),
+      status: owner.status,
       log,
     });
+    await owner.start();
 
     const journalRef = journal;
+    const getUpdates = withPollingRetry(
+      (args: Parameters<typeof bot.api.getUpdates>[0], signal: NonNullable<Parameters<typeof bot.api.getUpdates>[1]>) =>
+        bot.api.getUpdates({ ...args, allowed_updates: [...ALLOWED_UPDATES] }, signal),
+      log,
+    );
     runner = run(
       {
         init: async () => {},
         handleUpdate: (update: Update) => {
-          const work = bot.handleUpdate(update);
+          const work = bot
+            .handleUpdate(update)
+            .catch((err: unknown) => log.error({ err, update_id: update.update_id }, "an update could not be handled"));
           handling.add(work);
           void work.finally(() => handling.delete(work)).catch(() => {});
           return work;
@@ -106,13 +130,21 @@ export async function runDaemon(config: Config, log: Logger, env: DaemonEnv): Pr
         api: {
           // The next getUpdates confirms these: they must be on disk first.
           getUpdates: async (args, signal) => {
-            const updates = await bot.api.getUpdates({ ...args, allowed_updates: [...ALLOWED_UPDATES] }, signal);
-            await journalRef.record(updates);
+            const updates = await getUpdates(args, signal);
+            await journalRef.record(updates).catch((err: unknown) => {
+              // Not journaled, so not confirmed: Telegram delivers these again after the runner's retry.
+              log.error({ err, updates: updates.length }, "could not journal fetched updates; they will be fetched again");
+              throw err;
+            });
             return updates;
           },
         },
       },
-      { runner: { fetch: { timeout: 30, allowed_updates: [...ALLOWED_UPDATES] }, silent: true }, sink: { concurrency: 50 } },
+      // The long poll must end before the client timeout would cut it: at most 30 s, 5 s under the timeout.
+      {
+        runner: { fetch: { timeout: Math.max(1, Math.min(30, timeoutSeconds - 5)), allowed_updates: [...ALLOWED_UPDATES] }, silent: true },
+        sink: { concurrency: 50 },
+      },
     );
     log.info(
       { api: api.url, review_chat_id: config.reviewChatId, reviewers: [...config.reviewerIds], api_root: config.telegram.apiRoot },
@@ -128,11 +160,15 @@ export async function runDaemon(config: Config, log: Logger, env: DaemonEnv): Pr
     }
     throw err;
   } finally {
-    await runner?.stop().catch(() => {});
+    // stop() returns undefined, not a promise, once the runner has ended by itself.
+    await Promise.resolve(runner?.stop()).catch(() => {});
+    await owner.stop();
     await Promise.allSettled([...handling]);
     await api?.close();
-    await core.close();
+    // Review-chat work still waiting for a slot is dropped first (queued drafts stay queued on
+    // disk and are posted at the next start); closing the core waits for what is running.
     await reviewChat.stop();
+    await core.close();
     await journal?.close();
     stopSignal.dispose();
   }
@@ -142,9 +178,17 @@ export async function runDaemon(config: Config, log: Logger, env: DaemonEnv): Pr
 async function replayJournal(journal: UpdateJournal, bot: Bot, core: Core, log: Logger): Promise<void> {
   const pending = journal.entries().filter((u) => !core.desk.hasSeenUpdate(u.update_id));
   if (pending.length > 0) log.warn({ updates: pending.length }, "handling updates a stop left unhandled");
-  for (const update of pending) await bot.handleUpdate(update);
+  let failed = 0;
+  for (const update of pending) {
+    // As at run time, an update whose handling fails is logged and skipped: one bad update must not stop every start.
+    await bot.handleUpdate(update).catch((err: unknown) => {
+      failed++;
+      log.error({ err, update_id: update.update_id }, "a journaled update could not be handled again; it stays in the journal for the next start");
+    });
+  }
   await core.desk.settle();
-  await journal.clear();
+  // Cleared only when every update was handled: a decision a full disk refused is tried again at the next start.
+  if (failed === 0) await journal.clear();
 }
 
 /** Resolves on the first SIGTERM or SIGINT. */

@@ -24,13 +24,20 @@ export interface TransitionEntry {
   readonly [key: string]: unknown;
 }
 
+/** The decision a status is the direct result of. */
+const DECISION_OF: Partial<Record<DraftStatus, Decision>> = { approved: "send", revise: "revise", deferred: "defer" };
+
 /** The audit line for a change from `from` to `draft` caused by `event`. */
 export function transitionEntry(
   from: DraftStatus | null,
   draft: DraftRecord,
   event: DraftEvent | { type: "created" } | { type: "recovered" },
 ): TransitionEntry {
-  const actor = event.type === "decide" ? event.actor : null;
+  // A change a crash left out of the audit log keeps who decided it, when it was a decision's result.
+  const recoveredDecision = event.type === "recovered" ? DECISION_OF[draft.status] : undefined;
+  const actor = event.type === "decide" ? event.actor : recoveredDecision ? draft.decided_by : null;
+  const decision = event.type === "decide" ? event.decision : actor ? (recoveredDecision ?? null) : null;
+  const note = event.type === "decide" ? event.note : recoveredDecision === "revise" ? draft.revision_note : null;
   return {
     kind: "transition",
     draft_id: draft.draft_id,
@@ -43,13 +50,13 @@ export function transitionEntry(
     destination_chat_id: draft.destination_chat_id,
     destination_thread_id: draft.destination_thread_id,
     review_message_id: draft.review_message_id,
-    decision: event.type === "decide" ? event.decision : null,
+    decision,
     emoji: actor?.emoji ?? null,
     user_id: actor?.user_id ?? null,
     channel: actor?.channel ?? null,
     update_id: actor?.update_id ?? null,
     reason: draft.reason,
-    ...(event.type === "decide" && event.note ? { note: event.note } : {}),
+    ...(note ? { note } : {}),
     ...(draft.sent_message_id !== null ? { sent_message_id: draft.sent_message_id } : {}),
   };
 }

@@ -1,5 +1,6 @@
 import type { AuditLog } from "../audit/audit-log.js";
 import type { Effect } from "../drafts/effects.js";
+import { unknownOutcomeNotice } from "../drafts/machine.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { isFinal } from "../drafts/status.js";
 import { transitionEntry } from "./audit-entries.js";
@@ -30,6 +31,7 @@ export async function reconcileAudit(drafts: Iterable<DraftRecord>, audit: Audit
 /**
  * Resumes every draft after a start, from the stored state alone:
  * - `sending`: the outcome is unknown; marked so, and the reviewers are told. Never resent.
+ * - `outcome_unknown` whose notice never went out (a crash right after marking it): told now.
  * - anything past its `expires_at` that is not final: expired, never sent.
  * - `approved`: handed to the send path (which checks the kill switch again).
  * - `queued`: posted for review at the next free slot.
@@ -39,7 +41,13 @@ export async function resumeDrafts(desk: ReviewDesk): Promise<void> {
   const now = desk.clock.now();
   const effects: Effect[] = [];
   for (const draft of desk.list()) {
-    if (isFinal(draft.status)) continue;
+    if (isFinal(draft.status)) {
+      // A crash between marking a send unknown and telling the reviewers must not leave them untold.
+      if (draft.status === "outcome_unknown" && !desk.wasNotified(draft.draft_id, draft.status)) {
+        effects.push({ type: "notify", draftId: draft.draft_id, text: unknownOutcomeNotice(draft.reason ?? CRASH_DURING_SEND) });
+      }
+      continue;
+    }
     if (draft.status === "sending") {
       await desk.apply(draft.draft_id, { type: "send_unknown", reason: CRASH_DURING_SEND });
       continue;

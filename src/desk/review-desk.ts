@@ -70,6 +70,8 @@ export class ReviewDesk implements DraftLedger {
   private readonly expiryTimers = new Map<string, TimerHandle>();
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly seenUpdates = new Set<number>();
+  /** `draft_id:status` of the notices that reached the review chat (audited `notice` lines). */
+  private readonly notices = new Set<string>();
   private readonly listeners = new Set<(t: Transition) => void>();
   private readonly sender: Sender;
   private closed = false;
@@ -79,6 +81,8 @@ export class ReviewDesk implements DraftLedger {
     for (const line of options.audit.ours) {
       const updateId = (line as { update_id?: unknown }).update_id;
       if (typeof updateId === "number") this.seenUpdates.add(updateId);
+      const l = line as { kind?: unknown; draft_id?: unknown; status?: unknown };
+      if (l.kind === "notice") this.notices.add(`${String(l.draft_id)}:${String(l.status)}`);
     }
     this.sender = options.makeSender(this);
   }
@@ -109,6 +113,11 @@ export class ReviewDesk implements DraftLedger {
   /** True when a decision from this Telegram update was already recorded or refused. */
   hasSeenUpdate(updateId: number): boolean {
     return this.seenUpdates.has(updateId);
+  }
+
+  /** True when the reviewers were told about this draft while it was in `status` (a notice is audited once it is out). */
+  wasNotified(draftId: string, status: DraftStatus): boolean {
+    return this.notices.has(`${draftId}:${status}`);
   }
 
   /** Calls `listener` after every durable status change. Returns a function that unsubscribes. */
@@ -256,7 +265,11 @@ export class ReviewDesk implements DraftLedger {
         if (draft.review_message_id !== null) await reviewChat.showStatus(draft);
         return;
       case "notify":
-        return reviewChat.notify(draft, effect.text);
+        await reviewChat.notify(draft, effect.text);
+        // Audited only once out: a crash before this line sends the notice again at the next start.
+        this.notices.add(`${draft.draft_id}:${draft.status}`);
+        await this.options.audit.append([{ kind: "notice", draft_id: draft.draft_id, status: draft.status, text: effect.text }]);
+        return;
     }
   }
 
@@ -300,7 +313,16 @@ export class ReviewDesk implements DraftLedger {
     const handle = clock.setTimeout(() => {
       this.expiryTimers.delete(draftId);
       this.runEffectsOf(async () => {
-        const result = await this.apply(draftId, { type: "expire" });
+        let result: TransitionResult;
+        try {
+          result = await this.apply(draftId, { type: "expire" });
+        } catch (err) {
+          // Not recorded (a full disk): try again shortly. Meanwhile the machine refuses
+          // decisions and sends past expires_at, so nothing goes out late.
+          this.options.log.error({ err, draft_id: draftId }, "could not record the expiry; trying again in 5 s");
+          this.armExpiry(draftId, clock.now() + 5_000);
+          return;
+        }
         const current = this.get(draftId);
         if (!result.ok && result.reason === "not_due" && current) this.armExpiry(draftId, Date.parse(current.expires_at));
       });

@@ -52,7 +52,18 @@ export function parseDraftPayload(input: unknown): PayloadCheck {
     return { ok: false, field, error: `${field}: unknown field (allowed: ${Object.keys(draftPayloadSchema.shape).join(", ")})` };
   }
   const field = issue.path.length > 0 ? issue.path.join(".") : "payload";
-  const missing = issue.code === "invalid_type" && issue.input === undefined;
+  // zod 4 leaves `issue.input` unset, so whether the field is absent is read from the input itself.
+  const missing = issue.code === "invalid_type" && valueAt(input, issue.path) === undefined;
   const message = missing ? "is required" : issue.message;
   return { ok: false, field, error: `${field}: ${message}` };
+}
+
+/** The value at `path` in `input`, own properties only (never the prototype chain); undefined when absent. */
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let v = input;
+  for (const key of path) {
+    if (typeof v !== "object" || v === null || !Object.hasOwn(v, key)) return undefined;
+    v = (v as Record<PropertyKey, unknown>)[key];
+  }
+  return v;
 }

@@ -11,6 +11,16 @@ function codeOf(err: unknown): string | undefined {
 }
 
 /**
+ * An error text with the bot token taken out. node-fetch's messages carry the
+ * request URL (`.../bot<token>/sendMessage`), and a send's reason is stored,
+ * audited, served by the API and shown in the review chat, so it must never
+ * hold the token; the logger's scrubbing does not reach those places.
+ */
+export function withoutToken(text: string): string {
+  return text.replace(/\/bot[^/\s]*/g, "/bot<token>").replace(/(?<!\d)\d{5,}:[A-Za-z0-9_-]{30,}/g, "<token>");
+}
+
+/**
  * Turns what a grammY call threw into the send path's outcome. The rule:
  * only an answer from Telegram, or an error that proves the request never
  * left, counts as "not sent"; everything else (timeouts, resets, 5xx, an
@@ -29,10 +39,10 @@ export function classifySendError(err: unknown): SendCallOutcome {
   if (err instanceof HttpError) {
     const code = codeOf(err.error);
     if (code !== undefined && NEVER_LEFT.has(code)) return { kind: "not_sent", reason: `network: ${code}` };
-    const detail = code ?? (err.error instanceof Error ? err.error.message : "no answer");
+    const detail = code ?? (err.error instanceof Error ? withoutToken(err.error.message) : "no answer");
     return { kind: "unknown", reason: `no answer from Telegram (${detail})` };
   }
-  return { kind: "unknown", reason: `unexpected error: ${err instanceof Error ? err.message : String(err)}` };
+  return { kind: "unknown", reason: `unexpected error: ${withoutToken(err instanceof Error ? err.message : String(err))}` };
 }
 
 /** Is this error Telegram saying an edit changed nothing? (Harmless; ignored.) */

@@ -1,0 +1,201 @@
+/**
+ * Reading HARNESS_DIR the way a restarted daemon would, without writing to it:
+ * the draft store through the daemon's own replay (read-only), the audit log
+ * incrementally (it is append-only), and a synchronous watcher that lets a
+ * test kill the daemon the moment a given line lands on disk.
+ */
+import { closeSync, fstatSync, openSync, readSync, statSync, watch, type FSWatcher } from "node:fs";
+import { open, readFile } from "node:fs/promises";
+import { basename } from "node:path";
+import { harnessPaths } from "../../../src/app/paths.js";
+import { draftRecordSchema, type DraftRecord } from "../../../src/drafts/record.js";
+import { replay } from "../../../src/store/replay.js";
+
+/** The store as a restart would load it. */
+export interface StoreView {
+  readonly drafts: ReadonlyMap<string, DraftRecord>;
+  readonly lines: number;
+  /** Bytes of a torn tail the next start will cut off. */
+  readonly droppedBytes: number;
+}
+
+/** Replays `telegram_drafts.jsonl` read-only; throws (StoreCorruptError) where the daemon would refuse to start. */
+export async function readStore(harnessDir: string): Promise<StoreView> {
+  const path = harnessPaths(harnessDir).drafts;
+  const fh = await open(path, "r").catch((err: NodeJS.ErrnoException) => {
+    if (err.code === "ENOENT") return null;
+    throw err;
+  });
+  if (fh === null) return { drafts: new Map(), lines: 0, droppedBytes: 0 };
+  try {
+    const r = await replay(fh, path, (v) => draftRecordSchema.parse(v));
+    return { drafts: r.latest, lines: r.lines, droppedBytes: r.droppedBytes };
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * readStore while a daemon may be writing (a compaction renames a file in):
+ * tries again on a failed read. After a kill use readStore: a failure there
+ * is a finding.
+ */
+export async function readLiveStore(harnessDir: string): Promise<StoreView> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await readStore(harnessDir);
+    } catch (err) {
+      if (attempt >= 5) throw err;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+}
+
+/** One parsed line of swarm.jsonl. */
+export type AuditRow = Record<string, any>;
+
+/**
+ * swarm.jsonl read incrementally: only the bytes appended since the last
+ * refresh are read. A torn line (a kill mid-write) is skipped: the daemon
+ * never completes it, it starts its next line on a new line.
+ */
+export class AuditTail {
+  private offset = 0;
+  private rest: Buffer = Buffer.alloc(0);
+  private readonly all: AuditRow[] = [];
+  /** update_id -> the lines that carry it. */
+  readonly byUpdate = new Map<number, AuditRow[]>();
+  /** Lines that did not parse (torn by a kill). */
+  torn = 0;
+
+  constructor(private readonly path: string) {}
+
+  static of(harnessDir: string): AuditTail {
+    return new AuditTail(harnessPaths(harnessDir).audit);
+  }
+
+  /** Every line so far, after reading what was appended. */
+  refresh(): readonly AuditRow[] {
+    let fd: number;
+    try {
+      fd = openSync(this.path, "r");
+    } catch {
+      return this.all;
+    }
+    try {
+      const size = fstatSync(fd).size;
+      if (size > this.offset) {
+        const buf = Buffer.alloc(size - this.offset);
+        const n = readSync(fd, buf, 0, buf.length, this.offset);
+        this.offset += n;
+        this.take(Buffer.concat([this.rest, buf.subarray(0, n)]));
+      }
+    } finally {
+      closeSync(fd);
+    }
+    return this.all;
+  }
+
+  private take(data: Buffer): void {
+    let start = 0;
+    for (let nl = data.indexOf(10, start); nl >= 0; nl = data.indexOf(10, start)) {
+      const text = data.toString("utf8", start, nl);
+      start = nl + 1;
+      if (text.trim() === "") continue;
+      let row: AuditRow;
+      try {
+        row = JSON.parse(text) as AuditRow;
+      } catch {
+        this.torn++;
+        continue;
+      }
+      this.all.push(row);
+      if (typeof row.update_id === "number") {
+        const list = this.byUpdate.get(row.update_id) ?? [];
+        list.push(row);
+        this.byUpdate.set(row.update_id, list);
+      }
+    }
+    this.rest = data.subarray(start);
+  }
+}
+
+/** Reads the whole audit log (final checks). */
+export async function readAudit(harnessDir: string): Promise<AuditRow[]> {
+  const text = await readFile(harnessPaths(harnessDir).audit, "utf8").catch(() => "");
+  const rows: AuditRow[] = [];
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    try {
+      rows.push(JSON.parse(line) as AuditRow);
+    } catch {
+      // a torn line: skipped, as the daemon skips it
+    }
+  }
+  return rows;
+}
+
+/**
+ * Watches HARNESS_DIR and calls `onLine` synchronously, in the inotify
+ * callback, for each complete line appended to `file` (the store or the audit
+ * log), and `onName` for every file event (e.g. a compaction's temp file).
+ * A replaced file (compaction renames a new one in) is read from its end: its
+ * lines are old records, not news. Returns a function that stops watching.
+ */
+export function watchHarness(
+  harnessDir: string,
+  file: string,
+  onLine: (line: string) => void,
+  onName: (name: string, event: string) => void = () => {},
+): () => void {
+  const path = `${harnessDir}/${file}`;
+  let ino = -1;
+  let offset = 0;
+  let rest = "";
+  const sizeNow = () => {
+    try {
+      const s = statSync(path);
+      return { ino: s.ino, size: s.size };
+    } catch {
+      return { ino: -1, size: 0 };
+    }
+  };
+  ({ ino, size: offset } = sizeNow());
+  const readNew = () => {
+    const now = sizeNow();
+    if (now.ino !== ino) {
+      ino = now.ino;
+      offset = now.size;
+      rest = "";
+      return;
+    }
+    if (now.size <= offset) return;
+    let fd: number;
+    try {
+      fd = openSync(path, "r");
+    } catch {
+      return;
+    }
+    try {
+      const buf = Buffer.alloc(now.size - offset);
+      const n = readSync(fd, buf, 0, buf.length, offset);
+      offset += n;
+      const lines = (rest + buf.toString("utf8", 0, n)).split("\n");
+      rest = lines.pop() ?? "";
+      for (const line of lines) if (line !== "") onLine(line);
+    } finally {
+      closeSync(fd);
+    }
+  };
+  let watcher: FSWatcher | undefined;
+  try {
+    watcher = watch(harnessDir, (event, name) => {
+      if (name === null) return;
+      onName(String(name), event);
+      if (String(name) === basename(path)) readNew();
+    });
+  } catch {
+    return () => {};
+  }
+  return () => watcher?.close();
+}
