@@ -14,6 +14,7 @@ export type RefusalReason =
   | "not_due"
   | "no_approval"
   | "text_changed"
+  | "expired"
   | "not_applicable";
 
 /** The result of applying one event to one draft. */
@@ -50,6 +51,8 @@ const posted: Handler<"posted"> = (d, e, now) => {
 };
 
 const decide: Handler<"decide"> = (d, e, now) => {
+  // Past expires_at a draft is expired even if the expiry could not be recorded yet (a full disk).
+  if (now >= Date.parse(d.expires_at)) return refuse(d, "expired");
   const common = { decided_by: e.actor };
   switch (e.decision) {
     case "send": {
@@ -86,6 +89,7 @@ const halt: Handler<"halt"> = (d, e, now) => {
 };
 
 const sendIntent: Handler<"send_intent"> = (d, _e, now) => {
+  if (now >= Date.parse(d.expires_at)) return refuse(d, "expired");
   if (!d.approval) return refuse(d, "no_approval");
   if (d.approval.text_sha256 !== d.text_sha256) return refuse(d, "text_changed");
   return ok(next(d, now, { status: "sending" }));
@@ -103,17 +107,19 @@ const sendOk: Handler<"send_ok"> = (d, e, now) =>
 const sendFailed: Handler<"send_failed"> = (d, e, now) =>
   ok(next(d, now, { status: "failed", reason: e.reason }), { type: "show_status", draftId: d.draft_id });
 
+/** What the reviewers are told about a send whose outcome is unknown (also sent again at start if a crash lost it). */
+export function unknownOutcomeNotice(reason: string): string {
+  return (
+    "⚠️ The send of this draft may or may not have reached the destination " +
+    `(${reason}). It will not be sent again automatically: check the destination chat.`
+  );
+}
+
 const sendUnknown: Handler<"send_unknown"> = (d, e, now) =>
   ok(
     next(d, now, { status: "outcome_unknown", reason: e.reason }),
     { type: "show_status", draftId: d.draft_id },
-    {
-      type: "notify",
-      draftId: d.draft_id,
-      text:
-        "⚠️ The send of this draft may or may not have reached the destination " +
-        `(${e.reason}). It will not be sent again automatically: check the destination chat.`,
-    },
+    { type: "notify", draftId: d.draft_id, text: unknownOutcomeNotice(e.reason) },
   );
 
 /**

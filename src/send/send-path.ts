@@ -76,7 +76,11 @@ export class SendPath {
       return;
     }
     const intent = await ledger.apply(draftId, { type: "send_intent" });
-    if (!intent.ok) return;
+    if (!intent.ok) {
+      // Approved in time, but the send could not start before expires_at: it expires, unsent.
+      if (intent.reason === "expired") await ledger.apply(draftId, { type: "expire" });
+      return;
+    }
 
     const sending = intent.draft;
     const outcome = await this.options

@@ -1,6 +1,6 @@
 import { Composer, type Context } from "grammy";
 import type { ReactionType } from "grammy/types";
-import type { ReviewDesk } from "../desk/review-desk.js";
+import type { DecisionOutcome, DecisionRequest, ReviewDesk } from "../desk/review-desk.js";
 import type { Decision } from "../drafts/record.js";
 import { authorizeActor, type ActorFacts } from "../reactions/authorize.js";
 import { decisionForEmoji } from "../reactions/decision-keys.js";
@@ -12,8 +12,15 @@ export interface DecisionHandlerOptions {
   readonly desk: ReviewDesk;
   readonly reviewChatId: string;
   readonly reviewerIds: ReadonlySet<number>;
-  readonly log: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  readonly log: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  /** Tells the reviewers something in the review chat (a decision that could not be saved). */
+  readonly tellReviewers?: (text: string) => Promise<void>;
 }
+
+/** What the reviewer is told when a decision could not be written to disk. */
+export const DECISION_NOT_SAVED =
+  "⚠️ Your decision could not be saved (the daemon could not write to its disk), so it has not been applied. " +
+  "It is applied at the next start if it was journaled; otherwise decide again once the disk problem is fixed.";
 
 function emojisOf(reactions: readonly ReactionType[]): string[] {
   return reactions.flatMap((r) => (r.type === "emoji" ? [r.emoji] : []));
@@ -57,16 +64,27 @@ export function decisionHandlers(options: DecisionHandlerOptions): Composer<Cont
       extra.review_message_id === undefined ? undefined : desk.byReviewMessageId(extra.review_message_id),
     );
 
+  /** Hands a decision to the desk; if it cannot be saved, tells the reviewers and returns null. */
+  const decideOrTell = async (request: DecisionRequest): Promise<DecisionOutcome | null> => {
+    try {
+      return await desk.decide(request);
+    } catch (err) {
+      log.error({ err, review_message_id: request.reviewMessageId }, "a reviewer's decision could not be saved");
+      await options.tellReviewers?.(DECISION_NOT_SAVED).catch(() => {});
+      return null;
+    }
+  };
+
   composer.on("message_reaction", async (ctx) => {
     const r = ctx.messageReaction;
-    const found = addedDecision(r.old_reaction, r.new_reaction);
+    const found = addedDecision(r.old_reaction ?? [], r.new_reaction ?? []);
     if (found === "none") return log.debug({ update_id: ctx.update.update_id }, "reaction is not a decision");
     const facts: ActorFacts = { chatId: r.chat.id, userId: r.user?.id ?? null, actorChatId: r.actor_chat?.id ?? null, isBot: r.user?.is_bot ?? false };
     const extra = { review_message_id: r.message_id, username: r.user?.username ?? null, updateId: ctx.update.update_id };
-    if (found === "ambiguous") return refuse(facts, null, emojisOf(r.new_reaction).join(""), "reaction", "ambiguous_reaction", extra);
+    if (found === "ambiguous") return refuse(facts, null, emojisOf(r.new_reaction ?? []).join(""), "reaction", "ambiguous_reaction", extra);
     const who = authorizeActor(facts, context);
     if (!who.ok) return refuse(facts, found.decision, found.emoji, "reaction", who.reason, extra);
-    await desk.decide({
+    await decideOrTell({
       reviewChatId: String(r.chat.id),
       reviewMessageId: r.message_id,
       decision: found.decision,
@@ -90,13 +108,14 @@ export function decisionHandlers(options: DecisionHandlerOptions): Composer<Cont
       await refuse(facts, data.decision, null, "button", who.reason, extra);
       return answer("Only the reviewer can decide on drafts.");
     }
-    const outcome = await desk.decide({
+    const outcome = await decideOrTell({
       reviewChatId: String(message.chat.id),
       reviewMessageId: message.message_id,
       claimedDraftId: data.draftId,
       decision: data.decision,
       actor: { user_id: who.userId, channel: "button", emoji: null, update_id: ctx.update.update_id },
     });
+    if (outcome === null) return answer("Not saved: the daemon could not write to its disk. Try again later.");
     if (outcome.ok) return answer(`${data.decision === "send" ? "Approved" : data.decision === "revise" ? "Sent back for revision" : "Deferred"}.`);
     return answer(outcome.draft ? `Not applied: the draft is ${outcome.draft.status}.` : `Not applied (${outcome.reason}).`);
   });
@@ -113,8 +132,10 @@ export function decisionHandlers(options: DecisionHandlerOptions): Composer<Cont
     const extra = { review_message_id: target.message_id, username: m.from?.username ?? null, updateId: ctx.update.update_id };
     const who = authorizeActor(facts, context);
     if (!who.ok) return refuse(facts, reply.decision, reply.emoji, "reply", who.reason, extra);
+    // A reviewer's command sent as a reply is a command (see owner-commands), not a revision note.
+    if (m.entities?.some((e) => e.type === "bot_command" && e.offset === 0)) return next();
     if (text.trim() === "") return refuse(facts, null, null, "reply", "empty_reply", extra);
-    await desk.decide({
+    await decideOrTell({
       reviewChatId: String(m.chat.id),
       reviewMessageId: target.message_id,
       decision: reply.decision,

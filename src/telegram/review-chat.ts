@@ -117,21 +117,37 @@ export class TelegramReviewChat implements ReviewChat {
     return this.options.threadId === null ? {} : { message_thread_id: this.options.threadId };
   }
 
-  /** Runs one API call in a limiter slot; a 429 holds the slot for retry_after and tries again. */
+  /**
+   * Runs one API call in a limiter slot; a 429 holds the slot for retry_after
+   * and tries again. The slot is held for one gap after the call ends (the
+   * caller has its answer already), so Telegram never sees two messages
+   * closer than the gap, however long a request took to arrive.
+   */
   private call<T>(priority: number, fn: () => Promise<T>): Promise<T> {
-    return this.limiter.schedule({ priority }, async () => {
-      if (priority === PRIORITY.post && this.claimed > 0) this.claimed--;
-      else this.starts.push(Date.now());
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await fn();
-        } catch (err) {
-          if (!(err instanceof GrammyError) || err.error_code !== 429 || attempt >= 5) throw err;
-          const seconds = Math.max(1, Number(err.parameters.retry_after ?? 1));
-          this.options.log.warn({ retry_after: seconds }, "Telegram rate-limited the review chat; waiting");
-          await new Promise((r) => setTimeout(r, seconds * 1000));
-        }
-      }
+    return new Promise<T>((resolve, reject) => {
+      this.limiter
+        .schedule({ priority }, async () => {
+          await this.attempt(priority, fn).then(resolve, reject);
+          // Not unref'd: stop() waits for this job, and an unref'd timer as the last thing the
+          // process waits for lets it exit in the middle of the shutdown (lock kept, files unclosed).
+          await new Promise((r) => setTimeout(r, this.limits.gapMs));
+        })
+        .catch(reject);
     });
+  }
+
+  private async attempt<T>(priority: number, fn: () => Promise<T>): Promise<T> {
+    if (priority === PRIORITY.post && this.claimed > 0) this.claimed--;
+    else this.starts.push(Date.now());
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn();
+      } catch (err) {
+        if (!(err instanceof GrammyError) || err.error_code !== 429 || attempt >= 5) throw err;
+        const seconds = Math.max(1, Number(err.parameters.retry_after ?? 1));
+        this.options.log.warn({ retry_after: seconds }, "Telegram rate-limited the review chat; waiting");
+        await new Promise((r) => setTimeout(r, seconds * 1000));
+      }
+    }
   }
 }

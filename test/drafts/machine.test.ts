@@ -27,6 +27,7 @@ const EXPECTED: Record<DraftStatus, Partial<Record<DraftEvent["type"], DraftStat
 };
 
 const AFTER_EXPIRY = T0 + 25 * HOUR;
+const BEFORE_EXPIRY = T0 + HOUR;
 
 describe("transition: every (status, event) pair", () => {
   for (const status of STATUSES) {
@@ -35,7 +36,8 @@ describe("transition: every (status, event) pair", () => {
         EXPECTED[status][type] ?? (FINAL_STATUSES.has(status) ? "refused:final_state" : "refused:not_applicable");
       it(`${status} + ${type} -> ${expected}`, () => {
         const draft = draftIn(status);
-        const result = transition(draft, event, AFTER_EXPIRY);
+        const now = type === "expire" ? AFTER_EXPIRY : BEFORE_EXPIRY;
+        const result = transition(draft, event, now);
         if (expected.startsWith("refused:")) {
           expect(result).toEqual({ ok: false, reason: expected.slice("refused:".length), status });
           return;
@@ -44,7 +46,7 @@ describe("transition: every (status, event) pair", () => {
         if (!result.ok) return;
         expect(result.draft.status).toBe(expected);
         expect(result.draft.version).toBe(draft.version + 1);
-        expect(result.draft.updated_at).toBe(new Date(AFTER_EXPIRY).toISOString());
+        expect(result.draft.updated_at).toBe(new Date(now).toISOString());
         // Every next state is a valid record, and survives a JSON round trip unchanged.
         expect(draftRecordSchema.parse(JSON.parse(JSON.stringify(result.draft)))).toEqual(result.draft);
       });
@@ -107,6 +109,11 @@ describe("transition: details", () => {
     const changed = draftIn("approved");
     const tampered = { ...changed, text_sha256: "other" };
     expect(transition(tampered, EVENTS.send_intent, T0)).toEqual({ ok: false, reason: "text_changed", status: "approved" });
+  });
+
+  it("past expires_at, a decision or a send intent is refused even before the expiry is recorded", () => {
+    expect(transition(draftIn("pending"), EVENTS.decide, AFTER_EXPIRY)).toEqual({ ok: false, reason: "expired", status: "pending" });
+    expect(transition(draftIn("approved"), EVENTS.send_intent, AFTER_EXPIRY)).toEqual({ ok: false, reason: "expired", status: "approved" });
   });
 
   it("an unknown outcome tells the reviewers and never asks for a send", () => {
