@@ -4,7 +4,7 @@ import type { Clock } from "../clock/clock.js";
 import type { Config } from "../config/config.js";
 import type { ReviewChat } from "../desk/ports.js";
 import { Intake, type Redactor } from "../desk/intake.js";
-import { reconcileAudit } from "../desk/recovery.js";
+import { guardLostSends, reconcileAudit } from "../desk/recovery.js";
 import { ReviewDesk } from "../desk/review-desk.js";
 import { draftRecordSchema, type DraftRecord } from "../drafts/record.js";
 import type { Logger } from "../log/logger.js";
@@ -86,6 +86,8 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
           log,
         }),
     });
+    const lost = await guardLostSends(desk, audit);
+    if (lost.length > 0) log.error({ drafts: lost }, "the store had lost changes the audit log shows; sends that may have happened are marked outcome_unknown");
     const intake = new Intake({ desk, reviewChat, clock: edges.clock, ttlMs: config.draftTtlMs, redact: edges.redact });
     return {
       desk,

@@ -28,6 +28,40 @@ export async function reconcileAudit(drafts: Iterable<DraftRecord>, audit: Audit
   return missing.length;
 }
 
+/** Statuses past which a draft may have reached its destination. */
+const SEND_STARTED = new Set(["sending", "sent", "failed", "outcome_unknown"]);
+
+/** Why a draft whose store line was lost, but whose audit line says the send began, is marked unknown. */
+export const STORE_LOST_SEND =
+  "the store lost its last change (a damaged last line was cut off at start), and the audit log shows the send had begun; " +
+  "Telegram may or may not have the message";
+
+/**
+ * The audit log can be ahead of the store when the store's last line was
+ * damaged and cut off at start. If the audit log says a draft the store has
+ * as `approved` had already begun its send, sending it again could deliver it
+ * twice: it is marked unknown instead, and the reviewers are told. Returns the
+ * drafts so marked.
+ */
+export async function guardLostSends(desk: ReviewDesk, audit: AuditLog): Promise<string[]> {
+  const last = new Map<string, { version: number; to: unknown }>();
+  for (const line of audit.ours) {
+    const l = line as { kind?: unknown; draft_id?: unknown; version?: unknown; to?: unknown };
+    if (l.kind !== "transition" || typeof l.draft_id !== "string" || typeof l.version !== "number") continue;
+    if ((last.get(l.draft_id)?.version ?? 0) < l.version) last.set(l.draft_id, { version: l.version, to: l.to });
+  }
+  const marked: string[] = [];
+  for (const draft of desk.list("approved")) {
+    const audited = last.get(draft.draft_id);
+    if (!audited || audited.version <= draft.version || !SEND_STARTED.has(String(audited.to))) continue;
+    const intent = await desk.apply(draft.draft_id, { type: "send_intent" });
+    if (!intent.ok) continue;
+    await desk.apply(draft.draft_id, { type: "send_unknown", reason: STORE_LOST_SEND });
+    marked.push(draft.draft_id);
+  }
+  return marked;
+}
+
 /**
  * Resumes every draft after a start, from the stored state alone:
  * - `sending`: the outcome is unknown; marked so, and the reviewers are told. Never resent.

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { copyFile, mkdir, mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
@@ -8,6 +8,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { resolveApiToken } from "../../src/http/api-token.js";
 import { startApiServer, type ApiServer } from "../../src/http/server.js";
 import { captureLog, memoryCore, payload } from "../http/memory-core.js";
+import { runBin } from "../support/cli-process.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const BIN = join(ROOT, "bin/draft-review.js");
@@ -38,18 +39,7 @@ interface Run {
 
 /** Runs the real bin as a child process (async: the server answering it lives in this process). */
 function cli(args: string[], opts: { stdin?: string; env?: Record<string, string>; cwd?: string; bin?: string } = {}): Promise<Run> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...opts.env };
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [opts.bin ?? BIN, ...args], { cwd: opts.cwd ?? work, env, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolvePromise({ code, stdout, stderr }));
-    child.stdin.on("error", () => {}); // the CLI may exit before reading all of stdin
-    child.stdin.end(opts.stdin ?? "");
-  });
+  return runBin(args, { cwd: opts.cwd ?? work, env: opts.env, stdin: opts.stdin, bin: opts.bin });
 }
 
 /** Exactly one JSON line on stdout, parsed. */

@@ -83,6 +83,23 @@ describe("ReviewDesk", () => {
     ]);
   });
 
+  it("never resends when the store lost the line of a send that the audit log shows had begun", async () => {
+    t = await openTestCore();
+    const d = await submitPosted(t, "bit rot");
+    const approval = { actor: actor(6), at: d.updated_at, text_sha256: d.text_sha256 };
+    const approved = { ...d, status: "approved" as const, approval, version: d.version + 1 };
+    await t.core.store.append([approved]);
+    // The sending line reached the audit log; its store line was damaged and cut off at start.
+    const { transitionEntry } = await import("../../src/desk/audit-entries.js");
+    await t.core.audit.append([
+      transitionEntry("pending", approved, { type: "recovered" }),
+      transitionEntry("approved", { ...approved, status: "sending", version: approved.version + 1 }, { type: "send_intent" }),
+    ]);
+    t = await t.reopen();
+    expect(t.core.desk.get(d.draft_id)).toMatchObject({ status: "outcome_unknown", reason: expect.stringContaining("store lost its last change") });
+    expect(t.sends).toHaveLength(0);
+  });
+
   it("sends an approval the daemon had not started on after a restart", async () => {
     t = await openTestCore();
     const d = await submitPosted(t, "resume me");

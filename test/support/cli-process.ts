@@ -31,10 +31,10 @@ export async function ensureBuilt(): Promise<void> {
 }
 
 /** Runs the real bin as a child process with a clean environment plus `env` (async: servers it talks to live in this process). */
-export function runBin(args: string[], opts: { cwd: string; env?: Record<string, string>; stdin?: string }): Promise<CliRun> {
+export function runBin(args: string[], opts: { cwd: string; env?: Record<string, string>; stdin?: string; bin?: string }): Promise<CliRun> {
   const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...opts.env };
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [opts.bin ?? BIN, ...args], { cwd: opts.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));

@@ -31,16 +31,7 @@ export function seed(): number {
 }
 
 /** A small seeded PRNG (mulberry32): the same seed gives the same workload and kill order. */
-export function prng(s: number): () => number {
-  let a = s >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng } from "./hostile-kit.js";
 
 /** Prints one `[reliability]` line: a name and its figures. */
 export function report(name: string, figures: Record<string, unknown>): void {
