@@ -1,14 +1,13 @@
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { copyFile, mkdir, mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { resolveApiToken } from "../../src/http/api-token.js";
 import { startApiServer, type ApiServer } from "../../src/http/server.js";
 import { captureLog, memoryCore, payload } from "../http/memory-core.js";
-import { runBin } from "../support/cli-process.js";
+import { freePort, runBin } from "../support/cli-process.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const BIN = join(ROOT, "bin/draft-review.js");
@@ -47,14 +46,6 @@ function oneJsonLine(run: Run): any {
   const lines = run.stdout.split("\n").filter((l) => l !== "");
   expect(lines, `stdout: ${run.stdout}\nstderr: ${run.stderr}`).toHaveLength(1);
   return JSON.parse(lines[0]!);
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
-  const port = (probe.address() as { port: number }).port;
-  await new Promise((r) => probe.close(r));
-  return port;
 }
 
 let work: string;

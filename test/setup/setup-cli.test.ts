@@ -1,10 +1,9 @@
 import { createServer as createHttpServer } from "node:http";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ensureBuilt, jsonLine, runBin } from "../support/cli-process.js";
+import { ensureBuilt, freePort, jsonLine, runBin } from "../support/cli-process.js";
 import { eventually } from "../support/daemon-process.js";
 import { liveDouble, OWNER, STRANGER } from "../support/live-fixture.js";
 import type { TelegramDouble } from "../telegram-double/index.js";
@@ -13,14 +12,6 @@ const GROUP = -1_009_990_001;
 let double: TelegramDouble;
 let work: string;
 let env: Record<string, string>;
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
-  const port = (probe.address() as { port: number }).port;
-  await new Promise((r) => probe.close(r));
-  return port;
-}
 
 beforeAll(ensureBuilt, 120_000);
 

@@ -1,3 +1,4 @@
+import { createServer } from "node:net";
 import { spawn, spawnSync } from "node:child_process";
 import { readdir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
@@ -51,4 +52,13 @@ export function jsonLine(run: CliRun): any {
   const lines = run.stdout.split("\n").filter((l) => l !== "");
   if (lines.length !== 1) throw new Error(`expected one JSON line on stdout\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
   return JSON.parse(lines[0]!);
+}
+
+/** A TCP port free on 127.0.0.1 right now (for a daemon the test does not start itself). */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
+  const port = (probe.address() as { port: number }).port;
+  await new Promise((r) => probe.close(r));
+  return port;
 }
