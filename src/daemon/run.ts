@@ -89,7 +89,6 @@ export async function runDaemon(config: Config, log: Logger, env: DaemonEnv): Pr
       }),
     );
     bot.use(owner.commands);
-    bot.catch((err) => log.error({ err: err.error, update_id: err.ctx.update.update_id }, "an update could not be handled"));
 
     journal = await UpdateJournal.open(paths.updates, log);
     await replayJournal(journal, bot, core, log);

@@ -1,4 +1,5 @@
 import pino from "pino";
+import { hideTokenShapes } from "./token-shape.js";
 
 /** The logger everything writes to. */
 export type Logger = pino.Logger;
@@ -36,9 +37,6 @@ export function scrubSecrets(line: string, secrets: readonly string[]): string {
  */
 export function createLogger(options: LoggerOptions): Logger {
   const secrets = () => options.secrets.filter((s): s is string => typeof s === "string" && s.length >= 8);
-  // Telegram URLs carry the token as /bot<token>/ (no word boundary before its digits);
-  // also drop anything shaped like a token.
-  const shaped = /(?<!\d)\d{5,}:[A-Za-z0-9_-]{30,}(?![A-Za-z0-9_-])/g;
   const fd = options.fd ?? 2;
   const destination = options.pretty
     ? pino.transport({ target: "pino-pretty", options: { destination: fd, colorize: true } })
@@ -51,7 +49,8 @@ export function createLogger(options: LoggerOptions): Logger {
         censor: "[redacted]",
       },
       hooks: {
-        streamWrite: (line) => scrubSecrets(line, secrets()).replace(shaped, "[redacted-token]"),
+        // Telegram URLs carry the token as /bot<token>/; anything shaped like a token goes too.
+        streamWrite: (line) => hideTokenShapes(scrubSecrets(line, secrets()), "[redacted-token]"),
       },
     },
     destination,

@@ -1,4 +1,5 @@
 import { GrammyError, HttpError } from "grammy";
+import { hideTokenShapes } from "../log/token-shape.js";
 import type { SendCallOutcome } from "../send/outcome.js";
 
 /** Network error codes that prove the request never reached the server. */
@@ -17,7 +18,7 @@ function codeOf(err: unknown): string | undefined {
  * hold the token; the logger's scrubbing does not reach those places.
  */
 export function withoutToken(text: string): string {
-  return text.replace(/\/bot[^/\s]*/g, "/bot<token>").replace(/(?<!\d)\d{5,}:[A-Za-z0-9_-]{30,}/g, "<token>");
+  return hideTokenShapes(text.replace(/\/bot[^/\s]*/g, "/bot<token>"), "<token>");
 }
 
 /**
