@@ -9,7 +9,9 @@
 import { apiThrottler } from "@grammyjs/transformer-throttler";
 import { Api } from "grammy";
 import { resumeDrafts } from "../src/desk/recovery.js";
-import { bottleneckLimiter, TELEGRAM_LIMITS, unlimited, type DestinationLimiter } from "../src/send/limiter.js";
+import { systemClock } from "../src/clock/clock.js";
+import { unlimited, type DestinationLimiter } from "../src/send/limiter.js";
+import { bottleneckLimiter, TELEGRAM_LIMITS } from "./bottleneck-limiter.js";
 import { startTelegramDouble, type ChatConfig, type TelegramDouble } from "../test/telegram-double/index.js";
 import { approve, holdEverything, openBenchCore, submitPending, waitForSends } from "./core-fixture.js";
 import { permittedSpanMs, type Destination } from "./permitted.js";
@@ -85,7 +87,7 @@ function chatsOf(w: Workload): ChatConfig[] {
 }
 
 function limiterFor(variant: DrainVariant, scale: number): DestinationLimiter {
-  if (variant === "ours") return slidingWindowLimiter(scale);
+  if (variant === "ours") return slidingWindowLimiter(systemClock(), scale);
   if (variant === "bottleneck") return bottleneckLimiter(TELEGRAM_LIMITS, scale);
   return unlimited();
 }

@@ -13,7 +13,8 @@ import { Api } from "grammy";
 import { harnessPaths } from "../src/app/core.js";
 import { systemClock } from "../src/clock/clock.js";
 import { draftRecordSchema, type DraftRecord } from "../src/drafts/record.js";
-import { bottleneckLimiter, type DestinationLimiter } from "../src/send/limiter.js";
+import type { DestinationLimiter } from "../src/send/limiter.js";
+import { bottleneckLimiter } from "./bottleneck-limiter.js";
 import type { SendMessageCall } from "../src/send/outcome.js";
 import { JsonlStore } from "../src/store/jsonl-store.js";
 import { startTelegramDouble, type TelegramDouble } from "../test/telegram-double/index.js";
@@ -72,7 +73,7 @@ export async function latencyInProcess(samples: number, warmup: number, which: "
   const double = await doubleFor(dests);
   const tmp = await tempDir("latency");
   const marks = new Map<string, number>();
-  const base = which === "ours" ? slidingWindowLimiter() : bottleneckLimiter();
+  const base = which === "ours" ? slidingWindowLimiter(systemClock()) : bottleneckLimiter();
   const limiter: DestinationLimiter = {
     schedule: (chatId, work) => base.schedule(chatId, () => (marks.set(`limiter ${chatId}`, performance.now()), work())),
     pause: (chatId, ms) => base.pause(chatId, ms),

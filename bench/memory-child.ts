@@ -32,7 +32,7 @@ const core = await openCore(config, log, {
   clock: systemClock(),
   makeReviewChat: (existing) => new FakeReviewChat(config.reviewChatId, existing, log),
   sendCall: async () => ({ kind: "not_sent", reason: "no network in this benchmark" }),
-  limiter: slidingWindowLimiter(),
+  limiter: slidingWindowLimiter(systemClock()),
   redact: null,
   processSwitchValue: undefined,
   envFilePath: join(tmp.dir, ".env"),

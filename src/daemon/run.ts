@@ -54,6 +54,7 @@ export async function runDaemon(config: Config, log: Logger, env: DaemonEnv): Pr
   const connected = await connectBot(bot, log, stopSignal.promise);
   if (connected !== "ok") return connected === "stopped" ? 0 : 78;
 
+  const clock = systemClock();
   const reviewChat = new TelegramReviewChat({
     api: bot.api,
     chatId: config.reviewChatId,
@@ -63,10 +64,10 @@ export async function runDaemon(config: Config, log: Logger, env: DaemonEnv): Pr
     log,
   });
   const core = await openCore(config, log, {
-    clock: systemClock(),
+    clock,
     makeReviewChat: () => reviewChat,
     sendCall: telegramSendCall(bot.api),
-    limiter: slidingWindowLimiter(rateScale),
+    limiter: slidingWindowLimiter(clock, rateScale),
     redact: env.redact,
     processSwitchValue: env.processSwitchValue,
     envFilePath: resolve(".env"),

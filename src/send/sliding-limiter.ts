@@ -13,6 +13,7 @@
  * with them (0.09 and 0.66 of the permitted rate) where this reaches 0.97
  * with none. The review chat keeps its Bottleneck limiter.
  */
+import type { Clock, TimerHandle } from "../clock/clock.js";
 import { isGroupChat, type DestinationLimiter } from "./limiter.js";
 
 /** One sliding window: at most `max` sends per `lengthMs`. */
@@ -21,7 +22,7 @@ class WindowLog {
   private running = 0;
   constructor(private readonly max: number, private readonly lengthMs: number) {}
 
-  /** When the next send may start (performance.now() ms); Infinity while only an end can free a slot. */
+  /** When the next send may start (Clock ms); Infinity while only an end can free a slot. */
   readyAt(now: number): number {
     while (this.ended.length > 0 && this.ended[0]! <= now - this.lengthMs) this.ended.shift();
     const excess = this.ended.length + this.running - this.max + 1;
@@ -57,13 +58,14 @@ const PER_GROUP_PER_MINUTE = 20;
 const GLOBAL_PER_SECOND = 30;
 
 /**
- * The destination limiter the daemon uses. `scale` divides every window and
- * pause, so benchmarks and tests can run Telegram's limits faster; default 1.
+ * The destination limiter the daemon uses. Time comes from `clock` (tests move
+ * a SimulatedClock). `scale` divides every window and pause, so benchmarks can
+ * run Telegram's limits faster; default 1.
  */
-export function slidingWindowLimiter(scale = 1): DestinationLimiter {
+export function slidingWindowLimiter(clock: Clock, scale = 1): DestinationLimiter {
   const global = new WindowLog(GLOBAL_PER_SECOND, 1000 / scale);
   const chats = new Map<string, ChatQueue>();
-  let timer: NodeJS.Timeout | undefined;
+  let timer: TimerHandle | undefined;
   let stopped = false;
   /** After a 429 nothing is sent until then: its cause (this chat, a group, the bot overall) is not told. */
   let globalPausedUntil = 0;
@@ -72,7 +74,7 @@ export function slidingWindowLimiter(scale = 1): DestinationLimiter {
     Math.max(q.pausedUntil, globalPausedUntil, global.readyAt(now), ...q.logs.map((l) => l.readyAt(now)));
   const pump = (): void => {
     if (stopped) return;
-    const now = performance.now();
+    const now = clock.now();
     let next = Infinity;
     for (const [chatId, q] of chats) {
       if (q.running || q.jobs.length === 0) continue;
@@ -89,8 +91,8 @@ export function slidingWindowLimiter(scale = 1): DestinationLimiter {
       chats.set(chatId, q);
       q.jobs.shift()!.run();
     }
-    if (timer) clearTimeout(timer);
-    timer = next === Infinity ? undefined : setTimeout(pump, Math.max(0, Math.ceil(next - now)));
+    if (timer) clock.clearTimeout(timer);
+    timer = next === Infinity ? undefined : clock.setTimeout(pump, Math.max(0, Math.ceil(next - now)));
   };
   const queueFor = (chatId: string): ChatQueue => {
     let q = chats.get(chatId);
@@ -102,7 +104,7 @@ export function slidingWindowLimiter(scale = 1): DestinationLimiter {
     return q;
   };
   const finish = (q: ChatQueue) => {
-    const now = performance.now();
+    const now = clock.now();
     for (const l of [global, ...q.logs]) l.end(now);
     q.running = false;
     pump();
@@ -119,7 +121,7 @@ export function slidingWindowLimiter(scale = 1): DestinationLimiter {
     pause(chatId, ms) {
       // Every chat waits, not only the one that got the 429: a global 429 spread over many chats
       // would otherwise keep Telegram's block alive for ever (measured: a livelock).
-      const until = performance.now() + ms / scale;
+      const until = clock.now() + ms / scale;
       const q = queueFor(chatId);
       q.pausedUntil = Math.max(q.pausedUntil, until);
       globalPausedUntil = Math.max(globalPausedUntil, until);
@@ -127,7 +129,7 @@ export function slidingWindowLimiter(scale = 1): DestinationLimiter {
     },
     async stop() {
       stopped = true;
-      if (timer) clearTimeout(timer);
+      if (timer) clock.clearTimeout(timer);
       for (const q of chats.values()) for (const job of q.jobs.splice(0)) job.drop(new Error("the limiter was stopped"));
       chats.clear();
     },

@@ -1,47 +1,78 @@
 import { describe, expect, it } from "vitest";
+import { SimulatedClock } from "../../src/clock/simulated-clock.js";
 import { slidingWindowLimiter } from "../../src/send/sliding-limiter.js";
 
-/** Schedules `n` jobs per chat and records when each started and ended (performance.now()). */
-async function run(scale: number, chats: string[], n: number, pause?: { chat: string; ms: number }) {
-  const limiter = slidingWindowLimiter(scale);
+/** Lets promise callbacks (a job's end, the limiter's next pump) run. */
+const flush = () => new Promise<void>((r) => setImmediate(r));
+
+/**
+ * Schedules `n` jobs per chat on a simulated clock; each job takes `jobMs`
+ * of simulated time. Records when each started and ended, in clock ms.
+ */
+async function run(chats: string[], n: number, opts: { jobMs?: number; pause?: { chat: string; ms: number } } = {}) {
+  const clock = new SimulatedClock(0);
+  const limiter = slidingWindowLimiter(clock);
+  const jobMs = opts.jobMs ?? 10;
   const spans: Array<{ chat: string; start: number; end: number }> = [];
   const jobs = chats.flatMap((chat) =>
     Array.from({ length: n }, (_, i) =>
       limiter.schedule(chat, async () => {
-        const start = performance.now();
-        if (pause && i === 0 && chat === pause.chat) limiter.pause(chat, pause.ms);
-        await new Promise((r) => setTimeout(r, 1));
-        spans.push({ chat, start, end: performance.now() });
+        const start = clock.now();
+        if (opts.pause && i === 0 && chat === opts.pause.chat) limiter.pause(chat, opts.pause.ms);
+        await new Promise<void>((r) => clock.setTimeout(r, jobMs));
+        spans.push({ chat, start, end: clock.now() });
       }),
     ),
   );
-  await Promise.all(jobs);
+  let done = false;
+  void Promise.all(jobs).then(() => (done = true));
+  for (let step = 0; !done; step++) {
+    if (step > 100_000) throw new Error("the limiter never finished");
+    await clock.advance(jobMs, flush);
+    await flush();
+  }
   await limiter.stop();
   return spans;
 }
 
 describe("slidingWindowLimiter", () => {
-  it("starts a chat's next send a full window after the previous one ended", async () => {
-    const spans = await run(50, ["100"], 5); // 1 s per chat -> 20 ms
-    for (let i = 1; i < spans.length; i++) expect(spans[i]!.start - spans[i - 1]!.end).toBeGreaterThanOrEqual(19);
+  it("starts a chat's next send a full second after the previous one ended", async () => {
+    const spans = await run(["100"], 5);
+    for (let i = 1; i < spans.length; i++) expect(spans[i]!.start - spans[i - 1]!.end).toBeGreaterThanOrEqual(1000);
+    // ...and not much later: the window, not a slower pace, is what holds it.
+    expect(spans[4]!.start - spans[3]!.end).toBeLessThanOrEqual(1000 + 10);
   });
 
   it("lets a group burst up to 20 a minute, then waits for the window to slide", async () => {
-    const spans = await run(200, ["-100"], 22); // 60 s -> 300 ms; 1 s -> 5 ms
+    const spans = await run(["-100"], 22);
     const first = spans[0]!;
-    expect(spans[20]!.start - first.end).toBeGreaterThanOrEqual(299);
+    expect(spans[19]!.start - first.end).toBeLessThan(60_000);
+    expect(spans[20]!.start - first.end).toBeGreaterThanOrEqual(60_000);
   });
 
   it("keeps 30 a second overall across chats", async () => {
     const chats = Array.from({ length: 40 }, (_, i) => String(1000 + i));
-    const spans = await run(20, chats, 1); // 1 s -> 50 ms
+    const spans = await run(chats, 1);
     const sorted = spans.sort((a, b) => a.start - b.start);
-    expect(sorted[30]!.start - sorted[0]!.end).toBeGreaterThanOrEqual(49);
+    expect(sorted[29]!.start - sorted[0]!.start).toBeLessThan(1000);
+    expect(sorted[30]!.start - sorted[0]!.end).toBeGreaterThanOrEqual(1000);
   });
 
   it("holds every chat after a 429 (its cause is not told)", async () => {
-    const spans = await run(10, ["1", "2"], 2, { chat: "1", ms: 1000 }); // pause 100 ms
+    const spans = await run(["1", "2"], 2, { pause: { chat: "1", ms: 5000 } });
     const first = spans.find((s) => s.chat === "1")!;
-    for (const s of spans.filter((x) => x.start > first.start)) expect(s.start - first.start).toBeGreaterThanOrEqual(99);
+    const later = spans.filter((x) => x.start > first.start);
+    expect(later.length).toBeGreaterThan(0);
+    for (const s of later) expect(s.start - first.start).toBeGreaterThanOrEqual(5000);
+  });
+
+  it("drops waiting jobs when stopped", async () => {
+    const clock = new SimulatedClock(0);
+    const limiter = slidingWindowLimiter(clock);
+    const first = limiter.schedule("1", async () => "sent");
+    const second = limiter.schedule("1", async () => "sent");
+    await expect(first).resolves.toBe("sent");
+    await limiter.stop();
+    await expect(second).rejects.toThrow(/stopped/);
   });
 });
