@@ -134,11 +134,15 @@ describe("live daemon against the Bot API double", () => {
     double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
     await eventually(async () => (await statusOf(daemon!, a.draft_id)) === "halted");
     await writeFile(envPath, "TAO_SWARM_ENABLED=1\n");
-    await new Promise((r) => setTimeout(r, 300));
-    expect(toGroup()).toHaveLength(0);
     double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, oldEmojis: ["👍"], newEmojis: [] });
     double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, oldEmojis: [], newEmojis: ["👍"] });
     await eventually(() => toGroup().length === 1, 10_000, "sent after re-approval");
+    await eventually(async () => (await statusOf(daemon!, a.draft_id)) === "sent");
+    // Every send is audited as `sending` before the call: one, and only after the new approval,
+    // so turning the switch back on sent nothing by itself.
+    const path = (await auditLines(daemon.harnessDir)).filter((l) => l.kind === "transition" && l.draft_id === a.draft_id).map((l) => l.to);
+    expect(path).toEqual(["queued", "pending", "approved", "halted", "approved", "sending", "sent"]);
+    expect(toGroup()).toHaveLength(1);
   });
 
   it("fails a draft Telegram refuses (403), with the reason", async () => {
@@ -202,7 +206,10 @@ describe("live daemon against the Bot API double", () => {
     expect(await statusOf(daemon, a.draft_id)).toBe("pending");
     double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
     await eventually(() => toGroup().length === 2, 10_000);
-    await new Promise((r) => setTimeout(r, 300));
+    await eventually(async () => (await statusOf(daemon!, a.draft_id)) === "sent");
+    // Once the daemon has stopped, nothing more can reach the group: the count below is final.
+    expect(await daemon.stop("SIGTERM")).toBe(0);
+    daemon = undefined;
     expect(toGroup().map((m) => m.text)).toEqual(["Crash mid-send", "Survive a crash"]);
   });
 
@@ -241,7 +248,9 @@ describe("live daemon against the Bot API double", () => {
     expect(double.pendingUpdates()).toHaveLength(0);
     daemon = await liveDaemon(double, {}, dirs);
     await eventually(async () => (await statusOf(daemon!, a.draft_id)) === "sent", 10_000);
-    await new Promise((r) => setTimeout(r, 300));
+    // Once the daemon has stopped, nothing more can reach the group: the count below is final.
+    expect(await daemon.stop("SIGTERM")).toBe(0);
+    daemon = undefined;
     expect(toGroup().map((m) => m.text)).toEqual(["Decided, then killed"]);
   });
 

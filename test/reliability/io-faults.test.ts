@@ -283,8 +283,17 @@ describe("the real daemon when its disk fills up (tmpfs)", () => {
     expect(answers.get(500) ?? 0).toBeGreaterThan(0);
 
     // The owner approves while the disk is full.
-    double.injectReaction({ chatId: OWNER, messageId: reviewMessageId, userId: OWNER, newEmojis: ["👍"] });
-    await new Promise((r) => setTimeout(r, 1500));
+    const { update } = double.injectReaction({ chatId: OWNER, messageId: reviewMessageId, userId: OWNER, newEmojis: ["👍"] });
+    // The daemon has dealt with the 👍 once it says so: it could not journal the update, could not
+    // save the decision, or the draft moved on.
+    const NOT_WRITTEN = ["could not journal fetched updates; they will be fetched again", "a reviewer's decision could not be saved"];
+    await eventually(
+      async () =>
+        daemon!.logs.some((l) => NOT_WRITTEN.includes(String(l.msg))) ||
+        (await daemon!.request("GET", `/drafts/${a.body.draft_id}`)).body.status !== "pending",
+      10_000,
+      `the 👍 (update ${update.update_id}) handled`,
+    );
     const duringFull = (await daemon.request("GET", `/drafts/${a.body.draft_id}`)).body.status as string;
     const sendsWhileFull = double.messages(GROUP).length;
     expect(await fetch(`${daemon.apiUrl}/healthz`).then((r) => r.status)).toBe(200);
@@ -312,7 +321,9 @@ describe("the real daemon when its disk fills up (tmpfs)", () => {
     const stored = new Set(storeRecords(await readFile(paths.drafts, "utf8")).map((r) => r.draft_id));
     for (const id of acknowledged) expect(stored.has(id), id).toBe(true);
     daemon = await liveDaemon(double, {}, { cwd, harnessDir });
-    await new Promise((r) => setTimeout(r, 500));
+    // The restart resumed every draft before its API came up; once it has stopped cleanly, nothing
+    // more can be sent, so the count below is final.
+    expect(await daemon.stop("SIGTERM")).toBe(0);
     expect(double.messages(GROUP)).toHaveLength(1);
     expect(violations).toEqual([]);
     expect(await verifyAuditChain(paths.audit)).toMatchObject({ ok: true });

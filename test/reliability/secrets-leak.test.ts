@@ -83,7 +83,6 @@ describe("secrets never leave the process", () => {
     await daemon.waitForLog((l) => l.msg === "could not post the draft for review; it stays queued and is tried again");
 
     // 2. A draft that goes through, then its send answered by a 502 page after Telegram took it: outcome unknown.
-    await new Promise((r) => setTimeout(r, 1100)); // the review chat's one-post-a-second slot
     const a = await api("POST", "/drafts", payload("Maybe delivered", { originating_intent_id: "s2" }));
     const id: string = a.json.draft_id;
     const reviewMessageId = await eventually(async () => (await api("GET", `/drafts/${id}`)).json.review_message_id as number | null, 10_000, "posted");
@@ -170,7 +169,6 @@ describe("secrets never leave the process", () => {
         });
         expect(res.status).toBe(201);
         await eventually(() => plain().includes("could not post the draft for review"), 10_000, "post failure logged");
-        await new Promise((r) => setTimeout(r, 300));
       } catch (err) {
         if (!out.includes("INFO")) {
           console.log(`[reliability] secrets pretty skipped: no terminal via script(1): ${out.slice(0, 300)}`);
@@ -210,7 +208,8 @@ describe("secrets never leave the process", () => {
       log.debug({ token, authorization: apiToken }, "by path");
       log.info({ err: new Error(`GET ${url.replace("sendMessage", "getUpdates")} 502`) }, "poll failed");
       await new Promise<void>((r) => log.flush(() => r()));
-      if (pretty) await new Promise((r) => setTimeout(r, 500)); // the transport is a worker thread
+      // The pretty transport is a worker thread: its output is complete once the last line is in the file.
+      await eventually(async () => (await readFile(file, "utf8")).includes("poll failed"), 5_000, "the last line written");
       closeSync(fd);
       const text = await readFile(file, "utf8");
       expect(text).toContain("send failed");

@@ -6,7 +6,6 @@
  * draft in the right status: sent, failed with Telegram's reason, or
  * outcome_unknown with a notice to the reviewers.
  */
-import { setTimeout as sleep } from "node:timers/promises";
 import { Api } from "grammy";
 import { afterEach, describe, expect, it } from "vitest";
 import { eventually } from "../support/daemon-process.js";
@@ -22,13 +21,17 @@ afterEach(async () => {
   scenario = undefined;
 });
 
-/** The checks every scenario ends with: nothing twice, nothing unapproved, a clean stop. */
+/**
+ * The checks every scenario ends with: a clean stop, then nothing twice, nothing unapproved. The
+ * daemon is stopped first: once it has exited nothing more can be sent, so the counts are final.
+ */
 async function finish(s: Scenario): Promise<{ delivered: number; doubleSends: number; unapproved: number; exit: number | null }> {
+  const exit = await s.daemon.stop("SIGTERM");
+  expect(exit).toBe(0);
   const v = await s.judge();
   expect(v.doubleSends).toEqual([]);
   expect(v.unapproved).toEqual([]);
-  const exit = await s.stop();
-  expect(exit).toBe(0);
+  await s.double.stop();
   return { delivered: v.delivered, doubleSends: v.doubleSends.length, unapproved: v.unapproved.length, exit };
 }
 
@@ -107,13 +110,12 @@ describe("Telegram faults against the real daemon", () => {
     await s.waitFor(b.draft_id, "pending", 30_000);
     // A poll that times out is repeated.
     s.double.delayNext("getUpdates", 4000);
-    await sleep(1500);
+    await s.wakePoll(); // the poll now held is the one that times out
     await s.approve(b.draft_id);
     await s.waitFor(b.draft_id, "sent", 30_000);
-    await sleep(1000);
-    expect([s.delivered(F1, a.text), s.delivered(F2, b.text)]).toEqual([1, 1]);
     const orphans = await s.orphanPosts();
     const end = await finish(s);
+    expect([s.delivered(F1, a.text), s.delivered(F2, b.text)]).toEqual([1, 1]);
     report("telegram-faults timeouts", {
       client_timeout_s: 2, send: "outcome_unknown+notice, delivered late once", post: "reposted", orphan_review_posts: orphans,
       poll_warnings: s.logs(/getUpdates failed/).length, ...end, seconds: Math.round((Date.now() - t0) / 1000),
@@ -150,10 +152,9 @@ describe("Telegram faults against the real daemon", () => {
     await s.approve(d.draft_id);
     await s.waitFor(c.draft_id, "sent", 30_000);
     await s.waitFor(d.draft_id, "sent", 30_000);
-    await sleep(500);
-    expect([s.delivered(F1, a.text), s.delivered(F2, b.text), s.delivered(F3, c.text), s.delivered(G1, d.text)]).toEqual([0, 1, 1, 1]);
     const orphans = await s.orphanPosts();
     const end = await finish(s);
+    expect([s.delivered(F1, a.text), s.delivered(F2, b.text), s.delivered(F3, c.text), s.delivered(G1, d.text)]).toEqual([0, 1, 1, 1]);
     report("telegram-faults resets+lost-answers", {
       send_reset: "outcome_unknown+notice (not delivered)", send_answer_lost: "outcome_unknown+notice (delivered once)",
       post_reset: "reposted", post_answer_lost: "reposted", orphan_review_posts: orphans, poll_reset_and_lost: "decisions kept",

@@ -111,7 +111,7 @@ describe("injected faults", () => {
 describe("stop", () => {
   it("ends a held long poll and closes at once", async () => {
     const poll = settle(api.getUpdates({ timeout: 30 }));
-    await sleep(30);
+    while (!double.calls("getUpdates").some((c) => c.outcome.kind === "pending")) await sleep(5); // held
     const started = Date.now();
     await double.stop();
     expect(await poll).toBeInstanceOf(HttpError);

@@ -70,8 +70,7 @@ describe("getUpdates", () => {
 
   it("terminates the held poll with 409 when another one comes", async () => {
     const first = api.getUpdates({ timeout: 5 }).catch((e: unknown) => e);
-    await double.waitForCall("getUpdates", (c) => c.outcome.kind === "pending", 100).catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 50));
+    await until(pollHeld);
     const second = api.getUpdates({ timeout: 5 });
     const error = await first;
     expect(error).toBeInstanceOf(GrammyError);
@@ -85,7 +84,7 @@ describe("getUpdates", () => {
   it("loses nothing when a poll is aborted or its answer is dropped", async () => {
     const controller = new AbortController();
     const aborted = api.getUpdates({ timeout: 5 }, controller.signal as Parameters<Api["getUpdates"]>[1]).catch((e: unknown) => e);
-    await new Promise((r) => setTimeout(r, 50));
+    await until(pollHeld);
     controller.abort();
     expect(await aborted).toBeInstanceOf(HttpError);
     await double.waitForCall("getUpdates", (c) => c.outcome.kind === "aborted");
@@ -146,6 +145,11 @@ describe("a real grammY bot", () => {
     expect(answers).toEqual(["Bad Request: query is too old and response timeout expired or query ID is invalid"]);
   });
 });
+
+/** True while a getUpdates is held by the double (its record stays pending until it is answered). */
+function pollHeld(): boolean {
+  return double.calls("getUpdates").some((c) => c.outcome.kind === "pending");
+}
 
 async function until(condition: () => boolean, timeoutMs = 3000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
