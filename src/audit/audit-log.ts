@@ -4,20 +4,13 @@ import { errMessage, fsyncDir, openAppend, writeAll } from "../store/fs-util.js"
 import { GroupCommit } from "../store/group-commit.js";
 import type { StoreLog } from "../store/jsonl-store.js";
 import { lineHash, scanAudit, toAuditLine, type AuditLine, type AuditScan } from "./audit-scan.js";
+import { auditEntrySchema, parseAuditLine, RESERVED_FIELDS, type AuditEntry } from "./audit-schema.js";
 import { DEFAULT_AUDIT_SOURCE } from "./verify-chain.js";
 
 export { verifyAuditChain, DEFAULT_AUDIT_SOURCE, type ChainVerdict } from "./verify-chain.js";
 export type { AuditLine } from "./audit-scan.js";
 
-/** What a caller audits: a kind, usually a draft_id, and any JSON fields. */
-export interface AuditEntry {
-  kind: string;
-  draft_id?: string;
-  [k: string]: unknown;
-}
-
-/** Fields the log writes itself; an entry may not set them. */
-const RESERVED = ["ts", "source", "seq", "prev_hash"] as const;
+export type { AuditEntry } from "./audit-schema.js";
 
 interface Encoded {
   /** The entry's JSON. */
@@ -125,7 +118,8 @@ export class AuditLog {
         await writeAll(this.fh, Buffer.from(`${this.state.tailBytes > 0 ? "\n" : ""}${line}\n`));
         this.state.tailBytes = 0;
         hash = lineHash(line);
-        added.push(toAuditLine(JSON.parse(line) as Record<string, unknown>));
+        const parsed = parseAuditLine(line, this.source);
+        if (parsed) added.push(toAuditLine(parsed));
       }
       await this.fh.datasync();
     } catch (err) {
@@ -157,11 +151,14 @@ export class AuditLog {
   }
 }
 
-/** Validates and serialises one entry; throws a TypeError (a caller's bug) for a bad one. */
+/** Validates (against the audit schema) and serialises one entry; throws a TypeError (a caller's bug) for a bad one. */
 function encodeEntry(entry: AuditEntry): Encoded {
-  if (typeof entry.kind !== "string" || entry.kind === "") throw new TypeError("an audit entry needs a non-empty string kind");
-  for (const key of RESERVED) {
+  for (const key of RESERVED_FIELDS) {
     if (Object.hasOwn(entry, key)) throw new TypeError(`an audit entry cannot set "${key}": the audit log writes it`);
+  }
+  const checked = auditEntrySchema.safeParse(entry);
+  if (!checked.success) {
+    throw new TypeError(`an audit entry of kind "${String((entry as { kind?: unknown }).kind)}" does not match the audit schema (src/audit/audit-schema.ts): ${checked.error.message}`);
   }
   const json = JSON.stringify(entry);
   if (json === undefined || json[0] !== "{") throw new TypeError("an audit entry must be a JSON object");

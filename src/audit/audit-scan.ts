@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { open } from "node:fs/promises";
 import { errCode } from "../store/fs-util.js";
 import { readLines } from "../store/line-reader.js";
+import { parseAuditLine, type AuditEntry, type ParsedAuditLine } from "./audit-schema.js";
 
 /**
  * Reads our own lines back from the shared audit log: the chain head to
@@ -11,17 +12,14 @@ import { readLines } from "../store/line-reader.js";
  */
 
 /**
- * One of our audit lines as kept in memory: every field of the line except
- * `source` and `prev_hash` (the same for all, or only for the chain) and
- * `draft_text` (the bulk of a line; the store has it). Keeping the text would
- * make memory grow with every transition ever audited.
+ * One of our audit lines as kept in memory: its seq, ts and typed entry
+ * (null for a line of ours this version does not know), without the texts
+ * (`draft_text`, `previous_text`: the bulk of a line; the store has them).
  */
 export interface AuditLine {
   readonly seq: number;
   readonly ts: string;
-  readonly kind: string;
-  readonly draft_id?: string;
-  readonly [k: string]: unknown;
+  readonly entry: AuditEntry | null;
 }
 
 /** What a scan found. */
@@ -49,9 +47,18 @@ export function lineHash(line: string | Uint8Array): string {
 }
 
 /** Our line as kept in memory (see AuditLine). */
-export function toAuditLine(fields: Record<string, unknown>): AuditLine {
-  const { source: _s, prev_hash: _p, draft_text: _t, ...rest } = fields;
-  return rest as unknown as AuditLine;
+export function toAuditLine(line: ParsedAuditLine): AuditLine {
+  const { seq, ts } = line.envelope;
+  const entry = line.entry;
+  if (entry?.kind === "transition") {
+    const { draft_text: _t, previous_text: _p, ...rest } = entry;
+    return { seq, ts, entry: rest };
+  }
+  if (entry?.kind === "decision_refused") {
+    const { draft_text: _t, ...rest } = entry;
+    return { seq, ts, entry: rest };
+  }
+  return { seq, ts, entry };
 }
 
 /** Reads `path` (missing = empty) and collects the lines of `source`. */
@@ -70,13 +77,13 @@ export async function scanAudit(path: string, source: string): Promise<AuditScan
     const read = await readLines(fh, (buf, start, end, lineNo) => {
       if (buf.subarray(start, end).indexOf(needle) < 0) return;
       const text = buf.toString("utf8", start, end);
-      const fields = parseOurs(text, source);
-      if (!fields) {
+      const parsed = parseAuditLine(text, source);
+      if (!parsed) {
         if (scan.unparseableCount++ < 20) scan.unparseable.push(lineNo);
         return;
       }
-      scan.ours.push(toAuditLine(fields));
-      scan.lastSeq = Math.max(scan.lastSeq, fields.seq);
+      scan.ours.push(toAuditLine(parsed));
+      scan.lastSeq = Math.max(scan.lastSeq, parsed.envelope.seq);
       lastText = text;
     });
     scan.tailBytes = read.tailBytes;
@@ -87,19 +94,3 @@ export async function scanAudit(path: string, source: string): Promise<AuditScan
   return scan;
 }
 
-/** The fields of a line of ours, or null when it is not JSON or lacks the chain fields. */
-export function parseOurs(text: string, source: string): (Record<string, unknown> & { seq: number; prev_hash: string }) | null {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return null;
-  const o = v as Record<string, unknown>;
-  if (o.source !== source) return null;
-  const { seq, prev_hash } = o;
-  if (typeof seq !== "number" || !Number.isSafeInteger(seq) || typeof prev_hash !== "string") return null;
-  if (typeof o.ts !== "string" || typeof o.kind !== "string") return null;
-  return o as Record<string, unknown> & { seq: number; prev_hash: string };
-}

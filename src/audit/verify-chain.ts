@@ -1,6 +1,7 @@
 import { open } from "node:fs/promises";
 import { readLines } from "../store/line-reader.js";
-import { lineHash, parseOurs, sourceNeedle } from "./audit-scan.js";
+import { lineHash, sourceNeedle } from "./audit-scan.js";
+import { parseAuditLine } from "./audit-schema.js";
 
 /** The default `source` of our audit lines. */
 export const DEFAULT_AUDIT_SOURCE = "telegram-draft-for-review";
@@ -28,8 +29,9 @@ export async function verifyAuditChain(path: string, source: string = DEFAULT_AU
   try {
     await readLines(fh, (buf, start, end, lineNo) => {
       if (buf.subarray(start, end).indexOf(needle) < 0) return;
-      const fields = parseOurs(buf.toString("utf8", start, end), source);
-      if (!fields) return;
+      const parsed = parseAuditLine(buf.toString("utf8", start, end), source);
+      if (!parsed) return;
+      const fields = parsed.envelope;
       const reason = chainBreak(fields, prevHash, prevSeq, lines);
       if (reason) {
         broken = { ok: false, line: lineNo, reason };

@@ -1,52 +1,40 @@
+import type { DecisionRefusedEntry, TransitionEntry, TransitionEvent } from "../audit/audit-schema.js";
 import type { DraftEvent } from "../drafts/events.js";
 import type { Actor, Decision, DraftRecord } from "../drafts/record.js";
 import type { DraftStatus } from "../drafts/status.js";
 
-/** One line of the audit log about a draft's status change. */
-export interface TransitionEntry {
-  readonly kind: "transition";
-  readonly draft_id: string;
-  readonly version: number;
-  readonly from: DraftStatus | null;
-  readonly to: DraftStatus;
-  readonly event: DraftEvent["type"] | "created" | "recovered";
-  readonly draft_text: string;
-  readonly drafted_by_role: string;
-  readonly destination_chat_id: string;
-  readonly destination_thread_id: number | null;
-  readonly review_message_id: number | null;
-  readonly decision: Decision | null;
-  readonly emoji: string | null;
-  readonly user_id: number | null;
-  readonly channel: string | null;
-  readonly update_id: number | null;
-  readonly reason: string | null;
-  readonly [key: string]: unknown;
-}
+export type { TransitionEntry } from "../audit/audit-schema.js";
 
 /** The decision a status is the direct result of. */
 const DECISION_OF: Partial<Record<DraftStatus, Decision>> = { approved: "send", revise: "revise", deferred: "defer" };
 
-/** The audit line for a change from `from` to `draft` caused by `event`. */
-export function transitionEntry(
-  from: DraftStatus | null,
-  draft: DraftRecord,
-  event: DraftEvent | { type: "created" } | { type: "recovered" },
-): TransitionEntry {
+/** What caused a transition line: a machine event, or a draft's creation, or a change a crash left unaudited. */
+export type TransitionCause = DraftEvent | { readonly type: "created" } | { readonly type: "recovered" };
+
+/**
+ * The audit line for a change from `from` to `draft` caused by `event`.
+ * `previousText` is the text before the change, written when it changed (an edit).
+ */
+export function transitionEntry(from: DraftStatus | null, draft: DraftRecord, event: TransitionCause, previousText?: string): TransitionEntry {
   // A change a crash left out of the audit log keeps who decided it, when it was a decision's result.
   const recoveredDecision = event.type === "recovered" ? DECISION_OF[draft.status] : undefined;
   const actor = event.type === "decide" ? event.actor : recoveredDecision ? draft.decided_by : null;
   const decision = event.type === "decide" ? event.decision : actor ? (recoveredDecision ?? null) : null;
   const note = event.type === "decide" ? event.note : recoveredDecision === "revise" ? draft.revision_note : null;
+  const type: TransitionEvent = event.type;
+  const textVersion = (draft as { text_version?: unknown }).text_version;
   return {
     kind: "transition",
     draft_id: draft.draft_id,
     version: draft.version,
     from,
     to: draft.status,
-    event: event.type,
+    event: type,
     draft_text: draft.draft_text,
+    ...(previousText !== undefined && previousText !== draft.draft_text ? { previous_text: previousText } : {}),
+    ...(typeof textVersion === "number" ? { text_version: textVersion } : {}),
     drafted_by_role: draft.drafted_by_role,
+    originating_intent_id: draft.originating_intent_id,
     destination_chat_id: draft.destination_chat_id,
     destination_thread_id: draft.destination_thread_id,
     review_message_id: draft.review_message_id,
@@ -73,7 +61,7 @@ export interface RefusedDecision {
 }
 
 /** The audit line for a refused decision, with the draft's text when the draft is known. */
-export function refusedEntry(refusal: RefusedDecision, draft: DraftRecord | undefined): Record<string, unknown> & { kind: string } {
+export function refusedEntry(refusal: RefusedDecision, draft: DraftRecord | undefined): DecisionRefusedEntry {
   return {
     kind: "decision_refused",
     draft_id: draft?.draft_id ?? null,

@@ -1,15 +1,40 @@
-import type { DraftStatus } from "../drafts/status.js";
-import type { EventFeed, FeedEvent } from "../http/event-feed.js";
+import type { TransitionEntry } from "../audit/audit-schema.js";
+import type { EventFeed, FeedEvent, FeedEventKind } from "../drafts/feed-event.js";
+import { notifyRoles } from "../drafts/notify-roles.js";
+import { ROLES, type Role } from "../drafts/record.js";
+import type { AuditLine } from "../audit/audit-scan.js";
 
-/** The part of an audit line the feed reads. */
-interface AuditLineLike {
-  readonly seq?: unknown;
-  readonly kind?: unknown;
-  readonly draft_id?: unknown;
-  readonly from?: unknown;
-  readonly to?: unknown;
-  readonly version?: unknown;
-  readonly ts?: unknown;
+/** The machine event an audit line records, as the feed's `kind`. */
+export function feedKindOf(event: TransitionEntry["event"]): FeedEventKind {
+  return event === "edit" ? "edited" : event === "undo" ? "undone" : "transition";
+}
+
+/** The feed event of one transition line (`seq` and `ts` are the line's). */
+export function feedEventOf(seq: number, ts: string, t: TransitionEntry): FeedEvent {
+  const role = (ROLES as readonly string[]).includes(t.drafted_by_role) ? (t.drafted_by_role as Role) : undefined;
+  const note = t.note !== undefined && t.note !== "" ? t.note : null;
+  const kind = feedKindOf(t.event);
+  return {
+    seq,
+    draft_id: t.draft_id,
+    from: t.from,
+    to: t.to,
+    version: t.version,
+    at: ts,
+    kind,
+    ...(role ? { drafted_by_role: role, notify_roles: notifyRoles(role, note) } : {}),
+    ...(t.originating_intent_id !== undefined ? { originating_intent_id: t.originating_intent_id } : {}),
+    revision_note: note,
+    reason: t.reason,
+    sent_message_id: t.sent_message_id ?? null,
+    ...(kind === "edited"
+      ? {
+          ...(t.text_version !== undefined ? { text_version: t.text_version } : {}),
+          previous_text: t.previous_text ?? null,
+          ...(t.draft_text !== undefined ? { draft_text: t.draft_text } : {}),
+        }
+      : {}),
+  };
 }
 
 /**
@@ -18,10 +43,10 @@ interface AuditLineLike {
  * that survives restarts and store compaction. New lines are picked up as the
  * log grows; lookups are a binary search.
  */
-export function auditEventFeed(audit: { readonly ours: readonly AuditLineLike[] }): EventFeed {
+export function auditEventFeed(audit: { readonly ours: readonly AuditLine[] }): EventFeed {
   let events: FeedEvent[] = [];
   let scanned = 0;
-  let source: readonly AuditLineLike[] | undefined;
+  let source: readonly AuditLine[] | undefined;
   const catchUp = () => {
     const lines = audit.ours;
     if (lines !== source) {
@@ -32,15 +57,7 @@ export function auditEventFeed(audit: { readonly ours: readonly AuditLineLike[] 
     }
     for (; scanned < lines.length; scanned++) {
       const l = lines[scanned]!;
-      if (l.kind !== "transition" || typeof l.seq !== "number" || typeof l.draft_id !== "string") continue;
-      events.push({
-        seq: l.seq,
-        draft_id: l.draft_id,
-        from: (l.from ?? null) as DraftStatus | null,
-        to: l.to as DraftStatus,
-        version: typeof l.version === "number" ? l.version : 0,
-        at: typeof l.ts === "string" ? l.ts : "",
-      });
+      if (l.entry?.kind === "transition") events.push(feedEventOf(l.seq, l.ts, l.entry));
     }
   };
   return {

@@ -2,7 +2,7 @@ import type { AuditLog } from "../audit/audit-log.js";
 import type { Effect } from "../drafts/effects.js";
 import { unknownOutcomeNotice } from "../drafts/machine.js";
 import type { DraftRecord } from "../drafts/record.js";
-import { isFinal } from "../drafts/status.js";
+import { isFinal, type DraftStatus } from "../drafts/status.js";
 import { transitionEntry } from "./audit-entries.js";
 import type { ReviewDesk } from "./review-desk.js";
 
@@ -17,11 +17,8 @@ export const CRASH_DURING_SEND =
  */
 export async function reconcileAudit(drafts: Iterable<DraftRecord>, audit: AuditLog): Promise<number> {
   const audited = new Map<string, number>();
-  for (const line of audit.ours) {
-    const l = line as { kind?: unknown; draft_id?: unknown; version?: unknown };
-    if (l.kind === "transition" && typeof l.draft_id === "string" && typeof l.version === "number") {
-      audited.set(l.draft_id, Math.max(audited.get(l.draft_id) ?? 0, l.version));
-    }
+  for (const { entry } of audit.ours) {
+    if (entry?.kind === "transition") audited.set(entry.draft_id, Math.max(audited.get(entry.draft_id) ?? 0, entry.version));
   }
   const missing = [...drafts].filter((d) => (audited.get(d.draft_id) ?? 0) < d.version);
   if (missing.length > 0) await audit.append(missing.map((d) => transitionEntry(null, d, { type: "recovered" })));
@@ -29,7 +26,7 @@ export async function reconcileAudit(drafts: Iterable<DraftRecord>, audit: Audit
 }
 
 /** Statuses past which a draft may have reached its destination. */
-const SEND_STARTED = new Set(["sending", "sent", "failed", "outcome_unknown"]);
+const SEND_STARTED: ReadonlySet<DraftStatus> = new Set<DraftStatus>(["sending", "sent", "failed", "outcome_unknown"]);
 
 /** Why a draft whose store line was lost, but whose audit line says the send began, is marked unknown. */
 export const STORE_LOST_SEND =
@@ -44,16 +41,15 @@ export const STORE_LOST_SEND =
  * drafts so marked.
  */
 export async function guardLostSends(desk: ReviewDesk, audit: AuditLog): Promise<string[]> {
-  const last = new Map<string, { version: number; to: unknown }>();
-  for (const line of audit.ours) {
-    const l = line as { kind?: unknown; draft_id?: unknown; version?: unknown; to?: unknown };
-    if (l.kind !== "transition" || typeof l.draft_id !== "string" || typeof l.version !== "number") continue;
-    if ((last.get(l.draft_id)?.version ?? 0) < l.version) last.set(l.draft_id, { version: l.version, to: l.to });
+  const last = new Map<string, { version: number; to: DraftStatus }>();
+  for (const { entry } of audit.ours) {
+    if (entry?.kind !== "transition") continue;
+    if ((last.get(entry.draft_id)?.version ?? 0) < entry.version) last.set(entry.draft_id, { version: entry.version, to: entry.to });
   }
   const marked: string[] = [];
   for (const draft of desk.list("approved")) {
     const audited = last.get(draft.draft_id);
-    if (!audited || audited.version <= draft.version || !SEND_STARTED.has(String(audited.to))) continue;
+    if (!audited || audited.version <= draft.version || !SEND_STARTED.has(audited.to)) continue;
     const intent = await desk.apply(draft.draft_id, { type: "send_intent" });
     if (!intent.ok) continue;
     await desk.apply(draft.draft_id, { type: "send_unknown", reason: STORE_LOST_SEND });

@@ -2,6 +2,7 @@ import type { AuditLog } from "../audit/audit-log.js";
 import type { Clock, TimerHandle } from "../clock/clock.js";
 import type { Effect } from "../drafts/effects.js";
 import type { DraftEvent } from "../drafts/events.js";
+import type { Transition } from "../drafts/feed-event.js";
 import { transition, type TransitionResult } from "../drafts/machine.js";
 import type { Actor, Decision, DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION, isFinal, type DraftStatus } from "../drafts/status.js";
@@ -18,14 +19,7 @@ export interface DeskLog {
   error(obj: object, msg: string): void;
 }
 
-/** A status change, as the events feed and test mode's `advance` report it. */
-export interface Transition {
-  readonly draft_id: string;
-  readonly from: DraftStatus | null;
-  readonly to: DraftStatus;
-  readonly version: number;
-  readonly at: string;
-}
+export type { Transition } from "../drafts/feed-event.js";
 
 /** What the desk is built from. */
 export interface ReviewDeskOptions {
@@ -78,11 +72,11 @@ export class ReviewDesk implements DraftLedger {
 
   constructor(private readonly options: ReviewDeskOptions) {
     for (const draft of options.store.latest.values()) this.index(draft);
-    for (const line of options.audit.ours) {
-      const updateId = (line as { update_id?: unknown }).update_id;
+    for (const { entry } of options.audit.ours) {
+      if (entry === null) continue;
+      const updateId = "update_id" in entry ? entry.update_id : undefined;
       if (typeof updateId === "number") this.seenUpdates.add(updateId);
-      const l = line as { kind?: unknown; draft_id?: unknown; status?: unknown };
-      if (l.kind === "notice") this.notices.add(`${String(l.draft_id)}:${String(l.status)}`);
+      if (entry.kind === "notice") this.notices.add(`${entry.draft_id}:${entry.status}`);
     }
     this.sender = options.makeSender(this);
   }
@@ -226,7 +220,7 @@ export class ReviewDesk implements DraftLedger {
     if (!draft) throw new Error(`draft ${draftId} does not exist`);
     const result = transition(draft, event, this.options.clock.now());
     if (!result.ok) return result;
-    await this.commit(draft.status, result.draft, event);
+    await this.commit(draft.status, result.draft, event, draft.draft_text);
     this.runEffects(result.effects);
     return result;
   }
@@ -236,11 +230,12 @@ export class ReviewDesk implements DraftLedger {
     from: DraftStatus | null,
     draft: DraftRecord,
     event: DraftEvent | { type: "created" },
+    previousText?: string,
   ): Promise<void> {
     await this.options.store.append([draft]);
     this.index(draft);
     if (isFinal(draft.status)) this.disarm(draft.draft_id);
-    await this.options.audit.append([transitionEntry(from, draft, event)]);
+    await this.options.audit.append([transitionEntry(from, draft, event, previousText)]);
     const t: Transition = { draft_id: draft.draft_id, from, to: draft.status, version: draft.version, at: draft.updated_at };
     for (const listener of this.listeners) listener(t);
   }

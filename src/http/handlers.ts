@@ -76,12 +76,12 @@ export function listDrafts(deps: HandlerDeps, ctx: RequestContext): JsonReply {
 }
 
 /** `GET /events?after=<seq>&limit=<n>`: transitions with seq > after, in order, and the next cursor. */
-export function getEvents(deps: HandlerDeps, ctx: RequestContext): JsonReply {
+export async function getEvents(deps: HandlerDeps, ctx: RequestContext): Promise<JsonReply> {
   const after = wholeNumber(ctx.query, "after", 0, 0, Number.MAX_SAFE_INTEGER);
   if (typeof after === "string") return errorReply(400, after, "after");
   const limit = wholeNumber(ctx.query, "limit", MAX_EVENTS_PAGE, 1, MAX_EVENTS_PAGE);
   if (typeof limit === "string") return errorReply(400, limit, "limit");
-  const page = deps.events.after(after, limit);
+  const page = await deps.events.after(after, limit);
   return reply(200, { events: page.events, last_seq: page.lastSeq });
 }
 

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { AuditLog, verifyAuditChain } from "../../src/audit/audit-log.js";
 import { memoryLog, tempDir } from "../store/helpers.js";
+import { noticeEntry, transitionLine } from "./entries.js";
 
 const opened: AuditLog[] = [];
 afterEach(async () => {
@@ -24,25 +25,25 @@ describe("AuditLog", () => {
   it("writes chained lines and reads them back across restarts", async () => {
     const path = join(await tempDir(), "h", "swarm.jsonl");
     const { audit } = await openAudit(path);
-    await audit.append([{ kind: "transition", draft_id: "d1", from: null, to: "pending", draft_text: "hello" }]);
-    await audit.append([{ kind: "refused_decision", draft_id: "d1", user_id: 7 }]);
+    await audit.append([transitionLine("d1", { to: "pending", draft_text: "hello" })]);
+    await audit.append([noticeEntry("refused", "d1")]);
     expect((await stat(path)).mode & 0o777).toBe(0o600);
     const [l1, l2] = await lines(path);
     const o1 = JSON.parse(l1!) as Record<string, unknown>;
     expect(Object.keys(o1).slice(0, 5)).toEqual(["ts", "source", "seq", "prev_hash", "kind"]);
     expect(o1).toMatchObject({ ts: "2025-01-01T00:00:01.000Z", source: "telegram-draft-for-review", seq: 1, prev_hash: "", draft_text: "hello" });
     expect(JSON.parse(l2!)).toMatchObject({ seq: 2, prev_hash: sha(l1!) });
-    expect(audit.ours.map((l) => [l.seq, l.kind])).toEqual([
+    expect(audit.ours.map((l) => [l.seq, l.entry?.kind])).toEqual([
       [1, "transition"],
-      [2, "refused_decision"],
+      [2, "notice"],
     ]);
-    expect(audit.ours[0]).not.toHaveProperty("draft_text");
+    expect(audit.ours[0]!.entry).not.toHaveProperty("draft_text");
     await audit.close();
 
     const { audit: again } = await openAudit(path);
     expect(again.lastSeq).toBe(2);
     expect(again.ours).toHaveLength(2);
-    await again.append([{ kind: "transition", draft_id: "d1", to: "sent" }]);
+    await again.append([transitionLine("d1", { to: "sent", version: 2 })]);
     expect(JSON.parse((await lines(path))[2]!)).toMatchObject({ seq: 3, prev_hash: sha(l2!) });
     expect(await verifyAuditChain(path)).toEqual({ ok: true, lines: 3 });
   });
@@ -50,8 +51,8 @@ describe("AuditLog", () => {
   it("group-commits concurrent appends in call order", async () => {
     const path = join(await tempDir(), "swarm.jsonl");
     const { audit } = await openAudit(path);
-    await Promise.all(Array.from({ length: 100 }, (_, i) => audit.append([{ kind: "k", n: i }])));
-    expect((await lines(path)).map((l) => (JSON.parse(l) as { n: number }).n)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    await Promise.all(Array.from({ length: 100 }, (_, i) => audit.append([noticeEntry(String(i))])));
+    expect((await lines(path)).map((l) => Number((JSON.parse(l) as { text: string }).text))).toEqual(Array.from({ length: 100 }, (_, i) => i));
     expect(audit.lastSeq).toBe(100);
     expect(await verifyAuditChain(path)).toEqual({ ok: true, lines: 100 });
   });
@@ -59,19 +60,19 @@ describe("AuditLog", () => {
   it("tolerates other writers' lines, garbage and a torn line in between", async () => {
     const path = join(await tempDir(), "swarm.jsonl");
     const { audit } = await openAudit(path);
-    await audit.append([{ kind: "a" }]);
+    await audit.append([noticeEntry("a")]);
     await appendFile(path, '{"ts":"x","source":"scribe","kind":"note"}\nnot json at all\n');
-    await audit.append([{ kind: "b" }]);
+    await audit.append([noticeEntry("b")]);
     await appendFile(path, '{"source":"cos","seq":1,"prev_hash":"","ts":"t","kind":"x"}\n{"ts":"2025","source":"telegram-draft-');
     await audit.close();
 
     const { audit: again, log } = await openAudit(path);
-    expect(again.ours.map((l) => l.kind)).toEqual(["a", "b"]);
+    expect(again.ours.map((l) => (l.entry?.kind === "notice" ? l.entry.text : null))).toEqual(["a", "b"]);
     expect(log.warns.some((w) => /incomplete line/.test(w.msg))).toBe(true);
-    await again.append([{ kind: "c" }]);
+    await again.append([noticeEntry("c")]);
     const all = await lines(path);
     expect(all.at(-2)).toBe('{"ts":"2025","source":"telegram-draft-');
-    expect(JSON.parse(all.at(-1)!)).toMatchObject({ kind: "c", seq: 3 });
+    expect(JSON.parse(all.at(-1)!)).toMatchObject({ text: "c", seq: 3 });
     expect(await verifyAuditChain(path)).toEqual({ ok: true, lines: 3 });
     expect(await verifyAuditChain(path, "cos")).toEqual({ ok: true, lines: 1 });
   });
@@ -79,7 +80,7 @@ describe("AuditLog", () => {
   it("continues the chain from the last good line after a torn line of ours", async () => {
     const path = join(await tempDir(), "swarm.jsonl");
     const { audit } = await openAudit(path);
-    await audit.append([{ kind: "a" }, { kind: "b" }]);
+    await audit.append([noticeEntry("a"), noticeEntry("b")]);
     await audit.close();
     const content = await readFile(path, "utf8");
     await writeFile(path, content.slice(0, content.length - 9)); // tear our last line
@@ -87,14 +88,15 @@ describe("AuditLog", () => {
     const { audit: again, log } = await openAudit(path);
     expect(again.lastSeq).toBe(1);
     expect(log.warns[0]?.msg).toMatch(/do not parse/);
-    await again.append([{ kind: "c" }]);
+    await again.append([noticeEntry("c")]);
     expect(await verifyAuditChain(path)).toEqual({ ok: true, lines: 2 });
   });
 
   it("refuses entries that would overwrite the chain fields", async () => {
     const { audit } = await openAudit(join(await tempDir(), "swarm.jsonl"));
-    await expect(audit.append([{ kind: "x", seq: 9 }])).rejects.toThrow(/seq/);
-    await expect(audit.append([{ kind: "" }])).rejects.toThrow(/kind/);
+    await expect(audit.append([{ ...noticeEntry("x"), seq: 9 } as never])).rejects.toThrow(/seq/);
+    await expect(audit.append([{ kind: "" } as never])).rejects.toThrow(/audit schema/);
+    await expect(audit.append([{ ...noticeEntry("x"), status: "nope" } as never])).rejects.toThrow(/audit schema/);
     expect(audit.lastSeq).toBe(0);
   });
 });
@@ -108,7 +110,7 @@ describe("AuditLog: failed writes", () => {
     const dir = await tempDir();
     const path = join(dir, "swarm.jsonl");
     const { audit, log } = await openAudit(path);
-    await audit.append([{ kind: "a" }]);
+    await audit.append([noticeEntry("a")]);
     const probe = await open(join(dir, "probe"), "w");
     await probe.close();
     const proto = Object.getPrototypeOf(probe) as FileHandle;
@@ -119,16 +121,16 @@ describe("AuditLog: failed writes", () => {
       throw Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" });
     };
     vi.spyOn(proto, "write").mockImplementationOnce(torn as unknown as typeof proto.write);
-    await expect(audit.append([{ kind: "b" }])).rejects.toThrow(/not acknowledged/);
-    await audit.append([{ kind: "c" }]);
+    await expect(audit.append([noticeEntry("b")])).rejects.toThrow(/not acknowledged/);
+    await audit.append([noticeEntry("c")]);
     expect(log.warns.some((w) => /re-read/.test(w.msg))).toBe(true);
-    expect(audit.ours.map((l) => [l.kind, l.seq])).toEqual([
+    expect(audit.ours.map((l) => [l.entry?.kind === "notice" ? l.entry.text : null, l.seq])).toEqual([
       ["a", 1],
       ["c", 2],
     ]);
     const all = await lines(path);
     expect(all).toHaveLength(3);
-    expect(JSON.parse(all[2]!)).toMatchObject({ kind: "c", seq: 2 });
+    expect(JSON.parse(all[2]!)).toMatchObject({ text: "c", seq: 2 });
     expect(await verifyAuditChain(path)).toEqual({ ok: true, lines: 2 });
   });
 });
@@ -138,7 +140,7 @@ describe("verifyAuditChain", () => {
     const path = join(await tempDir(), "swarm.jsonl");
     const { audit } = await openAudit(path);
     for (let i = 0; i < n; i++) {
-      await audit.append([{ kind: "k", draft_id: `d${i}`, draft_text: `text ${i}` }]);
+      await audit.append([transitionLine(`d${i}`, { draft_text: `text ${i}` })]);
       await appendFile(path, `{"source":"other","n":${i}}\n`);
     }
     await audit.close();

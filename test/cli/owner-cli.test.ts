@@ -9,6 +9,7 @@ import { startApiServer, type ApiServer } from "../../src/http/server.js";
 import { buildStatusReport } from "../../src/owner/status-report.js";
 import { captureLog, memoryCore, payload } from "../http/memory-core.js";
 import { ensureBuilt, jsonLine, runBin } from "../support/cli-process.js";
+import { noticeEntry, transitionLine } from "../audit/entries.js";
 
 const TOKEN = randomBytes(32).toString("hex");
 let work: string;
@@ -71,11 +72,11 @@ describe("draft-review halt and resume", () => {
 
   it("leaves the daemon's chain intact while the daemon's log stays open, and audit verify checks both", async () => {
     const daemonLog = await AuditLog.open({ path: join(harness, "swarm.jsonl"), log: captureLog() });
-    await daemonLog.append([{ kind: "transition", draft_id: "d_1" }]);
+    await daemonLog.append([transitionLine("d_1")]);
     expect((await cli(["halt"])).code).toBe(0);
-    await daemonLog.append([{ kind: "transition", draft_id: "d_2" }]);
+    await daemonLog.append([transitionLine("d_2")]);
     expect((await cli(["resume"])).code).toBe(0);
-    await daemonLog.append([{ kind: "transition", draft_id: "d_3" }]);
+    await daemonLog.append([transitionLine("d_3")]);
     await daemonLog.close();
     expect(await verifyAuditChain(join(harness, "swarm.jsonl"))).toEqual({ ok: true, lines: 3 });
 
@@ -95,7 +96,7 @@ describe("draft-review halt and resume", () => {
 describe("draft-review audit verify", () => {
   it("prints the first broken link and exits 1", async () => {
     const log = await AuditLog.open({ path: join(harness, "swarm.jsonl"), log: captureLog() });
-    await log.append([{ kind: "a" }, { kind: "b" }, { kind: "c" }]);
+    await log.append([noticeEntry("a"), noticeEntry("b"), noticeEntry("c")]);
     await log.close();
     const path = join(harness, "swarm.jsonl");
     const text = await readFile(path, "utf8");

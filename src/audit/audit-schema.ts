@@ -1,0 +1,183 @@
+import { z } from "zod";
+import { DECISIONS } from "../drafts/record.js";
+import { STATUSES } from "../drafts/status.js";
+
+/**
+ * Every audit entry the daemon and its CLI write, as one zod discriminated
+ * union on `kind`. The writer (`AuditLog.append`) takes `AuditEntry`, the
+ * readers (the index, the feed, recovery, tests) parse lines back with
+ * `parseAuditLine`: renaming a field here breaks them at compile time, not
+ * silently at run time. Fields added later are optional, so old lines parse.
+ */
+
+const status = z.enum(STATUSES);
+const int = z.number().int();
+
+/** The machine events a transition line can name, plus `created` and `recovered` (a change a crash left out of the log). */
+export const TRANSITION_EVENTS = [
+  "created",
+  "recovered",
+  "posted",
+  "decide",
+  "expire",
+  "halt",
+  "send_intent",
+  "send_retry",
+  "send_ok",
+  "send_failed",
+  "send_unknown",
+  "edit",
+  "undo",
+] as const;
+/** One of `TRANSITION_EVENTS`. */
+export type TransitionEvent = (typeof TRANSITION_EVENTS)[number];
+
+/** A draft's status change (one line per durable change of the store). */
+export const transitionEntrySchema = z.object({
+  kind: z.literal("transition"),
+  draft_id: z.string(),
+  /** The record's version after the change. */
+  version: int,
+  from: status.nullable(),
+  to: status,
+  event: z.enum(TRANSITION_EVENTS),
+  /** The draft's text after the change (optional on read: readers that keep lines drop it). */
+  draft_text: z.string().optional(),
+  /** An edit's text before the change. */
+  previous_text: z.string().nullable().optional(),
+  /** The record's text_version after the change, where the record has one. */
+  text_version: int.optional(),
+  drafted_by_role: z.string(),
+  originating_intent_id: z.string().optional(),
+  destination_chat_id: z.string(),
+  destination_thread_id: int.nullable(),
+  review_message_id: int.nullable(),
+  decision: z.enum(DECISIONS).nullable(),
+  emoji: z.string().nullable(),
+  user_id: int.nullable(),
+  channel: z.string().nullable(),
+  update_id: int.nullable(),
+  reason: z.string().nullable(),
+  /** The revision note of a `revise` decision. */
+  note: z.string().optional(),
+  sent_message_id: int.optional(),
+});
+
+/** A reviewer's decision (reaction, button, reply) that did not count, with why. */
+export const decisionRefusedEntrySchema = z.object({
+  kind: z.literal("decision_refused"),
+  draft_id: z.string().nullable(),
+  status: status.nullable(),
+  draft_text: z.string().nullable().optional(),
+  decision: z.enum(DECISIONS).nullable(),
+  emoji: z.string().nullable(),
+  user_id: int.nullable(),
+  channel: z.string(),
+  update_id: int.nullable(),
+  reason: z.string(),
+  chat_id: z.string().nullable(),
+  review_message_id: int.nullable(),
+  actor_chat_id: int.optional(),
+  username: z.string().optional(),
+});
+
+/** A notice that reached the review chat (written once it is out). */
+export const noticeEntrySchema = z.object({
+  kind: z.literal("notice"),
+  draft_id: z.string(),
+  /** The draft's status when the notice went out. */
+  status,
+  text: z.string(),
+});
+
+/** An owner command in the review chat that did not count. */
+export const commandRefusedEntrySchema = z.object({
+  kind: z.literal("command_refused"),
+  command: z.string(),
+  reason: z.string(),
+  user_id: int.nullable(),
+  channel: z.literal("command"),
+  chat_id: z.string(),
+  update_id: int,
+  actor_chat_id: int.optional(),
+  username: z.string().optional(),
+});
+
+const ownerSwitchFields = {
+  user_id: int.nullable(),
+  channel: z.enum(["command", "cli"]),
+  /** False when sends already were (or were not) halted by the owner. */
+  changed: z.boolean(),
+  update_id: int.optional(),
+  os_user: z.string().optional(),
+};
+
+/** The owner halted sends (/halt, `draft-review halt`). */
+export const ownerHaltEntrySchema = z.object({ kind: z.literal("owner_halt"), ...ownerSwitchFields });
+/** The owner lifted their halt (/resume, `draft-review resume`). */
+export const ownerResumeEntrySchema = z.object({ kind: z.literal("owner_resume"), ...ownerSwitchFields });
+
+/** Every entry we write, by `kind`. */
+export const auditEntrySchema = z.discriminatedUnion("kind", [
+  transitionEntrySchema,
+  decisionRefusedEntrySchema,
+  noticeEntrySchema,
+  commandRefusedEntrySchema,
+  ownerHaltEntrySchema,
+  ownerResumeEntrySchema,
+]);
+
+/** One entry as a caller writes it (the log adds ts, source, seq, prev_hash). */
+export type AuditEntry = z.infer<typeof auditEntrySchema>;
+/** The `kind` of an `AuditEntry`. */
+export type AuditKind = AuditEntry["kind"];
+/** The entry of one kind. */
+export type AuditEntryOf<K extends AuditKind> = Extract<AuditEntry, { kind: K }>;
+/** A transition line's entry. */
+export type TransitionEntry = AuditEntryOf<"transition">;
+/** A refused decision's entry. */
+export type DecisionRefusedEntry = AuditEntryOf<"decision_refused">;
+
+/** The fields the log itself writes on every line of ours. */
+export const auditEnvelopeSchema = z.object({
+  ts: z.string(),
+  source: z.string(),
+  seq: int.nonnegative(),
+  prev_hash: z.string(),
+});
+/** The fields the log writes itself. */
+export type AuditEnvelope = z.infer<typeof auditEnvelopeSchema>;
+
+/** Names a caller may not set in an entry: the log writes them. */
+export const RESERVED_FIELDS = Object.keys(auditEnvelopeSchema.shape) as readonly (keyof AuditEnvelope)[];
+
+/** One line of ours read back: the envelope plus the entry. */
+export type AuditRecord = AuditEnvelope & AuditEntry;
+
+/**
+ * A line of ours read back. `entry` is null when the chain fields are there
+ * but the entry is not one this version knows (another version wrote it, or
+ * it was edited): the chain goes on through it, the readers skip it.
+ */
+export interface ParsedAuditLine {
+  readonly envelope: AuditEnvelope;
+  readonly entry: AuditEntry | null;
+}
+
+/**
+ * Parses one line of the shared audit log. Returns null when it is not ours
+ * (another writer, another source) or lacks the chain fields (a torn write).
+ */
+export function parseAuditLine(text: string, source: string): ParsedAuditLine | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const envelope = auditEnvelopeSchema.safeParse(value);
+  if (!envelope.success || envelope.data.source !== source || !Number.isSafeInteger(envelope.data.seq)) return null;
+  if (typeof (value as { kind?: unknown }).kind !== "string") return null;
+  const entry = auditEntrySchema.safeParse(value);
+  return { envelope: envelope.data, entry: entry.success ? entry.data : null };
+}

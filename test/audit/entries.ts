@@ -1,0 +1,32 @@
+import type { AuditEntry } from "../../src/audit/audit-schema.js";
+import type { DraftStatus } from "../../src/drafts/status.js";
+
+/** A small valid audit entry (a notice) whose `text` tells entries apart in tests. */
+export function noticeEntry(text: string, draftId = "d_test", status: DraftStatus = "pending"): AuditEntry {
+  return { kind: "notice", draft_id: draftId, status, text };
+}
+
+/** A valid transition entry for tests (only the fields a test cares about need passing). */
+export function transitionLine(draftId: string, fields: Partial<Extract<AuditEntry, { kind: "transition" }>> = {}): AuditEntry {
+  return {
+    kind: "transition",
+    draft_id: draftId,
+    version: 1,
+    from: null,
+    to: "queued",
+    event: "created",
+    draft_text: "text",
+    drafted_by_role: "Scribe",
+    originating_intent_id: "intent",
+    destination_chat_id: "-100",
+    destination_thread_id: null,
+    review_message_id: null,
+    decision: null,
+    emoji: null,
+    user_id: null,
+    channel: null,
+    update_id: null,
+    reason: null,
+    ...fields,
+  };
+}
