@@ -100,7 +100,7 @@ describe("draft-review audit verify", () => {
     await log.close();
     const path = join(harness, "swarm.jsonl");
     const text = await readFile(path, "utf8");
-    await writeFile(path, text.replace('"kind":"a"', '"kind":"A"'));
+    await writeFile(path, text.replace('"text":"a"', '"text":"A"'));
     const run = await cli(["audit", "verify"]);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain("a chain is BROKEN");
