@@ -8,7 +8,8 @@ import { guardLostSends, reconcileAudit } from "../desk/recovery.js";
 import { ReviewDesk } from "../desk/review-desk.js";
 import { draftRecordSchema, type DraftRecord } from "../drafts/record.js";
 import type { Logger } from "../log/logger.js";
-import { envKillSwitch, type KillSwitch } from "../send/kill-switch.js";
+import { watchKillSwitch, type WatchedKillSwitch } from "../send/halt-watch.js";
+import { envKillSwitch } from "../send/kill-switch.js";
 import type { DestinationLimiter } from "../send/limiter.js";
 import type { SendMessageCall } from "../send/outcome.js";
 import { SendPath } from "../send/send-path.js";
@@ -28,6 +29,8 @@ export interface CoreEdges {
   /** TAO_SWARM_ENABLED as the process had it before `.env` was loaded. */
   readonly processSwitchValue: string | undefined;
   readonly envFilePath: string;
+  /** How often the kill switch is read between sends (live: 1000 ms; default 0 = only at sends and on file changes, for simulated clocks). */
+  readonly haltPollMs?: number;
 }
 
 /** The running core: the desk, its intake, and how to close them. */
@@ -35,7 +38,8 @@ export interface Core {
   readonly desk: ReviewDesk;
   readonly intake: Intake;
   readonly reviewChat: ReviewChat;
-  readonly killSwitch: KillSwitch;
+  /** Remembers the last halt seen: a halt between an approval and its send voids the approval. */
+  readonly killSwitch: WatchedKillSwitch;
   readonly store: JsonlStore<DraftRecord>;
   readonly audit: AuditLog;
   close(): Promise<void>;
@@ -61,11 +65,10 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
     const audit = await AuditLog.open({ path: paths.audit, log, now: () => edges.clock.now() });
     const recovered = await reconcileAudit(store.latest.values(), audit);
     if (recovered > 0) log.warn({ recovered }, "audited changes that a crash had left out of swarm.jsonl");
-    const killSwitch = envKillSwitch({
-      processValue: edges.processSwitchValue,
-      envFilePath: edges.envFilePath,
-      ownerHaltPath: paths.ownerHalt,
-    });
+    const killSwitch = watchKillSwitch(
+      envKillSwitch({ processValue: edges.processSwitchValue, envFilePath: edges.envFilePath, ownerHaltPath: paths.ownerHalt }),
+      { clock: edges.clock, pollMs: edges.haltPollMs ?? 0, files: [edges.envFilePath], haltOnChange: [paths.ownerHalt] },
+    );
     const reviewChat = edges.makeReviewChat(store.latest.values());
     const desk = new ReviewDesk({
       store,
@@ -97,6 +100,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       store,
       audit,
       async close() {
+        killSwitch.stop();
         await desk.close();
         await edges.limiter.stop();
         await store.close();

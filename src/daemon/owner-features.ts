@@ -1,4 +1,5 @@
 import type { Api, Composer, Context } from "grammy";
+import type { InlineKeyboardMarkup } from "grammy/types";
 import { harnessPaths } from "../app/paths.js";
 import type { Core } from "../app/core.js";
 import type { Clock } from "../clock/clock.js";
@@ -18,7 +19,7 @@ export interface OwnerFeatureDeps {
   readonly config: Config;
   readonly core: Core;
   /** Posts in the review chat within its rate limit (TelegramReviewChat.say). */
-  readonly say: (text: string) => Promise<void>;
+  readonly say: (text: string, buttons?: InlineKeyboardMarkup) => Promise<void>;
   readonly api: Api;
   readonly clock: Clock;
   readonly log: Logger;
@@ -28,6 +29,8 @@ export interface OwnerFeatureDeps {
 export interface OwnerFeatures {
   /** The review chat's commands, for `bot.use`. */
   readonly commands: Composer<Context>;
+  /** The /resume confirmation taps, for `bot.use` before the decision handlers (which refuse unknown buttons). */
+  readonly confirmations: Composer<Context>;
   /** The status report (/status, `GET /status`). */
   readonly status: () => Promise<StatusReport>;
   /** Registers the command menu and starts the daily digest (DIGEST_HOUR). */
@@ -52,7 +55,7 @@ export function ownerFeatures(deps: OwnerFeatureDeps): OwnerFeatures {
       killSwitch: await core.killSwitch.check(),
       digestHour: config.digestHour,
     });
-  const commands = ownerCommands({
+  const { commands, confirmations } = ownerCommands({
     reviewChatId: config.reviewChatId,
     reviewerIds: config.reviewerIds,
     say: deps.say,
@@ -68,6 +71,7 @@ export function ownerFeatures(deps: OwnerFeatureDeps): OwnerFeatures {
   let digest: DigestSchedule | undefined;
   return {
     commands,
+    confirmations,
     status,
     async start() {
       await registerOwnerCommands(deps.api, config.reviewChatId, log);

@@ -71,15 +71,17 @@ export async function runDaemon(config: Config, log: Logger, env: DaemonEnv): Pr
     redact: env.redact,
     processSwitchValue: env.processSwitchValue,
     envFilePath: resolve(".env"),
+    haltPollMs: 1000,
   });
   const paths = harnessPaths(config.harnessDir);
-  const owner = ownerFeatures({ config, core, say: (text) => reviewChat.say(text), api: bot.api, clock: core.desk.clock, log });
+  const owner = ownerFeatures({ config, core, say: (text, buttons) => reviewChat.say(text, buttons), api: bot.api, clock: core.desk.clock, log });
   let journal: UpdateJournal | undefined;
   let api: ApiServer | undefined;
   let runner: RunnerHandle | undefined;
   const handling = new Set<Promise<void>>();
   try {
     bot.use(sequentialize(reviewMessageKey));
+    bot.use(owner.confirmations);
     bot.use(
       decisionHandlers({
         desk: core.desk,

@@ -130,7 +130,8 @@ export const TRANSITIONS: Table = {
   posted: { queued: posted },
   decide: { pending: decide, deferred: decide, halted: decide },
   expire: { queued: expire, pending: expire, deferred: expire, halted: expire, approved: expire },
-  halt: { approved: halt },
+  // From `sending` only before the call: the send path looks at the switch again after writing the intent.
+  halt: { approved: halt, sending: halt },
   send_intent: { approved: sendIntent },
   send_retry: { sending: sendRetry },
   send_ok: { sending: sendOk },

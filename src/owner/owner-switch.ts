@@ -1,6 +1,5 @@
-import { stat } from "node:fs/promises";
 import type { AuditEntry } from "../audit/audit-log.js";
-import { errCode } from "../store/fs-util.js";
+import { ownerHaltPresent } from "../send/kill-switch.js";
 import { createHaltFile, removeHaltFile } from "./halt-file.js";
 
 /** Who asked for a halt or a resume, as the audit line records it. */
@@ -59,10 +58,8 @@ export async function ownerHalt(deps: OwnerSwitchDeps, actor: OwnerActor): Promi
  * Other halts (TAO_SWARM_ENABLED) are not touched: the kill switch combines them.
  */
 export async function ownerResume(deps: OwnerSwitchDeps, actor: OwnerActor): Promise<OwnerSwitchResult> {
-  const present = await stat(deps.haltPath).then(
-    () => true,
-    (err: unknown) => errCode(err) !== "ENOENT", // unreadable: try to remove it, which says why it cannot
-  );
+  // Whatever is at HALT (a dangling symlink too) halts, so /resume removes whatever is there; unreadable: try, which says why not.
+  const { present } = await ownerHaltPresent(deps.haltPath);
   await deps.audit.append([entry("owner_resume", actor, present)]);
   const changed = present ? await removeHaltFile(deps.haltPath) : false;
   return { action: "resume", changed };

@@ -1,4 +1,4 @@
-import { readFile, stat } from "node:fs/promises";
+import { lstat, readFile } from "node:fs/promises";
 import { parse as parseDotenv } from "dotenv";
 
 /** The kill switch's verdict at one moment. */
@@ -27,10 +27,49 @@ export interface EnvKillSwitchOptions {
   readonly ownerHaltPath: string;
 }
 
+const ASSIGNMENT = /^[ \t]*(?:export[ \t]+)?TAO_SWARM_ENABLED[ \t]*[=:]/;
+
+/**
+ * Every value `.env` assigns to TAO_SWARM_ENABLED, in order. dotenv keeps only
+ * the last one; the kill switch halts if any of them halts, so a `=1` added
+ * below a `=0` cannot lift a halt.
+ */
+export function switchAssignments(envText: string): string[] {
+  const values: string[] = [];
+  for (const line of envText.split(/\r?\n/)) {
+    if (!ASSIGNMENT.test(line)) continue;
+    values.push(parseDotenv(line).TAO_SWARM_ENABLED ?? line);
+  }
+  const last = parseDotenv(envText).TAO_SWARM_ENABLED;
+  if (last !== undefined) values.push(last);
+  return values;
+}
+
+/** Why `.env`'s text halts sends, or null when every TAO_SWARM_ENABLED in it enables them. */
+export function envTextHalts(envText: string): string | null {
+  const halting = switchAssignments(envText).find((v) => readSwitchValue(v) !== "enabled");
+  return halting === undefined ? null : `TAO_SWARM_ENABLED=${halting} in .env`;
+}
+
+/**
+ * Whether the owner's HALT entry exists. Anything at that name halts (a file,
+ * a directory, a symbolic link, even one pointing nowhere): lstat, never stat.
+ * Any error but "no such entry" halts too.
+ */
+export async function ownerHaltPresent(path: string): Promise<{ present: boolean; problem?: string }> {
+  try {
+    await lstat(path);
+    return { present: true };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { present: false };
+    return { present: true, problem: (err as Error).message };
+  }
+}
+
 /**
  * The contract's kill switch: sends halt if the process environment, the
  * current `.env`, or the owner's halt says so. Any doubt (an unreadable `.env`,
- * an unrecognised value) halts too.
+ * an unrecognised value, a HALT entry of any kind) halts too.
  */
 export function envKillSwitch(options: EnvKillSwitchOptions): KillSwitch {
   return {
@@ -47,18 +86,11 @@ export function envKillSwitch(options: EnvKillSwitchOptions): KillSwitch {
           return { halted: true, reason: `cannot read ${options.envFilePath} (${(err as Error).message})` };
         }
       }
-      if (text !== null) {
-        const value = parseDotenv(text).TAO_SWARM_ENABLED;
-        if (readSwitchValue(value) !== "enabled") return { halted: true, reason: `TAO_SWARM_ENABLED=${value} in .env` };
-      }
-      try {
-        await stat(options.ownerHaltPath);
-        return { halted: true, reason: "halted by the owner (/halt or draft-review halt)" };
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "ENOENT") {
-          return { halted: true, reason: `cannot check ${options.ownerHaltPath} (${(err as Error).message})` };
-        }
-      }
+      const fromEnvFile = text === null ? null : envTextHalts(text);
+      if (fromEnvFile !== null) return { halted: true, reason: fromEnvFile };
+      const halt = await ownerHaltPresent(options.ownerHaltPath);
+      if (halt.problem !== undefined) return { halted: true, reason: `cannot check ${options.ownerHaltPath} (${halt.problem})` };
+      if (halt.present) return { halted: true, reason: "halted by the owner (/halt or draft-review halt)" };
       return { halted: false };
     },
   };

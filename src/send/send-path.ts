@@ -4,6 +4,7 @@ import type { DraftEvent } from "../drafts/events.js";
 import type { TransitionResult } from "../drafts/machine.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { approvalProblem } from "./approval.js";
+import { haltVoidsApproval, type HaltSighting } from "./halt-watch.js";
 import type { KillSwitch } from "./kill-switch.js";
 import type { DestinationLimiter } from "./limiter.js";
 import type { SendMessageCall } from "./outcome.js";
@@ -19,7 +20,8 @@ export interface DraftLedger {
 /** What the send path is built from; every piece is passed in. */
 export interface SendPathOptions {
   readonly ledger: DraftLedger;
-  readonly killSwitch: KillSwitch;
+  /** With `lastHalt` (a watched switch), a halt that came and went after an approval voids it. */
+  readonly killSwitch: KillSwitch & { lastHalt?(): HaltSighting | null };
   readonly limiter: DestinationLimiter;
   readonly call: SendMessageCall;
   readonly reviewerIds: ReadonlySet<number>;
@@ -70,9 +72,9 @@ export class SendPath {
       await ledger.apply(draftId, { type: "halt", reason: `not sent: ${problem}` });
       return;
     }
-    const verdict = await this.options.killSwitch.check();
-    if (verdict.halted) {
-      await ledger.apply(draftId, { type: "halt", reason: `kill switch: ${verdict.reason}` });
+    const halted = await this.haltProblem(draft);
+    if (halted !== null) {
+      await ledger.apply(draftId, { type: "halt", reason: halted });
       return;
     }
     const intent = await ledger.apply(draftId, { type: "send_intent" });
@@ -83,6 +85,12 @@ export class SendPath {
     }
 
     const sending = intent.draft;
+    // Two fsyncs happened since the last look: look again, immediately before the call.
+    const haltedNow = await this.haltProblem(sending);
+    if (haltedNow !== null) {
+      await ledger.apply(draftId, { type: "halt", reason: haltedNow });
+      return;
+    }
     const outcome = await this.options
       .call({ chatId: sending.destination_chat_id, threadId: sending.destination_thread_id, text: sending.draft_text })
       .catch((err: unknown) => ({ kind: "unknown" as const, reason: `unexpected error: ${(err as Error).message}` }));
@@ -117,6 +125,19 @@ export class SendPath {
         return this.retryLater(draftId, Math.min(30_000, 1000 * 2 ** (tries - 1)));
       }
     }
+  }
+
+  /**
+   * Why the kill switch forbids this send now, or null: halted at this moment,
+   * or halted at any moment since the approval (a halt voids the approvals
+   * made before it, even once lifted).
+   */
+  private async haltProblem(draft: DraftRecord): Promise<string | null> {
+    const { killSwitch } = this.options;
+    const verdict = await killSwitch.check();
+    if (verdict.halted) return `kill switch: ${verdict.reason}`;
+    const voided = haltVoidsApproval(draft.approval?.at, killSwitch.lastHalt?.() ?? null);
+    return voided === null ? null : `kill switch: ${voided}`;
   }
 
   /** Waits on the injected clock, then goes through the whole guarded path again. */

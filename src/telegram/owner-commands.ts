@@ -1,5 +1,5 @@
 import { Composer, type Api, type Context } from "grammy";
-import type { BotCommand } from "grammy/types";
+import type { BotCommand, InlineKeyboardMarkup } from "grammy/types";
 import type { AuditEntry } from "../audit/audit-log.js";
 import { formatDuration } from "../config/duration.js";
 import type { DraftRecord } from "../drafts/record.js";
@@ -7,7 +7,8 @@ import { ownerHalt, ownerResume, type OwnerSwitchDeps } from "../owner/owner-swi
 import { pendingText } from "../owner/pending-text.js";
 import { killSwitchLine, statusText, type StatusReport } from "../owner/status-report.js";
 import { authorizeActor, type ActorFacts } from "../reactions/authorize.js";
-import type { KillSwitch } from "../send/kill-switch.js";
+import { ownerHaltPresent, type KillSwitch } from "../send/kill-switch.js";
+import { ResumeConfirmations } from "./resume-confirmations.js";
 
 /** The owner's commands, as Telegram's command menu shows them in the review chat. */
 export const OWNER_COMMANDS: readonly BotCommand[] = [
@@ -22,8 +23,8 @@ export const OWNER_COMMANDS: readonly BotCommand[] = [
 export interface OwnerCommandOptions {
   readonly reviewChatId: string;
   readonly reviewerIds: ReadonlySet<number>;
-  /** Posts in the review chat within its rate limit (TelegramReviewChat.say). */
-  readonly say: (text: string) => Promise<void>;
+  /** Posts in the review chat within its rate limit (TelegramReviewChat.say), with buttons when given. */
+  readonly say: (text: string, buttons?: InlineKeyboardMarkup) => Promise<void>;
   /** The daemon's audit log. */
   readonly audit: { append(entries: readonly AuditEntry[]): Promise<void> };
   /** HARNESS_DIR/HALT. */
@@ -48,16 +49,27 @@ export function helpText(deferForMs: number): string {
   ].join("\n");
 }
 
-type Run = (ctx: Context) => Promise<string>;
+/** A command's answer: text, and buttons when the command asks for a confirmation tap. */
+type Answer = string | { readonly text: string; readonly buttons: InlineKeyboardMarkup };
+type Run = (ctx: Context) => Promise<Answer>;
+
+/** The owner's command handlers: the commands, and the confirmation taps, which must run before the decision handlers see the callback. */
+export interface OwnerCommandHandlers {
+  readonly commands: Composer<Context>;
+  readonly confirmations: Composer<Context>;
+}
 
 /**
  * The review chat's owner commands: /pending, /status, /halt, /resume, /help.
  * Only reviewers (by user id, in the review chat) are answered; anyone else's
  * command is ignored and audited with the reason. Answers go through the
- * review chat's rate limit. /halt and /resume run one at a time.
+ * review chat's rate limit. /halt and /resume run one at a time. /resume
+ * weakens a safety, and Telegram makes "/resume" in any text (a draft's too)
+ * one tap away: it only asks, and a reviewer's tap on its button lifts the halt.
  */
-export function ownerCommands(options: OwnerCommandOptions): Composer<Context> {
+export function ownerCommands(options: OwnerCommandOptions): OwnerCommandHandlers {
   const composer = new Composer<Context>();
+  const confirmations = new ResumeConfirmations({ now: options.now });
   const switchDeps: OwnerSwitchDeps = { haltPath: options.haltPath, audit: options.audit, now: options.now };
   let switching: Promise<unknown> = Promise.resolve();
   const serial = <T>(work: () => Promise<T>): Promise<T> => {
@@ -72,7 +84,11 @@ export function ownerCommands(options: OwnerCommandOptions): Composer<Context> {
     status: async () => statusText(await options.status()),
     help: async () => helpText(options.deferForMs),
     halt: (ctx) => serial(() => haltAnswer(options, switchDeps, actorOf(ctx))),
-    resume: (ctx) => serial(() => resumeAnswer(options, switchDeps, actorOf(ctx))),
+    resume: async () => {
+      // Nothing to lift: nothing to confirm. Otherwise only a reviewer's tap on the button resumes.
+      if (!(await ownerHaltPresent(options.haltPath)).present) return serial(() => resumeAnswer(options, switchDeps, null));
+      return { text: confirmations.question(), buttons: confirmations.ask() };
+    },
   };
 
   composer.command(
@@ -87,27 +103,66 @@ export function ownerCommands(options: OwnerCommandOptions): Composer<Context> {
       const run = runs[command];
       if (run === undefined) return;
       options.log.info({ command, user_id: who.userId }, "owner command");
-      await options.say(await run(ctx));
+      const answer = await run(ctx);
+      await (typeof answer === "string" ? options.say(answer) : options.say(answer.text, answer.buttons));
     },
   );
-  return composer;
+
+  const taps = new Composer<Context>();
+  taps.callbackQuery(confirmations.pattern, async (ctx) => {
+    const q = ctx.callbackQuery;
+    const tell = (text: string) => ctx.answerCallbackQuery({ text }).catch((err: unknown) => options.log.warn({ err }, "answerCallbackQuery failed"));
+    const facts: ActorFacts = { chatId: q.message?.chat.id ?? 0, userId: q.from.id, actorChatId: null, isBot: q.from.is_bot };
+    const who = authorizeActor(facts, options);
+    if (!who.ok) {
+      await auditRefusal(options, { command: "resume", reason: who.reason, user_id: q.from.id, chat_id: facts.chatId, update_id: ctx.update.update_id, channel: "button", username: q.from.username });
+      return tell("Only a reviewer can resume sends. Nothing changed.");
+    }
+    if (!confirmations.take(ctx.match[1] ?? "")) {
+      await ctx.editMessageReplyMarkup({ reply_markup: { inline_keyboard: [] } }).catch(() => {});
+      return tell("This confirmation is no longer valid: nothing changed. Send /resume again.");
+    }
+    options.log.info({ command: "resume", user_id: who.userId }, "owner confirmed /resume");
+    const text = await serial(() => resumeAnswer(options, switchDeps, { user_id: who.userId, channel: "command", update_id: ctx.update.update_id }));
+    await ctx.editMessageReplyMarkup({ reply_markup: { inline_keyboard: [] } }).catch(() => {});
+    await tell(text.startsWith("Your halt is lifted") ? "Resumed." : "Done; see the answer in the chat.");
+    await options.say(text);
+  });
+  return { commands: composer, confirmations: taps };
 }
 
 /** Audits a command that does not count; nothing is answered. */
 async function refuse(options: OwnerCommandOptions, ctx: Context, command: string, reason: string): Promise<void> {
   const m = ctx.message!;
-  options.log.warn({ command, reason, user_id: m.from?.id ?? null, chat_id: m.chat.id }, "owner command refused");
+  await auditRefusal(options, {
+    command,
+    reason,
+    user_id: m.from?.id ?? null,
+    chat_id: m.chat.id,
+    update_id: ctx.update.update_id,
+    channel: "command",
+    actor_chat_id: m.sender_chat?.id,
+    username: m.from?.username,
+  });
+}
+
+/** One `command_refused` audit line (a typed command, or a tap on a confirmation button). */
+async function auditRefusal(
+  options: OwnerCommandOptions,
+  r: { command: string; reason: string; user_id: number | null; chat_id: number; update_id: number; channel: "command" | "button"; actor_chat_id?: number | undefined; username?: string | undefined },
+): Promise<void> {
+  options.log.warn({ command: r.command, reason: r.reason, user_id: r.user_id, chat_id: r.chat_id, channel: r.channel }, "owner command refused");
   await options.audit.append([
     {
       kind: "command_refused",
-      command,
-      reason,
-      user_id: m.from?.id ?? null,
-      channel: "command",
-      chat_id: String(m.chat.id),
-      update_id: ctx.update.update_id,
-      ...(m.sender_chat ? { actor_chat_id: m.sender_chat.id } : {}),
-      ...(m.from?.username ? { username: m.from.username } : {}),
+      command: r.command,
+      reason: r.reason,
+      user_id: r.user_id,
+      channel: r.channel,
+      chat_id: String(r.chat_id),
+      update_id: r.update_id,
+      ...(r.actor_chat_id !== undefined ? { actor_chat_id: r.actor_chat_id } : {}),
+      ...(r.username ? { username: r.username } : {}),
     },
   ]);
 }
@@ -124,10 +179,11 @@ async function haltAnswer(options: OwnerCommandOptions, deps: OwnerSwitchDeps, a
   }
 }
 
-async function resumeAnswer(options: OwnerCommandOptions, deps: OwnerSwitchDeps, actor: Parameters<typeof ownerResume>[1]): Promise<string> {
-  let changed: boolean;
+/** Lifts the owner's halt (`actor` null: nothing to lift, only say so) and says what the switch is now. */
+async function resumeAnswer(options: OwnerCommandOptions, deps: OwnerSwitchDeps, actor: Parameters<typeof ownerResume>[1] | null): Promise<string> {
+  let changed = false;
   try {
-    changed = (await ownerResume(deps, actor)).changed;
+    if (actor !== null) changed = (await ownerResume(deps, actor)).changed;
   } catch (err) {
     options.log.error({ err }, "/resume failed");
     return `Could not resume: ${(err as Error).message}. Sends stay halted.`;

@@ -1,5 +1,6 @@
 import Bottleneck from "bottleneck";
 import { GrammyError, type Api } from "grammy";
+import type { InlineKeyboardMarkup } from "grammy/types";
 import type { ReviewChat, ReviewPost } from "../desk/ports.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { isFinal } from "../drafts/status.js";
@@ -105,8 +106,10 @@ export class TelegramReviewChat implements ReviewChat {
   }
 
   /** Sends a message of the daemon's own (a command's answer) within the review chat's budget. */
-  async say(text: string): Promise<void> {
-    await this.call(PRIORITY.notice, () => this.options.api.sendMessage(this.options.chatId, text, this.where()));
+  async say(text: string, buttons?: InlineKeyboardMarkup): Promise<void> {
+    await this.call(PRIORITY.notice, () =>
+      this.options.api.sendMessage(this.options.chatId, text, { ...this.where(), ...(buttons ? { reply_markup: buttons } : {}) }),
+    );
   }
 
   async stop(): Promise<void> {

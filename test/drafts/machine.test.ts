@@ -17,6 +17,7 @@ const EXPECTED: Record<DraftStatus, Partial<Record<DraftEvent["type"], DraftStat
     send_failed: "failed",
     send_unknown: "outcome_unknown",
     send_retry: "approved",
+    halt: "halted",
     decide: "refused:already_approved",
   },
   sent: {},

@@ -34,6 +34,16 @@ async function command(text: string, answer: RegExp, from = OWNER): Promise<stri
   return reply.text;
 }
 
+/** Taps the button of the latest /resume confirmation as `from`; resolves with the daemon's next matching message. */
+async function confirmResume(answer: RegExp, from = OWNER): Promise<string> {
+  const ask = [...double.messages(OWNER)].reverse().find((m) => m.text.startsWith("⚠️ Resume sends?"))!;
+  const data = JSON.stringify(ask.replyMarkup).match(/owner:resume:[0-9a-f]+/)![0];
+  const before = double.messages(OWNER).length;
+  double.injectCallback({ chatId: OWNER, messageId: ask.messageId, userId: from, data });
+  const reply = await eventually(() => double.messages(OWNER).slice(before).find((m) => answer.test(m.text)), 10_000, "an answer to the tap");
+  return reply.text;
+}
+
 async function statusOf(id: string): Promise<string> {
   return (await daemon!.request("GET", `/drafts/${id}`)).body.status;
 }
@@ -83,7 +93,9 @@ describe("owner commands in the review chat (live daemon against the double)", (
     const cli = await runBin(["status", "--json"], { cwd: daemon.cwd, env: cliEnv });
     expect(jsonLine(cli)).toMatchObject({ kill_switch: { halted: true }, queue: { halted: 1 } });
 
-    expect(await command("/resume", /halt is lifted/)).toBe("Your halt is lifted. ✅ Sends enabled. Drafts halted meanwhile need a new 👍: /pending lists them.");
+    await command("/resume", /^⚠️ Resume sends\?/);
+    expect(await exists(haltFile)).toBe(true);
+    expect(await confirmResume(/halt is lifted/)).toBe("Your halt is lifted. ✅ Sends enabled. Drafts halted meanwhile need a new 👍: /pending lists them.");
     expect(await exists(haltFile)).toBe(false);
     double.injectReaction({ chatId: OWNER, messageId: draft.review_message_id, userId: OWNER, oldEmojis: ["👍"], newEmojis: [] });
     double.injectReaction({ chatId: OWNER, messageId: draft.review_message_id, userId: OWNER, newEmojis: ["👍"] });

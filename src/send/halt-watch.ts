@@ -1,0 +1,108 @@
+import { watch, type FSWatcher } from "node:fs";
+import { basename, dirname } from "node:path";
+import type { Clock, TimerHandle } from "../clock/clock.js";
+import type { KillSwitch, KillSwitchState } from "./kill-switch.js";
+
+/** When a halt was last seen, and why. */
+export interface HaltSighting {
+  readonly at: number;
+  readonly reason: string;
+}
+
+/** A kill switch that remembers the last halt it saw, so a halt that came and went still voids older approvals. */
+export interface WatchedKillSwitch extends KillSwitch {
+  /** The latest moment (on the injected clock) a halt was in force, or null if none was seen since start. */
+  lastHalt(): HaltSighting | null;
+  /** Records a halt this process made itself (/halt), without waiting for the next look. */
+  noteHalt(reason: string): void;
+  /** Stops looking (timers and file watches). */
+  stop(): void;
+}
+
+/** What to watch besides the periodic look. */
+export interface HaltWatchOptions {
+  readonly clock: Clock;
+  /** How often the switch is read while nothing else says it changed. Default 1000 ms; 0 = never. */
+  readonly pollMs?: number;
+  /** Files whose change (create, delete, rename, write) triggers a look at once: HALT and `.env`. */
+  readonly files?: readonly string[];
+  /** Files whose mere change counts as a halt seen (HALT: created and removed between two looks). */
+  readonly haltOnChange?: readonly string[];
+}
+
+/**
+ * Wraps the kill switch so that a halt that begins after an approval and
+ * ends before its send (a /halt then /resume during a 429 wait or the undo
+ * window) is still known at the send call: every check that halts, every
+ * periodic look, every change of HALT or `.env` is remembered with its time.
+ */
+export function watchKillSwitch(inner: KillSwitch, options: HaltWatchOptions): WatchedKillSwitch {
+  const { clock } = options;
+  let last: HaltSighting | null = null;
+  let stopped = false;
+  let timer: TimerHandle | undefined;
+  const watchers: FSWatcher[] = [];
+  const note = (reason: string) => {
+    last = { at: clock.now(), reason };
+  };
+  const check = async (): Promise<KillSwitchState> => {
+    const state = await inner.check();
+    if (state.halted) note(state.reason);
+    return state;
+  };
+  const look = () => void check().catch(() => note("the kill switch could not be read"));
+
+  const pollMs = options.pollMs ?? 1000;
+  const arm = () => {
+    if (stopped || pollMs <= 0) return;
+    timer = clock.setTimeout(() => {
+      look();
+      arm();
+    }, pollMs);
+  };
+  arm();
+
+  const haltFiles = new Set(options.haltOnChange ?? []);
+  const byDir = new Map<string, Set<string>>();
+  for (const file of [...(options.files ?? []), ...haltFiles]) {
+    const names = byDir.get(dirname(file)) ?? new Set<string>();
+    names.add(basename(file));
+    byDir.set(dirname(file), names);
+  }
+  for (const [dir, names] of byDir) {
+    try {
+      const w = watch(dir, { persistent: false }, (_event, name) => {
+        if (name === null || !names.has(String(name))) return;
+        const path = [...haltFiles].find((f) => dirname(f) === dir && basename(f) === String(name));
+        if (path !== undefined) note(`${path} changed`);
+        look();
+      });
+      w.on("error", () => {}); // the periodic look still runs
+      watchers.push(w);
+    } catch {
+      // No file watching here (a missing directory, an unsupported file system): the periodic look still runs.
+    }
+  }
+
+  return {
+    check,
+    lastHalt: () => last,
+    noteHalt: note,
+    stop() {
+      stopped = true;
+      if (timer) clock.clearTimeout(timer);
+      for (const w of watchers) w.close();
+    },
+  };
+}
+
+/**
+ * Why an approved draft must not be sent although the switch is off now: a
+ * halt was seen at or after its approval. Null when the approval stands.
+ */
+export function haltVoidsApproval(approvedAt: string | undefined, lastHalt: HaltSighting | null): string | null {
+  if (lastHalt === null || approvedAt === undefined) return null;
+  const at = Date.parse(approvedAt);
+  if (Number.isNaN(at) || lastHalt.at < at) return null;
+  return `a halt began after the approval (${lastHalt.reason}); approve again to send`;
+}
