@@ -96,7 +96,8 @@ export const commandRefusedEntrySchema = z.object({
   command: z.string(),
   reason: z.string(),
   user_id: int.nullable(),
-  channel: z.literal("command"),
+  /** "button": a tap on a command's confirmation button (/resume). */
+  channel: z.enum(["command", "button"]),
   chat_id: z.string(),
   update_id: int,
   actor_chat_id: int.optional(),
