@@ -60,6 +60,7 @@ export async function runDaemon(config: Config, log: Logger, env: DaemonEnv): Pr
     chatId: config.reviewChatId,
     threadId: config.reviewThreadId,
     deferForMs: config.deferForMs,
+    clock,
     limits: { ...REVIEW_CHAT_LIMITS, gapMs: REVIEW_CHAT_LIMITS.gapMs / rateScale },
     log,
   });

@@ -1,4 +1,5 @@
 import type { Effect } from "./effects.js";
+import type { Audience } from "./audience.js";
 import type { DraftPayload } from "./payload.js";
 import type { DraftRecord, RedactionSummary } from "./record.js";
 
@@ -11,6 +12,8 @@ export interface NewDraftFacts {
   readonly payloadSha256: string;
   readonly ttlMs: number;
   readonly redaction: RedactionSummary | null;
+  /** Who will read it, resolved at intake; null when not known. */
+  readonly audience?: Audience | null;
 }
 
 /**
@@ -47,6 +50,7 @@ export function createDraft(
     sent_at: null,
     reason: null,
     redaction: facts.redaction,
+    audience: facts.audience ?? null,
   };
   return {
     draft,

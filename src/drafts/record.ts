@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { audienceSchema } from "./audience.js";
 import { STATUSES } from "./status.js";
 
 /** The swarm roles allowed to draft. */
@@ -78,6 +79,8 @@ export const draftRecordSchema = z.object({
   /** Telegram's reason for a failure, or why the outcome is unknown, or why a send halted. */
   reason: z.string().nullable(),
   redaction: redactionSchema.nullable(),
+  /** Who will read it, as last resolved (older lines have none). */
+  audience: audienceSchema.nullable().default(null),
 });
 
 /** The whole record of one draft, as stored. */

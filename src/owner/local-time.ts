@@ -41,3 +41,71 @@ export function shortAge(ms: number): string {
   const h = Math.floor((s % 86_400) / 3600);
   return `${Math.floor(s / 86_400)}d${h > 0 ? ` ${h}h` : ""}`;
 }
+
+/** The calendar fields of an instant in a time zone (undefined: the process's zone, which REVIEW_TIMEZONE sets). */
+function zoned(ms: number, timeZone: string | undefined): { y: number; mo: number; d: number; h: number; mi: number; wd: string; mon: string } {
+  const parts = new Intl.DateTimeFormat("en-GB", {
+    timeZone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+    weekday: "short",
+  }).formatToParts(new Date(ms));
+  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? "";
+  const mon = new Intl.DateTimeFormat("en-GB", { timeZone, month: "short" }).format(new Date(ms));
+  return { y: Number(get("year")), mo: Number(get("month")), d: Number(get("day")), h: Number(get("hour")), mi: Number(get("minute")), wd: get("weekday"), mon };
+}
+
+/** Days between two calendar dates (a DST day still counts as one). */
+function dayDiff(a: { y: number; mo: number; d: number }, b: { y: number; mo: number; d: number }): number {
+  return Math.round((Date.UTC(b.y, b.mo - 1, b.d) - Date.UTC(a.y, a.mo - 1, a.d)) / 86_400_000);
+}
+
+/** A rounded distance for people: `45 s`, `12 min`, `23 h`, `3 d`. */
+export function roughDuration(ms: number): string {
+  const s = Math.round(Math.abs(ms) / 1000);
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.round(s / 60)} min`;
+  if (s < 86_400 * 2) return `${Math.round(s / 3600)} h`;
+  return `${Math.round(s / 86_400)} d`;
+}
+
+/**
+ * An instant as a person reads it, in REVIEW_TIMEZONE: `today 14:03`,
+ * `tomorrow 09:15`, `yesterday 23:50`, `Wed 3 Dec 09:15`, `3 Dec 2027 09:15`.
+ */
+export function localWhen(ms: number, nowMs: number, timeZone?: string): string {
+  const at = zoned(ms, timeZone);
+  const now = zoned(nowMs, timeZone);
+  const hm = `${String(at.h).padStart(2, "0")}:${String(at.mi).padStart(2, "0")}`;
+  const days = dayDiff(now, at);
+  if (days === 0) return `today ${hm}`;
+  if (days === 1) return `tomorrow ${hm}`;
+  if (days === -1) return `yesterday ${hm}`;
+  if (at.y !== now.y) return `${at.d} ${at.mon} ${at.y} ${hm}`;
+  return `${Math.abs(days) < 7 ? `${at.wd} ` : ""}${at.d} ${at.mon} ${hm}`;
+}
+
+/** `tomorrow 09:15, in 23 h` (future) or `today 08:00, 2 h ago` (past). */
+export function localWhenRelative(ms: number, nowMs: number, timeZone?: string): string {
+  const delta = ms - nowMs;
+  return `${localWhen(ms, nowMs, timeZone)}, ${delta >= 0 ? `in ${roughDuration(delta)}` : `${roughDuration(delta)} ago`}`;
+}
+
+/** The zone name shown beside times, e.g. `Europe/Berlin`. */
+export function zoneName(timeZone?: string): string {
+  return new Intl.DateTimeFormat("en-GB", { timeZone }).resolvedOptions().timeZone;
+}
+
+/** True when `name` is an IANA time zone this Node knows. */
+export function isKnownTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-GB", { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}

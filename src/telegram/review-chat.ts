@@ -1,77 +1,81 @@
-import Bottleneck from "bottleneck";
 import { GrammyError, type Api } from "grammy";
-import type { InlineKeyboardMarkup } from "grammy/types";
+import type { InlineKeyboardMarkup, LinkPreviewOptions } from "grammy/types";
+import type { Clock } from "../clock/clock.js";
 import type { ReviewChat, ReviewPost } from "../desk/ports.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { isFinal } from "../drafts/status.js";
 import { isNotModified } from "./classify.js";
-import { editedReviewText, reviewKeyboard, reviewPost, statusLine, type ReviewFormatOptions } from "./review-format.js";
+import { linkPreviewFor } from "./link-preview.js";
+import { confirmMessage, editedReviewText, reviewKeyboard, reviewPost, statusLine, type ReviewFormatOptions } from "./review-format.js";
+import { LANE, REVIEW_CHAT_LIMITS, ReviewLane, type Lane, type ReviewChatLimits, type Turn } from "./review-lane.js";
 
-/** The review chat's own budget: Telegram allows a group about 20 messages a minute, a chat about 1 a second. */
-export interface ReviewChatLimits {
-  readonly gapMs: number;
-  readonly perMinute: number;
-}
-
-/** 1 message per second and 20 per minute, counting edits and notices. */
-export const REVIEW_CHAT_LIMITS: ReviewChatLimits = { gapMs: 1000, perMinute: 20 };
+export { REVIEW_CHAT_LIMITS, type ReviewChatLimits } from "./review-lane.js";
 
 /** Where review posts go and how they look. */
-export interface TelegramReviewChatOptions extends ReviewFormatOptions {
+export interface TelegramReviewChatOptions extends Omit<ReviewFormatOptions, "now"> {
   readonly api: Api;
   readonly chatId: string;
   readonly threadId: number | null;
+  readonly clock: Clock;
   readonly limits?: ReviewChatLimits;
   readonly log: { warn(obj: object, msg: string): void };
 }
 
-// Bottleneck runs lower numbers first: posts before status edits before notices.
-const PRIORITY = { post: 4, notice: 5, edit: 6 } as const;
+/** How often a 429 in the review chat is waited out before the call gives up. */
+const MAX_ATTEMPTS = 5;
+
+/** No preview for the daemon's own messages (they carry no links of the draft). */
+const NO_PREVIEW: LinkPreviewOptions = { is_disabled: true };
 
 /**
  * The review chat on Telegram. Every message and edit to it goes through one
- * Bottleneck limiter, so the daemon never needs Telegram to say 429; if it
- * does anyway, the job waits `retry_after` and tries again.
+ * ReviewLane on the injected clock, so the daemon never needs Telegram to say
+ * 429, and the owner's answers overtake queued review posts; if Telegram says
+ * 429 anyway, the call waits `retry_after` and tries again (this is the only
+ * retry of a sendMessage: the send to a destination is never retried blindly).
  */
 export class TelegramReviewChat implements ReviewChat {
-  private readonly limiter: Bottleneck;
-  private readonly limits: ReviewChatLimits;
-  /** When each recent message or edit started (or was claimed), for `claimFreeSlot`. */
-  private readonly starts: number[] = [];
-  /** Claimed slots whose post has not started yet (their start is already counted). */
-  private claimed = 0;
+  private readonly lane: ReviewLane;
+  private readonly format: ReviewFormatOptions;
 
   constructor(private readonly options: TelegramReviewChatOptions) {
-    const limits = (this.limits = options.limits ?? REVIEW_CHAT_LIMITS);
-    this.limiter = new Bottleneck({
-      maxConcurrent: 1,
-      minTime: limits.gapMs,
-      reservoir: limits.perMinute,
-      reservoirRefreshAmount: limits.perMinute,
-      reservoirRefreshInterval: 60 * limits.gapMs,
-    });
+    this.lane = new ReviewLane(options.clock, options.limits ?? REVIEW_CHAT_LIMITS);
+    this.format = { deferForMs: options.deferForMs, timeZone: options.timeZone, now: () => options.clock.now() };
   }
 
   claimFreeSlot(): boolean {
-    const now = Date.now();
-    const { gapMs, perMinute } = this.limits;
-    while (this.starts.length > 0 && this.starts[0]! <= now - 60 * gapMs) this.starts.shift();
-    const counts = this.limiter.counts();
-    const busy = counts.RECEIVED + counts.QUEUED + counts.RUNNING + counts.EXECUTING > 0;
-    const last = this.starts.at(-1);
-    if (busy || this.starts.length >= perMinute || (last !== undefined && now - last < gapMs)) return false;
-    this.starts.push(now);
-    this.claimed++;
-    return true;
+    return this.lane.claimFreeSlot();
   }
 
+  /**
+   * Posts the draft: one message, or a header and the draft as a reply to it,
+   * in one job so that no other post comes between them. The buttons are on
+   * the message that holds the draft.
+   */
   async post(draft: DraftRecord): Promise<ReviewPost> {
-    const post = reviewPost(draft, this.options);
-    const markup = reviewKeyboard({ ...draft, status: "pending" }, this.options);
-    if (post.kind === "split") await this.call(PRIORITY.post, () => this.options.api.sendMessage(this.options.chatId, post.header, this.where()));
-    const message = await this.call(PRIORITY.post, () =>
-      this.options.api.sendMessage(this.options.chatId, post.text, { ...this.where(), reply_markup: markup }),
-    );
+    const post = reviewPost(draft, this.format);
+    const markup = reviewKeyboard({ ...draft, status: "pending" }, this.format);
+    const preview = linkPreviewFor(draft.draft_text);
+    const { api, chatId } = this.options;
+    const message = await this.lane.run(LANE.post, async (turn) => {
+      if (post.kind === "single") {
+        return this.attempt(turn, () =>
+          api.sendMessage(chatId, post.message.text, { ...this.where(), entities: post.message.entities, link_preview_options: preview, reply_markup: markup }),
+        );
+      }
+      const header = await this.attempt(turn, () =>
+        api.sendMessage(chatId, post.header.text, { ...this.where(), entities: post.header.entities, link_preview_options: NO_PREVIEW }),
+      );
+      return this.attempt(turn, () =>
+        api.sendMessage(chatId, post.draft.text, {
+          ...this.where(),
+          entities: post.draft.entities,
+          link_preview_options: preview,
+          reply_markup: markup,
+          reply_parameters: { message_id: header.message_id, allow_sending_without_reply: true },
+        }),
+      );
+    });
     return { reviewChatId: String(message.chat.id), reviewMessageId: message.message_id };
   }
 
@@ -79,77 +83,89 @@ export class TelegramReviewChat implements ReviewChat {
     if (draft.review_message_id === null) return;
     const messageId = draft.review_message_id;
     const chatId = draft.review_chat_id ?? this.options.chatId;
-    const markup = reviewKeyboard(draft, this.options);
-    const text = editedReviewText(draft, this.options);
+    const markup = reviewKeyboard(draft, this.format);
+    const edited = editedReviewText(draft, this.format);
+    const { api } = this.options;
     try {
-      if (text !== null) {
-        await this.call(PRIORITY.edit, () => this.options.api.editMessageText(chatId, messageId, text, { reply_markup: markup }));
+      if (edited !== null) {
+        await this.once(LANE.edit, () =>
+          api.editMessageText(chatId, messageId, edited.text, { entities: edited.entities, link_preview_options: linkPreviewFor(draft.draft_text), reply_markup: markup }),
+        );
         return;
       }
-      await this.call(PRIORITY.edit, () => this.options.api.editMessageReplyMarkup(chatId, messageId, { reply_markup: markup }));
+      await this.once(LANE.edit, () => api.editMessageReplyMarkup(chatId, messageId, { reply_markup: markup }));
     } catch (err) {
       if (isNotModified(err)) return;
       this.options.log.warn({ err, draft_id: draft.draft_id }, "could not edit the review message; telling the reviewers in a reply");
     }
-    if (isFinal(draft.status) || text === null) await this.notify(draft, statusLine(draft));
+    if (isFinal(draft.status) || edited === null) await this.notify(draft, statusLine(draft, this.format));
   }
 
   async notify(draft: DraftRecord, text: string): Promise<void> {
-    const chatId = draft.review_chat_id ?? this.options.chatId;
-    const replyTo = draft.review_message_id;
-    await this.call(PRIORITY.notice, () =>
-      this.options.api.sendMessage(chatId, text, {
-        ...this.where(),
-        ...(replyTo === null ? {} : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }),
-      }),
+    await this.replyTo(draft, LANE.notice, text);
+  }
+
+  /** Asks for the extra tap a 👍 needs for a large audience, as a reply to the review post, ahead of queued posts. */
+  async askConfirmation(draft: DraftRecord): Promise<void> {
+    const { text, markup } = confirmMessage(draft);
+    await this.replyTo(draft, LANE.answer, text, markup);
+  }
+
+  /** Sends a message of the daemon's own (a command's answer, a refusal, a confirmation) ahead of queued review posts. */
+  async say(text: string, buttons?: InlineKeyboardMarkup): Promise<void> {
+    await this.once(LANE.answer, () =>
+      this.options.api.sendMessage(this.options.chatId, text, { ...this.where(), link_preview_options: NO_PREVIEW, ...(buttons ? { reply_markup: buttons } : {}) }),
     );
   }
 
-  /** Sends a message of the daemon's own (a command's answer) within the review chat's budget. */
-  async say(text: string, buttons?: InlineKeyboardMarkup): Promise<void> {
-    await this.call(PRIORITY.notice, () =>
-      this.options.api.sendMessage(this.options.chatId, text, { ...this.where(), ...(buttons ? { reply_markup: buttons } : {}) }),
-    );
+  /** Resolves when no call is running; for tests that move a simulated clock. */
+  whenIdle(): Promise<void> {
+    return this.lane.whenIdle();
+  }
+
+  /** How many review-chat jobs wait. */
+  get queued(): number {
+    return this.lane.queued;
   }
 
   async stop(): Promise<void> {
-    await this.limiter.stop({ dropWaitingJobs: true }).catch(() => {});
+    this.lane.stop();
+    await this.lane.whenIdle();
+  }
+
+  private async replyTo(draft: DraftRecord, lane: Lane, text: string, markup?: InlineKeyboardMarkup): Promise<void> {
+    const chatId = draft.review_chat_id ?? this.options.chatId;
+    const replyTo = draft.review_message_id;
+    await this.once(lane, () =>
+      this.options.api.sendMessage(chatId, text, {
+        ...this.where(),
+        link_preview_options: NO_PREVIEW,
+        ...(markup ? { reply_markup: markup } : {}),
+        ...(replyTo === null ? {} : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }),
+      }),
+    );
   }
 
   private where(): { message_thread_id?: number } {
     return this.options.threadId === null ? {} : { message_thread_id: this.options.threadId };
   }
 
-  /**
-   * Runs one API call in a limiter slot; a 429 holds the slot for retry_after
-   * and tries again. The slot is held for one gap after the call ends (the
-   * caller has its answer already), so Telegram never sees two messages
-   * closer than the gap, however long a request took to arrive.
-   */
-  private call<T>(priority: number, fn: () => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.limiter
-        .schedule({ priority }, async () => {
-          await this.attempt(priority, fn).then(resolve, reject);
-          // Not unref'd: stop() waits for this job, and an unref'd timer as the last thing the
-          // process waits for lets it exit in the middle of the shutdown (lock kept, files unclosed).
-          await new Promise((r) => setTimeout(r, this.limits.gapMs));
-        })
-        .catch(reject);
-    });
+  /** One call as its own job in `lane`. */
+  private once<T>(lane: Lane, fn: () => Promise<T>): Promise<T> {
+    return this.lane.run(lane, (turn) => this.attempt(turn, fn));
   }
 
-  private async attempt<T>(priority: number, fn: () => Promise<T>): Promise<T> {
-    if (priority === PRIORITY.post && this.claimed > 0) this.claimed--;
-    else this.starts.push(Date.now());
+  /** One call in its turn; a 429 pauses the whole review chat for retry_after, then it tries again. */
+  private async attempt<T>(turn: Turn, fn: () => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
+      await turn();
       try {
         return await fn();
       } catch (err) {
-        if (!(err instanceof GrammyError) || err.error_code !== 429 || attempt >= 5) throw err;
+        if (!(err instanceof GrammyError) || err.error_code !== 429 || attempt >= MAX_ATTEMPTS) throw err;
         const seconds = Math.max(1, Number(err.parameters.retry_after ?? 1));
         this.options.log.warn({ retry_after: seconds }, "Telegram rate-limited the review chat; waiting");
-        await new Promise((r) => setTimeout(r, seconds * 1000));
+        this.lane.pause(seconds * 1000);
       }
     }
   }

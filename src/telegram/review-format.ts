@@ -1,43 +1,69 @@
-import type { InlineKeyboardMarkup } from "grammy/types";
+import type { InlineKeyboardMarkup, MessageEntity } from "grammy/types";
 import { formatDuration } from "../config/duration.js";
 import type { Decision, DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
 import { TELEGRAM_TEXT_LIMIT } from "../drafts/payload.js";
+import { localWhen, localWhenRelative } from "../owner/local-time.js";
+import { audienceLine, confirmQuestion, count, shortDestination } from "./audience-text.js";
+import { draftEntities, shiftEntities } from "./draft-entities.js";
+import { countInvisible } from "./invisible.js";
 
 /** What the review post says besides the draft itself. */
 export interface ReviewFormatOptions {
   readonly deferForMs: number;
+  /** REVIEW_TIMEZONE; undefined: the process's zone. */
+  readonly timeZone?: string;
+  /** The injected clock's time, for "in 23 h". */
+  readonly now: () => number;
 }
 
-/** The review post: one message, or a header message followed by the draft alone (for long drafts). */
+/** A message's text with its entities (never a parse_mode: the draft is data). */
+export interface FormattedText {
+  readonly text: string;
+  readonly entities: MessageEntity[];
+}
+
+/**
+ * The review post: one message; or, for a draft too long to share a message
+ * with its header, a header message and the draft message posted as a reply
+ * to it, in one go. The decision buttons are always on the message that
+ * holds the draft, and name its destination.
+ */
 export type ReviewPostText =
-  | { readonly kind: "single"; readonly text: string }
-  | { readonly kind: "split"; readonly header: string; readonly text: string };
+  | { readonly kind: "single"; readonly message: FormattedText }
+  | { readonly kind: "split"; readonly header: FormattedText; readonly draft: FormattedText };
 
-const RULE = "────────";
-
-function utc(iso: string): string {
-  return iso.replace("T", " ").replace(/:\d\d(\.\d+)?Z$/, " UTC");
-}
-
-function redactionLine(draft: DraftRecord): string {
+function redactionLine(draft: DraftRecord): string | null {
   const r = draft.redaction;
-  if (r === null) return "";
-  if (r.mode === "off") return "\n⚠️ PII redaction is off: the text has not been checked for personal data.";
+  if (r === null) return null;
+  if (r.mode === "off") return "⚠️ PII redaction is off: the text has not been checked for personal data.";
   const parts = Object.entries(r.removed).filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${kind}`);
-  if (parts.length === 0) return "";
+  if (parts.length === 0) return null;
   const total = Object.values(r.removed).reduce((a, b) => a + b, 0);
-  return `\n🔒 ${total} item${total === 1 ? "" : "s"} removed: ${parts.join(", ")}`;
+  return `🔒 ${total} item${total === 1 ? "" : "s"} removed: ${parts.join(", ")}`;
 }
 
-/** The header: who drafted it, where it goes, when it expires, what redaction removed. */
-export function reviewHeader(draft: DraftRecord): string {
-  const topic = draft.destination_thread_id === null ? "" : ` (topic ${draft.destination_thread_id})`;
-  return (
-    `✏️ DRAFT (${draft.drafted_by_role}) — for chat ${draft.destination_chat_id}${topic}\n` +
-    `Expires ${utc(draft.expires_at)} unless decided.` +
-    redactionLine(draft)
-  );
+/** "⚠️ Contains 3,850 invisible characters", or null when there are none. */
+export function invisibleLine(text: string): string | null {
+  const n = countInvisible(text);
+  if (n === 0) return null;
+  return `⚠️ Contains ${count(n)} invisible character${n === 1 ? "" : "s"} (zero-width, direction controls or the like): what you see is not all there is.`;
+}
+
+/** The header's lines: who drafted it, who will read it, when it expires, what redaction removed, hidden characters. */
+export function reviewHeaderLines(draft: DraftRecord, options: ReviewFormatOptions): string[] {
+  const lines = [
+    `✏️ DRAFT (${draft.drafted_by_role}) — for ${audienceLine(draft)}`,
+    `Expires ${localWhenRelative(Date.parse(draft.expires_at), options.now(), options.timeZone)}, unless decided.`,
+    redactionLine(draft),
+    invisibleLine(draft.draft_text),
+  ];
+  return lines.filter((l): l is string => l !== null);
+}
+
+/** The header, as one text. */
+export function reviewHeader(draft: DraftRecord, options: ReviewFormatOptions): string {
+  return reviewHeaderLines(draft, options).join("\n");
 }
 
 /** The footer: the decision keys. */
@@ -46,35 +72,45 @@ export function reviewFooter(options: ReviewFormatOptions): string {
 }
 
 /**
- * The review post for a draft. The draft text is included exactly, as data;
- * nothing is sent with a parse_mode. When header, text and footer together
- * pass Telegram's limit, the header goes first on its own and the review
- * message holds the draft text alone.
+ * The review post for a draft. The draft text is included exactly, as data,
+ * inside a blockquote entity that marks where it begins and ends (see
+ * draft-entities.ts); nothing is sent with a parse_mode.
  */
 export function reviewPost(draft: DraftRecord, options: ReviewFormatOptions): ReviewPostText {
-  const header = reviewHeader(draft);
+  const header = reviewHeader(draft, options);
   const footer = reviewFooter(options);
-  const single = `${header}\n${RULE}\n${draft.draft_text}\n${RULE}\n${footer}`;
-  if (single.length <= TELEGRAM_TEXT_LIMIT) return { kind: "single", text: single };
-  return { kind: "split", header: `${header}\n${footer}\nThe draft follows in the next message; decide on that one.`, text: draft.draft_text };
+  const text = `${header}\n${draft.draft_text}\n${footer}`;
+  if (text.length <= TELEGRAM_TEXT_LIMIT) {
+    return { kind: "single", message: { text, entities: draftEntities(header.length + 1, draft.draft_text) } };
+  }
+  const note = `⬇️ The draft (${count(draft.draft_text.length)} characters) is the reply to this message; decide on it there.`;
+  return {
+    kind: "split",
+    header: { text: `${header}\n${footer}\n${note}`, entities: [] },
+    draft: { text: draft.draft_text, entities: draftEntities(0, draft.draft_text) },
+  };
 }
 
 /** A one-line account of the draft's status, for the top of the edited review message. */
-export function statusLine(draft: DraftRecord): string {
+export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions, "now" | "timeZone">): string {
+  const when = (iso: string) => localWhen(Date.parse(iso), options.now(), options.timeZone);
   switch (draft.status) {
     case "queued":
     case "pending":
       return "⏳ Awaiting your decision.";
     case "deferred":
-      return `😴 Deferred until ${utc(draft.expires_at)}.`;
+      return `😴 Deferred until ${when(draft.expires_at)}.`;
     case "approved":
       return "👍 Approved — sending.";
     case "sending":
       return "📤 Sending…";
-    case "halted":
-      return `⛔ Approved, but not sent: ${draft.reason ?? "the kill switch is on"}. Approve again (👍) to send once it is off.`;
+    case "halted": {
+      const reason = draft.reason ?? "the kill switch is on";
+      const killSwitch = /kill switch/.test(reason);
+      return `⛔ Approved, but not sent: ${reason}. Approve again (👍) to send${killSwitch ? " once it is off" : ""}.`;
+    }
     case "sent":
-      return `✅ Sent at ${utc(draft.sent_at ?? draft.updated_at)}.`;
+      return `✅ Sent at ${when(draft.sent_at ?? draft.updated_at)}.`;
     case "revise":
       return draft.revision_note ? `✍️ Revise: ${draft.revision_note}` : "✍️ Sent back for revision.";
     case "expired":
@@ -86,24 +122,33 @@ export function statusLine(draft: DraftRecord): string {
   }
 }
 
-/** Callback data of a button: a version, the decision, and the draft it was made for. */
-export function callbackData(decision: Decision, draftId: string): string {
-  return `v1:${decision}:${draftId}`;
+/** What a button asks for: a decision, or the confirmation of a 👍 for a large audience. */
+export type ButtonAction = Decision | "confirm";
+
+/** Callback data of a button: a version, the action, and the draft it was made for. */
+export function callbackData(action: ButtonAction, draftId: string): string {
+  return `v1:${action}:${draftId}`;
 }
 
 /** Reads callback data back; it is untrusted, so anything unexpected is null. */
-export function readCallbackData(data: string | undefined): { decision: Decision; draftId: string } | null {
-  const m = /^v1:(send|revise|defer):([A-Za-z0-9_-]{1,56})$/.exec(data ?? "");
-  return m ? { decision: m[1] as Decision, draftId: m[2]! } : null;
+export function readCallbackData(data: string | undefined): { decision: Decision; draftId: string; confirmed: boolean } | null {
+  const m = /^v1:(send|revise|defer|confirm):([A-Za-z0-9_-]{1,56})$/.exec(data ?? "");
+  if (!m) return null;
+  const confirmed = m[1] === "confirm";
+  return { decision: confirmed ? "send" : (m[1] as Decision), draftId: m[2]!, confirmed };
 }
 
-/** The buttons under a review message while it awaits a decision; none after. */
-export function reviewKeyboard(draft: DraftRecord, options: ReviewFormatOptions): InlineKeyboardMarkup {
+/**
+ * The buttons under a review message while it awaits a decision; none after.
+ * The send button names the destination, so the message that carries the
+ * decision says where it goes whatever the draft's text says.
+ */
+export function reviewKeyboard(draft: DraftRecord, options: Pick<ReviewFormatOptions, "deferForMs">): InlineKeyboardMarkup {
   if (!AWAITING_DECISION.has(draft.status) && draft.status !== "queued") return { inline_keyboard: [] };
   return {
     inline_keyboard: [
+      [{ text: `👍 Send to ${shortDestination(draft)}`, callback_data: callbackData("send", draft.draft_id) }],
       [
-        { text: "👍 Send", callback_data: callbackData("send", draft.draft_id) },
         { text: "❌ Revise", callback_data: callbackData("revise", draft.draft_id) },
         { text: `⏳ +${formatDuration(options.deferForMs)}`, callback_data: callbackData("defer", draft.draft_id) },
       ],
@@ -111,14 +156,23 @@ export function reviewKeyboard(draft: DraftRecord, options: ReviewFormatOptions)
   };
 }
 
+/** The confirmation asked after a 👍 for a large audience: its text and its one button. */
+export function confirmMessage(draft: DraftRecord): { text: string; markup: InlineKeyboardMarkup } {
+  const members = draft.audience?.member_count;
+  const label = members === null || members === undefined ? "✅ Yes, send" : `✅ Yes, send to ${count(members)} members`;
+  return { text: confirmQuestion(draft), markup: { inline_keyboard: [[{ text: label, callback_data: callbackData("confirm", draft.draft_id) }]] } };
+}
+
 /**
  * The review message's text after a status change: the status on top, then
- * the original post. Null when that would pass Telegram's limit (the status
- * then goes in a reply instead).
+ * the original post, its entities moved along. Null for a split post (its
+ * message holds the draft alone) or when it would pass Telegram's limit: the
+ * status then goes in a reply instead.
  */
-export function editedReviewText(draft: DraftRecord, options: ReviewFormatOptions): string | null {
+export function editedReviewText(draft: DraftRecord, options: ReviewFormatOptions): FormattedText | null {
   const post = reviewPost(draft, options);
   if (post.kind === "split") return null;
-  const text = `${statusLine(draft)}\n\n${post.text}`;
-  return text.length <= TELEGRAM_TEXT_LIMIT ? text : null;
+  const top = `${statusLine(draft, options)}\n\n`;
+  const text = top + post.message.text;
+  return text.length <= TELEGRAM_TEXT_LIMIT ? { text, entities: shiftEntities(post.message.entities, top.length) } : null;
 }

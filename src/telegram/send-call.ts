@@ -1,15 +1,20 @@
 import type { Api } from "grammy";
 import type { SendMessageCall } from "../send/outcome.js";
 import { classifySendError } from "./classify.js";
+import { linkPreviewFor } from "./link-preview.js";
 
 /**
  * The sendMessage call the send path makes: plain text (no parse_mode, so no
- * byte of the draft is read as markup), the destination's topic if any.
+ * byte of the draft is read as markup), the destination's topic if any, and
+ * the same link preview the review post showed (link-preview.ts).
  */
 export function telegramSendCall(api: Api): SendMessageCall {
   return async ({ chatId, threadId, text }) => {
     try {
-      const message = await api.sendMessage(chatId, text, threadId === null ? {} : { message_thread_id: threadId });
+      const message = await api.sendMessage(chatId, text, {
+        link_preview_options: linkPreviewFor(text),
+        ...(threadId === null ? {} : { message_thread_id: threadId }),
+      });
       return { kind: "ok", messageId: message.message_id };
     } catch (err) {
       return classifySendError(err);

@@ -36,6 +36,7 @@ export function draftIn(status: DraftStatus, overrides: Partial<DraftRecord> = {
     sent_at: null,
     reason: null,
     redaction: null,
+    audience: null,
     ...overrides,
   };
 }

@@ -1,4 +1,4 @@
-import type { InlineKeyboardMarkup, Message, MessageEntity, Update } from "grammy/types";
+import type { InlineKeyboardMarkup, LinkPreviewOptions, Message, MessageEntity, Update } from "grammy/types";
 
 /** The kinds of chat the double knows. Channels are out of scope. */
 export type ChatType = "private" | "group" | "supergroup";
@@ -86,6 +86,8 @@ export interface SentMessage {
   /** Recorded so a test can assert it was never used. */
   parseMode: string | undefined;
   entities: MessageEntity[] | undefined;
+  /** The link_preview_options given, if any. */
+  linkPreview: LinkPreviewOptions | undefined;
   replyToMessageId: number | undefined;
   /** Milliseconds since the epoch when the double accepted it. */
   at: number;

@@ -1,50 +1,111 @@
 import { describe, expect, it } from "vitest";
-import { callbackData, editedReviewText, readCallbackData, reviewKeyboard, reviewPost, statusLine } from "../../src/telegram/review-format.js";
-import { draftIn } from "../support/drafts.js";
+import {
+  callbackData, confirmMessage, editedReviewText, readCallbackData, reviewKeyboard, reviewPost, statusLine,
+} from "../../src/telegram/review-format.js";
+import { draftIn, T0 } from "../support/drafts.js";
 
-const opts = { deferForMs: 24 * 3_600_000 };
+const opts = { deferForMs: 24 * 3_600_000, timeZone: "UTC", now: () => T0 };
+const GROUP_AUDIENCE = {
+  chat_id: "-1001234567890", kind: "supergroup" as const, title: "Destination", username: null, member_count: 1234,
+  can_post: true, problem: null, checked_at: new Date(T0).toISOString(),
+};
+
+function single(post: ReturnType<typeof reviewPost>) {
+  if (post.kind !== "single") throw new Error("expected a single post");
+  return post.message;
+}
 
 describe("the review post", () => {
-  it("names the role and destination, holds the text exactly, and lists the keys", () => {
+  it("names the role and destination, holds the text exactly inside a blockquote entity, and lists the keys", () => {
     const text = "Hi *all* <b>x</b> [y](z)";
-    const post = reviewPost(draftIn("pending", { draft_text: text }), opts);
-    expect(post.kind).toBe("single");
-    if (post.kind !== "single") return;
-    expect(post.text.startsWith("✏️ DRAFT (Scribe) — for chat -1001234567890\n")).toBe(true);
-    expect(post.text).toContain(`\n${text}\n`);
-    expect(post.text).toContain("👍 send · 👎 revise (or reply with a note) · 😴 defer 24h");
+    const m = single(reviewPost(draftIn("pending", { draft_text: text }), opts));
+    expect(m.text.startsWith("✏️ DRAFT (Scribe) — for chat -1001234567890\n")).toBe(true);
+    const quote = m.entities.find((e) => e.type === "blockquote")!;
+    expect(m.text.slice(quote.offset, quote.offset + quote.length)).toBe(text);
+    expect(m.text).toContain("👍 send · 👎 revise (or reply with a note) · 😴 defer 24h");
+    expect(m.text).toContain("Expires tomorrow 10:00, in 24 h, unless decided.");
+  });
+
+  it("puts a code entity over each /command of the draft (not tappable), and nothing else changes", () => {
+    const text = "Please /resume now, or /halt@my_bot. Not a/path nor https://x.y/z";
+    const m = single(reviewPost(draftIn("pending", { draft_text: text }), opts));
+    const codes = m.entities.filter((e) => e.type === "code").map((e) => m.text.slice(e.offset, e.offset + e.length));
+    expect(codes).toEqual(["/resume", "/halt@my_bot"]);
+    expect(m.text).toContain(text);
+  });
+
+  it("counts invisible characters, but not the joiners inside emoji", () => {
+    const padded = "Hi" + "\u200b".repeat(3850) + "\u202e!";
+    const m = single(reviewPost(draftIn("pending", { draft_text: padded.slice(0, 3000) }), opts));
+    expect(m.text).toContain("⚠️ Contains 2,998 invisible characters");
+    const emoji = single(reviewPost(draftIn("pending", { draft_text: "Family 👨‍👩‍👧 ❤️ 🏴󠁧󠁢󠁳󠁣󠁴󠁿 1️⃣" }), opts));
+    expect(emoji.text).not.toContain("invisible");
   });
 
   it("says what redaction removed, or that it is off", () => {
-    const removed = reviewPost(draftIn("pending", { redaction: { mode: "redact", removed: { email: 2, phone: 1 } } }), opts);
-    expect(removed.kind === "single" && removed.text).toContain("🔒 3 items removed: 2 email, 1 phone");
-    const off = reviewPost(draftIn("pending", { redaction: { mode: "off", removed: {} } }), opts);
-    expect(off.kind === "single" && off.text).toContain("PII redaction is off");
+    expect(single(reviewPost(draftIn("pending", { redaction: { mode: "redact", removed: { email: 2, phone: 1 } } }), opts)).text).toContain(
+      "🔒 3 items removed: 2 email, 1 phone",
+    );
+    expect(single(reviewPost(draftIn("pending", { redaction: { mode: "off", removed: {} } }), opts)).text).toContain("PII redaction is off");
   });
 
-  it("posts the header apart when a long draft would pass 4096 with it", () => {
+  it("splits a long draft into a header and the draft alone, the draft quoted whole", () => {
     const text = "a".repeat(4096);
     const post = reviewPost(draftIn("pending", { draft_text: text }), opts);
-    expect(post).toMatchObject({ kind: "split", text });
+    if (post.kind !== "split") throw new Error("expected a split post");
+    expect(post.draft.text).toBe(text);
+    expect(post.draft.entities).toEqual([{ type: "blockquote", offset: 0, length: 4096 }]);
+    expect(post.header.text).toContain("is the reply to this message");
     expect(editedReviewText(draftIn("sent", { draft_text: text }), opts)).toBeNull();
   });
 
-  it("has buttons while a decision is awaited and none after", () => {
-    expect(reviewKeyboard(draftIn("pending"), opts).inline_keyboard[0]!.map((b) => b.text)).toEqual(["👍 Send", "❌ Revise", "⏳ +24h"]);
+  it("has buttons while a decision is awaited, the send button naming the destination; none after", () => {
+    const rows = reviewKeyboard(draftIn("pending", { audience: GROUP_AUDIENCE }), opts).inline_keyboard;
+    expect(rows.flat().map((b) => b.text)).toEqual(["👍 Send to Destination", "❌ Revise", "⏳ +24h"]);
+    expect(reviewKeyboard(draftIn("pending", { audience: { ...GROUP_AUDIENCE, username: "dest" } }), opts).inline_keyboard[0]![0]!.text).toBe(
+      "👍 Send to ⚠️ Destination",
+    );
     expect(reviewKeyboard(draftIn("sent"), opts).inline_keyboard).toEqual([]);
-    expect(editedReviewText(draftIn("sent", { sent_at: "2026-11-30T10:05:00.000Z" }), opts)).toMatch(/^✅ Sent at 2026-11-30 10:05 UTC\./);
+  });
+
+  it("shows the status on top after a change, the entities moved along", () => {
+    const edited = editedReviewText(draftIn("sent", { sent_at: "2026-11-30T10:05:00.000Z", draft_text: "Run /resume" }), opts)!;
+    expect(edited.text).toMatch(/^✅ Sent at today 10:05\./);
+    const code = edited.entities.find((e) => e.type === "code")!;
+    expect(edited.text.slice(code.offset, code.offset + code.length)).toBe("/resume");
+  });
+
+  it("shows times in REVIEW_TIMEZONE", () => {
+    const m = single(reviewPost(draftIn("pending"), { ...opts, timeZone: "Asia/Tokyo" }));
+    expect(m.text).toContain("Expires tomorrow 19:00, in 24 h");
+  });
+
+  it("names the audience: a person, a group with its members, a public channel with ⚠️", () => {
+    const person = single(reviewPost(draftIn("pending", { audience: { ...GROUP_AUDIENCE, kind: "private", title: "Anna Smith", member_count: null } }), opts));
+    expect(person.text).toContain("— for 👤 Anna Smith · private chat");
+    const group = single(reviewPost(draftIn("pending", { audience: GROUP_AUDIENCE }), opts));
+    expect(group.text).toContain("— for 👥 “Destination” · supergroup · 1,234 members");
+    const channel = single(reviewPost(draftIn("pending", { audience: { ...GROUP_AUDIENCE, kind: "channel", username: "news" } }), opts));
+    expect(channel.text).toContain("— for ⚠️ 📢 “Destination” · @news · public channel · 1,234 members");
+  });
+
+  it("asks a large audience's confirmation with one button", () => {
+    const ask = confirmMessage(draftIn("pending", { audience: GROUP_AUDIENCE }));
+    expect(ask.text).toBe("Send to 1,234 members of “Destination”? Your 👍 counts once you confirm.");
+    expect(ask.markup.inline_keyboard[0]![0]).toMatchObject({ text: "✅ Yes, send to 1,234 members", callback_data: "v1:confirm:d_test" });
   });
 
   it("reads back only well-formed callback data, at most 64 bytes", () => {
     const data = callbackData("defer", "d_mx2s7dh5_cd0fb7c8b505");
     expect(Buffer.byteLength(data)).toBeLessThanOrEqual(64);
-    expect(readCallbackData(data)).toEqual({ decision: "defer", draftId: "d_mx2s7dh5_cd0fb7c8b505" });
+    expect(readCallbackData(data)).toEqual({ decision: "defer", draftId: "d_mx2s7dh5_cd0fb7c8b505", confirmed: false });
+    expect(readCallbackData("v1:confirm:d_x")).toEqual({ decision: "send", draftId: "d_x", confirmed: true });
     for (const bad of [undefined, "", "v1:send", "v2:send:d_x", "v1:approve:d_x", "v1:send:d x", "v1:send:d_x\n"]) expect(readCallbackData(bad)).toBeNull();
   });
 
   it("has a status line for every status", () => {
     for (const s of ["queued", "pending", "deferred", "approved", "sending", "halted", "sent", "revise", "expired", "failed", "outcome_unknown"] as const) {
-      expect(statusLine(draftIn(s)).length).toBeGreaterThan(5);
+      expect(statusLine(draftIn(s), opts).length).toBeGreaterThan(5);
     }
   });
 });

@@ -1,4 +1,5 @@
 import type { Message } from "grammy/types";
+import { storedEntities } from "../entities.js";
 import { badRequest } from "../errors.js";
 import { chatIdParam, optJson, optString, type Params } from "../params.js";
 import { checkReplyMarkup, messageText } from "../text.js";
@@ -26,14 +27,15 @@ function newMarkup(params: Params): { inline_keyboard: unknown[][] } | undefined
   return markup && markup.inline_keyboard.length > 0 ? markup : undefined;
 }
 
-function applyEdit(target: ReturnType<typeof editable>, text: string | undefined, markup: unknown): Message {
+function applyEdit(target: ReturnType<typeof editable>, text: string | undefined, markup: unknown, entities?: Message["entities"]): Message {
   const { message } = target;
-  const sameText = text === undefined || text === message.text;
+  const sameText = text === undefined || (text === message.text && JSON.stringify(entities ?? []) === JSON.stringify(message.entities ?? []));
   if (sameText && JSON.stringify(markup) === JSON.stringify(message.reply_markup)) throw badRequest(NOT_MODIFIED);
-  const { reply_markup: _old, ...rest } = message;
+  const { reply_markup: _old, ...kept } = message;
+  const { entities: _oldEntities, ...rest } = kept as Message.TextMessage;
   const edited = {
-    ...rest,
-    ...(text !== undefined ? { text } : {}),
+    ...(text !== undefined ? rest : kept),
+    ...(text !== undefined ? { text, ...(entities?.length ? { entities } : {}) } : {}),
     edit_date: unixNow(),
     ...(markup !== undefined ? { reply_markup: markup } : {}),
   } as Message;
@@ -49,8 +51,10 @@ function applyEdit(target: ReturnType<typeof editable>, text: string | undefined
 export const editMessageText: Handler = (params, state) => {
   const target = editable(params, state);
   if (target.message.text === undefined) throw badRequest("there is no text in the message to edit");
-  const text = messageText(optString(params, "text"), optString(params, "parse_mode"));
-  return applyEdit(target, text, newMarkup(params));
+  const parseMode = optString(params, "parse_mode");
+  const text = messageText(optString(params, "text"), parseMode);
+  const entities = storedEntities(parseMode ? { ...params, entities: undefined } : params, text);
+  return applyEdit(target, text, newMarkup(params), entities);
 };
 
 /** editMessageReplyMarkup: replaces (or with no reply_markup, removes) the inline keyboard. */

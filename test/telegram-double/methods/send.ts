@@ -1,4 +1,5 @@
 import type { Message } from "grammy/types";
+import { storedEntities } from "../entities.js";
 import { badRequest, forbidden } from "../errors.js";
 import { chatIdParam, optBool, optInt, optJson, optString, type Params } from "../params.js";
 import { checkReplyMarkup, messageText } from "../text.js";
@@ -57,10 +58,12 @@ export const sendMessage: Handler = (params, state) => {
   const parseMode = optString(params, "parse_mode");
   const text = messageText(optString(params, "text"), parseMode);
   const markup = checkReplyMarkup(optJson(params, "reply_markup", "can't parse reply keyboard markup JSON object"));
+  // As Telegram: given entities replace parse_mode's; either way its parser adds commands and links.
+  const entities = storedEntities(parseMode ? { ...params, entities: undefined } : params, text);
   const replyTo = replyToParam(params, chat);
   const refusal = state.limiter?.admit(chat.config.id);
   if (refusal) throw refusal;
-  return accept(state, chat, { text, threadId, markup, replyTo, parseMode, params });
+  return accept(state, chat, { text, threadId, markup, replyTo, parseMode, params, entities });
 };
 
 interface Accepted {
@@ -70,11 +73,12 @@ interface Accepted {
   replyTo: Message | undefined;
   parseMode: string | undefined;
   params: Params;
+  entities: SentMessage["entities"];
 }
 
 function accept(state: DoubleState, chat: ChatState, a: Accepted): Message.TextMessage {
   const messageId = state.world.nextMessageId(chat);
-  const entities = optJson(a.params, "entities", "can't parse entities JSON object") as SentMessage["entities"];
+  const entities = a.entities;
   const message = {
     message_id: messageId,
     from: state.world.botUser(),
@@ -95,6 +99,7 @@ function accept(state: DoubleState, chat: ChatState, a: Accepted): Message.TextM
     replyMarkup: optJson(a.params, "reply_markup", ""),
     parseMode: a.parseMode,
     entities,
+    linkPreview: optJson(a.params, "link_preview_options", "can't parse link preview options JSON object") as SentMessage["linkPreview"],
     replyToMessageId: a.replyTo?.message_id,
     at: Date.now(),
     message,

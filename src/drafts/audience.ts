@@ -1,0 +1,60 @@
+import { z } from "zod";
+
+/** What kind of chat a draft goes to, as Telegram says (`unknown`: not resolved, e.g. test mode). */
+export const AUDIENCE_KINDS = ["private", "group", "supergroup", "channel", "unknown"] as const;
+
+/**
+ * Who will read a draft: the destination as Telegram described it when it was
+ * last resolved (getChat, getChatMemberCount, getChatMember for the bot).
+ * Stored with the draft so the send call can tell what changed since.
+ */
+export const audienceSchema = z.object({
+  /** The numeric id Telegram gave (the destination may have been an @username). */
+  chat_id: z.string(),
+  kind: z.enum(AUDIENCE_KINDS),
+  /** A group's or channel's title, or a person's name. */
+  title: z.string().nullable(),
+  /** The public @username (without @); a group or channel with one is public. */
+  username: z.string().nullable(),
+  member_count: z.number().int().nonnegative().nullable(),
+  /** False when the bot may not post there; null when unknown. */
+  can_post: z.boolean().nullable(),
+  /** Why the bot cannot see or post to the destination, in words for the reviewer; null when it can. */
+  problem: z.string().nullable(),
+  checked_at: z.string(),
+});
+/** Who will read a draft. */
+export type Audience = z.infer<typeof audienceSchema>;
+
+/** A group or channel with a public @username (anyone can read it). */
+export function isPublic(a: Audience): boolean {
+  return a.username !== null && a.kind !== "private";
+}
+
+/**
+ * True when a 👍 on a draft to this audience needs one more tap: a group or
+ * channel with more than `confirmOver` members (AUDIENCE_CONFIRM_OVER).
+ */
+export function needsConfirmation(a: Audience | null, confirmOver: number | null): boolean {
+  if (a === null || confirmOver === null || a.kind === "private") return false;
+  return a.member_count !== null && a.member_count > confirmOver;
+}
+
+/**
+ * What changed between the audience a reviewer approved and the one found at
+ * the send call, in words for the reviewer; null when nothing that matters did.
+ * Became public, another chat (a migration, or an @username that moved), or
+ * the bot lost the right to post.
+ */
+export function audienceChange(approved: Audience | null, now: Audience): string | null {
+  if (approved !== null && approved.kind !== "unknown" && approved.chat_id !== now.chat_id) {
+    return `the destination is now another chat (id ${approved.chat_id} → ${now.chat_id})`;
+  }
+  if (now.can_post === false || (now.problem !== null && approved?.problem == null)) {
+    return `the bot can no longer post there: ${now.problem ?? "no permission to send messages"}`;
+  }
+  if (approved !== null && approved.kind !== "unknown" && !isPublic(approved) && isPublic(now)) {
+    return `the chat became public (@${now.username})`;
+  }
+  return null;
+}

@@ -1,0 +1,68 @@
+import { isPublic, type Audience } from "../drafts/audience.js";
+import type { DraftRecord } from "../drafts/record.js";
+
+/** `1,234`. */
+export function count(n: number): string {
+  return n.toLocaleString("en-US");
+}
+
+const KIND_WORD: Record<Audience["kind"], string> = {
+  private: "private chat",
+  group: "group",
+  supergroup: "supergroup",
+  channel: "channel",
+  unknown: "chat",
+};
+
+/** The topic part of a destination (the Bot API gives bots no topic names, only ids). */
+function topicText(draft: Pick<DraftRecord, "destination_thread_id">): string {
+  return draft.destination_thread_id === null ? "" : ` · forum topic #${draft.destination_thread_id}`;
+}
+
+/**
+ * Who will read the draft, on one line: a person's name; or a group's or
+ * channel's title, @username, kind and member count, ⚠️ when it is public;
+ * or the bare chat id when it could not be resolved, with why.
+ */
+export function audienceLine(draft: Pick<DraftRecord, "destination_chat_id" | "destination_thread_id" | "audience">): string {
+  const a = draft.audience;
+  const topic = topicText(draft);
+  if (a === null) return `chat ${draft.destination_chat_id}${topic}`;
+  if (a.kind === "unknown") {
+    const why = a.problem === null ? (a.title ?? "audience unknown") : `⚠️ ${a.problem}`;
+    return `chat ${draft.destination_chat_id}${topic} (${why})`;
+  }
+  if (a.kind === "private") {
+    return `👤 ${a.title ?? "a person"}${a.username === null ? "" : ` (@${a.username})`} · private chat${problemText(a)}`;
+  }
+  const icon = a.kind === "channel" ? "📢" : "👥";
+  const parts = [
+    `${isPublic(a) ? "⚠️ " : ""}${icon} “${a.title ?? draft.destination_chat_id}”`,
+    ...(a.username === null ? [] : [`@${a.username}`]),
+    `${isPublic(a) ? "public " : ""}${KIND_WORD[a.kind]}${topic}`,
+    ...(a.member_count === null ? [] : [`${count(a.member_count)} member${a.member_count === 1 ? "" : "s"}`]),
+  ];
+  return parts.join(" · ") + problemText(a);
+}
+
+function problemText(a: Audience): string {
+  return a.problem === null ? "" : `\n⚠️ ${a.problem}`;
+}
+
+/** A short name of the destination for a button: the title or name (cut to fit), else the chat id. */
+export function shortDestination(draft: Pick<DraftRecord, "destination_chat_id" | "audience">, max = 28): string {
+  const a = draft.audience;
+  const name = a !== null && a.kind !== "unknown" && a.title !== null ? a.title : draft.destination_chat_id;
+  const flat = name.replace(/\s+/g, " ").trim();
+  const cut = flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+  return a !== null && isPublic(a) ? `⚠️ ${cut}` : cut;
+}
+
+/** The question asked after a 👍 for a large audience: `Send to 1,234 members of “Title” (@name)?`. */
+export function confirmQuestion(draft: Pick<DraftRecord, "destination_chat_id" | "audience">): string {
+  const a = draft.audience;
+  const members = a?.member_count === null || a?.member_count === undefined ? "the members" : `${count(a.member_count)} members`;
+  const where = a?.title ? `“${a.title}”` : draft.destination_chat_id;
+  const handle = a?.username ? ` (@${a.username}, public)` : "";
+  return `Send to ${members} of ${where}${handle}? Your 👍 counts once you confirm.`;
+}

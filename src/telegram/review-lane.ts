@@ -1,0 +1,202 @@
+import type { Clock, TimerHandle } from "../clock/clock.js";
+
+/** The review chat's own budget: Telegram allows a group about 20 messages a minute, a chat about 1 a second. */
+export interface ReviewChatLimits {
+  /** The least time between two messages (or edits), counted from the end of the one before. */
+  readonly gapMs: number;
+  /** At most this many messages in any 60 gaps (a minute at gapMs = 1000). */
+  readonly perMinute: number;
+  /** Of `perMinute`, this many are kept for answers and edits: review posts never take them. */
+  readonly reservedForAnswers: number;
+}
+
+/** 1 message per second, 20 per minute, 3 of them kept for the owner's answers. */
+export const REVIEW_CHAT_LIMITS: ReviewChatLimits = { gapMs: 1000, perMinute: 20, reservedForAnswers: 3 };
+
+/**
+ * The lanes of the review chat, first served first: the owner's answers and
+ * confirmations, then status edits and notices about drafts, then new review
+ * posts. A queued post never delays an answer by more than the message in
+ * flight.
+ */
+export const LANE = { answer: 0, edit: 1, notice: 2, post: 3 } as const;
+/** One of `LANE`'s values. */
+export type Lane = (typeof LANE)[keyof typeof LANE];
+
+/** Waits for the next message's turn inside a job; each API call that posts or edits waits for one. */
+export type Turn = () => Promise<void>;
+
+interface Job {
+  readonly lane: Lane;
+  readonly seq: number;
+  run(): void;
+  drop(err: Error): void;
+}
+
+/**
+ * Paces every message and edit of the review chat on the injected clock: a
+ * sliding one-minute window and a gap after each call, with priority lanes.
+ * A job runs alone (so a header and its draft are never split by another
+ * post) and takes a turn before each call it makes.
+ */
+export class ReviewLane {
+  private readonly jobs: Job[] = [];
+  /** When each message of the last minute started. */
+  private readonly starts: number[] = [];
+  private lastEnd = -Infinity;
+  private pausedUntil = -Infinity;
+  private running = false;
+  private claimed = 0;
+  private seq = 0;
+  private timer: TimerHandle | undefined;
+  private readonly waits = new Set<{ handle: TimerHandle; reject: (err: Error) => void }>();
+  private idleWaiters: Array<() => void> = [];
+  private stopped = false;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly limits: ReviewChatLimits = REVIEW_CHAT_LIMITS,
+  ) {}
+
+  /**
+   * True when a post made now would go out at once, and then that slot is
+   * taken (the next post's first turn uses it). Synchronous, so two callers
+   * cannot both take the last slot.
+   */
+  claimFreeSlot(): boolean {
+    if (this.running || this.jobs.length > 0 || this.stopped) return false;
+    const now = this.clock.now();
+    if (this.readyAt(LANE.post, now) > now) return false;
+    this.starts.push(now);
+    this.claimed++;
+    return true;
+  }
+
+  /** Runs `work` alone in the review chat, in its lane's order; `turn` before each call. */
+  run<T>(lane: Lane, work: (turn: Turn) => Promise<T>): Promise<T> {
+    if (this.stopped) return Promise.reject(new Error("the review chat is stopped"));
+    return new Promise<T>((resolve, reject) => {
+      const seq = this.seq++;
+      this.jobs.push({
+        lane,
+        seq,
+        drop: reject,
+        run: () => {
+          const turn = this.turnFor(lane);
+          void work(turn)
+            .then(resolve, reject)
+            .finally(() => this.finish());
+        },
+      });
+      this.pump();
+    });
+  }
+
+  /** Holds every message back for `ms` (Telegram's retry_after). */
+  pause(ms: number): void {
+    this.pausedUntil = Math.max(this.pausedUntil, this.clock.now() + ms);
+  }
+
+  /** Waits `ms` on the clock inside a job; stop() ends the wait with an error. */
+  wait(ms: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const entry = {
+        handle: this.clock.setTimeout(() => {
+          this.waits.delete(entry);
+          resolve();
+        }, ms),
+        reject,
+      };
+      this.waits.add(entry);
+    });
+  }
+
+  /** Resolves when no job is running (queued jobs may wait for their time). For tests on a simulated clock. */
+  whenIdle(): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** How many jobs wait (not counting the one running). */
+  get queued(): number {
+    return this.jobs.length;
+  }
+
+  /** Drops waiting jobs (they reject) and ends waits; the running call finishes. */
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) this.clock.clearTimeout(this.timer);
+    for (const job of this.jobs.splice(0)) job.drop(new Error("the review chat was stopped"));
+    for (const w of this.waits) {
+      this.clock.clearTimeout(w.handle);
+      w.reject(new Error("the review chat was stopped"));
+    }
+    this.waits.clear();
+  }
+
+  /** When a message of `lane` may start: the gap, the pause, and the minute's window (posts leave the reserve free). */
+  private readyAt(lane: Lane, now: number): number {
+    const { gapMs, perMinute, reservedForAnswers } = this.limits;
+    const windowMs = 60 * gapMs;
+    while (this.starts.length > 0 && this.starts[0]! <= now - windowMs) this.starts.shift();
+    const cap = lane === LANE.post ? perMinute - reservedForAnswers : perMinute;
+    const windowAt = this.starts.length < cap ? now : this.starts[this.starts.length - cap]! + windowMs;
+    const lastStart = this.starts.at(-1) ?? -Infinity;
+    return Math.max(now, this.lastEnd + gapMs, lastStart + gapMs, this.pausedUntil, windowAt);
+  }
+
+  private turnFor(lane: Lane): Turn {
+    return async () => {
+      if (lane === LANE.post && this.claimed > 0) {
+        this.claimed--;
+        return;
+      }
+      for (;;) {
+        const now = this.clock.now();
+        const at = this.readyAt(lane, now);
+        if (at <= now) break;
+        await this.wait(at - now);
+      }
+      this.starts.push(this.clock.now());
+    };
+  }
+
+  /** The index of the job to run next: the lowest lane, then the oldest. */
+  private best(): number {
+    let best = -1;
+    for (let i = 0; i < this.jobs.length; i++) {
+      const j = this.jobs[i]!;
+      const b = this.jobs[best];
+      if (b === undefined || j.lane < b.lane || (j.lane === b.lane && j.seq < b.seq)) best = i;
+    }
+    return best;
+  }
+
+  /**
+   * Starts the best job once its first call may go. Until then nothing is
+   * started, so an answer that arrives meanwhile overtakes a waiting post.
+   */
+  private pump(): void {
+    if (this.timer) this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.running || this.stopped || this.jobs.length === 0) return;
+    const index = this.best();
+    const job = this.jobs[index]!;
+    const now = this.clock.now();
+    const ready = job.lane === LANE.post && this.claimed > 0 ? now : this.readyAt(job.lane, now);
+    if (ready > now) {
+      this.timer = this.clock.setTimeout(() => this.pump(), ready - now);
+      return;
+    }
+    this.jobs.splice(index, 1);
+    this.running = true;
+    job.run();
+  }
+
+  private finish(): void {
+    this.lastEnd = this.clock.now();
+    this.running = false;
+    for (const w of this.idleWaiters.splice(0)) w();
+    this.pump();
+  }
+}

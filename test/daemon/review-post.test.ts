@@ -1,0 +1,117 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { MessageEntity } from "grammy/types";
+import { tappableCommands } from "../telegram-double/entities.js";
+import type { SentMessage, TelegramDouble } from "../telegram-double/index.js";
+import { eventually, type DaemonProcess } from "../support/daemon-process.js";
+import { FRIEND, GROUP, liveDaemon, liveDouble, OWNER, payload } from "../support/live-fixture.js";
+
+let double: TelegramDouble;
+let daemon: DaemonProcess | undefined;
+
+beforeEach(async () => {
+  double = await liveDouble();
+});
+
+afterEach(async () => {
+  await daemon?.stop("SIGKILL");
+  daemon = undefined;
+  await double.stop();
+});
+
+/** The daemon with the review chat's pace sped up 20 times (the double enforces nothing here). */
+const fastDaemon = () => liveDaemon(double, { TELEGRAM_RATE_SCALE: "20" });
+
+async function submit(d: DaemonProcess, text: string, extra: Record<string, unknown> = {}) {
+  const res = await d.request("POST", "/drafts", payload(text, extra));
+  expect(res.status).toBe(201);
+  return res.body as { draft_id: string; review_message_id: number | null; status: string; warnings?: string[] };
+}
+
+async function posted(d: DaemonProcess, id: string): Promise<number> {
+  return eventually(async () => {
+    const rec = (await d.request("GET", `/drafts/${id}`)).body;
+    return rec.status === "pending" ? (rec.review_message_id as number) : null;
+  });
+}
+
+function quoted(m: SentMessage): string {
+  const q = (m.entities ?? []).find((e: MessageEntity) => e.type === "blockquote");
+  if (!q) throw new Error(`no blockquote in message ${m.messageId}`);
+  return m.text.slice(q.offset, q.offset + q.length);
+}
+
+function sendButton(m: SentMessage): string {
+  return (m.replyMarkup as { inline_keyboard: Array<Array<{ text: string }>> }).inline_keyboard[0]![0]!.text;
+}
+
+/** The header our daemon writes, as a draft would copy it to pass itself off for another destination. */
+const forgedHeader = `✏️ DRAFT (Scribe) — for 👤 Friend · private chat\nExpires tomorrow 10:00, in 24 h, unless decided.\n`;
+
+describe("the review post against the Bot API double", () => {
+  it("a long draft starting with a forged header: the buttons' message names the real destination, the draft sits in a quote, its padding is counted", async () => {
+    daemon = await fastDaemon();
+    const text = forgedHeader + "\u200b".repeat(3850) + "Send the invoice to the whole group.";
+    const a = await submit(daemon, text);
+    const id = await posted(daemon, a.draft_id);
+    const msgs = double.messages(OWNER);
+    const draftMsg = msgs.find((m) => m.messageId === id)!;
+    const header = msgs.find((m) => m.messageId === draftMsg.replyToMessageId)!;
+    expect(header, "the draft message replies to its header").toBeDefined();
+    expect(header.text.startsWith(`✏️ DRAFT (Scribe) — for chat ${GROUP}`)).toBe(true);
+    expect(header.text).toContain("⚠️ Contains 3,850 invisible characters");
+    expect(quoted(draftMsg)).toBe(text);
+    expect(sendButton(draftMsg)).toBe(`👍 Send to ${GROUP}`);
+    expect(draftMsg.parseMode).toBeUndefined();
+  });
+
+  it("two long drafts submitted at once: each header is directly followed by its own draft, as a reply", async () => {
+    daemon = await fastDaemon();
+    const long = (who: string) => `${who}: ` + "long text ".repeat(400);
+    const [a, b] = await Promise.all([submit(daemon, long("A")), submit(daemon, long("B"), { destination_chat_id: String(FRIEND) })]);
+    const ids = [await posted(daemon, a.draft_id), await posted(daemon, b.draft_id)];
+    const msgs = double.messages(OWNER);
+    expect(msgs).toHaveLength(4);
+    for (let i = 0; i < 4; i += 2) {
+      const [header, draft] = [msgs[i]!, msgs[i + 1]!];
+      expect(draft.replyToMessageId).toBe(header.messageId);
+      expect(ids).toContain(draft.messageId);
+      const dest = draft.text.startsWith("A:") ? String(GROUP) : String(FRIEND);
+      expect(header.text).toContain(`for chat ${dest}`);
+      expect(sendButton(draft)).toBe(`👍 Send to ${dest}`);
+    }
+  });
+
+  it("shows /resume in a draft as code, never as a tappable command; sends the text unchanged", async () => {
+    daemon = await fastDaemon();
+    const text = "Tap /resume to continue, or /halt@draft_review_test_bot.";
+    const a = await submit(daemon, text);
+    const post = double.messages(OWNER).find((m) => m.messageId === a.review_message_id)!;
+    expect(tappableCommands(post.text, post.entities)).toEqual([]);
+    const codes = (post.entities ?? []).filter((e) => e.type === "code").map((e) => post.text.slice(e.offset, e.offset + e.length));
+    expect(codes).toEqual(["/resume", "/halt@draft_review_test_bot"]);
+    expect(quoted(post)).toBe(text);
+    double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
+    await eventually(() => double.messages(GROUP).length === 1, 10_000, "sent");
+    const sent = double.messages(GROUP)[0]!;
+    expect(sent.text).toBe(text);
+    // The same text in plain form: Telegram (and the double's parser) makes both commands tappable.
+    expect(tappableCommands(sent.text, sent.entities)).toEqual(["/resume", "/halt@draft_review_test_bot"]);
+  });
+
+  it("review post and send carry the same link preview (the draft's first link), and none without a link", async () => {
+    daemon = await fastDaemon();
+    const withLink = await submit(daemon, "Slides: https://example.com/deck?id=7. And www.other.org too.");
+    const without = await submit(daemon, "No link here.");
+    for (const a of [withLink, without]) {
+      const id = await posted(daemon, a.draft_id);
+      double.injectReaction({ chatId: OWNER, messageId: id, userId: OWNER, newEmojis: ["👍"] });
+    }
+    await eventually(() => double.messages(GROUP).length === 2, 10_000, "both sent");
+    const review = (id: string) => double.messages(OWNER).find((m) => m.text.includes(id))!;
+    const sent = (id: string) => double.messages(GROUP).find((m) => m.text.includes(id))!;
+    expect(review("Slides").linkPreview).toEqual({ url: "https://example.com/deck?id=7", prefer_small_media: true, show_above_text: false });
+    expect(sent("Slides").linkPreview).toEqual(review("Slides").linkPreview);
+    expect(review("No link").linkPreview).toEqual({ is_disabled: true });
+    expect(sent("No link").linkPreview).toEqual({ is_disabled: true });
+  });
+});
