@@ -27,7 +27,7 @@ async function main(): Promise<number> {
     }
     throw err;
   }
-  secrets.push(config.telegram.token, config.api.token);
+  secrets.push(config.telegram.token, config.api.token, config.callback?.secret);
   const log = createLogger({
     level: config.logLevel,
     secrets,

@@ -13,5 +13,7 @@ export function harnessPaths(dir: string) {
     apiToken: join(dir, "api_token"),
     /** Telegram updates fetched but perhaps not yet handled. */
     updates: join(dir, "updates.jsonl"),
+    /** The seq of the last event the callback receiver acknowledged. */
+    callbackCursor: join(dir, "callback_cursor.json"),
   };
 }

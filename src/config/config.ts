@@ -26,6 +26,8 @@ export interface Config {
   readonly storeCompactAfterLines: number | null;
   /** DIGEST_HOUR: the local hour (0-23) of the daily digest in the review chat; null = no digest. */
   readonly digestHour: number | null;
+  /** CALLBACK_URL and CALLBACK_SECRET: where every feed event is POSTed, signed with the secret; null = no callbacks. */
+  readonly callback: { readonly url: string; readonly secret: string } | null;
 }
 
 /** A configuration problem: the message names the variable and says how to fix it. */
@@ -69,6 +71,8 @@ const envSchema = z.object({
   TELEGRAM_RATE_SCALE: z.string().optional(),
   DRAFT_STORE_COMPACT_AFTER_LINES: z.string().optional(),
   DIGEST_HOUR: z.string().optional(),
+  CALLBACK_URL: z.string().optional(),
+  CALLBACK_SECRET: z.string().optional(),
 });
 
 /** Treats an empty string as unset, as shells and `.env` files mean it. */
@@ -145,6 +149,8 @@ export function loadConfig(rawEnv: Record<string, string | undefined>): Config {
   const storeCompactAfterLines =
     compactText === undefined ? null : numberOf(get, "DRAFT_STORE_COMPACT_AFTER_LINES", 10_000, problems, { min: 1, max: 10_000_000 });
 
+  const callback = callbackOf(get, problems);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     mode,
@@ -160,7 +166,31 @@ export function loadConfig(rawEnv: Record<string, string | undefined>): Config {
     logLevel: get("LOG_LEVEL") ?? "info",
     digestHour,
     storeCompactAfterLines,
+    callback,
   };
+}
+
+/** CALLBACK_URL (an http(s) URL) with CALLBACK_SECRET (16+ characters), or null when CALLBACK_URL is unset. */
+function callbackOf(get: (n: string) => string | undefined, problems: string[]): { url: string; secret: string } | null {
+  const url = get("CALLBACK_URL");
+  const secret = get("CALLBACK_SECRET");
+  if (url === undefined) {
+    if (secret !== undefined) problems.push("CALLBACK_SECRET is set but CALLBACK_URL is not: set CALLBACK_URL to the receiver's http(s) address, or unset CALLBACK_SECRET.");
+    return null;
+  }
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = null;
+  }
+  if (parsed === null || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
+    problems.push(`CALLBACK_URL must be an http(s) URL such as http://127.0.0.1:9000/draft-events (got "${url}").`);
+  }
+  if (secret === undefined || secret.length < 16) {
+    problems.push("CALLBACK_SECRET must be set, 16 characters or more, when CALLBACK_URL is: every callback is signed with it (e.g. `openssl rand -hex 32`); give the receiver the same value.");
+  }
+  return { url, secret: secret ?? "" };
 }
 
 /** A whole number in [min, max] from the environment, or its default when unset. */

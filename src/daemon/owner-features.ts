@@ -2,6 +2,7 @@ import type { Api, Composer, Context } from "grammy";
 import type { InlineKeyboardMarkup } from "grammy/types";
 import { harnessPaths } from "../app/paths.js";
 import type { Core } from "../app/core.js";
+import type { CallbackDelivery } from "../callbacks/delivery.js";
 import type { Clock } from "../clock/clock.js";
 import type { Config } from "../config/config.js";
 import { digestCounts, digestText } from "../owner/digest-text.js";
@@ -23,6 +24,8 @@ export interface OwnerFeatureDeps {
   readonly api: Api;
   readonly clock: Clock;
   readonly log: Logger;
+  /** Push callbacks, whose backlog and last error the status shows; null when off. */
+  readonly callbacks?: CallbackDelivery | null;
 }
 
 /** The owner's side of the live daemon, as run.ts wires it. */
@@ -54,6 +57,7 @@ export function ownerFeatures(deps: OwnerFeatureDeps): OwnerFeatures {
       drafts: core.desk.list(),
       killSwitch: await core.killSwitch.check(),
       digestHour: config.digestHour,
+      callbacks: (await deps.callbacks?.status()) ?? null,
     });
   const { commands, confirmations } = ownerCommands({
     reviewChatId: config.reviewChatId,

@@ -19,6 +19,7 @@ import { UpdateJournal } from "../telegram/update-journal.js";
 import { connectBot } from "./connect.js";
 import { withPollingRetry } from "./poll-retry.js";
 import { ownerFeatures } from "./owner-features.js";
+import { startCallbacks } from "./callbacks.js";
 
 /** The updates the daemon asks for. Telegram leaves reactions out unless named. */
 export const ALLOWED_UPDATES = ["message", "callback_query", "message_reaction"] as const;
@@ -75,7 +76,17 @@ export async function runDaemon(config: Config, log: Logger, env: DaemonEnv): Pr
     haltPollMs: 1000,
   });
   const paths = harnessPaths(config.harnessDir);
-  const owner = ownerFeatures({ config, core, say: (text, buttons) => reviewChat.say(text, buttons), api: bot.api, clock: core.desk.clock, log });
+  const events = auditEventFeed(core.audit);
+  const callbacks = await startCallbacks(config, core, events, log);
+  const owner = ownerFeatures({
+    config,
+    core,
+    say: (text, buttons) => reviewChat.say(text, buttons),
+    api: bot.api,
+    clock: core.desk.clock,
+    log,
+    callbacks: callbacks?.delivery ?? null,
+  });
   let journal: UpdateJournal | undefined;
   let api: ApiServer | undefined;
   let runner: RunnerHandle | undefined;
@@ -106,7 +117,7 @@ export async function runDaemon(config: Config, log: Logger, env: DaemonEnv): Pr
       token,
       intake: core.intake,
       desk: core.desk,
-      events: auditEventFeed(core.audit),
+      events,
       status: owner.status,
       log,
     });
@@ -171,6 +182,7 @@ export async function runDaemon(config: Config, log: Logger, env: DaemonEnv): Pr
     // Review-chat work still waiting for a slot is dropped first (queued drafts stay queued on
     // disk and are posted at the next start); closing the core waits for what is running.
     await reviewChat.stop();
+    await callbacks?.stop();
     await core.close();
     await journal?.close();
     stopSignal.dispose();

@@ -1,3 +1,4 @@
+import type { CallbackStatus } from "../callbacks/delivery.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { STATUSES, type DraftStatus } from "../drafts/status.js";
 import type { KillSwitchState } from "../send/kill-switch.js";
@@ -19,6 +20,8 @@ export interface StatusReport {
   readonly drafts_total: number;
   /** DIGEST_HOUR, or null when the daily digest is off. */
   readonly digest_hour: number | null;
+  /** Push callbacks (CALLBACK_URL): backlog and last error; null when off. */
+  readonly callbacks: CallbackStatus | null;
 }
 
 /** What the report is made from; every input is a value, so this is pure. */
@@ -28,6 +31,8 @@ export interface StatusInputs {
   readonly drafts: Iterable<Pick<DraftRecord, "status" | "updated_at">>;
   readonly killSwitch: KillSwitchState;
   readonly digestHour: number | null;
+  /** The callback delivery's state; absent or null when CALLBACK_URL is unset. */
+  readonly callbacks?: CallbackStatus | null;
 }
 
 /** Builds the status report: queue depths and today's counts from the drafts, the kill switch as checked. */
@@ -49,6 +54,7 @@ export function buildStatusReport(inputs: StatusInputs): StatusReport {
     today: { since: new Date(since).toISOString(), counts: sortedCounts(counts) },
     drafts_total: total,
     digest_hour: inputs.digestHour,
+    callbacks: inputs.callbacks ?? null,
   };
 }
 
@@ -72,5 +78,13 @@ export function statusText(report: StatusReport): string {
     `Queued for the review chat: ${q.queued} · being sent: ${q.approved + q.sending}`,
     `Today (since ${localMinute(Date.parse(report.today.since))}): ${today.length > 0 ? today.join(", ") : "nothing yet"}`,
     `Daily digest: ${report.digest_hour === null ? "off (set DIGEST_HOUR)" : `at ${String(report.digest_hour).padStart(2, "0")}:00`}`,
+    ...(report.callbacks ? [callbacksLine(report.callbacks)] : []),
   ].join("\n");
+}
+
+/** One line about push callbacks: the backlog, and the last error while it lasts. */
+export function callbacksLine(c: CallbackStatus): string {
+  const waiting = c.backlog === 0 ? "all delivered" : `${c.backlog} waiting`;
+  const error = c.last_error === null ? "" : ` · last error: ${c.last_error}${c.next_attempt_at ? ` (next try ${localMinute(Date.parse(c.next_attempt_at))})` : ""}`;
+  return `Callbacks to ${c.url}: ${waiting} (acknowledged up to #${c.acked_seq})${error}`;
 }

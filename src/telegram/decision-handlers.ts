@@ -6,6 +6,7 @@ import { authorizeActor, type ActorFacts } from "../reactions/authorize.js";
 import { decisionForEmoji } from "../reactions/decision-keys.js";
 import { readReply } from "../reactions/reply.js";
 import { readCallbackData } from "./review-format.js";
+import { revisionAnswer } from "./revision-answer.js";
 
 /** What the handlers need to know. */
 export interface DecisionHandlerOptions {
@@ -135,13 +136,15 @@ export function decisionHandlers(options: DecisionHandlerOptions): Composer<Cont
     // A reviewer's command sent as a reply is a command (see owner-commands), not a revision note.
     if (m.entities?.some((e) => e.type === "bot_command" && e.offset === 0)) return next();
     if (text.trim() === "") return refuse(facts, null, null, "reply", "empty_reply", extra);
-    await decideOrTell({
+    const outcome = await decideOrTell({
       reviewChatId: String(m.chat.id),
       reviewMessageId: target.message_id,
       decision: reply.decision,
       note: reply.note,
       actor: { user_id: who.userId, channel: "reply", emoji: reply.emoji, update_id: ctx.update.update_id },
     });
+    // A revision note is answered with who was told (its notify_roles).
+    if (outcome?.ok && outcome.draft.status === "revise") await options.tellReviewers?.(revisionAnswer(outcome.draft)).catch(() => {});
   });
 
   return composer;

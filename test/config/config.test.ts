@@ -99,3 +99,15 @@ describe("DIGEST_HOUR", () => {
     }
   });
 });
+
+describe("CALLBACK_URL / CALLBACK_SECRET", () => {
+  it("are off when unset, and need an http(s) URL with a secret of 16+ characters", () => {
+    expect(loadConfig(live).callback).toBeNull();
+    const secret = "s".repeat(16);
+    expect(loadConfig({ ...live, CALLBACK_URL: "http://127.0.0.1:9000/e", CALLBACK_SECRET: secret }).callback).toEqual({ url: "http://127.0.0.1:9000/e", secret });
+    expect(problems({ ...live, CALLBACK_URL: "ftp://x", CALLBACK_SECRET: secret })).toEqual([expect.stringMatching(/^CALLBACK_URL must be an http\(s\) URL/)]);
+    expect(problems({ ...live, CALLBACK_URL: "https://x.example/e" })).toEqual([expect.stringMatching(/^CALLBACK_SECRET must be set, 16 characters or more/)]);
+    expect(problems({ ...live, CALLBACK_URL: "https://x.example/e", CALLBACK_SECRET: "short" })).toHaveLength(1);
+    expect(problems({ ...live, CALLBACK_SECRET: secret })).toEqual([expect.stringMatching(/^CALLBACK_SECRET is set but CALLBACK_URL is not/)]);
+  });
+});

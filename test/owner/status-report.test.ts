@@ -25,6 +25,7 @@ describe("buildStatusReport", () => {
       today: { since: new Date(2030, 0, 2).toISOString(), counts: { queued: 1, pending: 1, sent: 1, revise: 1 } },
       drafts_total: 6,
       digest_hour: null,
+      callbacks: null,
     });
     expect(JSON.parse(JSON.stringify(report))).toEqual(report);
   });
@@ -39,5 +40,28 @@ describe("buildStatusReport", () => {
       "Today (since 2030-01-02 00:00): 1 queued, 1 pending, 1 sent, 1 revise",
       "Daily digest: at 07:00",
     ]);
+  });
+});
+
+describe("the callbacks line of the status", () => {
+  const drafts = [{ status: "pending" as const, updated_at: "2030-01-02T10:00:00.000Z" }];
+  const nowMs = Date.parse("2030-01-02T12:00:00.000Z");
+  it("shows the backlog and the last error while callbacks are on, nothing when off", () => {
+    const callbacks = {
+      url: "http://127.0.0.1:9000/events",
+      acked_seq: 12,
+      backlog: 3,
+      delivered: 12,
+      failed_attempts: 4,
+      last_error: "HTTP 500: down",
+      last_error_at: "2030-01-02T11:59:00.000Z",
+      next_attempt_at: null,
+    };
+    const on = buildStatusReport({ mode: "live", nowMs, drafts, killSwitch: { halted: false }, digestHour: null, callbacks });
+    expect(on.callbacks).toEqual(callbacks);
+    expect(statusText(on).split("\n").at(-1)).toBe("Callbacks to http://127.0.0.1:9000/events: 3 waiting (acknowledged up to #12) · last error: HTTP 500: down");
+    const off = buildStatusReport({ mode: "live", nowMs, drafts, killSwitch: { halted: false }, digestHour: null });
+    expect(off.callbacks).toBeNull();
+    expect(statusText(off)).not.toContain("Callbacks");
   });
 });
