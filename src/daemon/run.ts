@@ -20,6 +20,7 @@ import { connectBot } from "./connect.js";
 import { withPollingRetry } from "./poll-retry.js";
 import { ownerFeatures } from "./owner-features.js";
 import { startCallbacks } from "./callbacks.js";
+import { DaemonHealth } from "./health.js";
 
 /** The updates the daemon asks for. Telegram leaves reactions out unless named. */
 export const ALLOWED_UPDATES = ["message", "callback_query", "message_reaction"] as const;
@@ -77,6 +78,8 @@ export async function runDaemon(config: Config, log: Logger, env: DaemonEnv): Pr
   });
   const paths = harnessPaths(config.harnessDir);
   const events = auditEventFeed(core.audit);
+  const health = new DaemonHealth({ clock: core.desk.clock, harnessDir: config.harnessDir });
+  core.desk.onTransition(() => health.storeWritten());
   const callbacks = await startCallbacks(config, core, events, log);
   const owner = ownerFeatures({
     config,
@@ -119,6 +122,7 @@ export async function runDaemon(config: Config, log: Logger, env: DaemonEnv): Pr
       desk: core.desk,
       events,
       status: owner.status,
+      health,
       log,
     });
     await owner.start();
@@ -126,7 +130,13 @@ export async function runDaemon(config: Config, log: Logger, env: DaemonEnv): Pr
     const journalRef = journal;
     const getUpdates = withPollingRetry(
       (args: Parameters<typeof bot.api.getUpdates>[0], signal: NonNullable<Parameters<typeof bot.api.getUpdates>[1]>) =>
-        bot.api.getUpdates({ ...args, allowed_updates: [...ALLOWED_UPDATES] }, signal),
+        bot.api.getUpdates({ ...args, allowed_updates: [...ALLOWED_UPDATES] }, signal).then(
+          (updates) => (health.telegramAnswered(), updates),
+          (err: unknown) => {
+            if (!signal.aborted) health.telegramFailed(err, err instanceof GrammyError && err.error_code === 409);
+            throw err;
+          },
+        ),
       log,
     );
     runner = run(

@@ -29,35 +29,60 @@ function tooLarge(limitBytes: number): BodyResult {
 }
 
 /**
- * Reads a JSON request body without ever holding more than `limitBytes` of it:
- * a declared Content-Length over the limit is refused before reading, and a
- * stream that grows past it is refused as soon as it does (the rest is
- * discarded, not buffered). Malformed JSON and invalid UTF-8 are refused with
- * a 400 that says so.
+ * How much of an oversized body is read and thrown away before the 413 is
+ * answered. curl, Python's urllib and Node's fetch all send the whole body
+ * before they read an answer; a server that answers and closes mid-upload
+ * gives urllib a "Broken pipe" instead of the 413. Past this (or past
+ * DISCARD_WINDOW_MS) the 413 is answered anyway and the connection closed.
+ */
+export const MAX_DISCARD_BYTES = 16 * 1024 * 1024;
+/** How long the rest of an oversized body is waited for before the 413 is answered regardless. */
+export const DISCARD_WINDOW_MS = 2_000;
+
+/**
+ * Reads a JSON request body without ever holding more than `limitBytes` of it.
+ * A body over the limit is refused with a 413 once it has been read to its
+ * end and discarded (not buffered), so every common client reads the answer;
+ * a declared Content-Length past MAX_DISCARD_BYTES is refused at once.
+ * Malformed JSON and invalid UTF-8 are refused with a 400 that says so.
  */
 export function readJsonBody(req: IncomingMessage, limitBytes: number = MAX_BODY_BYTES): Promise<BodyResult> {
   const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > limitBytes) return Promise.resolve(tooLarge(limitBytes));
+  if (Number.isFinite(declared) && declared > limitBytes + MAX_DISCARD_BYTES) return Promise.resolve(tooLarge(limitBytes));
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
+    let window: NodeJS.Timeout | undefined;
     const finish = (result: BodyResult) => {
       if (done) return;
       done = true;
+      clearTimeout(window);
       req.off("data", onData);
       req.off("end", onEnd);
       chunks.length = 0;
       resolve(result);
     };
+    const discarding = () => size > limitBytes || (Number.isFinite(declared) && declared > limitBytes);
+    const startWindow = () => {
+      window ??= setTimeout(() => {
+        finish(tooLarge(limitBytes));
+        // Keep the stream flowing with no listener: Node discards the rest instead of buffering it.
+        req.resume();
+      }, DISCARD_WINDOW_MS);
+    };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= limitBytes) return void chunks.push(chunk);
-      finish(tooLarge(limitBytes));
-      // Keep the stream flowing with no listener: Node discards the rest instead of buffering it.
-      req.resume();
+      if (!discarding()) return void chunks.push(chunk);
+      chunks.length = 0;
+      startWindow();
+      if (size > limitBytes + MAX_DISCARD_BYTES) {
+        finish(tooLarge(limitBytes));
+        req.resume();
+      }
     };
-    const onEnd = () => finish(parseJson(Buffer.concat(chunks, size)));
+    const onEnd = () => finish(discarding() ? tooLarge(limitBytes) : parseJson(Buffer.concat(chunks, size)));
+    if (discarding()) startWindow();
     req.on("data", onData);
     req.on("end", onEnd);
     req.on("error", () => finish({ kind: "aborted" }));

@@ -6,6 +6,17 @@ import { isJsonContentType, MAX_BODY_BYTES, readJsonBody } from "./body.js";
 import type { EventFeed } from "./event-feed.js";
 import type { StatusReport } from "../owner/status-report.js";
 import { errorReply, reply, type JsonReply } from "./respond.js";
+import { storeWriteFailure } from "./write-failure.js";
+
+/** The daemon's health as the API uses it (DaemonHealth fits). */
+export interface ApiHealth {
+  check(): Promise<{ readonly ok: boolean; readonly reasons: readonly string[] }>;
+  /** Told when a submission could not be written. */
+  storeFailed(cause: string): void;
+}
+
+/** How long a client is asked to wait before submitting again while the store cannot write. */
+export const STORE_RETRY_AFTER_SECONDS = 30;
 
 /** What the API submits drafts through (the desk's `Intake` fits). */
 export interface DraftIntake {
@@ -26,6 +37,8 @@ export interface HandlerDeps {
   readonly maxBodyBytes?: number;
   /** The daemon's status for `GET /status`; absent: the route answers 404. */
   readonly status?: () => Promise<StatusReport>;
+  /** Serves `GET /healthz` and hears of store failures; absent: /healthz always answers ok. */
+  readonly health?: ApiHealth;
 }
 
 /** One request as a handler sees it. A handler that resolves null saw the client leave: nothing is answered. */
@@ -47,7 +60,21 @@ export async function postDraft(deps: HandlerDeps, ctx: RequestContext): Promise
   const body = await readJsonBody(ctx.req, deps.maxBodyBytes ?? MAX_BODY_BYTES);
   if (body.kind === "aborted") return null;
   if (body.kind === "refused") return body.reply;
-  return submitReply(await deps.intake.submit(body.value));
+  let outcome: SubmitOutcome;
+  try {
+    outcome = await deps.intake.submit(body.value);
+  } catch (err) {
+    const cause = storeWriteFailure(err);
+    if (cause === null) throw err;
+    deps.health?.storeFailed(cause);
+    return errorReply(
+      503,
+      `the draft was not accepted: the store cannot write (${cause}). Submit it again later (same idempotency_key); the operator has to fix the disk.`,
+      undefined,
+      { "Retry-After": String(STORE_RETRY_AFTER_SECONDS) },
+    );
+  }
+  return submitReply(outcome);
 }
 
 /** Maps the intake's outcome onto the contract's status codes. */
@@ -91,9 +118,10 @@ export async function getStatus(deps: HandlerDeps): Promise<JsonReply> {
   return reply(200, await deps.status());
 }
 
-/** `GET /healthz`: answers without a token, so a supervisor can probe it. */
-export function healthz(): JsonReply {
-  return reply(200, { ok: true });
+/** `GET /healthz`: answers without a token, so a supervisor can probe it: 200 `{"ok": true}`, or 503 with the reasons. */
+export async function healthz(deps: HandlerDeps): Promise<JsonReply> {
+  const health = (await deps.health?.check()) ?? { ok: true, reasons: [] };
+  return health.ok ? reply(200, { ok: true }) : reply(503, { ok: false, reasons: health.reasons });
 }
 
 /** A query parameter as a whole number in [min, max], its default when absent, or an error message. */

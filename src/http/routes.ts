@@ -17,7 +17,7 @@ export interface Route {
 /** The contract's routes, bound to their dependencies. Anything not listed is a 404. */
 export function apiRoutes(deps: HandlerDeps): readonly Route[] {
   return [
-    { path: /^\/healthz$/, methods: { GET: { auth: false, handle: () => healthz() } } },
+    { path: /^\/healthz$/, methods: { GET: { auth: false, handle: () => healthz(deps) } } },
     {
       path: /^\/drafts$/,
       methods: {

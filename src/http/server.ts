@@ -3,7 +3,7 @@ import type { Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import { BEARER_CHALLENGE, BearerAuth } from "./auth.js";
 import type { EventFeed } from "./event-feed.js";
-import type { DraftIntake, DraftReader, HandlerDeps } from "./handlers.js";
+import type { ApiHealth, DraftIntake, DraftReader, HandlerDeps } from "./handlers.js";
 import { apiRoutes, matchRoute, type Route } from "./routes.js";
 import { errorReply, writeReply, type JsonReply } from "./respond.js";
 
@@ -27,6 +27,8 @@ export interface ApiServerOptions {
   readonly events: EventFeed;
   /** Serves `GET /status` (the live daemon passes it). */
   readonly status?: HandlerDeps["status"];
+  /** Serves `GET /healthz` (the live daemon passes it); absent: always ok. */
+  readonly health?: ApiHealth;
   readonly log: ApiLog;
   /** Largest accepted request body; default 64 KiB. */
   readonly maxBodyBytes?: number;
@@ -60,7 +62,7 @@ const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
   const host = options.host ?? "127.0.0.1";
   const auth = new BearerAuth(options.token);
-  const routes = apiRoutes({ intake: options.intake, desk: options.desk, events: options.events, maxBodyBytes: options.maxBodyBytes, status: options.status });
+  const routes = apiRoutes({ intake: options.intake, desk: options.desk, events: options.events, maxBodyBytes: options.maxBodyBytes, status: options.status, health: options.health });
   let closing = false;
   const server = createServer(
     { requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS, keepAlive: true, connectionsCheckingInterval: 5_000 },

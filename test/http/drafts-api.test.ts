@@ -114,14 +114,14 @@ describe("POST /drafts", () => {
     expect(status).toBe(415);
   });
 
-  it("413 for a declared Content-Length over 64 KiB, before reading the body", async () => {
+  it("413 for a declared Content-Length over 64 KiB (the body read and discarded, never kept)", async () => {
     const { server } = await start();
     const a = await api(server, "POST", "/drafts", { raw: JSON.stringify(payload({ draft_text: "x".repeat(MAX_BODY_BYTES) })) });
     expect(a.status).toBe(413);
     expect(a.json.error).toMatch(/larger than 65536 bytes/);
   });
 
-  it("413 while streaming, as soon as a chunked body passes the limit (the body never ends)", async () => {
+  it("413 for a chunked body past the limit that never ends, once the discard window is over", async () => {
     const { server } = await start();
     const status = await new Promise<number>((resolve, reject) => {
       const req = request(`${server.url}/drafts`, {

@@ -278,9 +278,22 @@ describe("the real daemon when its disk fills up (tmpfs)", () => {
         expect(r.status).toBeGreaterThanOrEqual(500);
         expect(typeof r.body.error).toBe("string");
       }
-      if ((answers.get(500) ?? 0) >= 3) break;
+      if ((answers.get(503) ?? 0) >= 3) break;
     }
-    expect(answers.get(500) ?? 0).toBeGreaterThan(0);
+    // A store that cannot write answers 503 with the cause and Retry-After, not 500.
+    expect(answers.get(503) ?? 0).toBeGreaterThan(0);
+    expect(answers.get(500) ?? 0).toBe(0);
+    const refused = await fetch(`${daemon.apiUrl}/drafts`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TEST_API_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify(payload("One more while full", { originating_intent_id: "one-more" })),
+    });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("30");
+    expect(((await refused.json()) as { error: string }).error).toMatch(/the store cannot write \(.*ENOSPC/);
+    const sick = await fetch(`${daemon.apiUrl}/healthz`);
+    expect(sick.status).toBe(503);
+    expect(await sick.json()).toEqual({ ok: false, reasons: [expect.stringMatching(/^the store cannot write \(/)] });
 
     // The owner approves while the disk is full.
     const { update } = double.injectReaction({ chatId: OWNER, messageId: reviewMessageId, userId: OWNER, newEmojis: ["👍"] });
@@ -296,7 +309,7 @@ describe("the real daemon when its disk fills up (tmpfs)", () => {
     );
     const duringFull = (await daemon.request("GET", `/drafts/${a.body.draft_id}`)).body.status as string;
     const sendsWhileFull = double.messages(GROUP).length;
-    expect(await fetch(`${daemon.apiUrl}/healthz`).then((r) => r.status)).toBe(200);
+    expect(await fetch(`${daemon.apiUrl}/healthz`).then((r) => r.status)).toBe(503);
 
     // Space comes back.
     await rm(filler);
@@ -304,6 +317,7 @@ describe("the real daemon when its disk fills up (tmpfs)", () => {
     const after = await submit("After the disk freed up");
     expect(after.status).toBe(201);
     acknowledged.push(after.body.draft_id);
+    expect(await fetch(`${daemon.apiUrl}/healthz`).then((r) => r.json())).toEqual({ ok: true });
     // Whatever the 👍 came to, the owner can decide again now, and the draft is sent exactly once.
     let recoveredBy = "first 👍 (redelivered after the journal could write)";
     const sentByFirst = await eventually(() => double!.messages(GROUP).length > 0, 5_000, "send").then(() => true, () => false);

@@ -1,0 +1,102 @@
+import { open, unlink } from "node:fs/promises";
+import { join } from "node:path";
+import type { Clock } from "../clock/clock.js";
+import { errMessage } from "../store/fs-util.js";
+
+/** What `GET /healthz` answers: ok, or the reasons the daemon cannot accept or send. */
+export interface HealthReport {
+  readonly ok: boolean;
+  readonly reasons: readonly string[];
+}
+
+/** What the health is built from. */
+export interface DaemonHealthOptions {
+  readonly clock: Clock;
+  /** HARNESS_DIR: where the write probe is made. */
+  readonly harnessDir: string;
+  /** Telegram counts as unreachable once its calls have failed for this long; default 60000. */
+  readonly telegramGraceMs?: number;
+  /** A write probe's result is reused for this long, so /healthz cannot be used to hammer the disk; default 5000. */
+  readonly probeEveryMs?: number;
+}
+
+/**
+ * Whether the daemon can accept and send, for `GET /healthz`. It is told
+ * what happened (a getUpdates answered or failed, a store write failed or
+ * succeeded) and probes HARNESS_DIR with a small fsync'd write at most every
+ * few seconds. Reasons: the store cannot write; Telegram unreachable for over
+ * a minute; another program polling the bot (409).
+ */
+export class DaemonHealth {
+  private telegramFailingSince: number | null = null;
+  private telegramError = "";
+  private conflict = false;
+  private storeFailure: { cause: string; at: number } | null = null;
+  private probe: { at: number; error: string | null } | null = null;
+
+  constructor(private readonly options: DaemonHealthOptions) {}
+
+  /** A call to Telegram (getUpdates) answered. */
+  telegramAnswered(): void {
+    this.telegramFailingSince = null;
+    this.conflict = false;
+  }
+
+  /** A call to Telegram failed: `conflict` for a 409 (another poller), otherwise Telegram could not be reached. */
+  telegramFailed(err: unknown, conflict: boolean): void {
+    this.conflict = conflict;
+    if (conflict) return;
+    this.telegramFailingSince ??= this.options.clock.now();
+    this.telegramError = errMessage(err);
+  }
+
+  /** A write to the store or the audit log failed. */
+  storeFailed(cause: string): void {
+    this.storeFailure = { cause, at: this.options.clock.now() };
+    this.probe = null;
+  }
+
+  /** A change was written (store and audit log). */
+  storeWritten(): void {
+    this.storeFailure = null;
+    if (this.probe?.error) this.probe = null;
+  }
+
+  /** The current health; probes the disk if the last probe is older than probeEveryMs. */
+  async check(): Promise<HealthReport> {
+    const reasons: string[] = [];
+    const store = this.storeFailure?.cause ?? (await this.probeDisk());
+    if (store !== null) reasons.push(`the store cannot write (${store}): drafts are refused and decisions are not saved; free disk space or fix permissions in ${this.options.harnessDir}`);
+    const since = this.telegramFailingSince;
+    const now = this.options.clock.now();
+    if (since !== null && now - since > (this.options.telegramGraceMs ?? 60_000)) {
+      reasons.push(`Telegram has been unreachable since ${new Date(since).toISOString()} (${this.telegramError}): nothing is posted or sent`);
+    }
+    if (this.conflict) {
+      reasons.push("another program is polling this bot (409 Conflict): decisions are not received; stop the other instance or give it its own bot token");
+    }
+    return { ok: reasons.length === 0, reasons };
+  }
+
+  /** null when a small file can be written and fsync'd in HARNESS_DIR, else why not. */
+  private async probeDisk(): Promise<string | null> {
+    const now = this.options.clock.now();
+    if (this.probe !== null && now - this.probe.at < (this.options.probeEveryMs ?? 5_000)) return this.probe.error;
+    const path = join(this.options.harnessDir, ".healthz-probe");
+    let error: string | null = null;
+    try {
+      const fh = await open(path, "w", 0o600);
+      try {
+        await fh.writeFile("ok\n");
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+    } catch (err) {
+      error = errMessage(err);
+    }
+    await unlink(path).catch(() => undefined);
+    this.probe = { at: now, error };
+    return error;
+  }
+}
