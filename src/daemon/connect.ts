@@ -1,5 +1,7 @@
 import { GrammyError, type Bot } from "grammy";
+import type { Clock } from "../clock/clock.js";
 import type { Logger } from "../log/logger.js";
+import { backoffMs, CONNECT_BACKOFF } from "../retry/backoff.js";
 
 /**
  * Gets the bot ready before anything else starts: checks the token (getMe),
@@ -7,7 +9,7 @@ import type { Logger } from "../log/logger.js";
  * that is not up yet (a laptop just woken) with backoff. A refused token is
  * final: the operator must fix it.
  */
-export async function connectBot(bot: Bot, log: Logger, stop: Promise<string>): Promise<"ok" | "fatal" | "stopped"> {
+export async function connectBot(bot: Bot, log: Logger, stop: Promise<string>, clock: Clock): Promise<"ok" | "fatal" | "stopped"> {
   let stopped = false;
   void stop.then(() => (stopped = true));
   for (let attempt = 1; ; attempt++) {
@@ -28,9 +30,9 @@ export async function connectBot(bot: Bot, log: Logger, stop: Promise<string>): 
         );
         return "fatal";
       }
-      const waitMs = Math.min(60_000, 1000 * 2 ** Math.min(attempt - 1, 6));
+      const waitMs = backoffMs(CONNECT_BACKOFF, attempt);
       log.warn({ err, retry_in_ms: waitMs }, "cannot reach Telegram yet; trying again");
-      const done = await Promise.race([stop.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), waitMs).unref())]);
+      const done = await Promise.race([stop.then(() => true), new Promise<false>((r) => clock.setTimeout(() => r(false), waitMs))]);
       if (done || stopped) return "stopped";
     }
   }

@@ -1,18 +1,11 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { GrammyError } from "grammy";
+import type { Clock } from "../clock/clock.js";
+import { backoffMs, POLL_BACKOFF, type Backoff } from "../retry/backoff.js";
 
 /** The log levels polling reports to (pino's). */
 export interface PollLog {
   warn(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
-}
-
-/** How long to wait between failed getUpdates calls. */
-export interface PollBackoff {
-  /** First wait after a failure. Default 1000. */
-  readonly initialMs?: number;
-  /** The longest wait, however long the failures last. Default 30000. */
-  readonly maxMs?: number;
 }
 
 /**
@@ -23,31 +16,29 @@ export interface PollBackoff {
  *   as an error and retried: the daemon keeps serving intake and sends, and
  *   takes updates again once the other poller is gone;
  * - 429 waits `retry_after`;
- * - anything else (5xx, timeouts, resets) backs off from 1 s to at most 30 s.
+ * - anything else (5xx, timeouts, resets) backs off by `backoff` (POLL_BACKOFF:
+ *   1 s, doubling, at most 30 s).
  * The runner's own retry doubles without a cap and logs nothing, so after a
- * long outage it would poll again only hours later.
+ * long outage it would poll again only hours later. Waits are on `clock`.
  */
-export function withPollingRetry<A, R, S extends { readonly aborted: boolean }>(
+export function withPollingRetry<A, R, S extends PollSignal>(
   getUpdates: (args: A, signal: S) => Promise<R>,
   log: PollLog,
-  backoff: PollBackoff = {},
+  clock: Clock,
+  backoff: Backoff = POLL_BACKOFF,
 ): (args: A, signal: S) => Promise<R> {
-  const initialMs = backoff.initialMs ?? 1000;
-  const maxMs = backoff.maxMs ?? 30_000;
   return async (args, signal) => {
-    let waitMs = initialMs;
+    let backoffs = 0;
     for (let failures = 1; ; failures++) {
       try {
         return await getUpdates(args, signal);
       } catch (err) {
         if (signal.aborted) throw err;
         if (err instanceof GrammyError && err.error_code === 401) throw err;
-        let delayMs = waitMs;
-        if (err instanceof GrammyError && err.error_code === 429) {
-          delayMs = Math.max(1, Number(err.parameters.retry_after ?? 1)) * 1000;
-        } else {
-          waitMs = Math.min(maxMs, waitMs * 2);
-        }
+        const delayMs =
+          err instanceof GrammyError && err.error_code === 429
+            ? Math.max(1, Number(err.parameters.retry_after ?? 1)) * 1000
+            : backoffMs(backoff, ++backoffs);
         if (err instanceof GrammyError && err.error_code === 409) {
           log.error(
             { err, failures, retry_in_ms: delayMs },
@@ -57,10 +48,29 @@ export function withPollingRetry<A, R, S extends { readonly aborted: boolean }>(
         } else {
           log.warn({ err, failures, retry_in_ms: delayMs }, "getUpdates failed; polling again after a pause");
         }
-        // grammY types the signal with its own AbortSignal shim; at run time it is Node's.
-        await sleep(delayMs, undefined, { signal: signal as unknown as AbortSignal }).catch(() => {});
+        await pause(clock, delayMs, signal);
         if (signal.aborted) throw err;
       }
     }
   };
+}
+
+/** The part of grammY's AbortSignal shim polling uses. */
+export interface PollSignal {
+  readonly aborted: boolean;
+  addEventListener?(type: "abort", listener: () => void): void;
+  removeEventListener?(type: "abort", listener: () => void): void;
+}
+
+/** Waits `ms` on the clock, or less if `signal` aborts first. */
+function pause(clock: Clock, ms: number, signal: PollSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clock.clearTimeout(handle);
+      signal.removeEventListener?.("abort", done);
+      resolve();
+    };
+    const handle = clock.setTimeout(done, ms);
+    signal.addEventListener?.("abort", done);
+  });
 }

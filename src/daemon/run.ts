@@ -53,10 +53,10 @@ export async function runDaemon(config: Config, log: Logger, env: DaemonEnv): Pr
   const { timeoutSeconds, rateScale } = config.telegram;
   const bot = new Bot(config.telegram.token!, { client: { apiRoot: config.telegram.apiRoot, timeoutSeconds } });
   const stopSignal = waitForStopSignal(log);
-  const connected = await connectBot(bot, log, stopSignal.promise);
+  const clock = systemClock();
+  const connected = await connectBot(bot, log, stopSignal.promise, clock);
   if (connected !== "ok") return connected === "stopped" ? 0 : 78;
 
-  const clock = systemClock();
   const reviewChat = new TelegramReviewChat({
     api: bot.api,
     chatId: config.reviewChatId,
@@ -138,6 +138,7 @@ export async function runDaemon(config: Config, log: Logger, env: DaemonEnv): Pr
           },
         ),
       log,
+      clock,
     );
     runner = run(
       {

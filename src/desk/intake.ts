@@ -5,6 +5,7 @@ import { parseDraftPayload, TELEGRAM_TEXT_LIMIT, type DraftPayload } from "../dr
 import type { DraftRecord, RedactionSummary } from "../drafts/record.js";
 import type { DraftStatus } from "../drafts/status.js";
 import { textSha256 } from "../send/approval.js";
+import { KeyedQueue } from "./keyed-queue.js";
 import type { ReviewChat } from "./ports.js";
 import type { ReviewDesk } from "./review-desk.js";
 
@@ -69,7 +70,8 @@ export function answerFor(draft: DraftRecord): SubmitAnswer {
  * HTTP, the CLI and test mode all submit through here.
  */
 export class Intake {
-  private readonly keyLocks = new Map<string, Promise<unknown>>();
+  /** Submissions that share an idempotency key, one at a time. */
+  private readonly byKey = new KeyedQueue();
 
   constructor(private readonly options: IntakeOptions) {}
 
@@ -79,14 +81,7 @@ export class Intake {
     const key = check.payload.idempotency_key;
     if (key === null) return this.accept(check.payload);
     // Two submissions with one key are taken one at a time, so only one draft is made.
-    const previous = this.keyLocks.get(key) ?? Promise.resolve();
-    const run = previous.then(() => this.acceptOnce(check.payload, key));
-    const tail = run.catch(() => {});
-    this.keyLocks.set(key, tail);
-    void tail.then(() => {
-      if (this.keyLocks.get(key) === tail) this.keyLocks.delete(key);
-    });
-    return run;
+    return this.byKey.run(key, () => this.acceptOnce(check.payload, key));
   }
 
   private async acceptOnce(payload: DraftPayload, key: string): Promise<SubmitOutcome> {

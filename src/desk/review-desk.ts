@@ -10,6 +10,7 @@ import type { JsonlStore } from "../store/jsonl-store.js";
 import type { DraftLedger } from "../send/send-path.js";
 import { refusedEntry, transitionEntry, type RefusedDecision } from "./audit-entries.js";
 import { KeyedQueue } from "./keyed-queue.js";
+import { backoffMs, REVIEW_POST_BACKOFF } from "../retry/backoff.js";
 import type { ReviewChat, Sender } from "./ports.js";
 
 /** The logger shape the desk writes to (pino's). */
@@ -282,7 +283,7 @@ export class ReviewDesk implements DraftLedger {
       const result = await this.apply(draftId, { type: "posted", reviewChatId: post.reviewChatId, reviewMessageId: post.reviewMessageId });
       if (!result.ok) this.options.log.warn({ draft_id: draftId, reason: result.reason }, "review post made, but the draft had moved on");
     } catch (err) {
-      const waitMs = Math.min(300_000, 5_000 * 2 ** failures);
+      const waitMs = backoffMs(REVIEW_POST_BACKOFF, failures + 1);
       this.options.log.error({ err, draft_id: draftId, retry_in_ms: waitMs }, "could not post the draft for review; it stays queued and is tried again");
       if (this.closed) return;
       this.options.clock.setTimeout(() => this.runEffectsOf(() => this.postReview(draftId, failures + 1)), waitMs);

@@ -3,6 +3,7 @@ import type { Effect } from "../drafts/effects.js";
 import type { DraftEvent } from "../drafts/events.js";
 import type { TransitionResult } from "../drafts/machine.js";
 import type { DraftRecord } from "../drafts/record.js";
+import { backoffMs, SEND_BACKOFF } from "../retry/backoff.js";
 import { approvalProblem } from "./approval.js";
 import { haltVoidsApproval, type HaltSighting } from "./halt-watch.js";
 import type { KillSwitch } from "./kill-switch.js";
@@ -122,7 +123,7 @@ export class SendPath {
           return;
         }
         await ledger.apply(draftId, { type: "send_retry", reason: outcome.reason });
-        return this.retryLater(draftId, Math.min(30_000, 1000 * 2 ** (tries - 1)));
+        return this.retryLater(draftId, backoffMs(SEND_BACKOFF, tries));
       }
     }
   }

@@ -3,6 +3,7 @@ import type { BotCommand, InlineKeyboardMarkup } from "grammy/types";
 import type { AuditEntry } from "../audit/audit-log.js";
 import { formatDuration } from "../config/duration.js";
 import type { DraftRecord } from "../drafts/record.js";
+import { KeyedQueue } from "../desk/keyed-queue.js";
 import { ownerHalt, ownerResume, type OwnerSwitchDeps } from "../owner/owner-switch.js";
 import { pendingText } from "../owner/pending-text.js";
 import { killSwitchLine, statusText, type StatusReport } from "../owner/status-report.js";
@@ -71,12 +72,9 @@ export function ownerCommands(options: OwnerCommandOptions): OwnerCommandHandler
   const composer = new Composer<Context>();
   const confirmations = new ResumeConfirmations({ now: options.now });
   const switchDeps: OwnerSwitchDeps = { haltPath: options.haltPath, audit: options.audit, now: options.now };
-  let switching: Promise<unknown> = Promise.resolve();
-  const serial = <T>(work: () => Promise<T>): Promise<T> => {
-    const next = switching.then(work, work);
-    switching = next.catch(() => undefined);
-    return next;
-  };
+  // /halt and /resume change one switch: one at a time, in arrival order.
+  const switching = new KeyedQueue();
+  const serial = <T>(work: () => Promise<T>): Promise<T> => switching.run("switch", work);
   const actorOf = (ctx: Context) => ({ user_id: ctx.from?.id ?? null, channel: "command" as const, update_id: ctx.update.update_id });
 
   const runs: Record<string, Run> = {

@@ -1,34 +1,16 @@
-import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { copyFile, mkdir, mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { resolveApiToken } from "../../src/http/api-token.js";
 import { startApiServer, type ApiServer } from "../../src/http/server.js";
 import { captureLog, memoryCore, payload } from "../http/memory-core.js";
-import { freePort, runBin } from "../support/cli-process.js";
+import { ensureBuilt, freePort, runBin } from "../support/cli-process.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const BIN = join(ROOT, "bin/draft-review.js");
 const TOKEN = randomBytes(32).toString("hex");
-
-/**
- * The bin runs dist/: `npm test` builds first. A missing or stale build (run
- * through `npx vitest` alone) is built here once, so the test never runs old code.
- */
-async function ensureBuilt(): Promise<void> {
-  const built = await stat(join(ROOT, "dist/cli/main.js")).then((s) => s.mtimeMs, () => 0);
-  const sources = [];
-  for (const dir of ["src/cli", "src/cli/commands", "src/http", "src/owner", "src/setup"]) {
-    for (const name of await readdir(join(ROOT, dir)).catch(() => [] as string[])) {
-      if (name.endsWith(".ts")) sources.push((await stat(join(ROOT, dir, name))).mtimeMs);
-    }
-  }
-  if (built > 0 && sources.every((m) => m <= built)) return;
-  spawnSync(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], { cwd: ROOT });
-  await stat(join(ROOT, "dist/cli/main.js")); // fails the suite if even an emitting build did not produce it
-}
 
 interface Run {
   code: number | null;

@@ -59,10 +59,21 @@ describe("acquireLock", () => {
     await lock.release();
   });
 
-  it("takes over an empty or garbled lock file", async () => {
+  it.each([
+    ["empty", ""],
+    ["garbled", "\u0000\u0000garbage, not a pid\n\u00ff\n"],
+    ["a negative pid", "-1\n"],
+  ])("takes over an %s lock file, says so, and holds the lock afterwards", async (_kind, content) => {
     const dir = await tempDir();
-    await writeFile(join(dir, "daemon.lock"), "");
-    const lock = await acquireLock(dir, memoryLog());
+    const path = join(dir, "daemon.lock");
+    await writeFile(path, content);
+    const log = memoryLog();
+    const lock = await acquireLock(dir, log);
+    expect(log.warns).toHaveLength(1);
+    expect(log.warns[0]!.msg).toMatch(/stale/);
+    expect((await readFile(path, "utf8")).split("\n")[0]).toBe(String(process.pid));
+    expect(await acquireLock(dir).catch((e: unknown) => e)).toBeInstanceOf(LockHeldError);
     await lock.release();
+    await expect(stat(path)).rejects.toMatchObject({ code: "ENOENT" });
   });
 });

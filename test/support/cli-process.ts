@@ -1,6 +1,6 @@
 import { createServer } from "node:net";
-import { spawn, spawnSync } from "node:child_process";
-import { readdir, stat } from "node:fs/promises";
+import { spawn } from "node:child_process";
+import { stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 
 /** The repository root and the `draft-review` bin the tests run. */
@@ -15,19 +15,10 @@ export interface CliRun {
 }
 
 /**
- * The bin runs dist/: `npm test` builds first. A missing or stale build (a
- * lone `npx vitest run`) is rebuilt here, so a test never runs old code.
+ * The bin runs dist/, which the run's globalSetup (test/support/build-once.ts)
+ * has just built from the current sources; this only checks it is there.
  */
 export async function ensureBuilt(): Promise<void> {
-  const built = await stat(join(ROOT, "dist/cli/main.js")).then((s) => s.mtimeMs, () => 0);
-  const sources: number[] = [];
-  for (const dir of ["src/cli", "src/cli/commands", "src/http", "src/owner", "src/setup", "src/telegram", "src/daemon", "src/audit"]) {
-    for (const name of await readdir(join(ROOT, dir)).catch(() => [] as string[])) {
-      if (name.endsWith(".ts")) sources.push((await stat(join(ROOT, dir, name))).mtimeMs);
-    }
-  }
-  if (built > 0 && sources.every((m) => m <= built)) return;
-  spawnSync(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], { cwd: ROOT });
   await stat(join(ROOT, "dist/cli/main.js"));
 }
 

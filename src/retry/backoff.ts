@@ -1,0 +1,27 @@
+/**
+ * The one backoff policy: wait `initialMs` after the first failure, double
+ * the wait after each further one, never wait longer than `maxMs`. Every
+ * retry loop (review posts, sends, connecting, polling) names its numbers
+ * here, so they can be read and compared in one place.
+ */
+export interface Backoff {
+  /** The wait after the first failure. */
+  readonly initialMs: number;
+  /** The longest wait, however many failures. */
+  readonly maxMs: number;
+}
+
+/** Posting a draft to the review chat: 5 s, doubling, at most 5 min (the draft stays queued meanwhile). */
+export const REVIEW_POST_BACKOFF: Backoff = { initialMs: 5_000, maxMs: 300_000 };
+/** A send Telegram never received (not_sent): 1 s, doubling, at most 30 s. */
+export const SEND_BACKOFF: Backoff = { initialMs: 1_000, maxMs: 30_000 };
+/** Reaching Telegram at start (getMe): 1 s, doubling, at most 60 s. */
+export const CONNECT_BACKOFF: Backoff = { initialMs: 1_000, maxMs: 60_000 };
+/** A failed getUpdates: 1 s, doubling, at most 30 s. */
+export const POLL_BACKOFF: Backoff = { initialMs: 1_000, maxMs: 30_000 };
+
+/** The wait after the `failures`-th failure in a row (1 = the first). */
+export function backoffMs(policy: Backoff, failures: number): number {
+  const doublings = Math.min(Math.max(0, failures - 1), 40);
+  return Math.min(policy.maxMs, policy.initialMs * 2 ** doublings);
+}

@@ -1,0 +1,18 @@
+/**
+ * Vitest globalSetup: builds dist/ once per run, before any test file. The
+ * CLI, setup and daemon tests run the compiled code as real processes, so a
+ * plain `npx vitest run` must never test a stale build. The build is
+ * incremental (tsconfig.build.json): it costs a second or two when nothing changed.
+ */
+import { spawnSync } from "node:child_process";
+import { join, resolve } from "node:path";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+
+export default function buildOnce(): void {
+  const tsc = spawnSync(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], {
+    cwd: ROOT,
+    encoding: "utf8",
+  });
+  if (tsc.status !== 0) throw new Error(`the build failed (tsc -p tsconfig.build.json), so no test can run:\n${tsc.stdout}${tsc.stderr}`);
+}
