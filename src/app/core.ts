@@ -4,7 +4,7 @@ import type { Clock } from "../clock/clock.js";
 import type { Config } from "../config/config.js";
 import type { ReviewChat } from "../desk/ports.js";
 import { Intake, type Redactor } from "../desk/intake.js";
-import { guardLostSends, reconcileAudit } from "../desk/recovery.js";
+import { reconcileAudit } from "../desk/recovery.js";
 import { ReviewDesk } from "../desk/review-desk.js";
 import { draftRecordSchema, type DraftRecord } from "../drafts/record.js";
 import type { Logger } from "../log/logger.js";
@@ -62,9 +62,9 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       // DRAFT_STORE_COMPACT_AFTER_LINES; unset: the store's default.
       ...(config.storeCompactAfterLines === null ? {} : { compactAfterLines: config.storeCompactAfterLines }),
     });
-    const audit = await AuditLog.open({ path: paths.audit, log, now: () => edges.clock.now() });
-    const recovered = await reconcileAudit(store.latest.values(), audit);
-    if (recovered > 0) log.warn({ recovered }, "audited changes that a crash had left out of swarm.jsonl");
+    const audit = await AuditLog.open({ path: paths.audit, log, now: () => edges.clock.now(), checkpointPath: paths.auditIndex });
+    // The index keeps what it knows only of drafts the store holds (archived ones are final).
+    audit.index.retainDrafts((id) => store.latest.has(id));
     const killSwitch = watchKillSwitch(
       envKillSwitch({ processValue: edges.processSwitchValue, envFilePath: edges.envFilePath, ownerHaltPath: paths.ownerHalt }),
       { clock: edges.clock, pollMs: edges.haltPollMs ?? 0, files: [edges.envFilePath], haltOnChange: [paths.ownerHalt] },
@@ -89,8 +89,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
           log,
         }),
     });
-    const lost = await guardLostSends(desk, audit);
-    if (lost.length > 0) log.error({ drafts: lost }, "the store had lost changes the audit log shows; sends that may have happened are marked outcome_unknown");
+    await reconcileAudit(desk);
     const intake = new Intake({ desk, reviewChat, clock: edges.clock, ttlMs: config.draftTtlMs, redact: edges.redact });
     return {
       desk,

@@ -7,6 +7,10 @@ export function harnessPaths(dir: string) {
     drafts: join(dir, "telegram_drafts.jsonl"),
     /** The audit log, shared with other writers. */
     audit: join(dir, "swarm.jsonl"),
+    /** The checkpoint of the index over our audit lines (a start reads only the lines after it). */
+    auditIndex: join(dir, "audit_index.json"),
+    /** Final drafts older than DRAFT_RETENTION, one file per month. */
+    archive: join(dir, "archive"),
     /** Present while the owner has halted sends (/halt, `draft-review halt`). */
     ownerHalt: join(dir, "HALT"),
     /** The intake API's generated bearer token (mode 0600). */

@@ -1,20 +1,21 @@
-import { mkdir, type FileHandle } from "node:fs/promises";
-import { dirname } from "node:path";
-import { errMessage, fsyncDir, openAppend, writeAll } from "../store/fs-util.js";
+import type { FileHandle } from "node:fs/promises";
+import { errMessage, writeAll } from "../store/fs-util.js";
+import { openAppendLog } from "../store/append-log.js";
 import { GroupCommit } from "../store/group-commit.js";
 import type { StoreLog } from "../store/jsonl-store.js";
-import { lineHash, scanAudit, toAuditLine, type AuditLine, type AuditScan } from "./audit-scan.js";
-import { auditEntrySchema, parseAuditLine, RESERVED_FIELDS, type AuditEntry } from "./audit-schema.js";
+import { AuditIndex } from "./audit-index.js";
+import { lineHash, scanHandle, type AuditScan } from "./audit-scan.js";
+import { auditEntrySchema, RESERVED_FIELDS, type AuditEntry } from "./audit-schema.js";
+import { loadCheckpoint, saveCheckpoint } from "./checkpoint.js";
 import { DEFAULT_AUDIT_SOURCE } from "./verify-chain.js";
 
 export { verifyAuditChain, DEFAULT_AUDIT_SOURCE, type ChainVerdict } from "./verify-chain.js";
-export type { AuditLine } from "./audit-scan.js";
-
 export type { AuditEntry } from "./audit-schema.js";
 
 interface Encoded {
   /** The entry's JSON. */
   json: string;
+  entry: AuditEntry;
 }
 
 /** How to open the audit log. */
@@ -25,6 +26,13 @@ export interface OpenAuditOptions {
   source?: string;
   /** Milliseconds since the epoch for `ts` (pass the daemon's Clock.now); default Date.now. */
   now?: () => number;
+  /**
+   * Where the index's checkpoint lives (the daemon: HARNESS_DIR/audit_index.json).
+   * Without one every open reads the whole log.
+   */
+  checkpointPath?: string;
+  /** Write the checkpoint after this many of our lines; default 1000. */
+  checkpointEvery?: number;
 }
 
 /**
@@ -34,53 +42,73 @@ export interface OpenAuditOptions {
  * never truncate or rewrite: other writers own lines in it. Our lines form a
  * hash chain (seq, prev_hash) that verifyAuditChain checks.
  *
+ * What the daemon needs from its lines is kept in `index` (see AuditIndex),
+ * updated on every append and checkpointed, so a start reads only the lines
+ * written since the checkpoint.
+ *
  * After a failed write or fsync the batch rejects and the next append first
- * re-reads the file to find the real chain head (the failed line may or may
- * not have landed), then starts on a fresh line so nothing glues onto a
- * half-written one.
+ * re-reads the file from the last indexed line to find the real chain head
+ * (the failed line may or may not have landed), then starts on a fresh line
+ * so nothing glues onto a half-written one.
  */
 export class AuditLog {
   private readonly queue = new GroupCommit<Encoded>((items) => this.commit(items));
   private needsRescan = false;
   private closed = false;
+  private sinceCheckpoint = 0;
+  private checkpointQueued = false;
 
   private constructor(
     private readonly path: string,
-    private readonly source: string,
+    /** Our `source` field. */
+    readonly source: string,
     private readonly now: () => number,
     private readonly log: StoreLog,
     private readonly fh: FileHandle,
-    private state: AuditScan,
+    /** What the daemon knows from its own lines. */
+    readonly index: AuditIndex,
+    /** Bytes after the last newline when last looked (someone's unfinished line). */
+    private tailBytes: number,
+    /** A lower bound of the file's size: where our next line starts at the earliest. */
+    private floor: number,
+    private readonly checkpointPath: string | undefined,
+    private readonly checkpointEvery: number,
+    /** How the open went: from a checkpoint or not, and how many bytes it read. */
+    readonly opened: { readonly fromCheckpoint: boolean; readonly bytesRead: number },
   ) {}
 
-  /** Opens (creating it, mode 0600, if missing) and reads our lines back. */
+  /** Opens (creating it, mode 0600, if missing) and brings the index up to date from the checkpoint or the whole file. */
   static async open(opts: OpenAuditOptions): Promise<AuditLog> {
     const source = opts.source ?? DEFAULT_AUDIT_SOURCE;
-    const dir = dirname(opts.path);
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    const { fh, created } = await openAppend(opts.path, 0o600);
+    const fh = await openAppendLog(opts.path);
     try {
-      if (created) await fsyncDir(dir);
-      const state = await scanAudit(opts.path, source);
-      reportScan(opts.log, opts.path, state);
-      return new AuditLog(opts.path, source, opts.now ?? Date.now, opts.log, fh, state);
+      const index = await startingIndex(fh, opts, source);
+      const fromCheckpoint = index.scannedTo > 0 || index.lastSeq > 0;
+      const scan = await scanHandle(index, fh, source);
+      reportScan(opts.log, opts.path, scan);
+      const audit = new AuditLog(opts.path, source, opts.now ?? Date.now, opts.log, fh, index, scan.tailBytes, scan.size, opts.checkpointPath, opts.checkpointEvery ?? 1000, {
+        fromCheckpoint,
+        bytesRead: scan.bytesRead,
+      });
+      if (opts.checkpointPath !== undefined && scan.bytesRead > 0) await audit.writeCheckpoint();
+      return audit;
     } catch (err) {
       await fh.close().catch(() => undefined);
       throw err;
     }
   }
 
-  /** Our own lines, read back at open and appended since, oldest first. */
-  get ours(): readonly AuditLine[] {
-    return this.state.ours;
-  }
-
   /** The seq of our last line; 0 before the first. */
   get lastSeq(): number {
-    return this.state.lastSeq;
+    return this.index.lastSeq;
   }
 
-  /** Appends entries, one line each; resolves once they are written and fsync'd. */
+  /** The audit log's path. */
+  get file(): string {
+    return this.path;
+  }
+
+  /** Appends entries, one line each; resolves once they are written and fsync'd (and in the index). */
   append(entries: readonly AuditEntry[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error(`${this.path} is closed; this is a bug in the caller`));
     if (entries.length === 0) return Promise.resolve();
@@ -93,33 +121,49 @@ export class AuditLog {
     return this.queue.submit(items);
   }
 
-  /** Waits for queued appends, then closes the file. */
+  /** Brings the index level with the file and writes the checkpoint now (no-op without a checkpoint path). */
+  checkpoint(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return this.queue.exclusive(() => this.writeCheckpoint());
+  }
+
+  /** Waits for queued appends, writes the checkpoint, then closes the file. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.queue.exclusive(() => this.fh.close());
+    await this.queue.exclusive(async () => {
+      if (this.sinceCheckpoint > 0 && !this.needsRescan) {
+        await this.writeCheckpoint().catch((err: unknown) => {
+          this.log.warn({ path: this.checkpointPath, err: errMessage(err) }, "could not write the audit index checkpoint; the next start reads more of the audit log");
+        });
+      }
+      await this.fh.close();
+    });
   }
 
   private async commit(items: readonly Encoded[]): Promise<void> {
     if (this.needsRescan) await this.rescan();
     const ts = new Date(this.now()).toISOString();
     const head = `{"ts":${JSON.stringify(ts)},"source":${JSON.stringify(this.source)},"seq":`;
-    let { lastSeq: seq, lastHash: hash } = this.state;
-    const added: AuditLine[] = [];
+    let seq = this.index.lastSeq;
+    let hash = this.index.lastHash;
+    const added: Array<{ seq: number; prev_hash: string; hash: string; entry: AuditEntry; offset: number }> = [];
+    let offset = this.floor;
     try {
-      if (this.state.tailBytes === 0 && (await this.endsMidLine())) {
+      if (this.tailBytes === 0 && (await this.endsMidLine())) {
         // Another writer left a line without its newline since we last looked: never glue onto it.
         this.log.warn({ path: this.path }, "another writer left an incomplete line at the end of the audit log; it is left as is and our next line starts on a new line");
-        this.state.tailBytes = 1;
+        this.tailBytes = 1;
       }
-      for (const { json } of items) {
+      for (const { json, entry } of items) {
         seq++;
         const line = `${head}${seq},"prev_hash":"${hash}",${json.slice(1)}`;
-        await writeAll(this.fh, Buffer.from(`${this.state.tailBytes > 0 ? "\n" : ""}${line}\n`));
-        this.state.tailBytes = 0;
-        hash = lineHash(line);
-        const parsed = parseAuditLine(line, this.source);
-        if (parsed) added.push(toAuditLine(parsed));
+        const data = Buffer.from(`${this.tailBytes > 0 ? "\n" : ""}${line}\n`);
+        await writeAll(this.fh, data);
+        this.tailBytes = 0;
+        added.push({ seq, prev_hash: hash, hash: lineHash(line), entry, offset });
+        offset += data.length;
+        hash = added[added.length - 1]!.hash;
       }
       await this.fh.datasync();
     } catch (err) {
@@ -129,9 +173,27 @@ export class AuditLog {
         { cause: err },
       );
     }
-    this.state.lastSeq = seq;
-    this.state.lastHash = hash;
-    for (const line of added) this.state.ours.push(line);
+    this.floor = offset;
+    for (const a of added) this.index.add({ ts, source: this.source, seq: a.seq, prev_hash: a.prev_hash }, a.entry, a.hash, a.offset);
+    this.sinceCheckpoint += added.length;
+    if (this.checkpointPath !== undefined && this.sinceCheckpoint >= this.checkpointEvery && !this.checkpointQueued) {
+      this.checkpointQueued = true;
+      this.queue
+        .exclusive(() => this.writeCheckpoint())
+        .catch((err: unknown) => this.log.warn({ path: this.checkpointPath, err: errMessage(err) }, "could not write the audit index checkpoint; the next start reads more of the audit log"));
+    }
+  }
+
+  /** Catches the index up with the file (other writers' lines, exact offsets), then saves it. Runs between batches. */
+  private async writeCheckpoint(): Promise<void> {
+    this.checkpointQueued = false;
+    if (this.checkpointPath === undefined) return;
+    const scan = await scanHandle(this.index, this.fh, this.source);
+    this.tailBytes = scan.tailBytes;
+    this.floor = Math.max(this.floor, scan.size);
+    this.index.pruneUpdates(this.now());
+    await saveCheckpoint(this.checkpointPath, this.index.snapshot(this.source));
+    this.sinceCheckpoint = 0;
   }
 
   /** True when the file does not end with a newline (another writer's torn or unfinished line). */
@@ -144,11 +206,52 @@ export class AuditLog {
   }
 
   private async rescan(): Promise<void> {
-    const state = await scanAudit(this.path, this.source);
-    this.log.warn({ path: this.path, lastSeq: state.lastSeq }, "re-read the audit log after a failed write to continue its chain");
-    this.state = state;
+    const scan = await scanHandle(this.index, this.fh, this.source);
+    this.log.warn({ path: this.path, lastSeq: this.index.lastSeq }, "re-read the audit log after a failed write to continue its chain");
+    this.tailBytes = scan.tailBytes;
+    this.floor = Math.max(this.floor, scan.size);
     this.needsRescan = false;
   }
+}
+
+/**
+ * The index to start from: the checkpoint's, when it is whole and matches the
+ * file (our last line where it says, with the hash it says), else an empty one
+ * (the whole file is read), with a log line saying why.
+ */
+async function startingIndex(fh: FileHandle, opts: OpenAuditOptions, source: string): Promise<AuditIndex> {
+  if (opts.checkpointPath === undefined) return new AuditIndex();
+  const read = await loadCheckpoint(opts.checkpointPath);
+  let problem: string;
+  if (read.ok) {
+    const mismatch = await checkpointMismatch(fh, read.snapshot, source);
+    if (mismatch === null) return AuditIndex.fromSnapshot(read.snapshot);
+    problem = `it does not match the audit log (${mismatch}): a stale checkpoint, or the log was replaced`;
+  } else {
+    problem = read.problem;
+  }
+  const fields = { path: opts.checkpointPath, audit: opts.path, problem };
+  if (read.ok || !read.missing) opts.log.warn(fields, "the audit index checkpoint cannot be used; reading the whole audit log instead");
+  else opts.log.info(fields, "no audit index checkpoint; reading the whole audit log");
+  return new AuditIndex();
+}
+
+/** Why a checkpoint does not describe this file, or null when it does. */
+async function checkpointMismatch(fh: FileHandle, s: { source: string; scanned_to: number; last_seq: number; last_hash: string; head: [number, number] | null }, source: string): Promise<string | null> {
+  if (s.source !== source) return `it is for source ${JSON.stringify(s.source)}`;
+  const { size } = await fh.stat();
+  if (size < s.scanned_to) return `the log is ${size} bytes, the checkpoint covers ${s.scanned_to}`;
+  if (s.scanned_to > 0) {
+    const nl = Buffer.alloc(1);
+    await fh.read(nl, 0, 1, s.scanned_to - 1);
+    if (nl[0] !== 0x0a) return `byte ${s.scanned_to - 1} is not the end of a line`;
+  }
+  if (s.head === null) return s.last_seq === 0 ? null : "it names a last line but not where it is";
+  const [start, end] = s.head;
+  if (end < start || end > size || end - start > 64 << 20) return "its last line lies outside the log";
+  const line = Buffer.alloc(end - start);
+  await fh.read(line, 0, line.length, start);
+  return lineHash(line) === s.last_hash ? null : `our line at byte ${start} is not the one it recorded`;
 }
 
 /** Validates (against the audit schema) and serialises one entry; throws a TypeError (a caller's bug) for a bad one. */
@@ -162,7 +265,7 @@ function encodeEntry(entry: AuditEntry): Encoded {
   }
   const json = JSON.stringify(entry);
   if (json === undefined || json[0] !== "{") throw new TypeError("an audit entry must be a JSON object");
-  return { json };
+  return { json, entry: checked.data };
 }
 
 function reportScan(log: StoreLog, path: string, s: AuditScan): void {

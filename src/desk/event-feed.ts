@@ -1,8 +1,11 @@
-import type { TransitionEntry } from "../audit/audit-schema.js";
-import type { EventFeed, FeedEvent, FeedEventKind } from "../drafts/feed-event.js";
+import { open } from "node:fs/promises";
+import type { AuditIndex } from "../audit/audit-index.js";
+import { sourceNeedle } from "../audit/audit-scan.js";
+import { parseAuditLine, type TransitionEntry } from "../audit/audit-schema.js";
+import type { EventFeed, FeedEvent, FeedEventKind, FeedPage } from "../drafts/feed-event.js";
 import { notifyRoles } from "../drafts/notify-roles.js";
 import { ROLES, type Role } from "../drafts/record.js";
-import type { AuditLine } from "../audit/audit-scan.js";
+import { readLines } from "../store/line-reader.js";
 
 /** The machine event an audit line records, as the feed's `kind`. */
 export function feedKindOf(event: TransitionEntry["event"]): FeedEventKind {
@@ -37,41 +40,63 @@ export function feedEventOf(seq: number, ts: string, t: TransitionEntry): FeedEv
   };
 }
 
+/** The audit log as the feed reads it. */
+export interface FeedSource {
+  /** The audit log's path. */
+  readonly file: string;
+  /** Our `source` field. */
+  readonly source: string;
+  readonly index: AuditIndex;
+}
+
+class PageFull extends Error {}
+
 /**
  * `GET /events` served from the audit log's own lines: the audit log is never
  * rewritten, so its transition lines (numbered by the audit `seq`) are a feed
- * that survives restarts and store compaction. New lines are picked up as the
- * log grows; lookups are a binary search.
+ * that survives restarts and store compaction. A page is read from disk,
+ * starting at the offset the index gives for `after` (at most a few hundred
+ * lines before it), so memory does not grow with the feed's length. Only
+ * lines the index has (acknowledged ones) are served.
  */
-export function auditEventFeed(audit: { readonly ours: readonly AuditLine[] }): EventFeed {
-  let events: FeedEvent[] = [];
-  let scanned = 0;
-  let source: readonly AuditLine[] | undefined;
-  const catchUp = () => {
-    const lines = audit.ours;
-    if (lines !== source) {
-      // The audit log re-read its file (after a failed write): start over.
-      source = lines;
-      events = [];
-      scanned = 0;
-    }
-    for (; scanned < lines.length; scanned++) {
-      const l = lines[scanned]!;
-      if (l.entry?.kind === "transition") events.push(feedEventOf(l.seq, l.ts, l.entry));
-    }
-  };
+export function auditEventFeed(audit: FeedSource): EventFeed {
+  const { source } = audit;
+  const needle = sourceNeedle(source);
   return {
-    after(seq, limit) {
-      catchUp();
-      let lo = 0;
-      let hi = events.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (events[mid]!.seq <= seq) lo = mid + 1;
-        else hi = mid;
+    async after(after, limit): Promise<FeedPage> {
+      const last = audit.index.lastSeq;
+      const events: FeedEvent[] = [];
+      if (after >= last) return { events, lastSeq: after };
+      const start = audit.index.feedStart(after);
+      const fh = await open(audit.file, "r");
+      try {
+        let skipFirst = false;
+        if (start > 0) {
+          const before = Buffer.alloc(1);
+          await fh.read(before, 0, 1, start - 1);
+          skipFirst = before[0] !== 0x0a; // the offset is a lower bound: it may fall inside another line
+        }
+        await readLines(
+          fh,
+          (buf, from, to, lineNo) => {
+            if (skipFirst && lineNo === 1) return;
+            if (buf.subarray(from, to).indexOf(needle) < 0) return;
+            const parsed = parseAuditLine(buf.toString("utf8", from, to), source);
+            if (!parsed) return;
+            const { seq, ts } = parsed.envelope;
+            if (seq > last) throw new PageFull();
+            if (seq <= after || parsed.entry?.kind !== "transition") return;
+            events.push(feedEventOf(seq, ts, parsed.entry));
+            if (events.length >= limit) throw new PageFull();
+          },
+          { startOffset: start, chunkBytes: 64 << 10 },
+        );
+      } catch (err) {
+        if (!(err instanceof PageFull)) throw err;
+      } finally {
+        await fh.close();
       }
-      const page = events.slice(lo, lo + limit);
-      return { events: page, lastSeq: page.length > 0 ? page[page.length - 1]!.seq : seq };
+      return { events, lastSeq: events.length > 0 ? events[events.length - 1]!.seq : after };
     },
   };
 }

@@ -11,6 +11,7 @@ import type { DraftLedger } from "../send/send-path.js";
 import { refusedEntry, transitionEntry, type RefusedDecision } from "./audit-entries.js";
 import { KeyedQueue } from "./keyed-queue.js";
 import { backoffMs, REVIEW_POST_BACKOFF } from "../retry/backoff.js";
+import type { RecoveryDesk, RecoveryFacts } from "./recovery.js";
 import type { ReviewChat, Sender } from "./ports.js";
 
 /** The logger shape the desk writes to (pino's). */
@@ -58,27 +59,18 @@ export interface DecisionRequest {
  * is announced, then runs the effects at the edges. Live mode and test mode
  * share it; only the edges differ.
  */
-export class ReviewDesk implements DraftLedger {
+export class ReviewDesk implements DraftLedger, RecoveryDesk {
   private readonly queue = new KeyedQueue();
   private readonly byReviewMessage = new Map<number, string>();
   private readonly byIdempotencyKey = new Map<string, string>();
   private readonly expiryTimers = new Map<string, TimerHandle>();
   private readonly inFlight = new Set<Promise<unknown>>();
-  private readonly seenUpdates = new Set<number>();
-  /** `draft_id:status` of the notices that reached the review chat (audited `notice` lines). */
-  private readonly notices = new Set<string>();
   private readonly listeners = new Set<(t: Transition) => void>();
   private readonly sender: Sender;
   private closed = false;
 
   constructor(private readonly options: ReviewDeskOptions) {
     for (const draft of options.store.latest.values()) this.index(draft);
-    for (const { entry } of options.audit.ours) {
-      if (entry === null) continue;
-      const updateId = "update_id" in entry ? entry.update_id : undefined;
-      if (typeof updateId === "number") this.seenUpdates.add(updateId);
-      if (entry.kind === "notice") this.notices.add(`${entry.draft_id}:${entry.status}`);
-    }
     this.sender = options.makeSender(this);
   }
 
@@ -107,12 +99,27 @@ export class ReviewDesk implements DraftLedger {
 
   /** True when a decision from this Telegram update was already recorded or refused. */
   hasSeenUpdate(updateId: number): boolean {
-    return this.seenUpdates.has(updateId);
+    return this.options.audit.index.hasSeenUpdate(updateId);
   }
 
   /** True when the reviewers were told about this draft while it was in `status` (a notice is audited once it is out). */
   wasNotified(draftId: string, status: DraftStatus): boolean {
-    return this.notices.has(`${draftId}:${status}`);
+    return this.options.audit.index.wasNotified(draftId, status);
+  }
+
+  /** What recovery reads: the audit index. */
+  get recoveryFacts(): RecoveryFacts {
+    return this.options.audit.index;
+  }
+
+  /** The desk's log. */
+  get log(): DeskLog {
+    return this.options.log;
+  }
+
+  /** Audits changes that reached the store but not the audit log (a crash between the two), as `recovered`. */
+  async auditRecovered(drafts: readonly DraftRecord[]): Promise<void> {
+    if (drafts.length > 0) await this.options.audit.append(drafts.map((d) => transitionEntry(null, d, { type: "recovered" })));
   }
 
   /** Calls `listener` after every durable status change. Returns a function that unsubscribes. */
@@ -151,17 +158,18 @@ export class ReviewDesk implements DraftLedger {
   async decide(request: DecisionRequest): Promise<DecisionOutcome> {
     const draft = this.byReviewMessageId(request.reviewMessageId);
     const refuse = async (reason: string): Promise<DecisionOutcome> => {
-      await this.refuseDecision(
+      await this.auditRefusal(
         { decision: request.decision, actor: request.actor, reason, chat_id: request.reviewChatId, review_message_id: request.reviewMessageId },
         draft,
       );
       return { ok: false, reason, draft: draft && this.get(draft.draft_id) };
     };
     const updateId = request.actor.update_id;
-    if (updateId !== null && this.seenUpdates.has(updateId)) {
+    const seen = this.options.audit.index;
+    if (updateId !== null && seen.hasSeenUpdate(updateId)) {
       return { ok: false, reason: "duplicate_update", draft };
     }
-    if (updateId !== null) this.seenUpdates.add(updateId);
+    if (updateId !== null) seen.claimUpdate(updateId, this.options.clock.now());
     try {
       if (!this.options.reviewerIds.has(request.actor.user_id)) return await refuse("not_a_reviewer");
       if (!draft || draft.review_chat_id !== request.reviewChatId) return await refuse("unknown_review_message");
@@ -179,13 +187,34 @@ export class ReviewDesk implements DraftLedger {
       return { ok: true, draft: result.draft };
     } catch (err) {
       // Not recorded: a redelivery of the same update must be able to try again.
-      if (updateId !== null) this.seenUpdates.delete(updateId);
+      if (updateId !== null) seen.releaseUpdate(updateId);
       throw err;
     }
   }
 
-  /** Audits a decision that does not count (a stranger, another chat, an anonymous admin, too late). */
+  /**
+   * Audits a decision that does not count (a stranger, another chat, an
+   * anonymous admin, too late), once per Telegram update: a redelivery of an
+   * update already decided or refused, before or after a restart, is not
+   * audited again.
+   */
   async refuseDecision(refusal: RefusedDecision, draft?: DraftRecord): Promise<void> {
+    const updateId = refusal.actor.update_id;
+    const seen = this.options.audit.index;
+    if (updateId !== null && seen.hasSeenUpdate(updateId)) {
+      this.options.log.info({ update_id: updateId, reason: refusal.reason }, "a refused update was delivered again; it is audited already");
+      return;
+    }
+    if (updateId !== null) seen.claimUpdate(updateId, this.options.clock.now());
+    try {
+      await this.auditRefusal(refusal, draft);
+    } catch (err) {
+      if (updateId !== null) seen.releaseUpdate(updateId);
+      throw err;
+    }
+  }
+
+  private async auditRefusal(refusal: RefusedDecision, draft: DraftRecord | undefined): Promise<void> {
     this.options.log.warn({ ...refusal, draft_id: draft?.draft_id }, "decision refused");
     await this.options.audit.append([refusedEntry(refusal, draft && this.get(draft.draft_id))]);
   }
@@ -263,7 +292,7 @@ export class ReviewDesk implements DraftLedger {
       case "notify":
         await reviewChat.notify(draft, effect.text);
         // Audited only once out: a crash before this line sends the notice again at the next start.
-        this.notices.add(`${draft.draft_id}:${draft.status}`);
+        this.options.audit.index.markNotified(draft.draft_id, draft.status, this.options.clock.now());
         await this.options.audit.append([{ kind: "notice", draft_id: draft.draft_id, status: draft.status, text: effect.text }]);
         return;
     }

@@ -1,7 +1,7 @@
 import { harnessPaths } from "../app/paths.js";
 import { randomBytes } from "node:crypto";
-import { link, mkdir, open, rename, unlink } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, open } from "node:fs/promises";
+import { writeFileDurably } from "../store/fs-util.js";
 
 /** The token file inside HARNESS_DIR. */
 export function apiTokenPath(harnessDir: string): string {
@@ -109,54 +109,14 @@ async function readDaemonTokenFile(path: string, log?: TokenLog): Promise<string
 }
 
 /**
- * Writes the token to a temp file (mode 0600, fsync'd), then links it into
- * place, so a reader sees no file or the whole token, never half of one. With
- * `replace` false an existing file wins and its token is returned.
+ * Writes the token durably (src/store/fs-util.ts: temp file, mode 0600,
+ * fsync, then linked into place), so a reader sees no file or the whole token,
+ * never half of one. With `replace` false an existing file wins and its token
+ * is returned.
  */
 async function writeTokenFile(path: string, token: string, replace: boolean): Promise<string> {
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  const fh = await open(temp, "wx", FILE_MODE);
-  try {
-    try {
-      await fh.writeFile(`${token}\n`, "utf8");
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    if (replace) await rename(temp, path);
-    else if (!(await linkIfAbsent(temp, path))) {
-      // Another start won the race: use its token, unless that file is empty too.
-      const theirs = await readDaemonTokenFile(path);
-      return theirs ? theirs : writeTokenFile(path, token, true);
-    }
-    await fsyncDir(join(path, ".."));
-    return token;
-  } finally {
-    await unlink(temp).catch(() => undefined);
-  }
-}
-
-/** Hard-links `from` to `to` unless `to` exists (false then); falls back to rename where links are unsupported. */
-async function linkIfAbsent(from: string, to: string): Promise<boolean> {
-  try {
-    await link(from, to);
-    return true;
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "EEXIST") return false;
-    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP") throw err;
-    await rename(from, to);
-    return true;
-  }
-}
-
-async function fsyncDir(dir: string): Promise<void> {
-  const d = await open(dir, "r");
-  try {
-    await d.sync();
-  } catch {
-    // Some file systems refuse fsync on a directory; the file itself is already durable.
-  } finally {
-    await d.close();
-  }
+  if (await writeFileDurably(path, `${token}\n`, { mode: FILE_MODE, place: replace ? "replace" : "if-absent" })) return token;
+  // Another start won the race: use its token, unless that file is empty too.
+  const theirs = await readDaemonTokenFile(path);
+  return theirs ? theirs : writeTokenFile(path, token, true);
 }

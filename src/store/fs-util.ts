@@ -1,4 +1,6 @@
-import { open, type FileHandle } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { link, open, rename, unlink, type FileHandle } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 
 /** Small file-system steps the store and the audit log share. */
 
@@ -12,14 +14,92 @@ export async function writeAll(fh: FileHandle, data: Uint8Array): Promise<void> 
   }
 }
 
-/** fsyncs a directory, so a file created or renamed in it survives a power loss. */
+/** Errors of a file system that cannot fsync a directory (the file itself is durable then). */
+const DIR_SYNC_UNSUPPORTED = new Set(["EINVAL", "ENOTSUP", "EOPNOTSUPP", "EISDIR", "EBADF"]);
+
+/**
+ * fsyncs a directory, so a file created, renamed or removed in it survives a
+ * power loss. A file system that cannot fsync directories is tolerated.
+ */
 export async function fsyncDir(dir: string): Promise<void> {
   const d = await open(dir, "r");
   try {
     await d.sync();
+  } catch (err) {
+    if (!DIR_SYNC_UNSUPPORTED.has(errCode(err) ?? "")) throw err;
   } finally {
     await d.close();
   }
+}
+
+/** How `writeFileDurably` puts its file in place. */
+export interface DurableWriteOptions {
+  /** The file's mode (it is created with it). */
+  readonly mode: number;
+  /**
+   * "replace" (default): renamed over `path`. "if-absent": hard-linked to
+   * `path` only if nothing is there (false is returned otherwise), falling
+   * back to a rename where the file system has no hard links.
+   */
+  readonly place?: "replace" | "if-absent";
+}
+
+/**
+ * The one durable whole-file write: `data` goes to a fresh temp file next to
+ * `path` (exclusive create, so a planted file or symlink is never followed),
+ * is fsync'd, then put in place atomically and the directory fsync'd. A
+ * reader sees the old file or the whole new one, never half of one, and the
+ * temp file never outlives the call. Returns false only for "if-absent" when
+ * `path` already existed.
+ */
+export async function writeFileDurably(path: string, data: string | Uint8Array, options: DurableWriteOptions): Promise<boolean> {
+  const dir = dirname(path);
+  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  const fh = await open(temp, "wx", options.mode);
+  try {
+    try {
+      await writeAll(fh, typeof data === "string" ? Buffer.from(data) : data);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    if ((options.place ?? "replace") === "replace") await rename(temp, path);
+    else if (!(await linkIfAbsent(temp, path, data, options.mode))) return false;
+    await fsyncDir(dir);
+    return true;
+  } finally {
+    await unlink(temp).catch(() => undefined);
+  }
+}
+
+/**
+ * Hard-links `from` to `to` unless `to` exists (false then). Where the file
+ * system has no hard links, creates `to` exclusively and writes `data` to it
+ * (still never replacing someone else's file).
+ */
+async function linkIfAbsent(from: string, to: string, data: string | Uint8Array, mode: number): Promise<boolean> {
+  try {
+    await link(from, to);
+    return true;
+  } catch (err) {
+    const code = errCode(err);
+    if (code === "EEXIST") return false;
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP") throw err;
+  }
+  let fh: FileHandle;
+  try {
+    fh = await open(to, "wx", mode);
+  } catch (err) {
+    if (errCode(err) === "EEXIST") return false;
+    throw err;
+  }
+  try {
+    await writeAll(fh, typeof data === "string" ? Buffer.from(data) : data);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  return true;
 }
 
 /**

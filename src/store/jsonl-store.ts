@@ -1,6 +1,7 @@
-import { mkdir, open, rename, unlink, type FileHandle } from "node:fs/promises";
+import { open, rename, unlink, type FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
-import { errCode, errMessage, fsyncDir, openAppend, writeAll } from "./fs-util.js";
+import { openAppendLog } from "./append-log.js";
+import { errCode, errMessage, fsyncDir, writeAll } from "./fs-util.js";
 import { GroupCommit } from "./group-commit.js";
 import { encodeLine } from "./line-codec.js";
 import { replay } from "./replay.js";
@@ -63,11 +64,8 @@ export class JsonlStore<T extends { draft_id: string }> {
 
   /** Opens (replays) the store, cutting off a torn tail; see StoreCorruptError for a damaged middle. */
   static async open<T extends { draft_id: string }>(opts: OpenStoreOptions<T>): Promise<JsonlStore<T>> {
-    const dir = dirname(opts.path);
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    const { fh, created } = await openAppend(opts.path, FILE_MODE);
+    const fh = await openAppendLog(opts.path);
     try {
-      if (created) await fsyncDir(dir);
       await removeStaleTemp(opts.path, opts.log);
       const r = await replay(fh, opts.path, opts.parse);
       if (r.droppedBytes > 0) {

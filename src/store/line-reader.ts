@@ -31,14 +31,16 @@ export interface ReadLinesOptions {
   readonly maxLineBytes?: number;
   /** Read only the first `endOffset` bytes; default: the whole file. */
   readonly endOffset?: number;
+  /** Start reading here (a line boundary); default 0. `lineNo` then counts from this offset. */
+  readonly startOffset?: number;
 }
 
-/** Calls `onLine` for every complete line of `fh`, from offset 0. */
+/** Calls `onLine` for every complete line of `fh`, from offset 0 (or `startOffset`). */
 export async function readLines(fh: FileHandle, onLine: OnLine, opts: ReadLinesOptions = {}): Promise<LinesRead> {
   const maxLine = opts.maxLineBytes ?? 64 << 20;
   let buf = Buffer.allocUnsafe(Math.min(opts.chunkBytes ?? 4 << 20, maxLine));
   let filled = 0; // bytes of buf in use
-  let bufOffset = 0; // file offset of buf[0]
+  let bufOffset = opts.startOffset ?? 0; // file offset of buf[0]
   let lineNo = 0;
   let skipFrom = -1; // file offset where an over-long line began, while skipping it
   const endOffset = opts.endOffset ?? Number.MAX_SAFE_INTEGER;

@@ -1,6 +1,6 @@
-import { readFile, link, mkdir, unlink, writeFile } from "node:fs/promises";
+import { readFile, mkdir, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { errCode } from "./fs-util.js";
+import { errCode, writeFileDurably } from "./fs-util.js";
 import type { StoreLog } from "./jsonl-store.js";
 
 /**
@@ -50,30 +50,14 @@ export async function acquireLock(dir: string, log?: StoreLog): Promise<Lock> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, LOCK_FILE);
   const mine = `${process.pid}\n${await bootId()}\n`;
-  const tmp = join(dir, `${LOCK_FILE}.${process.pid}.tmp`);
-  await writeFile(tmp, mine, { mode: 0o600 });
-  try {
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      if (await tryLink(tmp, path)) {
-        heldHere.add(path);
-        return { release: () => release(path, mine) };
-      }
-      await takeOverIfStale(path, log);
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    if (await writeFileDurably(path, mine, { mode: 0o600, place: "if-absent" })) {
+      heldHere.add(path);
+      return { release: () => release(path, mine) };
     }
-  } finally {
-    await unlink(tmp).catch(() => undefined);
+    await takeOverIfStale(path, log);
   }
   throw new Error(`could not take ${path}: it kept changing while we tried. Is another daemon starting on ${dir}?`);
-}
-
-async function tryLink(tmp: string, path: string): Promise<boolean> {
-  try {
-    await link(tmp, path);
-    return true;
-  } catch (err) {
-    if (errCode(err) === "EEXIST") return false;
-    throw err;
-  }
 }
 
 /** Throws LockHeldError if the lock is live; removes it if stale (and unchanged since we read it). */

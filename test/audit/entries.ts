@@ -1,4 +1,5 @@
-import type { AuditEntry } from "../../src/audit/audit-schema.js";
+import { readFile } from "node:fs/promises";
+import { parseAuditLine, type AuditEntry } from "../../src/audit/audit-schema.js";
 import type { DraftStatus } from "../../src/drafts/status.js";
 
 /** A small valid audit entry (a notice) whose `text` tells entries apart in tests. */
@@ -29,4 +30,18 @@ export function transitionLine(draftId: string, fields: Partial<Extract<AuditEnt
     reason: null,
     ...fields,
   };
+}
+
+/** Our lines in the audit log at `path`, parsed (seq and entry). */
+export async function readOurs(path: string, source = "telegram-draft-for-review"): Promise<Array<{ seq: number; entry: AuditEntry | null }>> {
+  const text = await readFile(path, "utf8");
+  return text.split("\n").flatMap((line) => {
+    const parsed = parseAuditLine(line, source);
+    return parsed ? [{ seq: parsed.envelope.seq, entry: parsed.entry }] : [];
+  });
+}
+
+/** The `text` of a notice entry, else null. */
+export function noticeText(entry: AuditEntry | null): string | null {
+  return entry?.kind === "notice" ? entry.text : null;
 }

@@ -1,0 +1,185 @@
+import { z } from "zod";
+import { STATUSES, type DraftStatus } from "../drafts/status.js";
+import type { AuditEntry, AuditEnvelope } from "./audit-schema.js";
+
+/**
+ * What the daemon needs to know from its own audit lines, kept up to date on
+ * every append and persisted as a small checkpoint, so a start reads only the
+ * lines written after it:
+ * - the chain head (seq and hash of our last line) to continue the chain,
+ * - the Telegram update ids already decided or refused (recent ones: Telegram
+ *   redelivers within a day), so a redelivery acts and is audited once,
+ * - the notices that reached the review chat, per live draft,
+ * - per live draft, its highest audited version and status (recovery compares
+ *   it with the store: a change missing from the log, a send that had begun),
+ * - a sparse map from feed `seq` to a byte offset at or before its line, so
+ *   `/events` reads any page from disk without holding the feed.
+ * Its size follows the live drafts, not the history.
+ */
+
+/** Every how many transition lines the feed map keeps an offset. */
+export const FEED_SAMPLE_EVERY = 256;
+/** How long an update id is remembered after its line (Telegram keeps an update at most 24 h). */
+export const UPDATE_MEMORY_MS = 7 * 24 * 3_600_000;
+
+/** A draft's last audited change. */
+export interface AuditedDraft {
+  readonly version: number;
+  readonly to: DraftStatus;
+}
+
+/** The checkpoint's JSON (without its checksum). */
+export const indexSnapshotSchema = z.object({
+  v: z.literal(1),
+  source: z.string(),
+  /** Every line before this byte offset is in the index; it is a line boundary. */
+  scanned_to: z.number().int().nonnegative(),
+  last_seq: z.number().int().nonnegative(),
+  last_hash: z.string(),
+  /** Byte range of our last line, to check that the file is still the one indexed. */
+  head: z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()]).nullable(),
+  transitions: z.number().int().nonnegative(),
+  updates: z.array(z.tuple([z.number().int(), z.number()])),
+  notices: z.array(z.tuple([z.string(), z.number()])),
+  drafts: z.array(z.tuple([z.string(), z.number().int(), z.enum(STATUSES)])),
+  feed: z.array(z.tuple([z.number().int(), z.number().int().nonnegative()])),
+});
+/** The checkpoint's content. */
+export type IndexSnapshot = z.infer<typeof indexSnapshotSchema>;
+
+/** The one index over our audit lines (see the file comment). */
+export class AuditIndex {
+  lastSeq = 0;
+  lastHash = "";
+  /** Lines before this offset are indexed (a line boundary). */
+  scannedTo = 0;
+  /** Byte range of our last line when known exactly (after a scan), else null. */
+  head: [number, number] | null = null;
+  private transitions = 0;
+  private readonly updates = new Map<number, number>();
+  private readonly notices = new Map<string, number>();
+  private readonly drafts = new Map<string, AuditedDraft>();
+  private readonly feedSeqs: number[] = [];
+  private readonly feedOffsets: number[] = [];
+
+  /**
+   * Adds one line of ours; `offset` is its byte offset or a lower bound of it.
+   * Lines at or below the seq already indexed are skipped, so re-reading a
+   * stretch of the file is harmless.
+   */
+  add(envelope: AuditEnvelope, entry: AuditEntry | null, hash: string, offset: number): void {
+    if (envelope.seq <= this.lastSeq && this.lastSeq > 0) return;
+    this.lastSeq = envelope.seq;
+    this.lastHash = hash;
+    if (entry === null) return;
+    const at = Date.parse(envelope.ts);
+    const updateId = "update_id" in entry ? entry.update_id : undefined;
+    if (typeof updateId === "number") this.updates.set(updateId, Number.isFinite(at) ? at : 0);
+    if (entry.kind === "notice") this.notices.set(noticeKey(entry.draft_id, entry.status), at);
+    if (entry.kind !== "transition") return;
+    const known = this.drafts.get(entry.draft_id);
+    if (!known || known.version < entry.version) this.drafts.set(entry.draft_id, { version: entry.version, to: entry.to });
+    if (this.transitions++ % FEED_SAMPLE_EVERY === 0) {
+      this.feedSeqs.push(envelope.seq);
+      this.feedOffsets.push(offset);
+    }
+  }
+
+  /** True when a decision or refusal of this Telegram update is audited (or being audited). */
+  hasSeenUpdate(updateId: number): boolean {
+    return this.updates.has(updateId);
+  }
+
+  /** Claims an update id before its line is written; `release` undoes it when the write fails. */
+  claimUpdate(updateId: number, at: number): void {
+    this.updates.set(updateId, at);
+  }
+
+  /** Forgets a claimed update id whose line could not be written (a redelivery may try again). */
+  releaseUpdate(updateId: number): void {
+    this.updates.delete(updateId);
+  }
+
+  /** True when the reviewers were told about this draft in this status. */
+  wasNotified(draftId: string, status: DraftStatus): boolean {
+    return this.notices.has(noticeKey(draftId, status));
+  }
+
+  /** Notes a notice that went out (before its line is written). */
+  markNotified(draftId: string, status: DraftStatus, at: number): void {
+    this.notices.set(noticeKey(draftId, status), at);
+  }
+
+  /** The draft's last audited change, if the index knows it. */
+  audited(draftId: string): AuditedDraft | undefined {
+    return this.drafts.get(draftId);
+  }
+
+  /** Forgets drafts the store no longer holds (archived), with their notices. */
+  retainDrafts(keep: (draftId: string) => boolean): void {
+    for (const id of this.drafts.keys()) if (!keep(id)) this.drafts.delete(id);
+    for (const key of this.notices.keys()) if (!keep(key.slice(0, key.lastIndexOf(":")))) this.notices.delete(key);
+  }
+
+  /** Forgets update ids older than UPDATE_MEMORY_MS before `now`. */
+  pruneUpdates(now: number): void {
+    for (const [id, at] of this.updates) if (at < now - UPDATE_MEMORY_MS) this.updates.delete(id);
+  }
+
+  /** A byte offset at or before the line of the first transition with seq > `after`. */
+  feedStart(after: number): number {
+    let lo = 0;
+    let hi = this.feedSeqs.length;
+    // The last sample whose seq <= after + 1.
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.feedSeqs[mid]! <= after + 1) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo === 0 ? 0 : this.feedOffsets[lo - 1]!;
+  }
+
+  /** Sizes, for logs and the benchmark. */
+  get sizes(): { updates: number; notices: number; drafts: number; feedSamples: number } {
+    return { updates: this.updates.size, notices: this.notices.size, drafts: this.drafts.size, feedSamples: this.feedSeqs.length };
+  }
+
+  /** The checkpoint's content. */
+  snapshot(source: string): IndexSnapshot {
+    return {
+      v: 1,
+      source,
+      scanned_to: this.scannedTo,
+      last_seq: this.lastSeq,
+      last_hash: this.lastHash,
+      head: this.head,
+      transitions: this.transitions,
+      updates: [...this.updates],
+      notices: [...this.notices],
+      drafts: [...this.drafts].map(([id, d]) => [id, d.version, d.to] as [string, number, DraftStatus]),
+      feed: this.feedSeqs.map((seq, i) => [seq, this.feedOffsets[i]!] as [number, number]),
+    };
+  }
+
+  /** An index from a checkpoint's content. */
+  static fromSnapshot(s: IndexSnapshot): AuditIndex {
+    const index = new AuditIndex();
+    index.scannedTo = s.scanned_to;
+    index.lastSeq = s.last_seq;
+    index.lastHash = s.last_hash;
+    index.head = s.head;
+    index.transitions = s.transitions;
+    for (const [id, at] of s.updates) index.updates.set(id, at);
+    for (const [key, at] of s.notices) index.notices.set(key, at);
+    for (const [id, version, to] of s.drafts) index.drafts.set(id, { version, to });
+    for (const [seq, offset] of s.feed) {
+      index.feedSeqs.push(seq);
+      index.feedOffsets.push(offset);
+    }
+    return index;
+  }
+}
+
+function noticeKey(draftId: string, status: DraftStatus): string {
+  return `${draftId}:${status}`;
+}

@@ -1,0 +1,54 @@
+import { open } from "node:fs/promises";
+import { errCode, errMessage, writeFileDurably } from "../store/fs-util.js";
+import { checkLine, CRC_SUFFIX_BYTES, encodeLine } from "../store/line-codec.js";
+import { indexSnapshotSchema, type IndexSnapshot } from "./audit-index.js";
+
+/**
+ * The audit index's checkpoint file: one checksummed line (the store's line
+ * format), written with the one durable temp-file write, so it is either the
+ * old checkpoint or the whole new one. It is only a shortcut: when it is
+ * missing, damaged or does not match the audit log, the log is read in full.
+ */
+
+/** What reading the checkpoint gave. */
+export type CheckpointRead =
+  | { readonly ok: true; readonly snapshot: IndexSnapshot }
+  | { readonly ok: false; readonly missing: boolean; readonly problem: string };
+
+/** Largest checkpoint read back; a bigger file is not ours. */
+const MAX_BYTES = 64 << 20;
+
+/** Writes the checkpoint atomically and durably. */
+export async function saveCheckpoint(path: string, snapshot: IndexSnapshot): Promise<void> {
+  await writeFileDurably(path, encodeLine(snapshot), { mode: 0o600 });
+}
+
+/** Reads and checks the checkpoint (checksum, then schema). */
+export async function loadCheckpoint(path: string): Promise<CheckpointRead> {
+  let buf: Buffer;
+  try {
+    const fh = await open(path, "r");
+    try {
+      const { size } = await fh.stat();
+      if (size > MAX_BYTES) return { ok: false, missing: false, problem: `it is ${size} bytes, too big to be ours` };
+      buf = await fh.readFile();
+    } finally {
+      await fh.close();
+    }
+  } catch (err) {
+    if (errCode(err) === "ENOENT") return { ok: false, missing: true, problem: "there is none yet" };
+    return { ok: false, missing: false, problem: `it cannot be read: ${errMessage(err)}` };
+  }
+  const end = buf.length > 0 && buf[buf.length - 1] === 0x0a ? buf.length - 1 : buf.length;
+  const bad = checkLine(buf, 0, end);
+  if (bad !== null) return { ok: false, missing: false, problem: `it is damaged (${bad})` };
+  let value: unknown;
+  try {
+    value = JSON.parse(`${buf.toString("utf8", 0, end - CRC_SUFFIX_BYTES)}}`);
+  } catch (err) {
+    return { ok: false, missing: false, problem: `it is not JSON (${errMessage(err)})` };
+  }
+  const parsed = indexSnapshotSchema.safeParse(value);
+  if (!parsed.success) return { ok: false, missing: false, problem: `it is not a checkpoint this version reads (${parsed.error.issues[0]?.message ?? "invalid"})` };
+  return { ok: true, snapshot: parsed.data };
+}
