@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import type { AuditedDraft } from "../../src/audit/audit-index.js";
+import { SimulatedClock } from "../../src/clock/simulated-clock.js";
+import { CRASH_DURING_SEND, planRecovery, STORE_LOST_SEND, type RecoveryFacts } from "../../src/desk/recovery.js";
+import type { DraftStatus } from "../../src/drafts/status.js";
+import { draftIn, HOUR, T0 } from "../support/drafts.js";
+
+function facts(audited: Record<string, AuditedDraft> = {}, notified: string[] = []): RecoveryFacts {
+  return {
+    audited: (id) => audited[id],
+    wasNotified: (id, status: DraftStatus) => notified.includes(`${id}:${status}`),
+  };
+}
+
+describe("planRecovery (pure: drafts, audit index, now)", () => {
+  it("audits a change the log lacks, and nothing it has", () => {
+    const a = draftIn("pending", { draft_id: "a", version: 3 });
+    const b = draftIn("pending", { draft_id: "b", version: 2 });
+    const plan = planRecovery([a, b], facts({ a: { version: 2, to: "queued" }, b: { version: 2, to: "pending" } }), T0);
+    expect(plan.unaudited.map((d) => d.draft_id)).toEqual(["a"]);
+  });
+
+  it("marks a `sending` draft unknown and never resends it", () => {
+    const d = draftIn("sending", { draft_id: "s" });
+    const plan = planRecovery([d], facts({ s: { version: 3, to: "sending" } }), T0);
+    expect(plan.events).toEqual([{ draftId: "s", event: { type: "send_unknown", reason: CRASH_DURING_SEND } }]);
+    expect(plan.effects).toEqual([]);
+  });
+
+  it("marks an approval unknown when the audit log shows its send had begun (the store lost that line)", () => {
+    const d = draftIn("approved", { draft_id: "x", version: 4 });
+    const plan = planRecovery([d], facts({ x: { version: 5, to: "sending" } }), T0);
+    expect(plan.events.map((e) => e.event.type)).toEqual(["send_intent", "send_unknown"]);
+    expect(plan.events[1]!.event).toMatchObject({ reason: STORE_LOST_SEND });
+    expect(plan.effects.some((e) => e.type === "send")).toBe(false);
+  });
+
+  it("sends an approval the audit log agrees with, and arms its expiry", () => {
+    const d = draftIn("approved", { draft_id: "ok", version: 4 });
+    const plan = planRecovery([d], facts({ ok: { version: 4, to: "approved" } }), T0);
+    expect(plan.events).toEqual([]);
+    expect(plan.effects).toEqual([
+      { type: "arm_expiry", draftId: "ok", at: T0 + 24 * HOUR },
+      { type: "send", draftId: "ok" },
+    ]);
+  });
+
+  it("expires what is past expires_at on the simulated clock, and only that", () => {
+    const clock = new SimulatedClock(T0);
+    const d = draftIn("pending", { draft_id: "p" });
+    const audited = facts({ p: { version: 3, to: "pending" } });
+    expect(planRecovery([d], audited, clock.now()).events).toEqual([]);
+    await clock.advance(24 * HOUR - 1);
+    expect(planRecovery([d], audited, clock.now()).events).toEqual([]);
+    await clock.advance(1);
+    expect(planRecovery([d], audited, clock.now()).events).toEqual([{ draftId: "p", event: { type: "expire" } }]);
+  });
+
+  it("tells the reviewers about an unknown outcome once: not when the notice is audited", () => {
+    const d = draftIn("outcome_unknown", { draft_id: "u", reason: "timeout" });
+    const told = planRecovery([d], facts({ u: { version: 3, to: "outcome_unknown" } }, ["u:outcome_unknown"]), T0);
+    expect(told.effects).toEqual([]);
+    const untold = planRecovery([d], facts({ u: { version: 3, to: "outcome_unknown" } }), T0);
+    expect(untold.effects).toEqual([{ type: "notify", draftId: "u", text: expect.stringContaining("timeout") }]);
+  });
+
+  it("posts a queued draft and leaves final ones alone", () => {
+    const q = draftIn("queued", { draft_id: "q" });
+    const sent = draftIn("sent", { draft_id: "done" });
+    const plan = planRecovery([q, sent], facts({ q: { version: 3, to: "queued" }, done: { version: 3, to: "sent" } }), T0);
+    expect(plan.effects).toEqual([
+      { type: "arm_expiry", draftId: "q", at: T0 + 24 * HOUR },
+      { type: "post_review", draftId: "q" },
+    ]);
+  });
+});
