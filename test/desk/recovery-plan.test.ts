@@ -45,7 +45,7 @@ describe("planRecovery (pure: drafts, audit index, now)", () => {
     ]);
   });
 
-  it("expires what is past expires_at on the simulated clock, and only that", () => {
+  it("expires what is past expires_at on the simulated clock, and only that", async () => {
     const clock = new SimulatedClock(T0);
     const d = draftIn("pending", { draft_id: "p" });
     const audited = facts({ p: { version: 3, to: "pending" } });
