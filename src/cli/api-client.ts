@@ -49,11 +49,17 @@ export function callApi(
   });
 }
 
+/** The daemon's port refused the connection: nothing listens there, so the daemon is not running. */
+export class DaemonNotRunning extends CliFailure {
+  /** Marks the failure for callers that have another way (the CLI reads the store). */
+  readonly daemonNotRunning = true;
+}
+
 /** The operator's message for a request that got no answer. */
 function noAnswer(target: ApiTarget, err: Error): CliFailure {
   const codes = errorCodes(err);
   if (codes.includes("ECONNREFUSED")) {
-    return new CliFailure(`the daemon is not running at ${target.url}: start it with \`npm start\``);
+    return new DaemonNotRunning(`the daemon is not running at ${target.url}: start it with \`npm start\``);
   }
   if (codes.includes("ETIMEDOUT_CLI")) {
     return new CliFailure(

@@ -1,6 +1,6 @@
 import type { DraftRecord } from "../../drafts/record.js";
-import { callApi } from "../api-client.js";
-import { apiTarget, clientToken } from "../api-target.js";
+import { apiTarget } from "../api-target.js";
+import { askDaemonOrReadStore } from "../store-fallback.js";
 import type { CliCommand } from "../command.js";
 import { draftDetails } from "../draft-text.js";
 import { EXIT } from "../io.js";
@@ -14,17 +14,28 @@ export const getCommand: CliCommand = {
     "draft-review get <draft_id> [--json]",
     "",
     "Asks the running daemon for the draft's current record and prints it, one field",
-    "a line, the text last; exit 2 if there is no such draft.",
+    "a line, the text last; exit 2 if there is no such draft. When the daemon is not",
+    "running, reads HARNESS_DIR's store (read-only) and says so on stderr.",
     "",
     "  --json   print the record as one JSON line (an unknown id: {\"error\":...})",
   ].join("\n"),
   options: { json: { type: "boolean" } },
   positionals: { min: 1, max: 1 },
   async run(args, io) {
-    const target = apiTarget(io.env);
-    const token = await clientToken(io.env, io.cwd);
-    const answer = await callApi(target, token, { method: "GET", path: `/drafts/${encodeURIComponent(args.positionals[0] ?? "")}` });
+    const id = args.positionals[0] ?? "";
     const json = args.values.json === true;
+    const answer = await askDaemonOrReadStore(io, `/drafts/${encodeURIComponent(id)}`);
+    if (answer.kind === "store") {
+      const draft = answer.drafts.find((d) => d.draft_id === id);
+      if (draft) {
+        io.stdout.write(json ? `${JSON.stringify(draft)}\n` : `${draftDetails(draft)}\n`);
+        return EXIT.ok;
+      }
+      const error = `no draft with id ${JSON.stringify(id)} in ${answer.path}`;
+      if (json) printJsonLine(io, { error });
+      else printProblem(io, error);
+      return EXIT.refused;
+    }
     if (answer.status === 200) {
       if (json) printJsonLine(io, answer.body);
       else io.stdout.write(`${draftDetails(answer.body as DraftRecord)}\n`);
@@ -35,7 +46,7 @@ export const getCommand: CliCommand = {
       if (!json) printProblem(io, (answer.body as { error?: string }).error ?? "no such draft");
       return EXIT.refused;
     }
-    printProblem(io, explainStatus(answer.status, target.url));
+    printProblem(io, explainStatus(answer.status, apiTarget(io.env).url));
     return EXIT.failed;
   },
 };

@@ -1,7 +1,7 @@
 import type { DraftRecord } from "../../drafts/record.js";
 import { STATUSES } from "../../drafts/status.js";
-import { callApi } from "../api-client.js";
-import { apiTarget, clientToken } from "../api-target.js";
+import { apiTarget } from "../api-target.js";
+import { askDaemonOrReadStore } from "../store-fallback.js";
 import type { CliCommand } from "../command.js";
 import { draftLines } from "../draft-text.js";
 import { EXIT } from "../io.js";
@@ -15,7 +15,8 @@ export const listCommand: CliCommand = {
     "draft-review list [--status STATUS] [--json]",
     "",
     "Asks the running daemon for every draft, or those in STATUS, and prints one line",
-    "each: id, status, role, destination, age, the start of the text.",
+    "each: id, status, role, destination, age, the start of the text. When the daemon",
+    "is not running, reads HARNESS_DIR's store (read-only) and says so on stderr.",
     `STATUS is one of: ${STATUSES.join(", ")}.`,
     "",
     "  -s, --status STATUS   only drafts in this status (an unknown one exits 2)",
@@ -24,12 +25,22 @@ export const listCommand: CliCommand = {
   options: { status: { type: "string", short: "s" }, json: { type: "boolean" } },
   positionals: { min: 0, max: 0 },
   async run(args, io) {
-    const target = apiTarget(io.env);
-    const token = await clientToken(io.env, io.cwd);
     const status = args.values.status;
     const query = typeof status === "string" ? `?status=${encodeURIComponent(status)}` : "";
-    const answer = await callApi(target, token, { method: "GET", path: `/drafts${query}` });
     const json = args.values.json === true;
+    if (typeof status === "string" && !(STATUSES as readonly string[]).includes(status)) {
+      const error = `status: unknown status ${JSON.stringify(status)}; use one of ${STATUSES.join(", ")}`;
+      if (json) printJsonLine(io, { error, field: "status" });
+      else printProblem(io, error);
+      return EXIT.refused;
+    }
+    const answer = await askDaemonOrReadStore(io, `/drafts${query}`);
+    if (answer.kind === "store") {
+      const drafts = answer.drafts.filter((d) => status === undefined || d.status === status);
+      if (json) printJsonLine(io, { drafts });
+      else io.stdout.write(`${draftLines(drafts, Date.now())}\n`);
+      return EXIT.ok;
+    }
     if (json) printJsonLine(io, answer.body);
     if (answer.status === 200) {
       if (!json) io.stdout.write(`${draftLines((answer.body as { drafts: DraftRecord[] }).drafts, Date.now())}\n`);
@@ -39,7 +50,7 @@ export const listCommand: CliCommand = {
       if (!json) printProblem(io, (answer.body as { error?: string }).error ?? "refused");
       return EXIT.refused;
     }
-    printProblem(io, explainStatus(answer.status, target.url));
+    printProblem(io, explainStatus(answer.status, apiTarget(io.env).url));
     return EXIT.failed;
   },
 };

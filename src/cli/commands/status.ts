@@ -1,6 +1,6 @@
-import { statusText, killSwitchLine, type StatusReport } from "../../owner/status-report.js";
-import { callApi } from "../api-client.js";
-import { apiTarget, clientToken } from "../api-target.js";
+import { buildStatusReport, killSwitchLine, statusText, type StatusReport } from "../../owner/status-report.js";
+import { apiTarget } from "../api-target.js";
+import { askDaemonOrReadStore } from "../store-fallback.js";
 import type { CliCommand } from "../command.js";
 import { CliFailure, EXIT } from "../io.js";
 import { explainStatus, printJsonLine, printProblem } from "../output.js";
@@ -19,11 +19,16 @@ export const statusCommand: CliCommand = {
     "",
     "Asks the running daemon (GET /status) for its mode, the kill switch and its reason,",
     "how many drafts wait in each status, and today's counts per status (local time).",
-    "If the daemon does not answer, says so, with what .env and HARNESS_DIR/HALT say.",
+    "If the daemon is not running, computes the same report from HARNESS_DIR's store",
+    "(read-only) with what .env and HARNESS_DIR/HALT say, and says so on stderr.",
     "",
     "  --json   print the report as one JSON line",
   ].join("\n"),
-  exitCodes: ["Exit codes:", "  0  the daemon answered", "  1  the daemon is not running or failed, a wrong API token, or a usage error"].join("\n"),
+  exitCodes: [
+    "Exit codes:",
+    "  0  answered: by the daemon, or from the store when the daemon is not running",
+    "  1  the daemon failed or did not answer in time, a wrong API token, an unreadable store, or a usage error",
+  ].join("\n"),
   options: { json: { type: "boolean" } },
   positionals: { min: 0, max: 0 },
   async run(args, io) {
@@ -31,13 +36,19 @@ export const statusCommand: CliCommand = {
     const target = apiTarget(io.env);
     let answer;
     try {
-      answer = await callApi(target, await clientToken(io.env, io.cwd), { method: "GET", path: "/status", timeoutMs: 10_000 });
+      answer = await askDaemonOrReadStore(io, "/status");
     } catch (err) {
       if (!(err instanceof CliFailure)) throw err;
       const local = await localKillSwitch(io);
       if (json) printJsonLine(io, { error: err.message, daemon: "not answering", kill_switch: local });
       printProblem(io, `${err.message}\n  Meanwhile, as .env and HALT say: ${killSwitchLine(local)}`);
       return EXIT.failed;
+    }
+    if (answer.kind === "store") {
+      const report = buildStatusReport({ mode: "live", nowMs: Date.now(), drafts: answer.drafts, killSwitch: await localKillSwitch(io), digestHour: null });
+      if (json) printJsonLine(io, { ...report, daemon: "not running", read_from: answer.path });
+      else io.stdout.write(`${offlineStatusText(report)}\n`);
+      return EXIT.ok;
     }
     if (answer.status !== 200) {
       if (json) printJsonLine(io, answer.body);
@@ -49,3 +60,10 @@ export const statusCommand: CliCommand = {
     return EXIT.ok;
   },
 };
+
+/** The status text read from the store: the daemon's lines without the ones only a running daemon knows. */
+function offlineStatusText(report: StatusReport): string {
+  const lines = statusText(report).split("\n").filter((l) => !l.startsWith("Daily digest"));
+  lines[0] = "draft-review (daemon not running; read from the store)";
+  return lines.join("\n");
+}
