@@ -1,5 +1,6 @@
 import type { Clock, TimerHandle } from "../clock/clock.js";
 import type { EventFeed, FeedEvent } from "../http/event-feed.js";
+import { backoffMs, CALLBACK_BACKOFF, type Backoff } from "../retry/backoff.js";
 import type { CallbackCursorFile } from "./cursor-file.js";
 import { postCallback, type PostOutcome } from "./post-event.js";
 import { SIGNATURE_HEADER, signCallback, TIMESTAMP_HEADER } from "./signature.js";
@@ -42,10 +43,8 @@ export interface CallbackDeliveryOptions {
   readonly log: CallbackLog;
   /** One request may take this long before it counts as failed; default 10000. */
   readonly timeoutMs?: number;
-  /** First wait after a failure, doubled after each further one; default 1000. */
-  readonly initialBackoffMs?: number;
-  /** The longest wait between attempts (and the most a Retry-After is honoured); default 300000. */
-  readonly maxBackoffMs?: number;
+  /** The wait between attempts at one event; default CALLBACK_BACKOFF (1 s doubling, at most 5 min, also the most a Retry-After is honoured). */
+  readonly backoff?: Backoff;
 }
 
 /** Events read from the feed at a time. */
@@ -195,12 +194,11 @@ export class CallbackDelivery {
 
   /** Counts a failure and sets when to try again: 1 s doubling up to the cap, or longer if the receiver asked. Returns the wait. */
   private noteFailure(error: string, retryAfterSeconds?: number): number {
-    const { clock, initialBackoffMs = 1000, maxBackoffMs = 300_000 } = this.options;
+    const { clock, backoff = CALLBACK_BACKOFF } = this.options;
     this.failures++;
     this.failedAttempts++;
-    const backoff = Math.min(maxBackoffMs, initialBackoffMs * 2 ** Math.min(this.failures - 1, 30));
-    const asked = retryAfterSeconds === undefined ? 0 : Math.min(maxBackoffMs, retryAfterSeconds * 1000);
-    const waitMs = Math.max(backoff, asked);
+    const asked = retryAfterSeconds === undefined ? 0 : Math.min(backoff.maxMs, retryAfterSeconds * 1000);
+    const waitMs = Math.max(backoffMs(backoff, this.failures), asked);
     this.lastError = { text: error, at: clock.now() };
     this.nextAttemptAt = clock.now() + waitMs;
     return waitMs;

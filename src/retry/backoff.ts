@@ -20,6 +20,9 @@ export const CONNECT_BACKOFF: Backoff = { initialMs: 1_000, maxMs: 60_000 };
 /** A failed getUpdates: 1 s, doubling, at most 30 s. */
 export const POLL_BACKOFF: Backoff = { initialMs: 1_000, maxMs: 30_000 };
 
+/** A push callback the receiver did not acknowledge: 1 s, doubling, at most 5 min (a receiver's Retry-After may ask for more, up to the cap). */
+export const CALLBACK_BACKOFF: Backoff = { initialMs: 1_000, maxMs: 300_000 };
+
 /** The wait after the `failures`-th failure in a row (1 = the first). */
 export function backoffMs(policy: Backoff, failures: number): number {
   const doublings = Math.min(Math.max(0, failures - 1), 40);
