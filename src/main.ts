@@ -1,7 +1,11 @@
 import { config as loadDotenv } from "dotenv";
+import { resolve } from "node:path";
 import { ConfigError, loadConfig } from "./config/config.js";
+import { looseEnvWarning, looseSecretEnvFile } from "./config/env-secrets.js";
 import { createLogger, scrubSecrets } from "./log/logger.js";
-import { redact } from "./redact/redact.js";
+import { makeRedactor } from "./redact/redact.js";
+import { HarnessDirError } from "./app/harness-guard.js";
+import { ApiTokenError } from "./http/api-token.js";
 import { LockHeldError } from "./store/lock.js";
 import { StoreCorruptError } from "./store/store-errors.js";
 import { runTestMode } from "./test-mode/run.js";
@@ -33,7 +37,9 @@ async function main(): Promise<number> {
     secrets,
     pretty: process.stderr.isTTY === true,
   });
-  const redactor = config.piiRedaction === "redact" ? redact : null;
+  const looseEnv = await looseSecretEnvFile(resolve(".env"));
+  if (looseEnv !== null) log.warn({ path: looseEnv.path, mode: `0${looseEnv.mode.toString(8)}` }, looseEnvWarning(looseEnv));
+  const redactor = config.piiRedaction === "redact" ? makeRedactor(config.piiAllow) : null;
   if (config.mode === "test") {
     await runTestMode(config, log, { processSwitchValue, redact: redactor });
     return 0;
@@ -51,8 +57,10 @@ main().then(
     // A damaged store (or update journal) is an operator's matter, not a bug: its message names the file and the line.
     // So is another daemon holding HARNESS_DIR: its message names the pid and the lock file.
     const operators = err instanceof StoreCorruptError || err instanceof LockHeldError;
-    const text = operators ? `cannot start.\n${err.message}` : `stopped by an unexpected error: ${(err as Error)?.stack ?? String(err)}`;
+    // HARNESS_DIR or the API token file that others could use against the gate: a configuration matter (78, EX_CONFIG).
+    const unsafe = err instanceof HarnessDirError || err instanceof ApiTokenError;
+    const text = operators || unsafe ? `cannot start.\n${err.message}` : `stopped by an unexpected error: ${(err as Error)?.stack ?? String(err)}`;
     process.stderr.write(`draft-review: ${scrubSecrets(text, known)}\n`);
-    process.exitCode = 1;
+    process.exitCode = unsafe ? 78 : 1;
   },
 );

@@ -1,3 +1,4 @@
+import { guardHarnessDir } from "./harness-guard.js";
 import { harnessPaths } from "./paths.js";
 import { AuditLog } from "../audit/audit-log.js";
 import type { Clock } from "../clock/clock.js";
@@ -53,6 +54,8 @@ export interface Core {
  */
 export async function openCore(config: Config, log: Logger, edges: CoreEdges): Promise<Core> {
   const paths = harnessPaths(config.harnessDir);
+  // Before anything in it is read or written: HARNESS_DIR must be this user's alone.
+  await guardHarnessDir(config.harnessDir, log);
   const lock = await acquireLock(config.harnessDir, log);
   try {
     const store = await JsonlStore.open<DraftRecord>({

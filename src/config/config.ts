@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { hideTokenShapes } from "../log/token-shape.js";
 import { parseDuration } from "./duration.js";
 
 /** Everything the daemon is configured with, parsed once from the environment. */
@@ -21,6 +22,8 @@ export interface Config {
   readonly deferForMs: number;
   readonly api: { readonly host: string; readonly port: number; readonly token: string | null };
   readonly piiRedaction: "redact" | "off";
+  /** PII_ALLOW: comma-separated values redaction never removes (the owner's own email, phone, handle); null = none. */
+  readonly piiAllow: string | null;
   readonly logLevel: string;
   /** DRAFT_STORE_COMPACT_AFTER_LINES: compact the draft store past this many lines; null = the store's default (10000). */
   readonly storeCompactAfterLines: number | null;
@@ -35,8 +38,19 @@ export class ConfigError extends Error {
   override readonly name = "ConfigError";
   constructor(readonly problems: readonly string[]) {
     super(`The configuration has ${problems.length === 1 ? "a problem" : `${problems.length} problems`}:\n` +
-      problems.map((p) => `  - ${p}`).join("\n"));
+      problems.map((p) => `  - ${withoutSecrets(p)}`).join("\n"));
   }
+}
+
+/** A quoted value that looks like a secret: 16+ characters of a token's alphabet, letters and digits mixed. */
+const SECRET_LOOKING = /"(?=[^"]*[A-Za-z])(?=[^"]*\d)[A-Za-z0-9_:+=-]{16,}"/g;
+
+/**
+ * A problem's text with every value that looks like a token hidden: a bot
+ * token pasted into the wrong variable must not reach a terminal or a log.
+ */
+function withoutSecrets(problem: string): string {
+  return hideTokenShapes(problem, "<a bot token, not shown>").replace(SECRET_LOOKING, "a value that looks like a secret (not shown)");
 }
 
 /** The review chat used in test mode when REVIEW_CHAT_ID is not set; its user is the reviewer. */
@@ -66,6 +80,7 @@ const envSchema = z.object({
   DRAFT_API_PORT: z.string().optional(),
   DRAFT_API_TOKEN: z.string().optional(),
   PII_REDACTION: z.string().optional(),
+  PII_ALLOW: z.string().optional(),
   LOG_LEVEL: z.string().optional(),
   TELEGRAM_TIMEOUT_SECONDS: z.string().optional(),
   TELEGRAM_RATE_SCALE: z.string().optional(),
@@ -163,6 +178,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>): Config {
     deferForMs,
     api: { host: get("DRAFT_API_HOST") ?? "127.0.0.1", port, token: apiToken },
     piiRedaction: redaction as "redact" | "off",
+    piiAllow: get("PII_ALLOW") ?? null,
     logLevel: get("LOG_LEVEL") ?? "info",
     digestHour,
     storeCompactAfterLines,

@@ -7,22 +7,30 @@ import { backoffMs, CONNECT_BACKOFF } from "../retry/backoff.js";
  * Gets the bot ready before anything else starts: checks the token (getMe),
  * removes a webhook that would block long polling, and waits out a network
  * that is not up yet (a laptop just woken) with backoff. A refused token is
- * final: the operator must fix it.
+ * final: the operator must fix it. The stop signal aborts every call at once
+ * (grammY's `bot.init()` retries a network error by itself for up to an hour).
  */
 export async function connectBot(bot: Bot, log: Logger, stop: Promise<string>, clock: Clock): Promise<"ok" | "fatal" | "stopped"> {
   let stopped = false;
-  void stop.then(() => (stopped = true));
+  const abort = new AbortController();
+  void stop.then(() => {
+    stopped = true;
+    abort.abort();
+  });
+  // grammY types its signal with the abort-controller shim; Node's own AbortSignal is what it gets at run time.
+  const signal = abort.signal as Parameters<Bot["init"]>[0];
   for (let attempt = 1; ; attempt++) {
     try {
-      await bot.init();
-      const hook = await bot.api.getWebhookInfo();
+      await bot.init(signal);
+      const hook = await bot.api.getWebhookInfo(signal);
       if (hook.url) {
         log.warn({ webhook: "set" }, "this bot had a webhook, which blocks long polling; removing it (pending updates are kept)");
-        await bot.api.deleteWebhook({ drop_pending_updates: false });
+        await bot.api.deleteWebhook({ drop_pending_updates: false }, signal);
       }
       log.info({ bot: bot.botInfo.username, bot_id: bot.botInfo.id }, "connected to Telegram");
       return "ok";
     } catch (err) {
+      if (stopped) return "stopped";
       if (err instanceof GrammyError && (err.error_code === 401 || err.error_code === 404)) {
         log.error(
           `Telegram refused TELEGRAM_BOT_TOKEN (${err.error_code}: ${err.description}). ` +

@@ -23,7 +23,7 @@ export type SubmitOutcome =
   | { readonly ok: false; readonly kind: "conflict"; readonly error: string };
 
 /** Redaction as the intake applies it: the text to review and send, and what was removed. */
-export type Redactor = (text: string) => { text: string; removed: Partial<Record<string, number>> };
+export type Redactor = (text: string) => { text: string; removed: Partial<Record<string, number>>; hints?: string[] };
 
 /** What intake needs besides the desk. */
 export interface IntakeOptions {
@@ -108,7 +108,11 @@ export class Intake {
       return { ok: false, kind: "invalid", field: "draft_text", error: `draft_text: is ${text.length} UTF-16 code units long after PII redaction; Telegram allows ${TELEGRAM_TEXT_LIMIT}` };
     }
     const redaction: RedactionSummary = redacted
-      ? { mode: "redact", removed: Object.fromEntries(Object.entries(redacted.removed).filter(([, n]) => (n ?? 0) > 0)) as Record<string, number> }
+      ? {
+          mode: "redact",
+          removed: Object.fromEntries(Object.entries(redacted.removed).filter(([, n]) => (n ?? 0) > 0)) as Record<string, number>,
+          ...(redacted.hints && redacted.hints.length > 0 ? { hints: redacted.hints } : {}),
+        }
       : { mode: "off", removed: {} };
     const now = clock.now();
     const { draft, effects } = createDraft(

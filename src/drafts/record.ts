@@ -42,6 +42,8 @@ export type Approval = z.infer<typeof approvalSchema>;
 export const redactionSchema = z.object({
   mode: z.enum(["redact", "off"]),
   removed: z.record(z.string(), z.number().int().nonnegative()),
+  /** What each removed piece was, recognisably but not shown ("phone ending 678"); absent on older lines. */
+  hints: z.array(z.string()).optional(),
 });
 /** What redaction removed. */
 export type RedactionSummary = z.infer<typeof redactionSchema>;

@@ -1,7 +1,7 @@
 import { harnessPaths } from "../app/paths.js";
 import { randomBytes } from "node:crypto";
 import { mkdir, open } from "node:fs/promises";
-import { writeFileDurably } from "../store/fs-util.js";
+import { NOFOLLOW, writeFileDurably } from "../store/fs-util.js";
 
 /** The token file inside HARNESS_DIR. */
 export function apiTokenPath(harnessDir: string): string {
@@ -27,7 +27,8 @@ const FILE_MODE = 0o600;
  * The bearer token the daemon's API requires: DRAFT_API_TOKEN when set,
  * otherwise the one in HARNESS_DIR/api_token, generated there on first start
  * (32 random bytes, hex, mode 0600) so the CLI on this machine can read it.
- * A token file readable by others is tightened to 0600, with a warning.
+ * A token file that others can read (or that another user owns, or that is
+ * a symbolic link) is refused: anyone could have read or planted it.
  */
 export async function resolveApiToken(
   config: { readonly api: { readonly token: string | null } },
@@ -57,14 +58,20 @@ export async function readApiTokenForClient(env: Readonly<Record<string, string 
   const path = apiTokenPath(env.HARNESS_DIR?.trim() || ".harness");
   let text: string;
   try {
-    const fh = await open(path, "r");
+    const fh = await open(path, NOFOLLOW.read);
     try {
+      const problem = tokenFileProblem(await fh.stat(), path);
+      if (problem !== null) throw new ApiTokenError(`${problem} The daemon refuses this file too.`);
       text = (await fh.readFile("utf8")).trim();
     } finally {
       await fh.close();
     }
   } catch (err) {
+    if (err instanceof ApiTokenError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ELOOP") {
+      throw new ApiTokenError(`${path} is a symbolic link, not the token file the daemon writes: remove it and restart the daemon so it writes a new one, or set DRAFT_API_TOKEN.`);
+    }
     if (code === "ENOENT") {
       throw new ApiTokenError(`no API token: DRAFT_API_TOKEN is not set and ${path} does not exist: start the daemon once (\`npm start\`) so it writes one, or set DRAFT_API_TOKEN.`);
     }
@@ -79,25 +86,38 @@ export async function readApiTokenForClient(env: Readonly<Record<string, string 
   return text;
 }
 
-/** The daemon's read of the token file: its token, "" when empty, null when absent. Tightens loose permissions. */
-async function readDaemonTokenFile(path: string, log?: TokenLog): Promise<string | null> {
+/**
+ * Why a token file cannot be trusted, or null: it must belong to this user
+ * and be readable by nobody else (a token others could read is no secret; a
+ * file another user owns could be their token, planted).
+ */
+function tokenFileProblem(st: { mode: number; uid: number }, path: string): string | null {
+  const uid = typeof process.getuid === "function" ? process.getuid() : null;
+  if (uid !== null && st.uid !== uid) {
+    return `${path} belongs to uid ${st.uid}, not to this user (uid ${uid}): another user may have planted it. Delete it and restart the daemon so it writes a new one, or set DRAFT_API_TOKEN.`;
+  }
+  const mode = st.mode & 0o777;
+  if ((mode & 0o077) !== 0) {
+    return `${path} can be read by other users (mode 0${mode.toString(8)}), so the token is no secret: delete it and restart the daemon so it writes a new one (mode 0600), or set DRAFT_API_TOKEN. (\`chmod 600 ${path}\` keeps the old, possibly seen token.)`;
+  }
+  return null;
+}
+
+/** The daemon's read of the token file: its token, "" when empty, null when absent. Refuses a file others can read. */
+async function readDaemonTokenFile(path: string, _log?: TokenLog): Promise<string | null> {
   let fh;
   try {
-    fh = await open(path, "r");
+    fh = await open(path, NOFOLLOW.read);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    if ((err as NodeJS.ErrnoException).code === "ELOOP") {
+      throw new ApiTokenError(`${path} is a symbolic link, not a token file this daemon wrote: remove it (a new token is made at start), or set DRAFT_API_TOKEN.`);
+    }
     throw new ApiTokenError(`cannot read the API token in ${path} (${(err as Error).message}): fix its ownership, delete it so a new one is made, or set DRAFT_API_TOKEN.`, { cause: err });
   }
   try {
-    const mode = (await fh.stat()).mode & 0o777;
-    if ((mode & 0o077) !== 0) {
-      try {
-        await fh.chmod(FILE_MODE);
-        log?.warn({ path, mode: mode.toString(8) }, "the API token file was readable by other users; tightened it to 0600. Consider replacing the token: delete the file and restart.");
-      } catch {
-        log?.warn({ path, mode: mode.toString(8) }, "the API token file is readable by other users and could not be tightened: run `chmod 600` on it, or delete it and restart");
-      }
-    }
+    const problem = tokenFileProblem(await fh.stat(), path);
+    if (problem !== null) throw new ApiTokenError(problem);
     const text = (await fh.readFile("utf8")).trim();
     if (text !== "" && !USABLE.test(text)) {
       throw new ApiTokenError(`${path} holds no usable token (16+ characters without spaces are needed): delete it so the daemon makes a new one, or set DRAFT_API_TOKEN.`);

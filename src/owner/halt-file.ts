@@ -1,6 +1,6 @@
 import { mkdir, open, unlink } from "node:fs/promises";
 import { dirname } from "node:path";
-import { errCode, fsyncDir } from "../store/fs-util.js";
+import { errCode, fsyncDir, NOFOLLOW } from "../store/fs-util.js";
 
 /** What the HALT file says about who halted, for a person reading it. The kill switch only checks that it exists. */
 export interface HaltNote {
@@ -21,7 +21,7 @@ export async function createHaltFile(path: string, note: HaltNote): Promise<bool
   await mkdir(dir, { recursive: true, mode: 0o700 });
   let fh;
   try {
-    fh = await open(path, "wx", 0o600);
+    fh = await open(path, NOFOLLOW.writeNew, 0o600);
   } catch (err) {
     if (errCode(err) === "EEXIST") return false;
     throw new Error(`cannot create ${path} (${(err as Error).message}): check that HARNESS_DIR is writable by this user`, { cause: err });

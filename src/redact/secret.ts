@@ -22,7 +22,8 @@ interface ContextRule {
 const IN_CONTEXT: readonly ContextRule[] = [
   // user:password@ in a URL. The last @ before the path ends the password (a pasted password may
   // hold a raw @), so any length counts.
-  { pattern: /(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,30}:\/\/[^\s:/?#@]{1,256}:([^\s/?#]{1,256})@/dgi, minLength: 1, trim: false },
+  // An empty user name counts too: `redis://:password@host`.
+  { pattern: /(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,30}:\/\/[^\s:/?#@]{0,256}:([^\s/?#]{1,256})@/dgi, minLength: 1, trim: false },
   // credentials in a query string
   {
     pattern:
@@ -36,6 +37,18 @@ const IN_CONTEXT: readonly ContextRule[] = [
   // AWS secret access key: 40 base64 characters, recognisable only by what is said before it
   {
     pattern: /\baws[ _-]?secret(?:[ _-]?access)?(?:[ _-]?key)?\W{0,5}([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/dgi,
+    minLength: 40,
+    trim: false,
+  },
+  // ...or written right after its access key id: "access key AKIA…, secret wJalr…" (40 base64 characters within 80 of the id)
+  {
+    pattern: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b[^\n]{0,80}?(?<![A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/dg,
+    minLength: 40,
+    trim: false,
+  },
+  // ...or after the word "secret" ("secret key: wJalr…", "secret=wJalr…"): 40 base64 characters with a digit
+  {
+    pattern: /\bsecret(?:[ _-]?(?:access[ _-]?)?key)?\W{0,5}((?=[A-Za-z0-9/+]{0,39}\d)[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/dgi,
     minLength: 40,
     trim: false,
   },

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { open, readFile, rename, stat, unlink } from "node:fs/promises";
 import { dirname } from "node:path";
 import { parse as parseDotenv } from "dotenv";
+import { envTextHoldsSecret } from "../config/env-secrets.js";
 import { errCode, fsyncDir } from "../store/fs-util.js";
 
 /** `.env`'s text and the values it sets; an absent file is empty. */
@@ -48,12 +49,14 @@ export function setEnvValues(text: string, values: Readonly<Record<string, strin
 
 /**
  * Replaces `.env` atomically and durably: a temp file beside it (the old
- * file's mode, or 0600 for a new one: it holds the bot token), fsync'd, then
+ * file's mode, or 0600 for a new one; never wider than 0600 when it holds a token), fsync'd, then
  * renamed over it, then the directory fsync'd. A reader (the daemon's kill
  * switch reads .env at every send) sees the old file or the new one, whole.
  */
 export async function writeEnvFile(path: string, text: string): Promise<void> {
-  const mode = await stat(path).then((s) => s.mode & 0o777, () => 0o600);
+  const old = await stat(path).then((s) => s.mode & 0o777, () => 0o600);
+  // A file with a token in it is for its owner's eyes only, whatever its mode was.
+  const mode = envTextHoldsSecret(text) ? old & 0o600 : old;
   const temp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   const fh = await open(temp, "wx", mode);
   try {

@@ -10,6 +10,7 @@ import { formatDuration } from "../config/duration.js";
 import { ALLOWED_UPDATES } from "../daemon/run.js";
 import { checkReviewChat, type ChatCheck } from "./check-chat.js";
 import { daemonAnswers } from "./daemon-probe.js";
+import { tightenSecretEnvFile } from "../config/env-secrets.js";
 import { readEnvFile, setEnvValues, writeEnvFile } from "./env-file.js";
 import { ANONYMOUS_ADMIN_ID, confirmUpTo, waitForStart } from "./find-start.js";
 import { explainTelegramError } from "./telegram-problems.js";
@@ -48,6 +49,7 @@ interface Session {
 export async function runSetup(io: CliIo, options: SetupOptions): Promise<number> {
   const s = await openSession(io, options);
   try {
+    await tightenEnvFile(s);
     const me = await checkToken(s);
     await removeWebhook(s);
     const start = await awaitStart(s, me);
@@ -160,6 +162,17 @@ async function proposeValues(s: Session, m: Message): Promise<Record<string, str
   if (m.is_topic_message && m.message_thread_id !== undefined) values.REVIEW_THREAD_ID = String(m.message_thread_id);
   s.say(["", "Configuration for .env:", ...Object.entries(values).map(([k, v]) => `  ${k}=${v}`), ""].join("\n"));
   return values;
+}
+
+/** `.env` holds the bot token: found readable by others, it is tightened to 0600, and setup says so. */
+async function tightenEnvFile(s: Session): Promise<void> {
+  const path = envPath(s.io);
+  try {
+    const old = await tightenSecretEnvFile(path);
+    if (old !== null) s.say(`✓ ${path} holds the bot token and other users could read it (mode 0${old.toString(8)}): tightened it to 0${(old & 0o600).toString(8)}.`);
+  } catch (err) {
+    s.say(`✗ ${path} holds the bot token and other users can read it, and it could not be tightened (${(err as Error).message}): run \`chmod 600 ${path}\`.`);
+  }
 }
 
 function envPath(io: CliIo): string {

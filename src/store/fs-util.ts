@@ -1,6 +1,39 @@
 import { randomBytes } from "node:crypto";
+import { constants } from "node:fs";
 import { link, open, rename, unlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+
+const { O_RDONLY, O_WRONLY, O_RDWR, O_APPEND, O_CREAT, O_EXCL, O_TRUNC } = constants;
+/** 0 where the platform has no O_NOFOLLOW (Windows). */
+const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+
+/**
+ * open(2) flags for files in HARNESS_DIR, all with O_NOFOLLOW: a symbolic link
+ * planted at one of our names makes the open fail (ELOOP) instead of writing
+ * through it into another file.
+ */
+export const NOFOLLOW = {
+  /** "r" */
+  read: O_RDONLY | O_NOFOLLOW,
+  /** "a+" */
+  append: O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW,
+  /** "ax+" */
+  appendNew: O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW,
+  /** "w" */
+  write: O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW,
+  /** "wx" */
+  writeNew: O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_NOFOLLOW,
+} as const;
+
+/** Reads a whole file as UTF-8 without following a symbolic link at `path`. */
+export async function readNoFollow(path: string): Promise<string> {
+  const fh = await open(path, NOFOLLOW.read);
+  try {
+    return await fh.readFile("utf8");
+  } finally {
+    await fh.close();
+  }
+}
 
 /** Small file-system steps the store and the audit log share. */
 
@@ -55,7 +88,7 @@ export interface DurableWriteOptions {
 export async function writeFileDurably(path: string, data: string | Uint8Array, options: DurableWriteOptions): Promise<boolean> {
   const dir = dirname(path);
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
-  const fh = await open(temp, "wx", options.mode);
+  const fh = await open(temp, NOFOLLOW.writeNew, options.mode);
   try {
     try {
       await writeAll(fh, typeof data === "string" ? Buffer.from(data) : data);
@@ -88,7 +121,7 @@ async function linkIfAbsent(from: string, to: string, data: string | Uint8Array,
   }
   let fh: FileHandle;
   try {
-    fh = await open(to, "wx", mode);
+    fh = await open(to, NOFOLLOW.writeNew, mode);
   } catch (err) {
     if (errCode(err) === "EEXIST") return false;
     throw err;
@@ -104,14 +137,14 @@ async function linkIfAbsent(from: string, to: string, data: string | Uint8Array,
 
 /**
  * Opens `path` for appending (and reading), creating it with `mode` if
- * missing. `created` tells the caller to fsync the directory.
+ * missing; never through a symbolic link. `created` tells the caller to fsync the directory.
  */
 export async function openAppend(path: string, mode: number): Promise<{ fh: FileHandle; created: boolean }> {
   try {
-    return { fh: await open(path, "ax+", mode), created: true };
+    return { fh: await open(path, NOFOLLOW.appendNew, mode), created: true };
   } catch (err) {
     if (errCode(err) !== "EEXIST") throw err;
-    return { fh: await open(path, "a+", mode), created: false };
+    return { fh: await open(path, NOFOLLOW.append, mode), created: false };
   }
 }
 

@@ -1,7 +1,7 @@
 import { open, rename, unlink, type FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
 import { openAppendLog } from "./append-log.js";
-import { errCode, errMessage, fsyncDir, writeAll } from "./fs-util.js";
+import { errCode, errMessage, fsyncDir, NOFOLLOW, writeAll } from "./fs-util.js";
 import { GroupCommit } from "./group-commit.js";
 import { encodeLine } from "./line-codec.js";
 import { replay } from "./replay.js";
@@ -186,7 +186,7 @@ export class JsonlStore<T extends { draft_id: string }> {
   /** After the rename the old handle points at the replaced file: reopen, then make the rename durable. */
   private async switchToCompacted(size: number): Promise<void> {
     try {
-      const fresh = await open(this.path, "a+", FILE_MODE);
+      const fresh = await open(this.path, NOFOLLOW.append, FILE_MODE);
       await this.fh.close().catch(() => undefined);
       this.fh = fresh;
       this.size = size;
@@ -210,7 +210,7 @@ function tempPath(path: string): string {
 
 /** Writes one line per record to `tmp` and fsyncs it; returns its size. Removes `tmp` on failure. */
 async function writeSnapshot<T extends { draft_id: string }>(tmp: string, records: Iterable<T>): Promise<number> {
-  const fh = await open(tmp, "w", FILE_MODE);
+  const fh = await open(tmp, NOFOLLOW.write, FILE_MODE);
   let size = 0;
   try {
     let parts: string[] = [];

@@ -1,6 +1,6 @@
-import { readFile, mkdir, unlink } from "node:fs/promises";
+import { mkdir, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { errCode, writeFileDurably } from "./fs-util.js";
+import { errCode, readNoFollow, writeFileDurably } from "./fs-util.js";
 import type { StoreLog } from "./jsonl-store.js";
 
 /**
@@ -95,7 +95,7 @@ async function release(path: string, mine: string): Promise<void> {
 
 async function readOrNull(path: string): Promise<string | null> {
   try {
-    return await readFile(path, "utf8");
+    return await readNoFollow(path);
   } catch (err) {
     if (errCode(err) === "ENOENT") return null;
     throw err;

@@ -4,6 +4,7 @@ import type { Decision, DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
 import { TELEGRAM_TEXT_LIMIT } from "../drafts/payload.js";
 import { localWhen, localWhenRelative } from "../owner/local-time.js";
+import { hintsText } from "../redact/hints.js";
 import { audienceLine, confirmQuestion, count, shortDestination } from "./audience-text.js";
 import { draftEntities, shiftEntities } from "./draft-entities.js";
 import { countInvisible } from "./invisible.js";
@@ -40,7 +41,12 @@ function redactionLine(draft: DraftRecord): string | null {
   const parts = Object.entries(r.removed).filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${kind}`);
   if (parts.length === 0) return null;
   const total = Object.values(r.removed).reduce((a, b) => a + b, 0);
-  return `🔒 ${total} item${total === 1 ? "" : "s"} removed: ${parts.join(", ")}`;
+  return `🔒 ${total} item${total === 1 ? "" : "s"} removed: ${parts.join(", ")}${redactionHints(r)}`;
+}
+
+/** " (phone ending 678, email at northwind.io)": what was removed, recognisable without being shown. */
+export function redactionHints(r: { readonly hints?: readonly string[] | undefined }): string {
+  return r.hints && r.hints.length > 0 ? ` (${hintsText(r.hints)})` : "";
 }
 
 /** "⚠️ Contains 3,850 invisible characters", or null when there are none. */

@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -41,14 +41,18 @@ describe("resolveApiToken", () => {
     expect(await readdir(dir)).toEqual(["api_token"]);
   });
 
-  it("tightens a token file readable by others to 0600, with a warning", async () => {
+  it("refuses a token file readable by others (not a warning), and one that is a symbolic link, saying how to fix it", async () => {
     await mkdir(dir, { recursive: true });
     await writeFile(apiTokenPath(dir), "an-operator-chosen-token\n");
     await chmod(apiTokenPath(dir), 0o644);
-    const log = captureLog();
-    expect(await resolveApiToken(noToken, dir, log)).toBe("an-operator-chosen-token");
-    expect((await stat(apiTokenPath(dir))).mode & 0o777).toBe(0o600);
-    expect(log.lines.some((l) => l.level === "warn" && /0600/.test(l.msg))).toBe(true);
+    await expect(resolveApiToken(noToken, dir)).rejects.toThrow(/can be read by other users \(mode 0644\).*delete it and restart the daemon/);
+    await expect(readApiTokenForClient({ HARNESS_DIR: dir })).rejects.toThrow(/can be read by other users.*The daemon refuses this file too/);
+    expect((await stat(apiTokenPath(dir))).mode & 0o777).toBe(0o644);
+    await rm(apiTokenPath(dir));
+    await writeFile(join(root, "elsewhere"), "a-token-someone-else-wrote\n", { mode: 0o600 });
+    await symlink(join(root, "elsewhere"), apiTokenPath(dir));
+    await expect(resolveApiToken(noToken, dir)).rejects.toThrow(/is a symbolic link/);
+    await expect(readApiTokenForClient({ HARNESS_DIR: dir })).rejects.toThrow(/is a symbolic link/);
   });
 
   it("replaces an empty token file", async () => {

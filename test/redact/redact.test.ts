@@ -9,13 +9,14 @@ describe("redact", () => {
     expect(result).toEqual({
       text: "Mail [email] or call [phone], or [email].",
       removed: { email: 2, phone: 1 },
+      hints: ["email at example.com", "phone ending 678", "email at example.com"],
     });
   });
 
   it("returns the text unchanged and nothing removed when there is no PII", () => {
     const text = "Invoice INV-2024-0042 for $1,250.00 is due 2024-07-01 (chat -1001234567890).";
-    expect(redact(text)).toEqual({ text, removed: {} });
-    expect(redact("")).toEqual({ text: "", removed: {} });
+    expect(redact(text)).toEqual({ text, removed: {}, hints: [] });
+    expect(redact("")).toEqual({ text: "", removed: {}, hints: [] });
   });
 
   it("lets a URL password win over the email-looking text around it", () => {
@@ -36,7 +37,7 @@ describe("redact", () => {
     fc.assert(
       fc.property(fc.array(fc.oneof(piece, fc.string({ maxLength: 8 })), { maxLength: 30 }), (parts) => {
         const once = redact(parts.join(" and ")).text;
-        expect(redact(once)).toEqual({ text: once, removed: {} });
+        expect(redact(once)).toEqual({ text: once, removed: {}, hints: [] });
       }),
       { numRuns: 300 },
     );
@@ -56,7 +57,7 @@ describe("redact", () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(lookalike, separator), { maxLength: 12 }), (pairs) => {
         const text = pairs.map(([piece, sep]) => piece + sep).join("");
-        expect(redact(text)).toEqual({ text, removed: {} });
+        expect(redact(text)).toEqual({ text, removed: {}, hints: [] });
       }),
       { numRuns: 300 },
     );

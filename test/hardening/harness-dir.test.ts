@@ -1,0 +1,90 @@
+import { chmod, chown, mkdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ensureBuilt } from "../support/cli-process.js";
+import { freshDirs, startDaemon, type DaemonProcess } from "../support/daemon-process.js";
+import { OWNER, liveDouble } from "../support/live-fixture.js";
+import type { TelegramDouble } from "../telegram-double/index.js";
+
+// Issue 12 item 4: HARNESS_DIR is ours alone.
+
+let double: TelegramDouble;
+let daemon: DaemonProcess | undefined;
+
+beforeAll(ensureBuilt, 120_000);
+beforeEach(async () => {
+  double = await liveDouble();
+});
+afterEach(async () => {
+  await daemon?.stop("SIGKILL");
+  daemon = undefined;
+  await double.stop();
+});
+
+/** Starts the daemon on `dirs` and expects it to refuse: resolves with its exit code and stderr. */
+async function refusedStart(dirs: { cwd: string; harnessDir: string }, env: Record<string, string> = {}) {
+  daemon = await startDaemon({
+    ...dirs,
+    waitUntilRunning: false,
+    env: { TELEGRAM_BOT_TOKEN: double.token, TELEGRAM_API_ROOT: double.url, REVIEW_CHAT_ID: String(OWNER), ...env },
+  });
+  const code = await Promise.race([daemon.exited, new Promise<"running">((r) => void daemon!.waitForLog((l) => l.msg === "draft-review is running", 15_000).then(() => r("running"), () => {}))]);
+  return { code, stderr: daemon.rawStderr() };
+}
+
+const canChown = typeof process.getuid === "function" && process.getuid() === 0;
+const OTHER_UID = 65534; // nobody
+
+describe("HARNESS_DIR must be the daemon user's alone (live daemon)", () => {
+  it("refuses a HARNESS_DIR that others can write to, saying `chmod 700`", async () => {
+    const dirs = await freshDirs();
+    await mkdir(dirs.harnessDir);
+    await chmod(dirs.harnessDir, 0o777);
+    const { code, stderr } = await refusedStart(dirs);
+    expect(code).toBe(78);
+    expect(stderr).toContain(`${dirs.harnessDir} is writable by group and others (mode 0777): \`chmod 700 ${dirs.harnessDir}\``);
+  });
+
+  it("refuses a planted swarm.jsonl symlink, and writes nothing through it", async () => {
+    const dirs = await freshDirs();
+    await mkdir(dirs.harnessDir, { mode: 0o700 });
+    const victim = join(dirs.cwd, "victim.txt");
+    await writeFile(victim, "someone else's file\n");
+    await symlink(victim, join(dirs.harnessDir, "swarm.jsonl"));
+    const { code, stderr } = await refusedStart(dirs);
+    expect(code).toBe(78);
+    expect(stderr).toContain(`${join(dirs.harnessDir, "swarm.jsonl")} is a symbolic link`);
+    expect(await readFile(victim, "utf8")).toBe("someone else's file\n");
+  });
+
+  it("refuses an api_token that others can read (no longer a warning)", async () => {
+    const dirs = await freshDirs();
+    await mkdir(dirs.harnessDir, { mode: 0o700 });
+    await writeFile(join(dirs.harnessDir, "api_token"), "planted-token-0123456789abcdef\n");
+    await chmod(join(dirs.harnessDir, "api_token"), 0o644);
+    const { code, stderr } = await refusedStart(dirs, { DRAFT_API_TOKEN: "" });
+    expect(code).toBe(78);
+    expect(stderr).toMatch(/api_token can be read by other users \(mode 0644\).*delete it and restart the daemon/);
+  });
+
+  it.runIf(canChown)("refuses a store that another user put there (a forged `approved` line), before reading it", async () => {
+    const dirs = await freshDirs();
+    await mkdir(dirs.harnessDir, { mode: 0o700 });
+    const store = join(dirs.harnessDir, "telegram_drafts.jsonl");
+    await writeFile(store, "", { mode: 0o644 });
+    await chown(store, OTHER_UID, OTHER_UID);
+    const { code, stderr } = await refusedStart(dirs);
+    expect(code).toBe(78);
+    expect(stderr).toContain(`${store} is owned by uid ${OTHER_UID}, not by this user`);
+  });
+
+  it("creates a missing HARNESS_DIR with mode 0700 and says so", async () => {
+    const dirs = await freshDirs();
+    daemon = await startDaemon({
+      ...dirs,
+      env: { TELEGRAM_BOT_TOKEN: double.token, TELEGRAM_API_ROOT: double.url, REVIEW_CHAT_ID: String(OWNER) },
+    });
+    expect((await stat(dirs.harnessDir)).mode & 0o777).toBe(0o700);
+    expect(daemon.logs.some((l) => l.msg === "created HARNESS_DIR, readable and writable by this user only")).toBe(true);
+  });
+});
