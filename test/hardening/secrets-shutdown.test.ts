@@ -1,9 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { chmod, writeFile } from "node:fs/promises";
+import { chmod, stat, writeFile } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ensureBuilt } from "../support/cli-process.js";
+import { ensureBuilt, freePort, runBin } from "../support/cli-process.js";
 import { freshDirs, MAIN_JS, startDaemon, type DaemonProcess } from "../support/daemon-process.js";
 import { liveDaemon, liveDouble, OWNER } from "../support/live-fixture.js";
 import type { TelegramDouble } from "../telegram-double/index.js";
@@ -50,6 +50,19 @@ describe("secrets are not echoed, and .env with a token is kept private", () => 
     const warning = daemon.logs.find((l) => typeof l.msg === "string" && l.msg.includes("holds a token and other users can read it"));
     expect(warning).toMatchObject({ level: 40, mode: "0644" });
     expect(String(warning!.msg)).toContain(`chmod 600 ${join(dirs.cwd, ".env")}`);
+  });
+});
+
+describe("setup tightens a .env that holds the token", () => {
+  it("finds .env at 0644 with the token in it, tightens it to 0600 and says so", async () => {
+    double = await liveDouble();
+    const dirs = await freshDirs();
+    const envPath = join(dirs.cwd, ".env");
+    await writeFile(envPath, `TELEGRAM_BOT_TOKEN=${double.token}\nTELEGRAM_API_ROOT=${double.url}\n`);
+    await chmod(envPath, 0o644);
+    const run = await runBin(["setup", "--timeout", "1", "--no-write"], { cwd: dirs.cwd, env: { DRAFT_API_PORT: String(await freePort()) } });
+    expect(run.stdout).toContain(`✓ ${envPath} holds the bot token and other users could read it (mode 0644): tightened it to 0600.`);
+    expect((await stat(envPath)).mode & 0o777).toBe(0o600);
   });
 });
 
