@@ -49,10 +49,19 @@ function reviewMessageKey(ctx: Context): string | undefined {
  * Returns the process exit code.
  */
 export async function runDaemon(config: Config, log: Logger, env: DaemonEnv): Promise<number> {
+  const stopSignal = waitForStopSignal(log);
+  try {
+    return await runUntilStopped(config, log, env, stopSignal);
+  } finally {
+    // Every way out (a failed connect, a held lock, an error) lets go of the keep-alive.
+    stopSignal.dispose();
+  }
+}
+
+async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stopSignal: StopSignal): Promise<number> {
   // TELEGRAM_TIMEOUT_SECONDS (default 60): past it a call counts as lost (a send's outcome is then unknown).
   const { timeoutSeconds, rateScale } = config.telegram;
   const bot = new Bot(config.telegram.token!, { client: { apiRoot: config.telegram.apiRoot, timeoutSeconds } });
-  const stopSignal = waitForStopSignal(log);
   const clock = systemClock();
   const connected = await connectBot(bot, log, stopSignal.promise, clock);
   if (connected !== "ok") return connected === "stopped" ? 0 : 78;
@@ -217,8 +226,21 @@ async function replayJournal(journal: UpdateJournal, bot: Bot, core: Core, log: 
   if (failed === 0) await journal.clear();
 }
 
-/** Resolves on the first SIGTERM or SIGINT. */
-function waitForStopSignal(log: Logger): { promise: Promise<string>; dispose(): void } {
+/** The first stop signal, and the keep-alive that lasts until it is disposed. */
+interface StopSignal {
+  readonly promise: Promise<string>;
+  dispose(): void;
+}
+
+/**
+ * Resolves on the first SIGTERM or SIGINT. Until then it keeps the process
+ * alive: the Clock's timers are unref'd, so work that waits on one during
+ * start-up (a paced review-chat answer while the journal is replayed, before
+ * the poller and the API server hold the event loop) would otherwise let
+ * Node exit silently with code 0.
+ */
+function waitForStopSignal(log: Logger): StopSignal {
+  const keepAlive = setInterval(() => {}, 1 << 30);
   let onSignal: (signal: NodeJS.Signals) => void = () => {};
   const promise = new Promise<string>((resolve) => {
     onSignal = (signal) => {
@@ -231,6 +253,7 @@ function waitForStopSignal(log: Logger): { promise: Promise<string>; dispose(): 
   return {
     promise,
     dispose() {
+      clearInterval(keepAlive);
       process.off("SIGTERM", onSignal);
       process.off("SIGINT", onSignal);
     },
