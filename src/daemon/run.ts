@@ -1,29 +1,30 @@
 import { resolve } from "node:path";
-import { run, sequentialize, type RunnerHandle } from "@grammyjs/runner";
+import { sequentialize } from "@grammyjs/runner";
 import { Bot, GrammyError, type Context } from "grammy";
-import type { Update } from "grammy/types";
 import { harnessPaths, openCore, type Core } from "../app/core.js";
 import { systemClock } from "../clock/clock.js";
 import type { Config } from "../config/config.js";
 import type { Redactor } from "../desk/intake.js";
 import { resumeDrafts } from "../desk/recovery.js";
 import { resolveApiToken } from "../http/api-token.js";
-import { startApiServer, type ApiServer } from "../http/server.js";
+import { startApiServer } from "../http/server.js";
 import type { Logger } from "../log/logger.js";
 import { slidingWindowLimiter } from "../send/sliding-limiter.js";
 import { auditEventFeed } from "../desk/event-feed.js";
 import { decisionHandlers } from "../telegram/decision-handlers.js";
 import { REVIEW_CHAT_LIMITS, TelegramReviewChat } from "../telegram/review-chat.js";
 import { telegramSendCall } from "../telegram/send-call.js";
+import { ALLOWED_UPDATES, startJournaledPolling, type FetchUpdates } from "../telegram/journaled-updates.js";
 import { UpdateJournal } from "../telegram/update-journal.js";
+import { Closers } from "./closers.js";
 import { connectBot } from "./connect.js";
 import { withPollingRetry } from "./poll-retry.js";
 import { ownerFeatures } from "./owner-features.js";
 import { startCallbacks } from "./callbacks.js";
 import { DaemonHealth } from "./health.js";
 
-/** The updates the daemon asks for. Telegram leaves reactions out unless named. */
-export const ALLOWED_UPDATES = ["message", "callback_query", "message_reaction"] as const;
+/** The updates the daemon asks for (defined with the polling, in src/telegram). */
+export { ALLOWED_UPDATES };
 
 /** What main hands the daemon besides the configuration. */
 export interface DaemonEnv {
@@ -46,7 +47,8 @@ function reviewMessageKey(ctx: Context): string | undefined {
  * The live daemon: grammY long polling through @grammyjs/runner, every
  * fetched update journaled before Telegram can consider it confirmed, the
  * review desk, the intake API, and an orderly stop on SIGTERM/SIGINT.
- * Returns the process exit code.
+ * Each part registers its closer as soon as it is open; the stop closes them
+ * in reverse order. Returns the process exit code.
  */
 export async function runDaemon(config: Config, log: Logger, env: DaemonEnv): Promise<number> {
   const stopSignal = waitForStopSignal(log);
@@ -62,68 +64,63 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
   // TELEGRAM_TIMEOUT_SECONDS (default 60): past it a call counts as lost (a send's outcome is then unknown).
   const { timeoutSeconds, rateScale } = config.telegram;
   const bot = new Bot(config.telegram.token!, { client: { apiRoot: config.telegram.apiRoot, timeoutSeconds } });
-  const clock = systemClock();
-  const connected = await connectBot(bot, log, stopSignal.promise, clock);
-  if (connected !== "ok") return connected === "stopped" ? 0 : 78;
-
-  const reviewChat = new TelegramReviewChat({
-    api: bot.api,
-    chatId: config.reviewChatId,
-    threadId: config.reviewThreadId,
-    deferForMs: config.deferForMs,
-    clock,
-    limits: { ...REVIEW_CHAT_LIMITS, gapMs: REVIEW_CHAT_LIMITS.gapMs / rateScale },
-    log,
-  });
-  const core = await openCore(config, log, {
-    clock,
-    makeReviewChat: () => reviewChat,
-    sendCall: telegramSendCall(bot.api),
-    limiter: slidingWindowLimiter(clock, rateScale),
-    redact: env.redact,
-    processSwitchValue: env.processSwitchValue,
-    envFilePath: resolve(".env"),
-    haltPollMs: 1000,
-  });
-  const paths = harnessPaths(config.harnessDir);
-  const events = auditEventFeed(core.audit);
-  const health = new DaemonHealth({ clock: core.desk.clock, harnessDir: config.harnessDir });
-  core.desk.onTransition(() => health.storeWritten());
-  const callbacks = await startCallbacks(config, core, events, log);
-  const owner = ownerFeatures({
-    config,
-    core,
-    say: (text, buttons) => reviewChat.say(text, buttons),
-    api: bot.api,
-    clock: core.desk.clock,
-    log,
-    callbacks: callbacks?.delivery ?? null,
-  });
-  let journal: UpdateJournal | undefined;
-  let api: ApiServer | undefined;
-  let runner: RunnerHandle | undefined;
-  const handling = new Set<Promise<void>>();
+  const closers = new Closers(log);
   try {
-    bot.use(sequentialize(reviewMessageKey));
-    bot.use(owner.confirmations);
-    bot.use(
-      decisionHandlers({
-        desk: core.desk,
-        reviewChatId: config.reviewChatId,
-        reviewerIds: config.reviewerIds,
-        log,
-        tellReviewers: (text) => reviewChat.say(text),
-      }),
-    );
-    bot.use(owner.commands);
+    const clock = systemClock();
+    // The stop signal aborts the start-up connect (grammY retries it by itself otherwise).
+    const connected = await connectBot(bot, log, stopSignal.promise, clock);
+    if (connected !== "ok") return connected === "stopped" ? 0 : 78;
 
-    journal = await UpdateJournal.open(paths.updates, log);
+    const reviewChat = new TelegramReviewChat({
+      api: bot.api,
+      chatId: config.reviewChatId,
+      threadId: config.reviewThreadId,
+      deferForMs: config.deferForMs,
+      clock,
+      limits: { ...REVIEW_CHAT_LIMITS, gapMs: REVIEW_CHAT_LIMITS.gapMs / rateScale },
+      log,
+    });
+    const core = await openCore(config, log, {
+      clock,
+      makeReviewChat: () => reviewChat,
+      sendCall: telegramSendCall(bot.api),
+      limiter: slidingWindowLimiter(clock, rateScale),
+      redact: env.redact,
+      processSwitchValue: env.processSwitchValue,
+      envFilePath: resolve(".env"),
+      haltPollMs: 1000,
+    });
+    // Closing the core waits for the desk work that is running.
+    closers.push("core", () => core.close());
+    const paths = harnessPaths(config.harnessDir);
+    const events = auditEventFeed(core.audit);
+    const health = new DaemonHealth({ clock: core.desk.clock, harnessDir: config.harnessDir });
+    core.desk.onTransition(() => health.storeWritten());
+    const callbacks = await startCallbacks(config, core, events, log);
+    closers.push("callbacks", () => callbacks?.stop());
+    // Review-chat work still waiting for a slot is dropped first (queued drafts stay queued on disk
+    // and are posted at the next start).
+    closers.push("review chat", () => reviewChat.stop());
+    const owner = ownerFeatures({
+      config,
+      core,
+      say: (text, buttons) => reviewChat.say(text, buttons),
+      api: bot.api,
+      clock: core.desk.clock,
+      log,
+      callbacks: callbacks?.delivery ?? null,
+    });
+
+    installHandlers(bot, { config, core, owner, log, tellReviewers: (text) => reviewChat.say(text) });
+
+    const journal = await UpdateJournal.open(paths.updates, log);
+    closers.push("update journal", () => journal.close());
     await replayJournal(journal, bot, core, log);
     await resumeDrafts(core.desk);
 
     const token = await resolveApiToken(config, config.harnessDir, log);
     env.secrets.push(token);
-    api = await startApiServer({
+    const api = await startApiServer({
       host: config.api.host,
       port: config.api.port,
       token,
@@ -134,57 +131,25 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       health,
       log,
     });
+    closers.push("intake API", () => api.close());
     await owner.start();
+    closers.push("owner features", () => owner.stop());
 
-    const journalRef = journal;
-    const getUpdates = withPollingRetry(
-      (args: Parameters<typeof bot.api.getUpdates>[0], signal: NonNullable<Parameters<typeof bot.api.getUpdates>[1]>) =>
-        bot.api.getUpdates({ ...args, allowed_updates: [...ALLOWED_UPDATES] }, signal).then(
-          (updates) => (health.telegramAnswered(), updates),
-          (err: unknown) => {
-            if (!signal.aborted) health.telegramFailed(err, err instanceof GrammyError && err.error_code === 409);
-            throw err;
-          },
-        ),
+    const polling = startJournaledPolling({
+      handleUpdate: (update) => bot.handleUpdate(update),
+      fetch: withPollingRetry(fetchReportingHealth(bot, health), log, clock),
+      journal,
+      timeoutSeconds,
       log,
-      clock,
-    );
-    runner = run(
-      {
-        init: async () => {},
-        handleUpdate: (update: Update) => {
-          const work = bot
-            .handleUpdate(update)
-            .catch((err: unknown) => log.error({ err, update_id: update.update_id }, "an update could not be handled"));
-          handling.add(work);
-          void work.finally(() => handling.delete(work)).catch(() => {});
-          return work;
-        },
-        errorHandler: (err: unknown) => log.error({ err }, "update handling failed"),
-        api: {
-          // The next getUpdates confirms these: they must be on disk first.
-          getUpdates: async (args, signal) => {
-            const updates = await getUpdates(args, signal);
-            await journalRef.record(updates).catch((err: unknown) => {
-              // Not journaled, so not confirmed: Telegram delivers these again after the runner's retry.
-              log.error({ err, updates: updates.length }, "could not journal fetched updates; they will be fetched again");
-              throw err;
-            });
-            return updates;
-          },
-        },
-      },
-      // The long poll must end before the client timeout would cut it: at most 30 s, 5 s under the timeout.
-      {
-        runner: { fetch: { timeout: Math.max(1, Math.min(30, timeoutSeconds - 5)), allowed_updates: [...ALLOWED_UPDATES] }, silent: true },
-        sink: { concurrency: 50 },
-      },
-    );
+    });
+    closers.push("running updates", () => polling.settle());
+    // stop() returns undefined, not a promise, once the runner has ended by itself.
+    closers.push("polling", () => Promise.resolve(polling.runner.stop()).catch(() => {}));
     log.info(
       { api: api.url, review_chat_id: config.reviewChatId, reviewers: [...config.reviewerIds], api_root: config.telegram.apiRoot },
       "draft-review is running",
     );
-    const reason = await Promise.race([stopSignal.promise, runner.task()?.then(() => "runner stopped") ?? stopSignal.promise]);
+    const reason = await Promise.race([stopSignal.promise, polling.runner.task()?.then(() => "runner stopped") ?? stopSignal.promise]);
     log.info({ reason }, "stopping: draining running work");
     return 0;
   } catch (err) {
@@ -194,19 +159,35 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
     }
     throw err;
   } finally {
-    // stop() returns undefined, not a promise, once the runner has ended by itself.
-    await Promise.resolve(runner?.stop()).catch(() => {});
-    await owner.stop();
-    await Promise.allSettled([...handling]);
-    await api?.close();
-    // Review-chat work still waiting for a slot is dropped first (queued drafts stay queued on
-    // disk and are posted at the next start); closing the core waits for what is running.
-    await reviewChat.stop();
-    await callbacks?.stop();
-    await core.close();
-    await journal?.close();
-    stopSignal.dispose();
+    await closers.closeAll();
   }
+}
+
+/** The bot's middleware, in order: per-message serial, /resume taps, decisions, owner commands. */
+function installHandlers(
+  bot: Bot,
+  deps: { config: Config; core: Core; owner: ReturnType<typeof ownerFeatures>; log: Logger; tellReviewers: (text: string) => Promise<void> },
+): void {
+  const { config, core, owner, log } = deps;
+  bot.use(sequentialize(reviewMessageKey));
+  // Before the decision handlers, which refuse any button they do not know.
+  bot.use(owner.confirmations);
+  bot.use(
+    decisionHandlers({ desk: core.desk, reviewChatId: config.reviewChatId, reviewerIds: config.reviewerIds, log, tellReviewers: deps.tellReviewers }),
+  );
+  bot.use(owner.commands);
+}
+
+/** getUpdates for the allowed updates, telling /healthz whether Telegram answers (a 409 is another poller). */
+function fetchReportingHealth(bot: Bot, health: DaemonHealth): FetchUpdates {
+  return (args, signal) =>
+    bot.api.getUpdates({ ...args, allowed_updates: [...ALLOWED_UPDATES] }, signal).then(
+      (updates) => (health.telegramAnswered(), updates),
+      (err: unknown) => {
+        if (!signal.aborted) health.telegramFailed(err, err instanceof GrammyError && err.error_code === 409);
+        throw err;
+      },
+    );
 }
 
 /** Handles again the journaled updates whose decisions did not reach the audit log, then clears the journal. */

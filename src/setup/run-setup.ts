@@ -7,7 +7,7 @@ import { CliFailure, EXIT, type CliIo } from "../cli/io.js";
 import { printJsonLine } from "../cli/output.js";
 import { BOT_TOKEN_SHAPE } from "../config/config.js";
 import { formatDuration } from "../config/duration.js";
-import { ALLOWED_UPDATES } from "../daemon/run.js";
+import { ALLOWED_UPDATES } from "../telegram/journaled-updates.js";
 import { checkReviewChat, type ChatCheck } from "./check-chat.js";
 import { daemonAnswers } from "./daemon-probe.js";
 import { tightenSecretEnvFile } from "../config/env-secrets.js";

@@ -1,0 +1,81 @@
+import { run, type RunnerHandle } from "@grammyjs/runner";
+import type { Api } from "grammy";
+import type { Update } from "grammy/types";
+import type { UpdateJournal } from "./update-journal.js";
+
+/** The updates the daemon asks for. Telegram leaves reactions out unless named. */
+export const ALLOWED_UPDATES = ["message", "callback_query", "message_reaction"] as const;
+
+/** The getUpdates call the runner polls with (already retrying and reporting as the caller wants). */
+export type FetchUpdates = (
+  args: { offset: number; limit: number; timeout: number },
+  signal: NonNullable<Parameters<Api["getUpdates"]>[1]>,
+) => Promise<Update[]>;
+
+/** What journaled polling is built from. */
+export interface JournaledPollingOptions {
+  /** grammY's middleware entry point (`bot.handleUpdate`). */
+  readonly handleUpdate: (update: Update) => Promise<void>;
+  readonly fetch: FetchUpdates;
+  readonly journal: UpdateJournal;
+  /** TELEGRAM_TIMEOUT_SECONDS: the long poll must end before a call counts as lost. */
+  readonly timeoutSeconds: number;
+  readonly log: { error(obj: object, msg: string): void };
+}
+
+/** The running poll: the runner's handle, and a wait for the updates still being handled. */
+export interface JournaledPolling {
+  readonly runner: RunnerHandle;
+  /** Resolves once every update handed to the middleware so far has been handled (or failed). */
+  settle(): Promise<void>;
+}
+
+/**
+ * Long polling through @grammyjs/runner where every fetched update is
+ * journaled (fsync'd) before the fetch returns: the runner's next getUpdates
+ * confirms them to Telegram, so they must be on disk first. A batch that
+ * cannot be journaled is not returned, so Telegram delivers it again.
+ */
+export function startJournaledPolling(options: JournaledPollingOptions): JournaledPolling {
+  const { log, journal } = options;
+  const handling = new Set<Promise<void>>();
+  const runner = run(
+    {
+      init: async () => {},
+      handleUpdate: (update: Update) => {
+        const work = options
+          .handleUpdate(update)
+          .catch((err: unknown) => log.error({ err, update_id: update.update_id }, "an update could not be handled"));
+        handling.add(work);
+        void work.finally(() => handling.delete(work)).catch(() => {});
+        return work;
+      },
+      errorHandler: (err: unknown) => log.error({ err }, "update handling failed"),
+      api: {
+        getUpdates: async (args, signal) => {
+          const updates = await options.fetch(args, signal);
+          await journal.record(updates).catch((err: unknown) => {
+            // Not journaled, so not confirmed: Telegram delivers these again after the runner's retry.
+            log.error({ err, updates: updates.length }, "could not journal fetched updates; they will be fetched again");
+            throw err;
+          });
+          return updates;
+        },
+      },
+    },
+    // The long poll must end before the client timeout would cut it: at most 30 s, 5 s under the timeout.
+    {
+      runner: {
+        fetch: { timeout: Math.max(1, Math.min(30, options.timeoutSeconds - 5)), allowed_updates: [...ALLOWED_UPDATES] },
+        silent: true,
+      },
+      sink: { concurrency: 50 },
+    },
+  );
+  return {
+    runner,
+    async settle() {
+      await Promise.allSettled([...handling]);
+    },
+  };
+}
