@@ -8,8 +8,11 @@ export type PendingDraft = Pick<
   "draft_id" | "status" | "drafted_by_role" | "destination_chat_id" | "destination_thread_id" | "drafted_at" | "expires_at" | "review_chat_id" | "review_message_id" | "draft_text"
 >;
 
-/** At most this many drafts are listed; the rest are counted (a Telegram message holds 4096 characters). */
-export const MAX_LISTED = 25;
+/** At most this many drafts are listed; the rest are counted. */
+export const MAX_LISTED = 15;
+
+/** The listed lines stop before they pass this many characters, so the answer is one message (Telegram: 4096). */
+export const LISTED_CHARS = 3_400;
 
 /**
  * A link to a review message. Telegram has links only for supergroups and
@@ -39,14 +42,22 @@ function line(d: PendingDraft, nowMs: number): string {
 /**
  * The /pending answer: drafts that wait for the owner (pending, deferred,
  * halted, and queued ones not posted yet), oldest first, each with its role,
- * destination, age and a link to its review post. Pure.
+ * destination, age and a link to its review post; always one message: past
+ * MAX_LISTED drafts or LISTED_CHARS characters the rest are counted. Pure.
  */
 export function pendingText(drafts: Iterable<PendingDraft>, nowMs: number): string {
   const waiting = [...drafts]
     .filter((d) => AWAITING_DECISION.has(d.status) || d.status === "queued")
     .sort((a, b) => Date.parse(a.drafted_at) - Date.parse(b.drafted_at));
   if (waiting.length === 0) return "Nothing awaits a decision.";
-  const shown = waiting.slice(0, MAX_LISTED).map((d) => line(d, nowMs));
+  const shown: string[] = [];
+  let chars = 0;
+  for (const d of waiting.slice(0, MAX_LISTED)) {
+    const l = line(d, nowMs);
+    if (chars + l.length + 1 > LISTED_CHARS) break;
+    shown.push(l);
+    chars += l.length + 1;
+  }
   const more = waiting.length - shown.length;
   return [
     `${waiting.length} draft${waiting.length === 1 ? "" : "s"} awaiting a decision (oldest first):`,

@@ -51,6 +51,8 @@ export class ReviewLane {
   private timer: TimerHandle | undefined;
   private readonly waits = new Set<{ handle: TimerHandle; reject: (err: Error) => void }>();
   private idleWaiters: Array<() => void> = [];
+  /** Jobs waiting on the clock inside `wait` (no call in flight). */
+  private waiting = 0;
   private stopped = false;
 
   constructor(
@@ -100,21 +102,38 @@ export class ReviewLane {
   /** Waits `ms` on the clock inside a job; stop() ends the wait with an error. */
   wait(ms: number): Promise<void> {
     return new Promise<void>((resolve, reject) => {
+      this.waiting++;
       const entry = {
         handle: this.clock.setTimeout(() => {
           this.waits.delete(entry);
+          this.waiting--;
           resolve();
         }, ms),
-        reject,
+        reject: (err: Error) => {
+          this.waiting--;
+          reject(err);
+        },
       };
       this.waits.add(entry);
+      this.wakeIdle();
     });
   }
 
-  /** Resolves when no job is running (queued jobs may wait for their time). For tests on a simulated clock. */
+  /**
+   * Resolves when no call is in flight: no job runs, or the running one waits
+   * on the clock. For tests that move a simulated clock.
+   */
   whenIdle(): Promise<void> {
-    if (!this.running) return Promise.resolve();
+    if (this.isIdle()) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private isIdle(): boolean {
+    return !this.running || this.waiting > 0;
+  }
+
+  private wakeIdle(): void {
+    if (this.isIdle()) for (const w of this.idleWaiters.splice(0)) w();
   }
 
   /** How many jobs wait (not counting the one running). */
@@ -196,7 +215,7 @@ export class ReviewLane {
   private finish(): void {
     this.lastEnd = this.clock.now();
     this.running = false;
-    for (const w of this.idleWaiters.splice(0)) w();
+    this.wakeIdle();
     this.pump();
   }
 }

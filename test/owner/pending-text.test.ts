@@ -62,4 +62,15 @@ describe("pendingText", () => {
     expect(text).toContain("… and 3 more: `npx draft-review list --status pending` shows them all.");
     expect(text.length).toBeLessThan(4096);
   });
+
+  it("fits 80 drafts with long destinations and texts in one message, oldest first", () => {
+    const many = Array.from({ length: 80 }, (_, i) =>
+      draft({ draft_id: `d_${i}`, destination_chat_id: `@${"long_destination_name_".repeat(1)}${i}`, destination_thread_id: 123456, draft_text: "y".repeat(2000), drafted_at: new Date(NOW - (80 - i) * 60_000).toISOString() }),
+    );
+    const text = pendingText(many, NOW);
+    expect(text.length).toBeLessThan(4096);
+    expect(text.split("\n")[0]).toBe("80 drafts awaiting a decision (oldest first):");
+    expect(text.split("\n")[1]).toContain("@long_destination_name_0 ");
+    expect(text).toMatch(/… and \d+ more/);
+  });
 });

@@ -1,0 +1,79 @@
+import { Api } from "grammy";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SimulatedClock } from "../../src/clock/simulated-clock.js";
+import { TelegramReviewChat } from "../../src/telegram/review-chat.js";
+import { startTelegramDouble, type TelegramDouble } from "../telegram-double/index.js";
+import { draftIn, T0 } from "../support/drafts.js";
+
+const OWNER = 5_550_001;
+const quiet = { warn() {} };
+
+let double: TelegramDouble;
+let clock: SimulatedClock;
+let chat: TelegramReviewChat;
+
+beforeEach(async () => {
+  double = await startTelegramDouble({ chats: [{ id: OWNER, type: "private" }] });
+  clock = new SimulatedClock(T0);
+  const api = new Api(double.token, { apiRoot: double.url });
+  chat = new TelegramReviewChat({ api, chatId: String(OWNER), threadId: null, deferForMs: 86_400_000, clock, log: quiet });
+});
+
+afterEach(async () => {
+  await chat.stop();
+  await double.stop();
+});
+
+/** Moves the simulated clock `ms` forward, letting each review-chat call finish before the next timer. */
+const advance = (ms: number) => clock.advance(ms, () => chat.whenIdle());
+const texts = () => double.messages(OWNER).map((m) => m.text);
+
+describe("the review chat's lanes (simulated clock)", () => {
+  it("80 drafts in a burst, then /halt: its answer goes before every queued post", async () => {
+    const posts = Array.from({ length: 80 }, (_, i) => chat.post(draftIn("queued", { draft_id: `d_${i}`, draft_text: `Draft number ${i}` })));
+    await chat.whenIdle();
+    await advance(3_000);
+    const before = double.messages(OWNER).length;
+    expect(before).toBeGreaterThanOrEqual(3);
+    expect(before).toBeLessThan(6);
+
+    const answered = chat.say("⛔ Sends halted. Nothing goes out until /resume.");
+    await advance(1_000);
+    await answered;
+    const order = texts();
+    const haltAt = order.findIndex((t) => t.startsWith("⛔ Sends halted"));
+    expect(haltAt).toBeGreaterThanOrEqual(0);
+    expect(haltAt).toBeLessThanOrEqual(before); // at most the post already in flight went first
+    expect(order.slice(haltAt + 1).every((t) => t.includes("Draft number"))).toBe(true);
+    // Every call is spaced by the gap on the simulated clock: nothing ran early.
+    expect(chat.queued).toBeGreaterThan(70);
+    chat.stop();
+    await Promise.allSettled(posts);
+  });
+
+  it("keeps part of the minute for answers: posts stop at 17, an answer still goes at once", async () => {
+    const posts = Array.from({ length: 30 }, (_, i) => chat.post(draftIn("queued", { draft_id: `d_${i}`, draft_text: `Post ${i}` })));
+    await chat.whenIdle();
+    await advance(30_000);
+    expect(texts().filter((t) => t.includes("Post "))).toHaveLength(17);
+    const answered = chat.say("Nothing awaits a decision.");
+    await advance(1_000);
+    await answered;
+    expect(texts().at(-1)).toBe("Nothing awaits a decision.");
+    await advance(30_000);
+    expect(texts().filter((t) => t.includes("Post ")).length).toBeGreaterThan(17);
+    chat.stop();
+    await Promise.allSettled(posts);
+  });
+
+  it("waits out a 429's retry_after on the clock, then posts", async () => {
+    double.failNext("sendMessage", { error_code: 429, description: "Too Many Requests: retry after 5", retry_after: 5 });
+    const post = chat.post(draftIn("queued", { draft_id: "d_a", draft_text: "After the 429" }));
+    await chat.whenIdle();
+    await advance(4_000);
+    expect(texts()).toEqual([]);
+    await advance(2_000);
+    await post;
+    expect(texts()).toHaveLength(1);
+  });
+});
