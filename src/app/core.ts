@@ -3,7 +3,8 @@ import { harnessPaths } from "./paths.js";
 import { AuditLog } from "../audit/audit-log.js";
 import type { Clock } from "../clock/clock.js";
 import type { Config } from "../config/config.js";
-import type { ReviewChat } from "../desk/ports.js";
+import type { AudienceSource, ReviewChat } from "../desk/ports.js";
+import { audienceCheck } from "../send/audience-check.js";
 import { Intake, type Redactor } from "../desk/intake.js";
 import { reconcileAudit } from "../desk/recovery.js";
 import { ReviewDesk } from "../desk/review-desk.js";
@@ -27,6 +28,8 @@ export interface CoreEdges {
   readonly sendCall: SendMessageCall;
   readonly limiter: DestinationLimiter;
   readonly redact: Redactor | null;
+  /** Who will read each destination: shown on the review post and checked again at the send call. */
+  readonly audience?: AudienceSource;
   /** TAO_SWARM_ENABLED as the process had it before `.env` was loaded. */
   readonly processSwitchValue: string | undefined;
   readonly envFilePath: string;
@@ -80,6 +83,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       reviewChat,
       reviewerIds: config.reviewerIds,
       deferForMs: config.deferForMs,
+      confirmOver: config.audienceConfirmOver,
       log,
       makeSender: (ledger) =>
         new SendPath({
@@ -90,10 +94,11 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
           reviewerIds: config.reviewerIds,
           clock: edges.clock,
           log,
+          ...(edges.audience ? { checkAudience: audienceCheck(edges.audience) } : {}),
         }),
     });
     await reconcileAudit(desk);
-    const intake = new Intake({ desk, reviewChat, clock: edges.clock, ttlMs: config.draftTtlMs, redact: edges.redact });
+    const intake = new Intake({ desk, reviewChat, clock: edges.clock, ttlMs: config.draftTtlMs, redact: edges.redact, ...(edges.audience ? { audience: edges.audience } : {}) });
     return {
       desk,
       intake,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { hideTokenShapes } from "../log/token-shape.js";
 import { parseDuration } from "./duration.js";
+import { isKnownTimeZone } from "./time-zone.js";
 
 /** Everything the daemon is configured with, parsed once from the environment. */
 export interface Config {
@@ -31,6 +32,10 @@ export interface Config {
   readonly digestHour: number | null;
   /** CALLBACK_URL and CALLBACK_SECRET: where every feed event is POSTed, signed with the secret; null = no callbacks. */
   readonly callback: { readonly url: string; readonly secret: string } | null;
+  /** AUDIENCE_CONFIRM_OVER: a 👍 for a group or channel with more members than this needs one more tap (default 200). */
+  readonly audienceConfirmOver: number;
+  /** REVIEW_TIMEZONE: the IANA zone of every time shown to a person; null = the system's zone. */
+  readonly reviewTimeZone: string | null;
 }
 
 /** A configuration problem: the message names the variable and says how to fix it. */
@@ -88,6 +93,8 @@ const envSchema = z.object({
   DIGEST_HOUR: z.string().optional(),
   CALLBACK_URL: z.string().optional(),
   CALLBACK_SECRET: z.string().optional(),
+  AUDIENCE_CONFIRM_OVER: z.string().optional(),
+  REVIEW_TIMEZONE: z.string().optional(),
 });
 
 /** Treats an empty string as unset, as shells and `.env` files mean it. */
@@ -165,6 +172,11 @@ export function loadConfig(rawEnv: Record<string, string | undefined>): Config {
     compactText === undefined ? null : numberOf(get, "DRAFT_STORE_COMPACT_AFTER_LINES", 10_000, problems, { min: 1, max: 10_000_000 });
 
   const callback = callbackOf(get, problems);
+  const audienceConfirmOver = numberOf(get, "AUDIENCE_CONFIRM_OVER", 200, problems, { min: 0, max: 1_000_000_000 });
+  const reviewTimeZone = get("REVIEW_TIMEZONE") ?? null;
+  if (reviewTimeZone !== null && !isKnownTimeZone(reviewTimeZone)) {
+    problems.push(`REVIEW_TIMEZONE must be an IANA time zone such as Europe/Berlin or America/New_York (got "${reviewTimeZone}"); leave it unset for the system's zone.`);
+  }
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -183,6 +195,8 @@ export function loadConfig(rawEnv: Record<string, string | undefined>): Config {
     digestHour,
     storeCompactAfterLines,
     callback,
+    audienceConfirmOver,
+    reviewTimeZone,
   };
 }
 

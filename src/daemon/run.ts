@@ -15,6 +15,7 @@ import { decisionHandlers } from "../telegram/decision-handlers.js";
 import { REVIEW_CHAT_LIMITS, TelegramReviewChat } from "../telegram/review-chat.js";
 import { telegramSendCall } from "../telegram/send-call.js";
 import { ALLOWED_UPDATES, startJournaledPolling, type FetchUpdates } from "../telegram/journaled-updates.js";
+import { TelegramAudienceResolver } from "../telegram/audience-resolver.js";
 import { UpdateJournal } from "../telegram/update-journal.js";
 import { Closers } from "./closers.js";
 import { connectBot } from "./connect.js";
@@ -76,6 +77,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       chatId: config.reviewChatId,
       threadId: config.reviewThreadId,
       deferForMs: config.deferForMs,
+      ...(config.reviewTimeZone === null ? {} : { timeZone: config.reviewTimeZone }),
       clock,
       limits: { ...REVIEW_CHAT_LIMITS, gapMs: REVIEW_CHAT_LIMITS.gapMs / rateScale },
       log,
@@ -84,6 +86,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       clock,
       makeReviewChat: () => reviewChat,
       sendCall: telegramSendCall(bot.api),
+      audience: new TelegramAudienceResolver({ api: bot.api, botId: bot.botInfo.id, clock }),
       limiter: slidingWindowLimiter(clock, rateScale),
       redact: env.redact,
       processSwitchValue: env.processSwitchValue,

@@ -6,7 +6,7 @@ import type { DraftRecord, RedactionSummary } from "../drafts/record.js";
 import type { DraftStatus } from "../drafts/status.js";
 import { textSha256 } from "../send/approval.js";
 import { KeyedQueue } from "./keyed-queue.js";
-import type { ReviewChat } from "./ports.js";
+import type { AudienceSource, ReviewChat } from "./ports.js";
 import type { ReviewDesk } from "./review-desk.js";
 
 /** The contract's synchronous answer to a submitted draft. */
@@ -14,6 +14,8 @@ export interface SubmitAnswer {
   readonly draft_id: string;
   readonly review_message_id: number | null;
   readonly status: DraftStatus;
+  /** Things the submitter should know that do not refuse the draft (a destination the bot cannot see). */
+  readonly warnings?: readonly string[];
 }
 
 /** What became of a submission: accepted (new or replayed), refused, or a key conflict. */
@@ -33,6 +35,8 @@ export interface IntakeOptions {
   readonly ttlMs: number;
   /** The redactor, or null when PII_REDACTION=off. */
   readonly redact: Redactor | null;
+  /** Who will read each destination (shown on the review post); none: not resolved. */
+  readonly audience?: AudienceSource;
   readonly newDraftId?: () => string;
 }
 
@@ -58,9 +62,11 @@ function payloadSha256(p: DraftPayload): string {
   return createHash("sha256").update(canonical, "utf8").digest("hex");
 }
 
-/** The answer for a draft as it stands. */
+/** The answer for a draft as it stands, with a warning when the bot cannot see or post to its destination. */
 export function answerFor(draft: DraftRecord): SubmitAnswer {
-  return { draft_id: draft.draft_id, review_message_id: draft.review_message_id, status: draft.status };
+  const answer = { draft_id: draft.draft_id, review_message_id: draft.review_message_id, status: draft.status };
+  const problem = draft.audience?.problem ?? null;
+  return problem === null ? answer : { ...answer, warnings: [`destination_chat_id: ${problem}`] };
 }
 
 /**
@@ -114,6 +120,7 @@ export class Intake {
           ...(redacted.hints && redacted.hints.length > 0 ? { hints: redacted.hints } : {}),
         }
       : { mode: "off", removed: {} };
+    const audience = (await this.options.audience?.resolve(payload.destination_chat_id)) ?? null;
     const now = clock.now();
     const { draft, effects } = createDraft(
       payload,
@@ -124,6 +131,7 @@ export class Intake {
         payloadSha256: payloadSha256(payload),
         ttlMs: this.options.ttlMs,
         redaction,
+        audience,
       },
       now,
     );

@@ -1,3 +1,4 @@
+import type { Audience } from "../drafts/audience.js";
 import type { DraftRecord } from "../drafts/record.js";
 
 /** Where a review post went. */
@@ -23,9 +24,22 @@ export interface ReviewChat {
   showStatus(draft: DraftRecord): Promise<void>;
   /** Tells the reviewers something about this draft, as a reply to its review message. */
   notify(draft: DraftRecord, text: string): Promise<void>;
+  /** Asks the extra tap a 👍 needs for a large audience ("Send to 1,234 members of …? [Yes, send]"). */
+  askConfirmation(draft: DraftRecord): Promise<void>;
 }
 
 /** Sends an approved draft through the guarded send path. */
 export interface Sender {
   send(draftId: string): Promise<void>;
+}
+
+/**
+ * Who will read a destination, as Telegram tells it. Live mode asks the Bot
+ * API (cached, refreshed at least daily); test mode knows nobody.
+ */
+export interface AudienceSource {
+  /** The destination's audience, from the cache when fresh. Never rejects: a failure is an audience with a `problem`. */
+  resolve(chatId: string): Promise<Audience>;
+  /** Asks Telegram again now (the send call's check). Null when Telegram could not be asked (no answer): unknown, not changed. */
+  fresh(chatId: string): Promise<Audience | null>;
 }

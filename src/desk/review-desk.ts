@@ -31,6 +31,8 @@ export interface ReviewDeskOptions {
   readonly reviewChat: ReviewChat;
   readonly reviewerIds: ReadonlySet<number>;
   readonly deferForMs: number;
+  /** AUDIENCE_CONFIRM_OVER: a 👍 for more members than this needs the extra tap; null or absent: never. */
+  readonly confirmOver?: number | null;
   readonly log: DeskLog;
   /** Builds the send path; it gets the desk as its ledger. */
   readonly makeSender: (ledger: DraftLedger) => Sender;
@@ -51,6 +53,8 @@ export interface DecisionRequest {
   readonly decision: Decision;
   readonly actor: Actor;
   readonly note?: string | null;
+  /** The reviewer's "Yes, send" tap for a large audience. */
+  readonly confirmed?: boolean;
 }
 
 /**
@@ -182,7 +186,10 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk {
         actor: request.actor,
         note: request.note ?? null,
         deferMs: this.options.deferForMs,
+        confirmOver: this.options.confirmOver ?? null,
+        confirmed: request.confirmed === true,
       });
+      if (!result.ok && result.reason === "needs_confirmation") this.askConfirmation(draft.draft_id);
       if (!result.ok) return await refuse(result.reason);
       return { ok: true, draft: result.draft };
     } catch (err) {
@@ -190,6 +197,12 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk {
       if (updateId !== null) seen.releaseUpdate(updateId);
       throw err;
     }
+  }
+
+  /** Posts the large-audience question for a draft (ahead of queued posts); a failure is logged. */
+  private askConfirmation(draftId: string): void {
+    const draft = this.get(draftId);
+    if (draft) void this.track(this.options.reviewChat.askConfirmation(draft));
   }
 
   /**

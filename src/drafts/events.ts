@@ -1,3 +1,4 @@
+import type { Audience } from "./audience.js";
 import type { Actor, Decision } from "./record.js";
 
 /**
@@ -16,11 +17,22 @@ export type DraftEvent =
       readonly note?: string | null;
       /** How far `defer` moves `expires_at`, in milliseconds (DEFER_FOR). */
       readonly deferMs: number;
+      /** AUDIENCE_CONFIRM_OVER: over this many members a `send` needs `confirmed`; null or absent: never. */
+      readonly confirmOver?: number | null;
+      /** The reviewer's extra tap ("Yes, send") for a large audience. */
+      readonly confirmed?: boolean;
     }
   /** The expiry timer fired (or start-up found `expires_at` passed). */
   | { readonly type: "expire" }
   /** The kill switch stopped the send at the call boundary. */
-  | { readonly type: "halt"; readonly reason: string }
+  | {
+      readonly type: "halt";
+      readonly reason: string;
+      /** The destination as found at the send call, when it changed (shown with the draft for the new 👍). */
+      readonly audience?: Audience;
+      /** A group that became a supergroup: its new id becomes the destination. */
+      readonly destinationChatId?: string;
+    }
   /** The send path is about to call sendMessage: record the intent first. */
   | { readonly type: "send_intent" }
   /** The call was definitely not made or not accepted (429, connection refused): back to `approved`. */

@@ -1,3 +1,4 @@
+import { needsConfirmation } from "./audience.js";
 import type { Effect } from "./effects.js";
 import type { DraftEvent, DraftEventType } from "./events.js";
 import type { DraftRecord } from "./record.js";
@@ -15,7 +16,9 @@ export type RefusalReason =
   | "no_approval"
   | "text_changed"
   | "expired"
-  | "not_applicable";
+  | "not_applicable"
+  /** A 👍 for more than AUDIENCE_CONFIRM_OVER members, not yet confirmed by the extra tap. */
+  | "needs_confirmation";
 
 /** The result of applying one event to one draft. */
 export type TransitionResult =
@@ -56,6 +59,7 @@ const decide: Handler<"decide"> = (d, e, now) => {
   const common = { decided_by: e.actor };
   switch (e.decision) {
     case "send": {
+      if (!e.confirmed && needsConfirmation(d.audience, e.confirmOver ?? null)) return refuse(d, "needs_confirmation");
       const approval = { actor: e.actor, at: iso(now), text_sha256: d.text_sha256 };
       const draft = next(d, now, { ...common, status: "approved", approval, reason: null });
       // The outcome (sent, failed, halted...) is shown when it comes: one edit, not two.
@@ -84,7 +88,11 @@ const expire: Handler<"expire"> = (d, _e, now) => {
 };
 
 const halt: Handler<"halt"> = (d, e, now) => {
-  const draft = next(d, now, { status: "halted", approval: null, reason: e.reason });
+  const moved = {
+    ...(e.audience === undefined ? {} : { audience: e.audience }),
+    ...(e.destinationChatId === undefined ? {} : { destination_chat_id: e.destinationChatId }),
+  };
+  const draft = next(d, now, { status: "halted", approval: null, reason: e.reason, ...moved });
   return ok(draft, { type: "show_status", draftId: d.draft_id });
 };
 

@@ -100,12 +100,3 @@ export function zoneName(timeZone?: string): string {
   return new Intl.DateTimeFormat("en-GB", { timeZone }).resolvedOptions().timeZone;
 }
 
-/** True when `name` is an IANA time zone this Node knows. */
-export function isKnownTimeZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat("en-GB", { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -5,6 +5,7 @@ import type { TransitionResult } from "../drafts/machine.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { backoffMs, SEND_BACKOFF } from "../retry/backoff.js";
 import { approvalProblem } from "./approval.js";
+import type { AudienceCheck } from "./audience-check.js";
 import { haltVoidsApproval, type HaltSighting } from "./halt-watch.js";
 import type { KillSwitch } from "./kill-switch.js";
 import type { DestinationLimiter } from "./limiter.js";
@@ -28,6 +29,8 @@ export interface SendPathOptions {
   readonly reviewerIds: ReadonlySet<number>;
   readonly clock: Clock;
   readonly log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  /** Resolves the destination again before the call (audience-check.ts); absent: not checked. */
+  readonly checkAudience?: AudienceCheck;
   /** How often an error that proves the message was not sent may be retried. Default 5. */
   readonly maxNotSentAttempts?: number;
 }
@@ -76,6 +79,12 @@ export class SendPath {
     const halted = await this.haltProblem(draft);
     if (halted !== null) {
       await ledger.apply(draftId, { type: "halt", reason: halted });
+      return;
+    }
+    const moved = await this.options.checkAudience?.(draft);
+    if (moved) {
+      await ledger.apply(draftId, moved.event);
+      ledger.runEffects([{ type: "notify", draftId, text: moved.notice }]);
       return;
     }
     const intent = await ledger.apply(draftId, { type: "send_intent" });

@@ -109,15 +109,19 @@ export function decisionHandlers(options: DecisionHandlerOptions): Composer<Cont
       await refuse(facts, data.decision, null, "button", who.reason, extra);
       return answer("Only the reviewer can decide on drafts.");
     }
+    // "Yes, send" sits on the question (a reply to the review post), so it decides on the draft it names.
+    const reviewMessageId = data.confirmed ? (desk.get(data.draftId)?.review_message_id ?? message.message_id) : message.message_id;
     const outcome = await decideOrTell({
       reviewChatId: String(message.chat.id),
-      reviewMessageId: message.message_id,
+      reviewMessageId,
       claimedDraftId: data.draftId,
       decision: data.decision,
-      actor: { user_id: who.userId, channel: "button", emoji: null, update_id: ctx.update.update_id },
+      confirmed: data.confirmed,
+      actor: { user_id: who.userId, channel: "button", emoji: data.confirmed ? "✅" : null, update_id: ctx.update.update_id },
     });
     if (outcome === null) return answer("Not saved: the daemon could not write to its disk. Try again later.");
     if (outcome.ok) return answer(`${data.decision === "send" ? "Approved" : data.decision === "revise" ? "Sent back for revision" : "Deferred"}.`);
+    if (outcome.reason === "needs_confirmation") return answer("One more tap: confirm below that it goes to all those members.");
     return answer(outcome.draft ? `Not applied: the draft is ${outcome.draft.status}.` : `Not applied (${outcome.reason}).`);
   });
 

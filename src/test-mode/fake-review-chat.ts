@@ -37,6 +37,10 @@ export class FakeReviewChat implements ReviewChat {
     this.log.debug({ draft_id: draft.draft_id, text }, "test mode: notice to reviewers");
   }
 
+  async askConfirmation(draft: DraftRecord): Promise<void> {
+    this.log.debug({ draft_id: draft.draft_id }, "test mode: confirmation asked for a large audience");
+  }
+
   /** A fresh message id, shared by review posts and simulated sends. */
   takeId(): number {
     return this.nextMessageId++;

@@ -6,6 +6,7 @@ import { resumeDrafts } from "../desk/recovery.js";
 import type { Redactor } from "../desk/intake.js";
 import type { Logger } from "../log/logger.js";
 import { unlimited } from "../send/limiter.js";
+import { offlineAudience } from "./offline-audience.js";
 import { FakeReviewChat } from "./fake-review-chat.js";
 import { runTestSession } from "./session.js";
 
@@ -26,6 +27,7 @@ export async function runTestMode(
     makeReviewChat: (existing) => (chat = new FakeReviewChat(config.reviewChatId, existing, log)),
     sendCall: async () => ({ kind: "ok", messageId: chat!.takeId() }),
     limiter: unlimited(),
+    audience: offlineAudience(clock),
     redact: env.redact,
     processSwitchValue: env.processSwitchValue,
     envFilePath: resolve(".env"),

@@ -49,7 +49,7 @@ describe("live daemon against the Bot API double", () => {
     const [post] = double.messages(OWNER);
     expect(post!.messageId).toBe(answer.review_message_id);
     expect(post!.parseMode).toBeUndefined();
-    expect(post!.text).toContain("✏️ DRAFT (Scribe) — for chat " + GROUP);
+    expect(post!.text).toContain("✏️ DRAFT (Scribe) — for 👥 “Destination” · supergroup · 1 member");
     expect(post!.text).toContain(`\n${text}\n`);
     expect(JSON.stringify(post!.replyMarkup)).toContain("👍 Send");
     expect(double.allowedUpdates).toEqual(["message", "callback_query", "message_reaction"]);

@@ -57,10 +57,10 @@ describe("the review post against the Bot API double", () => {
     const draftMsg = msgs.find((m) => m.messageId === id)!;
     const header = msgs.find((m) => m.messageId === draftMsg.replyToMessageId)!;
     expect(header, "the draft message replies to its header").toBeDefined();
-    expect(header.text.startsWith(`✏️ DRAFT (Scribe) — for chat ${GROUP}`)).toBe(true);
+    expect(header.text.startsWith("✏️ DRAFT (Scribe) — for 👥 “Destination” · supergroup")).toBe(true);
     expect(header.text).toContain("⚠️ Contains 3,850 invisible characters");
     expect(quoted(draftMsg)).toBe(text);
-    expect(sendButton(draftMsg)).toBe(`👍 Send to ${GROUP}`);
+    expect(sendButton(draftMsg)).toBe("👍 Send to Destination");
     expect(draftMsg.parseMode).toBeUndefined();
   });
 
@@ -75,9 +75,9 @@ describe("the review post against the Bot API double", () => {
       const [header, draft] = [msgs[i]!, msgs[i + 1]!];
       expect(draft.replyToMessageId).toBe(header.messageId);
       expect(ids).toContain(draft.messageId);
-      const dest = draft.text.startsWith("A:") ? String(GROUP) : String(FRIEND);
-      expect(header.text).toContain(`for chat ${dest}`);
-      expect(sendButton(draft)).toBe(`👍 Send to ${dest}`);
+      const [line, name] = draft.text.startsWith("A:") ? ["for 👥 “Destination” · supergroup", "Destination"] : ["for 👤 Friend · private chat", "Friend"];
+      expect(header.text).toContain(line);
+      expect(sendButton(draft)).toBe(`👍 Send to ${name}`);
     }
   });
 

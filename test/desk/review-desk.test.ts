@@ -65,6 +65,7 @@ describe("ReviewDesk", () => {
           post = async () => ({ reviewChatId: "100000001", reviewMessageId: 1 });
           showStatus = async () => {};
           notify = async (_d: unknown, text: string) => void notices.push(text);
+          askConfirmation = async () => {};
         })();
         void existing;
         return chat;

@@ -12,6 +12,8 @@ export class ApiError extends Error {
     readonly description: string,
     /** Seconds to wait, only with 429; sent as `parameters.retry_after`. */
     readonly retryAfterSeconds?: number,
+    /** Only for a group that became a supergroup; sent as `parameters.migrate_to_chat_id`. */
+    readonly migrateToChatId?: number,
   ) {
     super(`${errorCode}: ${description}`);
   }
@@ -20,6 +22,11 @@ export class ApiError extends Error {
 /** 400 with "Bad Request: " prefixed to `what`. */
 export function badRequest(what: string): ApiError {
   return new ApiError(400, `Bad Request: ${what}`);
+}
+
+/** Telegram's answer for a basic group that was upgraded to a supergroup (any call on the old id). */
+export function migrated(toChatId: number): ApiError {
+  return new ApiError(400, "Bad Request: group chat was upgraded to a supergroup chat", undefined, toChatId);
 }
 
 /** 403 with "Forbidden: " prefixed to `what`. */
@@ -44,12 +51,13 @@ export interface ErrorBody {
   ok: false;
   error_code: number;
   description: string;
-  parameters?: { retry_after: number };
+  parameters?: { retry_after?: number; migrate_to_chat_id?: number };
 }
 
 /** Renders an `ApiError` as the Bot API's JSON envelope. */
 export function errorBody(error: ApiError): ErrorBody {
   const body: ErrorBody = { ok: false, error_code: error.errorCode, description: error.description };
   if (error.retryAfterSeconds !== undefined) body.parameters = { retry_after: error.retryAfterSeconds };
+  if (error.migrateToChatId !== undefined) body.parameters = { migrate_to_chat_id: error.migrateToChatId };
   return body;
 }

@@ -1,7 +1,7 @@
 import type { InlineKeyboardMarkup, LinkPreviewOptions, Message, MessageEntity, Update } from "grammy/types";
 
-/** The kinds of chat the double knows. Channels are out of scope. */
-export type ChatType = "private" | "group" | "supergroup";
+/** The kinds of chat the double knows. */
+export type ChatType = "private" | "group" | "supergroup" | "channel";
 
 /** A chat the bot can talk to. Unknown chats answer "Bad Request: chat not found". */
 export interface ChatConfig {
@@ -24,6 +24,17 @@ export interface ChatConfig {
   topics?: number[];
   /** Members besides the bot, for getChatMember and getChatAdministrators. */
   members?: MemberConfig[];
+  /** What getChatMemberCount answers (groups and channels); default the configured members plus the bot. */
+  memberCount?: number;
+  /** The group was upgraded to this supergroup: every call on this id is a 400 with migrate_to_chat_id. */
+  migratedTo?: number;
+  /**
+   * False: the bot is in the chat but may not post (restricted in a group, not an
+   * admin with can_post_messages in a channel); sendMessage is refused. Default true.
+   */
+  botCanPost?: boolean;
+  /** The chat's last name for a private chat (getChat's last_name). */
+  lastName?: string;
 }
 
 /** A human member of a group chat. */

@@ -1,5 +1,5 @@
 import type { Chat, Message, User, UserFromGetMe } from "grammy/types";
-import { badRequest } from "./errors.js";
+import { badRequest, migrated } from "./errors.js";
 import type { ChatConfig, UserConfig } from "./types.js";
 
 /** A chat with its per-chat message_id counter and stored messages. */
@@ -33,10 +33,11 @@ export class World {
     this.users.set(user.id, { ...this.users.get(user.id), ...user });
   }
 
-  /** The chat a `chat_id` names (id or @username); "chat not found" otherwise. */
+  /** The chat a `chat_id` names (id or @username); "chat not found" otherwise; a migrated group's 400. */
   resolveChat(chatId: number | string): ChatState {
     if (typeof chatId === "number") {
       const chat = this.chats.get(chatId);
+      if (chat?.config.migratedTo !== undefined) throw migrated(chat.config.migratedTo);
       if (chat) return chat;
     } else {
       const name = chatId.replace(/^@/, "").toLowerCase();
@@ -59,10 +60,11 @@ export class World {
       const user = this.users.get(c.id);
       const firstName = c.firstName ?? user?.firstName ?? `User${c.id}`;
       const username = c.username ?? user?.username;
-      return { id: c.id, type: "private", first_name: firstName, ...(username ? { username } : {}) };
+      return { id: c.id, type: "private", first_name: firstName, ...(c.lastName ? { last_name: c.lastName } : {}), ...(username ? { username } : {}) };
     }
     const title = c.title ?? `Chat ${c.id}`;
     if (c.type === "group") return { id: c.id, type: "group", title };
+    if (c.type === "channel") return { id: c.id, type: "channel", title, ...(c.username ? { username: c.username } : {}) };
     return { id: c.id, type: "supergroup", title, ...(c.username ? { username: c.username } : {}), ...(c.isForum ? { is_forum: true } : {}) };
   }
 

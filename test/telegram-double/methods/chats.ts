@@ -35,13 +35,24 @@ function administrator(user: User, isBot: boolean): ChatMemberAdministrator {
   };
 }
 
-function memberOf(world: World, chat: ChatState, userId: number): ChatMember {
-  const bot = world.bot;
-  if (userId === bot.id) {
-    const user = world.botUser();
-    if (chat.config.blocked) return { status: chat.config.type === "private" ? "kicked" : "left", user, until_date: 0 } as ChatMember;
-    return chat.config.botIsAdmin && chat.config.type !== "private" ? administrator(user, true) : { status: "member", user };
+/** The bot's own membership: left when removed; restricted (group) or a non-posting admin/member (channel) when it may not post. */
+function botMember(world: World, chat: ChatState): ChatMember {
+  const user = world.botUser();
+  const c = chat.config;
+  if (c.blocked) return { status: c.type === "private" ? "kicked" : "left", user, until_date: 0 } as ChatMember;
+  const canPost = c.botCanPost !== false;
+  if (c.type === "channel") {
+    if (!c.botIsAdmin) return { status: "left", user } as ChatMember;
+    return { ...administrator(user, true), can_post_messages: canPost, can_edit_messages: canPost } as ChatMember;
   }
+  if (c.type !== "private" && !canPost) {
+    return { status: "restricted", user, is_member: true, can_send_messages: false, until_date: 0 } as unknown as ChatMember;
+  }
+  return c.botIsAdmin && c.type !== "private" ? administrator(user, true) : { status: "member", user };
+}
+
+function memberOf(world: World, chat: ChatState, userId: number): ChatMember {
+  if (userId === world.bot.id) return botMember(world, chat);
   const user = world.userObject(userId);
   if (chat.config.type === "private") return chat.config.id === userId ? { status: "member", user } : { status: "left", user };
   const member = chat.config.members?.find((m) => m.userId === userId);
@@ -49,6 +60,13 @@ function memberOf(world: World, chat: ChatState, userId: number): ChatMember {
   if (member.status === "creator") return { status: "creator", user, is_anonymous: false };
   return member.status === "administrator" ? administrator(user, false) : { status: "member", user };
 }
+
+/** getChatMemberCount: `memberCount`, or the configured members plus the bot; a private chat has 2 (the user and the bot). */
+export const getChatMemberCount: Handler = (params, state) => {
+  const chat = state.world.resolveChat(chatIdParam(params));
+  if (chat.config.type === "private") return 2;
+  return chat.config.memberCount ?? (chat.config.members?.length ?? 0) + 1;
+};
 
 /** getChatMember: the bot (admin per `botIsAdmin`), a configured member, or "left". */
 export const getChatMember: Handler = (params, state) => {

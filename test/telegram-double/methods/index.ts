@@ -1,5 +1,5 @@
 import { deleteMyCommands, deleteWebhook, getMe, getMyCommands, getUpdates, getWebhookInfo, setMyCommands, setWebhook, stubTrue, answerCallbackQuery } from "./bot.js";
-import { getChat, getChatAdministrators, getChatMember, sendChatAction, setMessageReaction } from "./chats.js";
+import { getChat, getChatAdministrators, getChatMember, getChatMemberCount, sendChatAction, setMessageReaction } from "./chats.js";
 import { editMessageReplyMarkup, editMessageText } from "./edit.js";
 import { sendMessage } from "./send.js";
 import type { Handler } from "./state.js";
@@ -15,6 +15,7 @@ const HANDLERS: Record<string, Handler> = {
   deleteMyCommands,
   getChat,
   getChatMember,
+  getChatMemberCount,
   getChatAdministrators,
   answerCallbackQuery,
   sendMessage,

@@ -9,9 +9,16 @@ import type { DoubleState, Handler } from "./state.js";
 
 /** Refuses a send to a chat that blocked (or removed) the bot, in Telegram's words per chat type. */
 export function checkNotBlocked(chat: ChatState): void {
-  if (!chat.config.blocked) return;
+  if (!chat.config.blocked) return checkMayPost(chat);
   if (chat.config.type === "private") throw forbidden("bot was blocked by the user");
   throw forbidden(`bot was kicked from the ${chat.config.type} chat`);
+}
+
+/** Refuses a send where the bot is present but may not post, in Telegram's words. */
+function checkMayPost(chat: ChatState): void {
+  const c = chat.config;
+  if (c.type === "channel" && !c.botIsAdmin) throw forbidden("bot is not a member of the channel chat");
+  if (c.botCanPost === false) throw badRequest("not enough rights to send text messages to the chat");
 }
 
 /** The `message_id` parameter, required. */
