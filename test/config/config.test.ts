@@ -109,6 +109,9 @@ describe("CALLBACK_URL / CALLBACK_SECRET", () => {
     expect(problems({ ...live, CALLBACK_URL: "https://x.example/e" })).toEqual([expect.stringMatching(/^CALLBACK_SECRET must be set, 16 characters or more/)]);
     expect(problems({ ...live, CALLBACK_URL: "https://x.example/e", CALLBACK_SECRET: "short" })).toHaveLength(1);
     expect(problems({ ...live, CALLBACK_SECRET: secret })).toEqual([expect.stringMatching(/^CALLBACK_SECRET is set but CALLBACK_URL is not/)]);
+  });
+});
+
 describe("AUDIENCE_CONFIRM_OVER and REVIEW_TIMEZONE", () => {
   it("default to 200 and the system's zone; take a count and an IANA zone; refuse anything else by name", () => {
     expect(loadConfig(live)).toMatchObject({ audienceConfirmOver: 200, reviewTimeZone: null });
