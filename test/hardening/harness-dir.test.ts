@@ -65,6 +65,8 @@ describe("HARNESS_DIR must be the daemon user's alone (live daemon)", () => {
     const { code, stderr } = await refusedStart(dirs, { DRAFT_API_TOKEN: "" });
     expect(code).toBe(78);
     expect(stderr).toMatch(/api_token can be read by other users \(mode 0644\).*delete it and restart the daemon/);
+    // Refused after the core was open: every part closed again (the stack of closers), the lock released.
+    await expect(stat(join(dirs.harnessDir, "daemon.lock"))).rejects.toThrow(/ENOENT/);
   });
 
   it.runIf(canChown)("refuses a store that another user put there (a forged `approved` line), before reading it", async () => {
