@@ -1,12 +1,14 @@
 import { guardHarnessDir } from "./harness-guard.js";
 import { harnessPaths } from "./paths.js";
 import { AuditLog } from "../audit/audit-log.js";
-import type { Clock } from "../clock/clock.js";
+import type { Clock, TimerHandle } from "../clock/clock.js";
 import type { Config } from "../config/config.js";
 import type { AudienceSource, ReviewChat } from "../desk/ports.js";
 import { audienceCheck } from "../send/audience-check.js";
 import { Intake, type Redactor } from "../desk/intake.js";
 import { reconcileAudit } from "../desk/recovery.js";
+import { archiveMonthOf } from "../desk/archiving.js";
+import { DraftArchive } from "../store/archive.js";
 import { ReviewDesk } from "../desk/review-desk.js";
 import { draftRecordSchema, type DraftRecord } from "../drafts/record.js";
 import type { Logger } from "../log/logger.js";
@@ -75,10 +77,13 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       envKillSwitch({ processValue: edges.processSwitchValue, envFilePath: edges.envFilePath, ownerHaltPath: paths.ownerHalt }),
       { clock: edges.clock, pollMs: edges.haltPollMs ?? 0, files: [edges.envFilePath], haltOnChange: [paths.ownerHalt] },
     );
+    const archive = await DraftArchive.open<DraftRecord>({ dir: paths.archive, parse: (value) => draftRecordSchema.parse(value), monthOf: archiveMonthOf, log });
     const reviewChat = edges.makeReviewChat(store.latest.values());
     const desk = new ReviewDesk({
       store,
       audit,
+      archive,
+      retentionMs: config.draftRetentionMs,
       clock: edges.clock,
       reviewChat,
       reviewerIds: config.reviewerIds,
@@ -98,6 +103,8 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
         }),
     });
     await reconcileAudit(desk);
+    await desk.archiveOld();
+    const archiving = everyDay(edges.clock, () => desk.archiveOld(), log);
     const intake = new Intake({ desk, reviewChat, clock: edges.clock, ttlMs: config.draftTtlMs, redact: edges.redact, ...(edges.audience ? { audience: edges.audience } : {}) });
     return {
       desk,
@@ -107,6 +114,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       store,
       audit,
       async close() {
+        archiving.stop();
         killSwitch.stop();
         await desk.close();
         await edges.limiter.stop();
@@ -119,4 +127,26 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
     await lock.release();
     throw err;
   }
+}
+
+/** Runs `work` once a day on the injected clock (archiving); failures are logged and tried again the next day. */
+function everyDay(clock: Clock, work: () => Promise<unknown>, log: Logger): { stop(): void } {
+  let handle: TimerHandle | undefined;
+  let stopped = false;
+  const arm = () => {
+    handle = clock.setTimeout(() => {
+      void work()
+        .catch((err: unknown) => log.error({ err }, "archiving old drafts failed; they stay in the store and are tried again tomorrow"))
+        .finally(() => {
+          if (!stopped) arm();
+        });
+    }, 24 * 3_600_000);
+  };
+  arm();
+  return {
+    stop() {
+      stopped = true;
+      if (handle) clock.clearTimeout(handle);
+    },
+  };
 }

@@ -20,6 +20,8 @@ export interface Config {
   readonly reviewerIds: ReadonlySet<number>;
   readonly harnessDir: string;
   readonly draftTtlMs: number;
+  /** DRAFT_RETENTION: how long a final draft stays in telegram_drafts.jsonl before it moves to archive/ (default 30d). */
+  readonly draftRetentionMs: number;
   readonly deferForMs: number;
   readonly api: { readonly host: string; readonly port: number; readonly token: string | null };
   readonly piiRedaction: "redact" | "off";
@@ -91,6 +93,7 @@ const envSchema = z.object({
   TELEGRAM_RATE_SCALE: z.string().optional(),
   DRAFT_STORE_COMPACT_AFTER_LINES: z.string().optional(),
   DIGEST_HOUR: z.string().optional(),
+  DRAFT_RETENTION: z.string().optional(),
   CALLBACK_URL: z.string().optional(),
   CALLBACK_SECRET: z.string().optional(),
   AUDIENCE_CONFIRM_OVER: z.string().optional(),
@@ -143,6 +146,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>): Config {
 
   const draftTtlMs = durationOf(get, "DRAFT_TTL", problems);
   const deferForMs = durationOf(get, "DEFER_FOR", problems);
+  const draftRetentionMs = durationOf(get, "DRAFT_RETENTION", problems, "30d");
 
   const portText = get("DRAFT_API_PORT") ?? "8787";
   const port = Number(portText);
@@ -187,6 +191,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>): Config {
     reviewerIds,
     harnessDir: get("HARNESS_DIR") ?? ".harness",
     draftTtlMs,
+    draftRetentionMs,
     deferForMs,
     api: { host: get("DRAFT_API_HOST") ?? "127.0.0.1", port, token: apiToken },
     piiRedaction: redaction as "redact" | "off",
@@ -241,10 +246,10 @@ function numberOf(
   return n;
 }
 
-function durationOf(get: (n: string) => string | undefined, name: string, problems: string[]): number {
-  const text = get(name) ?? "24h";
+function durationOf(get: (n: string) => string | undefined, name: string, problems: string[], fallback = "24h"): number {
+  const text = get(name) ?? fallback;
   const ms = parseDuration(text);
-  if (ms === null) problems.push(`${name} must be a duration such as 90s, 15m or 24h (got "${text}").`);
+  if (ms === null) problems.push(`${name} must be a duration such as 90s, 15m, 24h or 30d (got "${text}").`);
   return ms ?? 0;
 }
 

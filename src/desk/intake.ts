@@ -91,7 +91,7 @@ export class Intake {
   }
 
   private async acceptOnce(payload: DraftPayload, key: string): Promise<SubmitOutcome> {
-    const existing = this.options.desk.byIdempotency(key);
+    const existing = await this.options.desk.findByIdempotency(key);
     if (!existing) return this.accept(payload);
     if (existing.payload_sha256 !== payloadSha256(payload)) {
       return {

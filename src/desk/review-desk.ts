@@ -9,6 +9,8 @@ import { AWAITING_DECISION, isFinal, type DraftStatus } from "../drafts/status.j
 import type { JsonlStore } from "../store/jsonl-store.js";
 import type { DraftLedger } from "../send/send-path.js";
 import { refusedEntry, transitionEntry, type RefusedDecision } from "./audit-entries.js";
+import type { DraftArchive } from "../store/archive.js";
+import { archiveDue } from "./archiving.js";
 import { KeyedQueue } from "./keyed-queue.js";
 import { backoffMs, REVIEW_POST_BACKOFF } from "../retry/backoff.js";
 import type { RecoveryDesk, RecoveryFacts } from "./recovery.js";
@@ -34,6 +36,10 @@ export interface ReviewDeskOptions {
   /** AUDIENCE_CONFIRM_OVER: a 👍 for more members than this needs the extra tap; null or absent: never. */
   readonly confirmOver?: number | null;
   readonly log: DeskLog;
+  /** Where final drafts older than `retentionMs` go (absent: they stay in the store). */
+  readonly archive?: DraftArchive<DraftRecord>;
+  /** DRAFT_RETENTION in milliseconds. */
+  readonly retentionMs?: number;
   /** Builds the send path; it gets the desk as its ledger. */
   readonly makeSender: (ledger: DraftLedger) => Sender;
 }
@@ -89,10 +95,34 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk {
     return id === undefined ? undefined : this.get(id);
   }
 
-  /** The draft submitted with this idempotency key. */
+  /** The draft submitted with this idempotency key (live ones only; see findByIdempotency). */
   byIdempotency(key: string): DraftRecord | undefined {
     const id = this.byIdempotencyKey.get(key);
     return id === undefined ? undefined : this.get(id);
+  }
+
+  /** The current record of a draft, live or archived. */
+  async find(draftId: string): Promise<DraftRecord | undefined> {
+    return this.get(draftId) ?? (await this.options.archive?.get(draftId));
+  }
+
+  /** The draft submitted with this idempotency key, live or archived. */
+  async findByIdempotency(key: string): Promise<DraftRecord | undefined> {
+    return this.byIdempotency(key) ?? (await this.options.archive?.byIdempotencyKey(key));
+  }
+
+  /**
+   * Moves final drafts older than DRAFT_RETENTION to the archive (see
+   * archiving.ts) and forgets them here. Returns how many moved.
+   */
+  async archiveOld(): Promise<number> {
+    const { archive, retentionMs } = this.options;
+    if (!archive || retentionMs === undefined) return 0;
+    const moved = await archiveDue({ store: this.options.store, archive, index: this.options.audit.index, retentionMs, log: this.options.log }, this.options.clock.now());
+    const gone = new Set(moved);
+    for (const [messageId, id] of this.byReviewMessage) if (gone.has(id)) this.byReviewMessage.delete(messageId);
+    for (const [key, id] of this.byIdempotencyKey) if (gone.has(id)) this.byIdempotencyKey.delete(key);
+    return moved.length;
   }
 
   /** Every draft, optionally only those in one status. */

@@ -25,7 +25,8 @@ export interface DraftIntake {
 
 /** What the API reads drafts from (the `ReviewDesk` fits). */
 export interface DraftReader {
-  get(draftId: string): DraftRecord | undefined;
+  /** The draft's current record, live or archived. */
+  find(draftId: string): Promise<DraftRecord | undefined>;
   list(status?: DraftStatus): readonly DraftRecord[];
 }
 
@@ -85,9 +86,9 @@ export function submitReply(outcome: SubmitOutcome): JsonReply {
 }
 
 /** `GET /drafts/<draft_id>`: the current record, or 404. */
-export function getDraft(deps: HandlerDeps, ctx: RequestContext): JsonReply {
+export async function getDraft(deps: HandlerDeps, ctx: RequestContext): Promise<JsonReply> {
   const id = ctx.draftId ?? "";
-  const draft = id === "" ? undefined : deps.desk.get(id);
+  const draft = id === "" ? undefined : await deps.desk.find(id);
   if (!draft) return errorReply(404, `no draft with id ${JSON.stringify(id)}; GET /drafts lists the drafts there are`);
   return reply(200, draft);
 }

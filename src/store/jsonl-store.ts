@@ -118,6 +118,21 @@ export class JsonlStore<T extends { draft_id: string }> {
     return this.queue.exclusive(() => this.compactNow());
   }
 
+  /**
+   * Drops records from the store (the caller has archived them durably): the
+   * file is rewritten without them, atomically, like a compaction. Until the
+   * rewrite is durable a crash keeps them in the store (and the caller's next
+   * pass finds them archived already).
+   */
+  forget(ids: ReadonlySet<string>): Promise<void> {
+    if (this.closed) return Promise.reject(new Error(`${this.path} is closed; this is a bug in the caller`));
+    if (ids.size === 0) return Promise.resolve();
+    return this.queue.exclusive(async () => {
+      for (const id of ids) this.map.delete(id);
+      await this.compactNow();
+    });
+  }
+
   /** Waits for queued appends, then closes the file. Later appends reject. */
   async close(): Promise<void> {
     if (this.closed) return;

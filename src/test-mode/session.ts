@@ -81,7 +81,7 @@ async function handle(command: TestCommand, o: TestSessionOptions): Promise<Answ
       return { now: new Date(o.clock.now()).toISOString(), transitions };
     }
     case "get": {
-      const draft = desk.get(command.draft_id);
+      const draft = await desk.find(command.draft_id);
       return draft ? { ...draft } : { error: `draft_id: no draft ${command.draft_id}` };
     }
     case "list": {

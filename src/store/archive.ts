@@ -1,0 +1,260 @@
+import { mkdir, open, readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { crc32 } from "./crc32.js";
+import { errCode, errMessage, writeFileDurably } from "./fs-util.js";
+import { checkLine, CRC_SUFFIX_BYTES, encodeLine } from "./line-codec.js";
+import { readLines } from "./line-reader.js";
+import type { StoreLog } from "./jsonl-store.js";
+
+/**
+ * Old final records, moved out of the live store: one file per month,
+ * `telegram_drafts-YYYY-MM.jsonl`, in the store's line format (checksummed
+ * lines, draft_id first). A month file is only ever replaced whole (the one
+ * durable temp-file write), so a crash leaves the old file or the new one.
+ *
+ * A small catalog (`catalog.bin`: 32-bit hashes of every archived draft_id
+ * and idempotency key, with their month) finds the month file to read without
+ * holding the records: lookups cost one month file, memory 8 bytes per key.
+ * The catalog is derived data: missing or damaged, it is rebuilt from the
+ * month files, with a log line.
+ */
+
+/** What the archive needs to know about a record. */
+export interface Archivable {
+  readonly draft_id: string;
+  readonly idempotency_key: string | null;
+}
+
+/** How to open the archive. */
+export interface OpenArchiveOptions<T> {
+  readonly dir: string;
+  /** Validates one record read back (the store's zod parse). */
+  readonly parse: (value: unknown) => T;
+  /** The month (`YYYY-MM`) a record is filed under. */
+  readonly monthOf: (record: T) => string;
+  readonly log: StoreLog;
+}
+
+const CATALOG = "catalog.bin";
+const MONTH_FILE = /^telegram_drafts-(\d{4}-\d{2})\.jsonl$/;
+
+/** The month file of `month`. */
+export function monthFileName(month: string): string {
+  return `telegram_drafts-${month}.jsonl`;
+}
+
+const idKey = (id: string) => hash32(`i:${id}`);
+const idemKey = (key: string) => hash32(`k:${key}`);
+
+function hash32(s: string): number {
+  return crc32(Buffer.from(s));
+}
+
+/** The archive directory (see the file comment). */
+export class DraftArchive<T extends Archivable> {
+  /** Sorted by hash: [hash, monthIndex] pairs. */
+  private pairs: Uint32Array;
+  private months: string[];
+
+  private constructor(
+    private readonly options: OpenArchiveOptions<T>,
+    pairs: Uint32Array,
+    months: string[],
+  ) {
+    this.pairs = pairs;
+    this.months = months;
+  }
+
+  /** Opens the archive (created on first use), reading its catalog or rebuilding it. */
+  static async open<T extends Archivable>(options: OpenArchiveOptions<T>): Promise<DraftArchive<T>> {
+    const read = await readCatalog(join(options.dir, CATALOG));
+    if (read.ok) return new DraftArchive(options, read.pairs, read.months);
+    const archive = new DraftArchive(options, new Uint32Array(0), []);
+    const months = await archive.monthsOnDisk();
+    if (months.length === 0) return archive;
+    options.log.warn({ dir: options.dir, problem: read.problem }, "the archive catalog cannot be used; rebuilding it from the month files");
+    const entries: Array<[number, number]> = [];
+    for (const month of months) {
+      const m = archive.monthIndex(month);
+      for (const record of (await archive.readMonth(month)).values()) entries.push(...archive.keysOf(record, m));
+    }
+    archive.merge(entries);
+    await archive.saveCatalog();
+    return archive;
+  }
+
+  /** How many keys the catalog holds (ids and idempotency keys). */
+  get size(): number {
+    return this.pairs.length / 2;
+  }
+
+  /** The archived record of a draft, or undefined. */
+  async get(draftId: string): Promise<T | undefined> {
+    for (const month of this.candidates(idKey(draftId))) {
+      const found = (await this.readMonth(month)).get(draftId);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  /** The archived record submitted with this idempotency key, or undefined. */
+  async byIdempotencyKey(key: string): Promise<T | undefined> {
+    for (const month of this.candidates(idemKey(key))) {
+      for (const record of (await this.readMonth(month)).values()) if (record.idempotency_key === key) return record;
+    }
+    return undefined;
+  }
+
+  /**
+   * Files `records` under their months, idempotently: a record already in its
+   * month file is not written twice (a crash after the file and before the
+   * store forgot the record makes the next pass file it again). Each month
+   * file is replaced whole and durably, then the catalog. Only after this
+   * resolves may the store forget the records.
+   */
+  async add(records: readonly T[]): Promise<void> {
+    if (records.length === 0) return;
+    await mkdir(this.options.dir, { recursive: true, mode: 0o700 });
+    const byMonth = new Map<string, T[]>();
+    for (const r of records) {
+      const month = this.options.monthOf(r);
+      if (!/^\d{4}-\d{2}$/.test(month)) throw new TypeError(`archive month must be YYYY-MM, got ${JSON.stringify(month)}`);
+      byMonth.set(month, [...(byMonth.get(month) ?? []), r]);
+    }
+    const entries: Array<[number, number]> = [];
+    for (const [month, list] of byMonth) {
+      const existing = await this.readMonth(month);
+      const fresh = list.filter((r) => !existing.has(r.draft_id));
+      if (fresh.length > 0) {
+        const lines = [...existing.values(), ...fresh].map((r) => encodeLine(Object.assign({ draft_id: r.draft_id }, r)));
+        await writeFileDurably(join(this.options.dir, monthFileName(month)), lines.join(""), { mode: 0o600 });
+      }
+      const m = this.monthIndex(month);
+      for (const r of list) entries.push(...this.keysOf(r, m));
+    }
+    this.merge(entries);
+    await this.saveCatalog();
+  }
+
+  private keysOf(record: T, monthIndex: number): Array<[number, number]> {
+    const keys: Array<[number, number]> = [[idKey(record.draft_id), monthIndex]];
+    if (record.idempotency_key !== null) keys.push([idemKey(record.idempotency_key), monthIndex]);
+    return keys;
+  }
+
+  private monthIndex(month: string): number {
+    let i = this.months.indexOf(month);
+    if (i < 0) {
+      this.months.push(month);
+      i = this.months.length - 1;
+    }
+    return i;
+  }
+
+  /** Months whose files may hold a key with this hash, newest first. */
+  private candidates(hash: number): string[] {
+    const p = this.pairs;
+    let lo = 0;
+    let hi = p.length / 2;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (p[mid * 2]! < hash) lo = mid + 1;
+      else hi = mid;
+    }
+    const found = new Set<string>();
+    for (let i = lo; i < p.length / 2 && p[i * 2] === hash; i++) found.add(this.months[p[i * 2 + 1]!]!);
+    return [...found].sort().reverse();
+  }
+
+  private merge(entries: Array<[number, number]>): void {
+    if (entries.length === 0) return;
+    const all: Array<[number, number]> = [];
+    for (let i = 0; i < this.pairs.length; i += 2) all.push([this.pairs[i]!, this.pairs[i + 1]!]);
+    all.push(...entries);
+    all.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    const out: number[] = [];
+    for (let i = 0; i < all.length; i++) {
+      if (i > 0 && all[i]![0] === all[i - 1]![0] && all[i]![1] === all[i - 1]![1]) continue;
+      out.push(all[i]![0], all[i]![1]);
+    }
+    this.pairs = Uint32Array.from(out);
+  }
+
+  private async saveCatalog(): Promise<void> {
+    const body = Buffer.from(this.pairs.buffer, this.pairs.byteOffset, this.pairs.byteLength);
+    const header = encodeLine({ v: 1, months: this.months, count: this.pairs.length / 2, body_crc: crc32(body) });
+    await writeFileDurably(join(this.options.dir, CATALOG), Buffer.concat([Buffer.from(header), body]), { mode: 0o600 });
+  }
+
+  private async monthsOnDisk(): Promise<string[]> {
+    try {
+      return (await readdir(this.options.dir)).flatMap((name) => MONTH_FILE.exec(name)?.[1] ?? []).sort();
+    } catch (err) {
+      if (errCode(err) === "ENOENT") return [];
+      throw err;
+    }
+  }
+
+  /** The records of one month file (missing = none), by draft_id. A damaged line stops with an error naming it. */
+  private async readMonth(month: string): Promise<Map<string, T>> {
+    const path = join(this.options.dir, monthFileName(month));
+    const records = new Map<string, T>();
+    let fh;
+    try {
+      fh = await open(path, "r");
+    } catch (err) {
+      if (errCode(err) === "ENOENT") return records;
+      throw err;
+    }
+    try {
+      await readLines(
+        fh,
+        (buf, start, end, lineNo) => {
+          const bad = checkLine(buf, start, end);
+          if (bad !== null) throw new Error(`${path} line ${lineNo}: ${bad}; the archive file is damaged (restore it from a backup)`);
+          const record = this.options.parse(JSON.parse(`${buf.toString("utf8", start, end - CRC_SUFFIX_BYTES)}}`));
+          records.set(record.draft_id, record);
+        },
+        { chunkBytes: 1 << 20 },
+      );
+    } catch (err) {
+      throw new Error(`could not read the archive ${path}: ${errMessage(err)}`, { cause: err });
+    } finally {
+      await fh.close();
+    }
+    return records;
+  }
+}
+
+type CatalogRead = { ok: true; pairs: Uint32Array; months: string[] } | { ok: false; problem: string };
+
+async function readCatalog(path: string): Promise<CatalogRead> {
+  let buf: Buffer;
+  try {
+    const fh = await open(path, "r");
+    try {
+      buf = await fh.readFile();
+    } finally {
+      await fh.close();
+    }
+  } catch (err) {
+    return { ok: false, problem: errCode(err) === "ENOENT" ? "it is missing" : `it cannot be read: ${errMessage(err)}` };
+  }
+  const nl = buf.indexOf(0x0a);
+  if (nl < 0 || checkLine(buf, 0, nl) !== null) return { ok: false, problem: "its header is damaged" };
+  let header: { v?: unknown; months?: unknown; count?: unknown; body_crc?: unknown };
+  try {
+    header = JSON.parse(`${buf.toString("utf8", 0, nl - CRC_SUFFIX_BYTES)}}`) as typeof header;
+  } catch {
+    return { ok: false, problem: "its header is not JSON" };
+  }
+  const { months, count, body_crc } = header;
+  if (header.v !== 1 || !Array.isArray(months) || !months.every((m) => typeof m === "string") || typeof count !== "number" || typeof body_crc !== "number") {
+    return { ok: false, problem: "its header is not one this version reads" };
+  }
+  const body = buf.subarray(nl + 1);
+  if (body.length !== count * 8 || crc32(body) !== body_crc) return { ok: false, problem: "its body is damaged" };
+  const pairs = new Uint32Array(count * 2);
+  Buffer.from(pairs.buffer).set(body);
+  return { ok: true, pairs, months: months as string[] };
+}
