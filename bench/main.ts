@@ -2,13 +2,16 @@
  * `npm run bench [-- section...]`: measures the daemon against Telegram's
  * limits (the Bot API double enforcing them) and the disk, and prints ONE
  * table, every figure from this run, each beside its target. Sections:
- * drain, latency, intake, replay, memory (default: all). Not part of the test
+ * drain, latency, intake, replay, memory, history, soak (default: all but
+ * soak; `npm run bench -- soak` runs the 30-day soak). Not part of the test
  * suite. About 3-4 minutes on 2 cores; needs 4 GiB free in the temp dir
  * for the replay (skipped otherwise).
  */
 import { cpus, freemem, loadavg, release, tmpdir, totalmem } from "node:os";
 import { drainCleanups } from "./drain.js";
 import { drainSection, intakeSection, latencySection, memorySection, replaySection } from "./sections.js";
+import { historySection } from "./history.js";
+import { soakSection } from "./soak.js";
 import { renderTable, skipped, type Row } from "./table.js";
 
 const SECTIONS: Record<string, { order: number; run: () => Promise<Row[]> }> = {
@@ -17,6 +20,8 @@ const SECTIONS: Record<string, { order: number; run: () => Promise<Row[]> }> = {
   intake: { order: 3, run: intakeSection },
   memory: { order: 5, run: memorySection },
   replay: { order: 4, run: replaySection },
+  history: { order: 6, run: historySection },
+  soak: { order: 7, run: soakSection },
 };
 
 function header(): string {
@@ -34,7 +39,7 @@ async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
   const unknown = wanted.filter((w) => !(w in SECTIONS));
   if (unknown.length > 0) throw new Error(`unknown section(s) ${unknown.join(", ")}; choose from ${Object.keys(SECTIONS).join(", ")}`);
-  const names = wanted.length > 0 ? wanted : Object.keys(SECTIONS);
+  const names = wanted.length > 0 ? wanted : Object.keys(SECTIONS).filter((name) => name !== "soak");
   process.stdout.write(`${header()}\n`);
   const started = performance.now();
   const results: Array<{ order: number; rows: Row[] }> = [];

@@ -46,7 +46,7 @@ for (let from = 0; from < n; from += 200) {
 await core.desk.settle();
 const after = await settled();
 const pending = core.desk.list("pending").length;
-const auditLines = core.audit.ours.length;
+const auditLines = core.audit.lastSeq;
 process.stdout.write(
   `${JSON.stringify({
     n,

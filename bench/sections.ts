@@ -143,6 +143,6 @@ export async function memorySection(): Promise<Row[]> {
       "RSS ≤ 300 MB (as 4.)",
       m.rssMB! <= 300,
     ),
-    info("5", "  audit lines held in memory (AuditLog.ours)", `${m.auditLines}`),
+    info("5", "  audit lines of ours (none held in memory: AuditIndex)", `${m.auditLines}`),
   ];
 }

@@ -1,0 +1,62 @@
+/**
+ * 6. Start-up time and peak RSS after 1k, 10k and 100k finished drafts with
+ * their audit lines (ten per draft): each size generated once, then started
+ * twice in fresh processes. The first start reads the whole audit log (no
+ * checkpoint yet) and archives the drafts past DRAFT_RETENTION (a one-off);
+ * the second is every later start. `BENCH_HISTORY_SIZES=1000,10000` picks sizes.
+ */
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { fixed, tempDir } from "./support.js";
+import { info, judged, type Row } from "./table.js";
+
+const run = promisify(execFile);
+
+interface StartReport {
+  seconds: number;
+  maxRssMB: number;
+  liveDrafts: number;
+  auditFromCheckpoint: boolean;
+  auditBytesRead: number;
+}
+
+async function child(args: string[]): Promise<string> {
+  const { stdout } = await run(process.execPath, [join(import.meta.dirname, "history-child.js"), ...args], { maxBuffer: 1 << 20 });
+  return stdout.trim().split("\n").at(-1)!;
+}
+
+/** The section's rows. */
+export async function historySection(): Promise<Row[]> {
+  const sizes = (process.env.BENCH_HISTORY_SIZES ?? "1000,10000,100000").split(",").map(Number);
+  const rows: Row[] = [];
+  const steady = new Map<number, StartReport>();
+  for (const n of sizes) {
+    const tmp = await tempDir(`history-${n}`);
+    try {
+      const gen = JSON.parse(await child(["generate", tmp.dir, String(n)])) as { auditLines: number };
+      const first = JSON.parse(await child(["start", tmp.dir])) as StartReport;
+      const again = JSON.parse(await child(["start", tmp.dir])) as StartReport;
+      steady.set(n, again);
+      rows.push(
+        info("6", `${n} finished drafts (${gen.auditLines} audit lines): first start (full audit read, archiving)`, `${fixed(first.seconds)} s, peak RSS ${fixed(first.maxRssMB, 0)} MB; ${first.liveDrafts} drafts kept live`),
+        info(
+          "6",
+          `${n} finished drafts: every later start`,
+          `${fixed(again.seconds)} s, peak RSS ${fixed(again.maxRssMB, 0)} MB; ${again.liveDrafts} live drafts, audit read from checkpoint: ${again.auditFromCheckpoint ? `yes, ${again.auditBytesRead} bytes after it` : "no"}`,
+        ),
+      );
+    } finally {
+      await tmp.remove();
+    }
+  }
+  const small = steady.get(Math.min(...sizes));
+  const big = steady.get(Math.max(...sizes));
+  if (small && big && small !== big) {
+    const t = big.seconds / small.seconds;
+    const m = big.maxRssMB / small.maxRssMB;
+    rows.push(judged("6", `start-up time, ${Math.max(...sizes)} vs ${Math.min(...sizes)} finished drafts`, `${fixed(t)}x`, "≤ 1.5x", t <= 1.5));
+    rows.push(judged("6", `peak RSS at start, ${Math.max(...sizes)} vs ${Math.min(...sizes)} finished drafts`, `${fixed(m)}x`, "≤ 1.5x", m <= 1.5));
+  }
+  return rows;
+}
