@@ -5,8 +5,8 @@
  * test kill the daemon the moment a given line lands on disk.
  */
 import { closeSync, fstatSync, openSync, readSync, statSync, watch, type FSWatcher } from "node:fs";
-import { open, readFile } from "node:fs/promises";
-import { basename } from "node:path";
+import { open, readdir, readFile } from "node:fs/promises";
+import { basename, join } from "node:path";
 import { harnessPaths } from "../../../src/app/paths.js";
 import { draftRecordSchema, type DraftRecord } from "../../../src/drafts/record.js";
 import { replay } from "../../../src/store/replay.js";
@@ -19,20 +19,49 @@ export interface StoreView {
   readonly droppedBytes: number;
 }
 
-/** Replays `telegram_drafts.jsonl` read-only; throws (StoreCorruptError) where the daemon would refuse to start. */
+/**
+ * Replays `telegram_drafts.jsonl` read-only, with the drafts archived in
+ * `archive/` under it (the store's record wins); throws (StoreCorruptError)
+ * where the daemon would refuse to start, and when the archive holds a draft
+ * twice (a move the crash left half done must not file it twice).
+ */
 export async function readStore(harnessDir: string): Promise<StoreView> {
   const path = harnessPaths(harnessDir).drafts;
+  const archived = await readArchive(harnessPaths(harnessDir).archive);
   const fh = await open(path, "r").catch((err: NodeJS.ErrnoException) => {
     if (err.code === "ENOENT") return null;
     throw err;
   });
-  if (fh === null) return { drafts: new Map(), lines: 0, droppedBytes: 0 };
+  if (fh === null) return { drafts: archived, lines: 0, droppedBytes: 0 };
   try {
     const r = await replay(fh, path, (v) => draftRecordSchema.parse(v));
-    return { drafts: r.latest, lines: r.lines, droppedBytes: r.droppedBytes };
+    const drafts = new Map(archived);
+    for (const [id, d] of r.latest) drafts.set(id, d);
+    return { drafts, lines: r.lines, droppedBytes: r.droppedBytes };
   } finally {
     await fh.close();
   }
+}
+
+/** Every draft in archive/'s month files; throws when one is filed twice or a file is damaged. */
+async function readArchive(dir: string): Promise<Map<string, DraftRecord>> {
+  const out = new Map<string, DraftRecord>();
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => /^telegram_drafts-\d{4}-\d{2}\.jsonl$/.test(n)).sort();
+  for (const name of names) {
+    const fh = await open(join(dir, name), "r");
+    try {
+      const r = await replay(fh, join(dir, name), (v) => draftRecordSchema.parse(v));
+      if (r.droppedBytes > 0) throw new Error(`archive/${name} has a damaged end (${r.droppedReason}): a month file is only ever replaced whole`);
+      if (r.lines !== r.latest.size) throw new Error(`archive/${name} holds a draft twice (${r.lines} lines, ${r.latest.size} drafts)`);
+      for (const [id, d] of r.latest) {
+        if (out.has(id)) throw new Error(`draft ${id} is archived twice (again in ${name})`);
+        out.set(id, d);
+      }
+    } finally {
+      await fh.close();
+    }
+  }
+  return out;
 }
 
 /**

@@ -10,12 +10,14 @@ import type { CallRecord, TelegramDouble } from "../../telegram-double/index.js"
 import { isApproval, type Action, type SweepDriver } from "./sweep-driver.js";
 import type { Life } from "./sweep-daemon.js";
 import { watchHarness } from "./sweep-files.js";
+import { mkdirSync, watch, type FSWatcher } from "node:fs";
+import { join } from "node:path";
 import { BLOCKED, OWNER } from "./sweep-world.js";
 
 /** The kinds of kill point. */
 export const CATEGORIES = [
   "timed", "startup", "intake-inflight", "review-post-accepted", "decision-delivered", "decision-confirmed",
-  "store-line", "audit-line", "send-inflight", "send-accepted", "compaction", "recovery",
+  "store-line", "audit-line", "send-inflight", "send-accepted", "compaction", "recovery", "archiving",
 ] as const;
 export type Category = (typeof CATEGORIES)[number];
 
@@ -35,6 +37,7 @@ export const PER_LANE: Record<Exclude<Category, "recovery">, number> = {
   "send-inflight": 6,
   "send-accepted": 5,
   compaction: 5,
+  archiving: 5,
 };
 
 /** What a trigger works with. */
@@ -66,6 +69,7 @@ export function fits(category: Category, action: Action | null): boolean {
       return true;
     case "startup":
     case "recovery":
+    case "archiving":
       return action === null;
     case "intake-inflight":
     case "review-post-accepted":
@@ -94,7 +98,7 @@ export function choose(queue: Category[], options: readonly Action[], compaction
   const pick = (c: Category): Action | null | undefined => {
     const fitting = options.filter((a) => fits(c, a));
     // Timed kills mostly land on a daemon busy with earlier work; some with an action of their own.
-    if (c === "startup" || (c === "timed" && rand() >= 0.3)) return null;
+    if (c === "startup" || c === "archiving" || (c === "timed" && rand() >= 0.3)) return null;
     if (fitting.length === 0) return c === "timed" || c === "compaction" ? null : undefined;
     const sendKill = c === "send-inflight" || c === "send-accepted";
     const preferred = fitting.filter((a) => sendKill || !isApproval(a) || c === "store-line" || c === "audit-line");
@@ -106,7 +110,7 @@ export function choose(queue: Category[], options: readonly Action[], compaction
   for (let i = 0; i < queue.length; i++) {
     const c = queue[i]!;
     // Start-up kills are taken before the daemon starts (see the sweep); compactions when one is due.
-    if (c === "startup" || (c === "compaction" && !compactionDue)) continue;
+    if (c === "startup" || c === "archiving" || (c === "compaction" && !compactionDue)) continue;
     const action = pick(c);
     if (action !== undefined && (action !== null || c === "timed")) return { category: take(i), action };
   }
@@ -253,7 +257,31 @@ const ARMING: Record<Category, (x: Setup) => void> = {
   "store-line": (x) => onWrite(x, true),
   "audit-line": (x) => onWrite(x, false),
   compaction: onCompaction,
+  archiving: onArchiving,
 };
+
+/**
+ * Kills while start-up moves old final drafts to archive/ (DRAFT_RETENTION is
+ * short in the sweep): when a month file's temp file appears (even lives) or
+ * when the catalog lands, before the store forgets the drafts (odd lives).
+ * The store rewrite that follows is a compaction (see onCompaction).
+ */
+function onArchiving(x: Setup): void {
+  const { ctx } = x;
+  const dir = join(ctx.harnessDir, "archive");
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  let watcher: FSWatcher | undefined;
+  try {
+    watcher = watch(dir, (_event, name) => {
+      const file = String(name ?? "");
+      if (ctx.nth % 2 === 0 && file.startsWith(".telegram_drafts-") && file.endsWith(".tmp")) ctx.life.kill("archiving:month-file");
+      if (ctx.nth % 2 === 1 && file === "catalog.bin") ctx.life.kill("archiving:catalog");
+    });
+  } catch {
+    return;
+  }
+  x.off(() => watcher?.close());
+}
 
 /** Arms `category` for the life in `ctx`; call `performed` once the action is done. */
 export function arm(category: Category, ctx: KillContext): Armed {

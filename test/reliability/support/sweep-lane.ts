@@ -79,7 +79,7 @@ function describeAction(a: Action | null): string {
  */
 async function runLife(l: Lane, queue: Category[], lifeNo: number, last: KillSnapshot | null): Promise<KillSnapshot> {
   const lives = queue.length + lifeNo;
-  const early: Category | null = last !== null && last.sending.length > 0 && l.rand() < 0.6 ? "recovery" : queue[0] === "startup" ? queue.shift()! : null;
+  const early: Category | null = last !== null && last.sending.length > 0 && l.rand() < 0.6 ? "recovery" : queue[0] === "startup" || queue[0] === "archiving" ? queue.shift()! : null;
   const t0 = Date.now();
   const life = await startLife(l.dirs, l.env);
   const ctxOf = (category: Category, action: Action | null) => {
@@ -166,6 +166,8 @@ export async function runLane(o: LaneOptions): Promise<LaneResult> {
     DEFER_FOR: "10s",
     TELEGRAM_RATE_SCALE: "50",
     DRAFT_STORE_COMPACT_AFTER_LINES: String(COMPACT_AFTER_LINES),
+    // Final drafts move to archive/ at the next start: archiving is swept too (readStore reads both).
+    DRAFT_RETENTION: "5s",
   });
   const driver = new SweepDriver(buildPlans(o.drafts, rand, `${o.seed.toString(36)}-${o.lane}`), double);
   const audit = AuditTail.of(dirs.harnessDir);
