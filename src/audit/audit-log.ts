@@ -12,6 +12,9 @@ import { DEFAULT_AUDIT_SOURCE } from "./verify-chain.js";
 export { verifyAuditChain, DEFAULT_AUDIT_SOURCE, type ChainVerdict } from "./verify-chain.js";
 export type { AuditEntry } from "./audit-schema.js";
 
+/** Read more than this at open and the checkpoint is written at once. */
+const CHECKPOINT_AT_OPEN_BYTES = 1 << 20;
+
 interface Encoded {
   /** The entry's JSON. */
   json: string;
@@ -90,7 +93,10 @@ export class AuditLog {
         fromCheckpoint,
         bytesRead: scan.bytesRead,
       });
-      if (opts.checkpointPath !== undefined && scan.bytesRead > 0) await audit.writeCheckpoint();
+      // A long read (no usable checkpoint, or a crash long after the last one) is saved at once;
+      // a short one waits for the next checkpoint (every checkpointEvery lines, and at close).
+      audit.sinceCheckpoint = scan.bytesRead > 0 ? 1 : 0;
+      if (opts.checkpointPath !== undefined && scan.bytesRead > CHECKPOINT_AT_OPEN_BYTES) await audit.writeCheckpoint();
       return audit;
     } catch (err) {
       await fh.close().catch(() => undefined);

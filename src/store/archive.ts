@@ -83,6 +83,21 @@ export class DraftArchive<T extends Archivable> {
     return archive;
   }
 
+  /** A read-only view for findArchivedReadOnly: every month file is a candidate. */
+  static async reader<T extends Archivable>(dir: string, parse: (value: unknown) => T): Promise<{ get(id: string): Promise<T | undefined> }> {
+    const archive = new DraftArchive<T>({ dir, parse, monthOf: () => "", log: { warn() {}, info() {} } }, new Uint32Array(0), []);
+    const months = (await archive.monthsOnDisk()).reverse();
+    return {
+      async get(id) {
+        for (const month of months) {
+          const found = (await archive.readMonth(month)).get(id);
+          if (found) return found;
+        }
+        return undefined;
+      },
+    };
+  }
+
   /** How many keys the catalog holds (ids and idempotency keys). */
   get size(): number {
     return this.pairs.length / 2;
@@ -257,4 +272,14 @@ async function readCatalog(path: string): Promise<CatalogRead> {
   const pairs = new Uint32Array(count * 2);
   Buffer.from(pairs.buffer).set(body);
   return { ok: true, pairs, months: months as string[] };
+}
+
+/**
+ * Finds an archived record without opening the archive for writing (no
+ * catalog rebuilt): reads the month files, newest first. For readers that
+ * must not write to HARNESS_DIR (the CLI while the daemon is stopped).
+ */
+export async function findArchivedReadOnly<T extends Archivable>(dir: string, draftId: string, parse: (value: unknown) => T): Promise<T | undefined> {
+  const reader = await DraftArchive.reader<T>(dir, parse);
+  return reader.get(draftId);
 }

@@ -126,6 +126,8 @@ describe("AuditIndex and its checkpoint", () => {
     const { audit: again, log } = await openAt(dir);
     expect(log.infos.some((i) => /no audit index checkpoint/.test(i.msg))).toBe(true);
     expect(again.lastSeq).toBe(3);
+    await again.close();
+    opened.pop();
     expect((await readFile(join(dir, "audit_index.json"), "utf8")).length).toBeGreaterThan(0);
   });
 });
