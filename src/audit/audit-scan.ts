@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { open, type FileHandle } from "node:fs/promises";
-import { errCode } from "../store/fs-util.js";
+import { errCode, NOFOLLOW } from "../store/fs-util.js";
 import { readLines } from "../store/line-reader.js";
 import type { AuditIndex } from "./audit-index.js";
 import { parseAuditLine } from "./audit-schema.js";
@@ -38,7 +38,7 @@ export function lineHash(line: string | Uint8Array): string {
 export async function scanInto(index: AuditIndex, path: string, source: string): Promise<AuditScan> {
   let fh: FileHandle;
   try {
-    fh = await open(path, "r");
+    fh = await open(path, NOFOLLOW.read);
   } catch (err) {
     if (errCode(err) === "ENOENT") return { unparseable: [], unparseableCount: 0, tailBytes: 0, bytesRead: 0, size: 0 };
     throw err;

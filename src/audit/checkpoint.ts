@@ -1,5 +1,5 @@
 import { open } from "node:fs/promises";
-import { errCode, errMessage, writeFileDurably } from "../store/fs-util.js";
+import { errCode, errMessage, NOFOLLOW, writeFileDurably } from "../store/fs-util.js";
 import { checkLine, CRC_SUFFIX_BYTES, encodeLine } from "../store/line-codec.js";
 import { indexSnapshotSchema, type IndexSnapshot } from "./audit-index.js";
 
@@ -27,7 +27,7 @@ export async function saveCheckpoint(path: string, snapshot: IndexSnapshot): Pro
 export async function loadCheckpoint(path: string): Promise<CheckpointRead> {
   let buf: Buffer;
   try {
-    const fh = await open(path, "r");
+    const fh = await open(path, NOFOLLOW.read);
     try {
       const { size } = await fh.stat();
       if (size > MAX_BYTES) return { ok: false, missing: false, problem: `it is ${size} bytes, too big to be ours` };

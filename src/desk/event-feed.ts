@@ -5,6 +5,7 @@ import { parseAuditLine, type TransitionEntry } from "../audit/audit-schema.js";
 import type { EventFeed, FeedEvent, FeedEventKind, FeedPage } from "../drafts/feed-event.js";
 import { notifyRoles } from "../drafts/notify-roles.js";
 import { ROLES, type Role } from "../drafts/record.js";
+import { NOFOLLOW } from "../store/fs-util.js";
 import { readLines } from "../store/line-reader.js";
 
 /** The machine event an audit line records, as the feed's `kind`. */
@@ -68,7 +69,7 @@ export function auditEventFeed(audit: FeedSource): EventFeed {
       const events: FeedEvent[] = [];
       if (after >= last) return { events, lastSeq: after };
       const start = audit.index.feedStart(after);
-      const fh = await open(audit.file, "r");
+      const fh = await open(audit.file, NOFOLLOW.read);
       try {
         let skipFirst = false;
         if (start > 0) {

@@ -1,7 +1,7 @@
 import { mkdir, open, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { crc32 } from "./crc32.js";
-import { errCode, errMessage, writeFileDurably } from "./fs-util.js";
+import { errCode, errMessage, NOFOLLOW, writeFileDurably } from "./fs-util.js";
 import { checkLine, CRC_SUFFIX_BYTES, encodeLine } from "./line-codec.js";
 import { readLines } from "./line-reader.js";
 import type { StoreLog } from "./jsonl-store.js";
@@ -216,7 +216,7 @@ export class DraftArchive<T extends Archivable> {
     const records = new Map<string, T>();
     let fh;
     try {
-      fh = await open(path, "r");
+      fh = await open(path, NOFOLLOW.read);
     } catch (err) {
       if (errCode(err) === "ENOENT") return records;
       throw err;
@@ -246,7 +246,7 @@ type CatalogRead = { ok: true; pairs: Uint32Array; months: string[] } | { ok: fa
 async function readCatalog(path: string): Promise<CatalogRead> {
   let buf: Buffer;
   try {
-    const fh = await open(path, "r");
+    const fh = await open(path, NOFOLLOW.read);
     try {
       buf = await fh.readFile();
     } finally {

@@ -71,6 +71,28 @@ describe("the CLI without the daemon", () => {
     expect((await readdir(dir)).sort()).toEqual(filesBefore);
   });
 
+  it("get finds a draft that moved to archive/ (DRAFT_RETENTION), still read-only", async () => {
+    const t = await openTestCore(undefined, { env: { DRAFT_RETENTION: "1h" } });
+    const b = await submitPosted(t, "Revised, then archived");
+    await t.core.desk.decide({
+      reviewChatId: b.review_chat_id!,
+      reviewMessageId: b.review_message_id!,
+      decision: "revise",
+      note: "shorter",
+      actor: { user_id: 100000001, channel: "test", emoji: null, update_id: null },
+    });
+    await t.core.desk.settle();
+    await t.clock.advance(2 * 3_600_000);
+    expect(await t.core.desk.archiveOld()).toBe(1);
+    await t.close();
+    const filesBefore = (await readdir(join(t.dir, "archive"))).sort();
+    const env = { HARNESS_DIR: t.dir, DRAFT_API_PORT: String(await freePort()), DRAFT_API_TOKEN: "t".repeat(32) };
+    const got = await runBin(["get", b.draft_id, "--json"], { cwd: dirname(t.dir), env });
+    expect(got.code).toBe(0);
+    expect(jsonLine(got)).toMatchObject({ draft_id: b.draft_id, status: "revise", draft_text: "Revised, then archived" });
+    expect((await readdir(join(t.dir, "archive"))).sort()).toEqual(filesBefore);
+  });
+
   it("with no store yet: an empty list, and status says there are no drafts", async () => {
     const { dir } = await storeWithDrafts();
     const empty = join(dir, "empty-harness");

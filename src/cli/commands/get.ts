@@ -1,6 +1,9 @@
 import type { DraftRecord } from "../../drafts/record.js";
 import { apiTarget } from "../api-target.js";
 import { askDaemonOrReadStore } from "../store-fallback.js";
+import { dirname, join } from "node:path";
+import { draftRecordSchema } from "../../drafts/record.js";
+import { findArchivedReadOnly } from "../../store/archive.js";
 import type { CliCommand } from "../command.js";
 import { draftDetails } from "../draft-text.js";
 import { EXIT } from "../io.js";
@@ -26,7 +29,10 @@ export const getCommand: CliCommand = {
     const json = args.values.json === true;
     const answer = await askDaemonOrReadStore(io, `/drafts/${encodeURIComponent(id)}`);
     if (answer.kind === "store") {
-      const draft = answer.drafts.find((d) => d.draft_id === id);
+      // An old final draft may have moved to archive/ (DRAFT_RETENTION): read it there, read-only.
+      const draft =
+        answer.drafts.find((d) => d.draft_id === id) ??
+        (await findArchivedReadOnly(join(dirname(answer.path), "archive"), id, (v) => draftRecordSchema.parse(v)));
       if (draft) {
         io.stdout.write(json ? `${JSON.stringify(draft)}\n` : `${draftDetails(draft)}\n`);
         return EXIT.ok;
