@@ -2,6 +2,7 @@ import { config as loadDotenv } from "dotenv";
 import { resolve } from "node:path";
 import { ConfigError, loadConfig } from "./config/config.js";
 import { looseEnvWarning, looseSecretEnvFile } from "./config/env-secrets.js";
+import { useReviewTimeZone } from "./config/time-zone.js";
 import { createLogger, scrubSecrets } from "./log/logger.js";
 import { makeRedactor } from "./redact/redact.js";
 import { HarnessDirError } from "./app/harness-guard.js";
@@ -31,6 +32,7 @@ async function main(): Promise<number> {
     }
     throw err;
   }
+  useReviewTimeZone(config.reviewTimeZone);
   secrets.push(config.telegram.token, config.api.token, config.callback?.secret);
   const log = createLogger({
     level: config.logLevel,

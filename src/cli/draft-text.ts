@@ -1,5 +1,5 @@
 import type { DraftRecord } from "../drafts/record.js";
-import { shortAge } from "../owner/local-time.js";
+import { localWhenRelative, shortAge } from "../owner/local-time.js";
 
 /** The fields of a record the human views show. */
 type Shown = Partial<DraftRecord> & Pick<DraftRecord, "draft_id" | "status">;
@@ -24,11 +24,22 @@ export function draftLines(drafts: readonly Shown[], nowMs: number): string {
     .join("\n");
 }
 
-/** The record for a person, `field: value` per line, the draft text last and whole (`draft-review get`). */
-export function draftDetails(draft: Shown): string {
+/** A stored UTC time, and beside it the same instant in REVIEW_TIMEZONE for a person. */
+function withLocal(key: string, value: unknown, nowMs: number | undefined): string {
+  const text = String(value);
+  if (nowMs === undefined || !key.endsWith("_at") || typeof value !== "string" || Number.isNaN(Date.parse(value))) return text;
+  return `${text} (${localWhenRelative(Date.parse(value), nowMs)})`;
+}
+
+/**
+ * The record for a person, `field: value` per line, the draft text last and
+ * whole (`draft-review get`). With `nowMs`, each time also reads in
+ * REVIEW_TIMEZONE: `expires_at: 2030-01-03T10:00:00.000Z (tomorrow 11:00, in 22 h)`.
+ */
+export function draftDetails(draft: Shown, nowMs?: number): string {
   const { draft_text: text, ...rest } = draft;
   const lines = Object.entries(rest)
     .filter(([, v]) => v !== null && v !== undefined)
-    .map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : String(v)}`);
+    .map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : withLocal(k, v, nowMs)}`);
   return [...lines, "draft_text:", text ?? ""].join("\n");
 }

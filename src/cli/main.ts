@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { config as loadDotenv } from "dotenv";
+import { useReviewTimeZone } from "../config/time-zone.js";
 import type { CliCommand } from "./command.js";
 import { COMMANDS } from "./commands.js";
 import { CliFailure, EXIT, processIo, type CliIo } from "./io.js";
@@ -60,6 +61,7 @@ function findCommand(argv: readonly string[]): { command: CliCommand; rest: stri
  */
 export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   loadDotenv({ quiet: true, path: join(io.cwd, ".env"), processEnv: io.env });
+  useReviewTimeZone(io.env.REVIEW_TIMEZONE);
   const first = argv[0];
   if (first === undefined || first === "--help" || first === "-h" || first === "help") {
     (first === undefined ? io.stderr : io.stdout).write(usage());

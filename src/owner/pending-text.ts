@@ -1,6 +1,6 @@
 import type { DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
-import { shortAge } from "./local-time.js";
+import { localWhenRelative, shortAge } from "./local-time.js";
 
 /** The fields of a draft that /pending shows. */
 export type PendingDraft = Pick<
@@ -28,15 +28,15 @@ function preview(text: string): string {
   return flat.length <= 40 ? flat : `${flat.slice(0, 39)}…`;
 }
 
-function line(d: PendingDraft, nowMs: number): string {
+function line(d: PendingDraft, nowMs: number, timeZone: string | undefined): string {
   const where = d.destination_thread_id === null ? d.destination_chat_id : `${d.destination_chat_id} (topic ${d.destination_thread_id})`;
   const age = shortAge(nowMs - Date.parse(d.drafted_at));
-  const left = shortAge(Date.parse(d.expires_at) - nowMs);
+  const expires = localWhenRelative(Date.parse(d.expires_at), nowMs, timeZone);
   const link =
     d.review_message_id === null
       ? "not posted yet"
       : (reviewLink(d.review_chat_id ?? "", d.review_message_id) ?? `message ${d.review_message_id}`);
-  return `• ${d.drafted_by_role} → ${where} · ${d.status} · ${age} old, expires in ${left} · ${link}\n  “${preview(d.draft_text)}”`;
+  return `• ${d.drafted_by_role} → ${where} · ${d.status} · ${age} old, expires ${expires} · ${link}\n  “${preview(d.draft_text)}”`;
 }
 
 /**
@@ -45,7 +45,7 @@ function line(d: PendingDraft, nowMs: number): string {
  * destination, age and a link to its review post; always one message: past
  * MAX_LISTED drafts or LISTED_CHARS characters the rest are counted. Pure.
  */
-export function pendingText(drafts: Iterable<PendingDraft>, nowMs: number): string {
+export function pendingText(drafts: Iterable<PendingDraft>, nowMs: number, timeZone?: string): string {
   const waiting = [...drafts]
     .filter((d) => AWAITING_DECISION.has(d.status) || d.status === "queued")
     .sort((a, b) => Date.parse(a.drafted_at) - Date.parse(b.drafted_at));
@@ -53,7 +53,7 @@ export function pendingText(drafts: Iterable<PendingDraft>, nowMs: number): stri
   const shown: string[] = [];
   let chars = 0;
   for (const d of waiting.slice(0, MAX_LISTED)) {
-    const l = line(d, nowMs);
+    const l = line(d, nowMs, timeZone);
     if (chars + l.length + 1 > LISTED_CHARS) break;
     shown.push(l);
     chars += l.length + 1;

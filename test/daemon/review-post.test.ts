@@ -115,3 +115,15 @@ describe("the review post against the Bot API double", () => {
     expect(sent("No link").linkPreview).toEqual({ is_disabled: true });
   });
 });
+
+describe("times in REVIEW_TIMEZONE", () => {
+  it("the review post says when the draft expires in the reviewer's zone, relative to now", async () => {
+    daemon = await liveDaemon(double, { TELEGRAM_RATE_SCALE: "20", REVIEW_TIMEZONE: "Pacific/Kiritimati", DRAFT_TTL: "90m" });
+    const a = await submit(daemon, "Time check");
+    const rec = (await daemon.request("GET", `/drafts/${a.draft_id}`)).body;
+    expect(rec.expires_at).toMatch(/Z$/);
+    const hm = new Intl.DateTimeFormat("en-GB", { timeZone: "Pacific/Kiritimati", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(new Date(rec.expires_at));
+    const post = double.messages(OWNER).find((m) => m.messageId === a.review_message_id)!;
+    expect(post.text).toMatch(new RegExp(`Expires (today|tomorrow) ${hm}, in (90 min|2 h), unless decided\\.`));
+  });
+});

@@ -39,16 +39,17 @@ describe("pendingText", () => {
         draft({ draft_id: "d_5", status: "halted", drafted_at: new Date(NOW - 3 * H).toISOString() }),
       ],
       NOW,
+      "UTC",
     );
     expect(text.split("\n")).toEqual([
       "4 drafts awaiting a decision (oldest first):",
-      "• CoS → -1001234567890 (topic 3) · deferred · 1d 6h old, expires in 22h · message 7",
+      "• CoS → -1001234567890 (topic 3) · deferred · 1d 6h old, expires tomorrow 10:00, in 22 h · message 7",
       "  “Hi Anna, Thursday 10:00 works.”",
-      "• Scribe → -1001234567890 · halted · 3h old, expires in 22h · https://t.me/c/9876543210/42",
+      "• Scribe → -1001234567890 · halted · 3h old, expires tomorrow 10:00, in 22 h · https://t.me/c/9876543210/42",
       "  “Hi Anna, Thursday 10:00 works.”",
-      "• Scribe → -1001234567890 · pending · 2h old, expires in 22h · https://t.me/c/9876543210/42",
+      "• Scribe → -1001234567890 · pending · 2h old, expires tomorrow 10:00, in 22 h · https://t.me/c/9876543210/42",
       "  “Hi Anna, Thursday 10:00 works.”",
-      "• Scribe → -1001234567890 · queued · 1m old, expires in 22h · not posted yet",
+      "• Scribe → -1001234567890 · queued · 1m old, expires tomorrow 10:00, in 22 h · not posted yet",
       "  “Hi Anna, Thursday 10:00 works.”",
       "Decide on a review message with 👍 send · 👎 revise · 😴 defer.",
     ]);

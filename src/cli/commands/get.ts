@@ -34,7 +34,7 @@ export const getCommand: CliCommand = {
         answer.drafts.find((d) => d.draft_id === id) ??
         (await findArchivedReadOnly(join(dirname(answer.path), "archive"), id, (v) => draftRecordSchema.parse(v)));
       if (draft) {
-        io.stdout.write(json ? `${JSON.stringify(draft)}\n` : `${draftDetails(draft)}\n`);
+        io.stdout.write(json ? `${JSON.stringify(draft)}\n` : `${draftDetails(draft, Date.now())}\n`);
         return EXIT.ok;
       }
       const error = `no draft with id ${JSON.stringify(id)} in ${answer.path}`;
@@ -44,7 +44,7 @@ export const getCommand: CliCommand = {
     }
     if (answer.status === 200) {
       if (json) printJsonLine(io, answer.body);
-      else io.stdout.write(`${draftDetails(answer.body as DraftRecord)}\n`);
+      else io.stdout.write(`${draftDetails(answer.body as DraftRecord, Date.now())}\n`);
       return EXIT.ok;
     }
     if (json) printJsonLine(io, answer.body);
