@@ -238,6 +238,9 @@ describe("live daemon against the Bot API double", () => {
     daemon = await liveDaemon(double);
     const dirs = { cwd: daemon.cwd, harnessDir: daemon.harnessDir };
     const a = await submitPosted(daemon, "Decided, then killed");
+    // The send first resolves the destination again (getChat): held here, so the kill lands before
+    // the send begins. (A kill during the send is outcome_unknown by design; tested above.)
+    double.delayNext("getChat", 1500);
     const { update } = double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, newEmojis: ["👍"] });
     // Kill as soon as the runner has confirmed the update (its next getUpdates asks for a later
     // offset): Telegram will never deliver it again, so only the journal can still have it
