@@ -6,7 +6,7 @@ import { useReviewTimeZone } from "./config/time-zone.js";
 import { createLogger, scrubSecrets } from "./log/logger.js";
 import { makeRedactor } from "./redact/redact.js";
 import { HarnessDirError } from "./app/harness-guard.js";
-import { ApiTokenError } from "./http/api-token.js";
+import { ApiTokenError } from "./app/api-token.js";
 import { LockHeldError } from "./store/lock.js";
 import { StoreCorruptError } from "./store/store-errors.js";
 import { runTestMode } from "./test-mode/run.js";

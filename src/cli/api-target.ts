@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { readApiTokenForClient, ApiTokenError } from "../http/api-token.js";
+import { readApiTokenForClient, ApiTokenError } from "../app/api-token.js";
 import { CliFailure } from "./io.js";
 
 /** Where the daemon's API is and the token to show it, as the CLI found them. */

@@ -6,7 +6,7 @@ import { systemClock } from "../clock/clock.js";
 import type { Config } from "../config/config.js";
 import type { Redactor } from "../desk/intake.js";
 import { resumeDrafts } from "../desk/recovery.js";
-import { resolveApiToken } from "../http/api-token.js";
+import { resolveApiToken } from "../app/api-token.js";
 import { startApiServer } from "../http/server.js";
 import type { Logger } from "../log/logger.js";
 import { slidingWindowLimiter } from "../send/sliding-limiter.js";
@@ -24,8 +24,6 @@ import { ownerFeatures } from "./owner-features.js";
 import { startCallbacks } from "./callbacks.js";
 import { DaemonHealth } from "./health.js";
 
-/** The updates the daemon asks for (defined with the polling, in src/telegram). */
-export { ALLOWED_UPDATES };
 
 /** What main hands the daemon besides the configuration. */
 export interface DaemonEnv {

@@ -3,7 +3,7 @@ import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { resolveApiToken } from "../../src/http/api-token.js";
+import { resolveApiToken } from "../../src/app/api-token.js";
 import { startApiServer, type ApiServer } from "../../src/http/server.js";
 import { captureLog, memoryCore, payload } from "../http/memory-core.js";
 import { ensureBuilt, freePort, runBin } from "../support/cli-process.js";

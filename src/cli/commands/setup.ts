@@ -5,7 +5,7 @@ const DEFAULT_TIMEOUT_SECONDS = 300;
 
 /**
  * `draft-review setup`: finds REVIEW_CHAT_ID and REVIEWER_USER_IDS from a
- * /start and checks the review chat. The work is in src/setup/, loaded only
+ * /start and checks the review chat. The work is in src/cli/setup/, loaded only
  * when this command runs (it brings grammY and the daemon's constants).
  */
 export const setupCommand: CliCommand = {
@@ -54,7 +54,7 @@ export const setupCommand: CliCommand = {
     const timeoutText = typeof args.values.timeout === "string" ? args.values.timeout : String(DEFAULT_TIMEOUT_SECONDS);
     const timeoutSeconds = Number(timeoutText);
     if (!/^\d+$/.test(timeoutText) || timeoutSeconds < 1) throw new CliFailure(`--timeout must be a whole number of seconds, 1 or more (got "${timeoutText}")`);
-    const { runSetup } = await import("../../setup/run-setup.js");
+    const { runSetup } = await import("../setup/run-setup.js");
     return runSetup(io, { yes, noWrite, json: args.values.json === true, timeoutSeconds });
   },
 };

@@ -1,4 +1,4 @@
-import { harnessPaths } from "../app/paths.js";
+import { harnessPaths } from "./paths.js";
 import { randomBytes } from "node:crypto";
 import { mkdir, open } from "node:fs/promises";
 import { NOFOLLOW, writeFileDurably } from "../store/fs-util.js";

@@ -1,6 +1,6 @@
 import type { Update } from "grammy/types";
 import { describe, expect, it } from "vitest";
-import { confirmUpTo, isStart, waitForStart, type UpdateSource } from "../../src/setup/find-start.js";
+import { confirmUpTo, isStart, waitForStart, type UpdateSource } from "../../../src/cli/setup/find-start.js";
 
 function message(updateId: number, text: string): Update {
   return { update_id: updateId, message: { message_id: updateId, date: 0, chat: { id: 5, type: "private", first_name: "O" }, from: { id: 5, is_bot: false, first_name: "O" }, text } } as Update;

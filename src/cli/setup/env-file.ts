@@ -2,8 +2,8 @@ import { randomBytes } from "node:crypto";
 import { open, readFile, rename, stat, unlink } from "node:fs/promises";
 import { dirname } from "node:path";
 import { parse as parseDotenv } from "dotenv";
-import { envTextHoldsSecret } from "../config/env-secrets.js";
-import { errCode, fsyncDir } from "../store/fs-util.js";
+import { envTextHoldsSecret } from "../../config/env-secrets.js";
+import { errCode, fsyncDir } from "../../store/fs-util.js";
 
 /** `.env`'s text and the values it sets; an absent file is empty. */
 export async function readEnvFile(path: string): Promise<{ exists: boolean; text: string; values: Record<string, string> }> {

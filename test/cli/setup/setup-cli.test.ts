@@ -3,10 +3,10 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ensureBuilt, freePort, jsonLine, runBin } from "../support/cli-process.js";
-import { eventually } from "../support/daemon-process.js";
-import { liveDouble, OWNER, STRANGER } from "../support/live-fixture.js";
-import type { TelegramDouble } from "../telegram-double/index.js";
+import { ensureBuilt, freePort, jsonLine, runBin } from "../../support/cli-process.js";
+import { eventually } from "../../support/daemon-process.js";
+import { liveDouble, OWNER, STRANGER } from "../../support/live-fixture.js";
+import type { TelegramDouble } from "../../telegram-double/index.js";
 
 const GROUP = -1_009_990_001;
 let double: TelegramDouble;

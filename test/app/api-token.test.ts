@@ -2,8 +2,8 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ApiTokenError, apiTokenPath, readApiTokenForClient, resolveApiToken } from "../../src/http/api-token.js";
-import { captureLog } from "./memory-core.js";
+import { ApiTokenError, apiTokenPath, readApiTokenForClient, resolveApiToken } from "../../src/app/api-token.js";
+import { captureLog } from "../http/memory-core.js";
 
 let root: string;
 let dir: string;

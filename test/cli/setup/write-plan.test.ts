@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isYes, planEnvWrite, proposedReviewers } from "../../src/setup/write-plan.js";
+import { isYes, planEnvWrite, proposedReviewers } from "../../../src/cli/setup/write-plan.js";
 
 const base = { existing: {}, proposed: { REVIEW_CHAT_ID: "42", REVIEWER_USER_IDS: "42" }, yes: false, noWrite: false, interactive: true, envPath: "/x/.env" };
 

@@ -2,7 +2,7 @@ import { chmod, mkdtemp, readFile, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readEnvFile, setEnvValues, writeEnvFile } from "../../src/setup/env-file.js";
+import { readEnvFile, setEnvValues, writeEnvFile } from "../../../src/cli/setup/env-file.js";
 
 describe("setEnvValues", () => {
   it("replaces an assignment in place and keeps every other line", () => {
