@@ -1,27 +1,16 @@
-import { request } from "node:http";
-
 /**
  * True when a draft-review daemon answers `GET /healthz` at host:port (within
  * `timeoutMs`). Setup uses it to refuse early, before it would fight the
- * daemon over getUpdates. Anything else there (or nothing) is false.
+ * daemon over getUpdates. A daemon that answers but is unhealthy (503 with
+ * its reasons) still counts: it is running. Anything else there (or nothing) is false.
  */
-export function daemonAnswers(host: string, port: number, timeoutMs = 1000): Promise<boolean> {
-  return new Promise((resolve) => {
-    const req = request({ host, port, path: "/healthz", method: "GET", agent: false, timeout: timeoutMs }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (c: string) => (body += c));
-      res.on("end", () => {
-        try {
-          resolve(res.statusCode === 200 && (JSON.parse(body) as { ok?: unknown }).ok === true);
-        } catch {
-          resolve(false);
-        }
-      });
-      res.on("error", () => resolve(false));
-    });
-    req.on("timeout", () => req.destroy());
-    req.on("error", () => resolve(false));
-    req.end();
-  });
+export async function daemonAnswers(host: string, port: number, timeoutMs = 1000): Promise<boolean> {
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}/healthz`;
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    const body = (await res.json()) as { ok?: unknown };
+    return (res.status === 200 || res.status === 503) && typeof body.ok === "boolean";
+  } catch {
+    return false;
+  }
 }
