@@ -10,6 +10,7 @@ import { scheduleDigest, type DigestSchedule } from "../owner/digest-schedule.js
 import { localMinute } from "../owner/local-time.js";
 import { buildStatusReport, type StatusReport } from "../owner/status-report.js";
 import { ownerCommands, registerOwnerCommands } from "../telegram/owner-commands.js";
+import { ReactionWatch } from "../telegram/reaction-watch.js";
 import type { Logger } from "../log/logger.js";
 
 /** The window the daily digest covers. */
@@ -34,6 +35,8 @@ export interface OwnerFeatures {
   readonly commands: Composer<Context>;
   /** The /resume confirmation taps, for `bot.use` before the decision handlers (which refuse unknown buttons). */
   readonly confirmations: Composer<Context>;
+  /** Notes when a reaction last arrived, for /status: `bot.use` before the decision handlers. */
+  readonly reactionWatch: Composer<Context>;
   /** The status report (/status, `GET /status`). */
   readonly status: () => Promise<StatusReport>;
   /** Registers the command menu and starts the daily digest (DIGEST_HOUR). */
@@ -50,6 +53,7 @@ export interface OwnerFeatures {
  */
 export function ownerFeatures(deps: OwnerFeatureDeps): OwnerFeatures {
   const { config, core, clock, log } = deps;
+  const reactions = new ReactionWatch(config.reviewChatId, clock);
   const status = async () =>
     buildStatusReport({
       mode: config.mode,
@@ -58,6 +62,7 @@ export function ownerFeatures(deps: OwnerFeatureDeps): OwnerFeatures {
       killSwitch: await core.killSwitch.check(),
       digestHour: config.digestHour,
       callbacks: (await deps.callbacks?.status()) ?? null,
+      lastReactionMs: reactions.lastReactionMs,
     });
   const { commands, confirmations } = ownerCommands({
     reviewChatId: config.reviewChatId,
@@ -76,6 +81,7 @@ export function ownerFeatures(deps: OwnerFeatureDeps): OwnerFeatures {
   return {
     commands,
     confirmations,
+    reactionWatch: reactions.middleware(),
     status,
     async start() {
       await registerOwnerCommands(deps.api, config.reviewChatId, log);

@@ -172,6 +172,7 @@ function installHandlers(
   const { config, core, owner, log } = deps;
   bot.use(sequentialize(reviewMessageKey));
   // Before the decision handlers, which refuse any button they do not know.
+  bot.use(owner.reactionWatch);
   bot.use(owner.confirmations);
   bot.use(
     decisionHandlers({ desk: core.desk, reviewChatId: config.reviewChatId, reviewerIds: config.reviewerIds, log, tellReviewers: deps.tellReviewers }),

@@ -22,6 +22,11 @@ export interface StatusReport {
   readonly digest_hour: number | null;
   /** Push callbacks (CALLBACK_URL): backlog and last error; null when off. */
   readonly callbacks: CallbackStatus | null;
+  /**
+   * When the running daemon last received a reaction in the review chat (ISO-8601 UTC); null:
+   * none since it started. Absent when no daemon made the report (the CLI reading the store).
+   */
+  readonly last_reaction_at?: string | null;
 }
 
 /** What the report is made from; every input is a value, so this is pure. */
@@ -33,6 +38,8 @@ export interface StatusInputs {
   readonly digestHour: number | null;
   /** The callback delivery's state; absent or null when CALLBACK_URL is unset. */
   readonly callbacks?: CallbackStatus | null;
+  /** When a reaction last arrived (Clock ms), null for none yet; absent when not known (no daemon). */
+  readonly lastReactionMs?: number | null;
 }
 
 /** Builds the status report: queue depths and today's counts from the drafts, the kill switch as checked. */
@@ -55,6 +62,7 @@ export function buildStatusReport(inputs: StatusInputs): StatusReport {
     drafts_total: total,
     digest_hour: inputs.digestHour,
     callbacks: inputs.callbacks ?? null,
+    ...(inputs.lastReactionMs === undefined ? {} : { last_reaction_at: inputs.lastReactionMs === null ? null : new Date(inputs.lastReactionMs).toISOString() }),
   };
 }
 
@@ -79,7 +87,18 @@ export function statusText(report: StatusReport): string {
     `Today (since ${localMinute(Date.parse(report.today.since))}): ${today.length > 0 ? today.join(", ") : "nothing yet"}`,
     `Daily digest: ${report.digest_hour === null ? "off (set DIGEST_HOUR)" : `at ${String(report.digest_hour).padStart(2, "0")}:00`}`,
     ...(report.callbacks ? [callbacksLine(report.callbacks)] : []),
+    ...(report.last_reaction_at === undefined ? [] : [reactionLine(report.last_reaction_at)]),
   ].join("\n");
+}
+
+/**
+ * When a reaction last reached the daemon. Telegram may not deliver reactions
+ * to a bot (reliably only where it is an administrator; in a private chat with
+ * a bot they often never arrive), so "none" comes with what to do instead.
+ */
+export function reactionLine(lastReactionAt: string | null): string {
+  if (lastReactionAt !== null) return `Last reaction received: ${localMinute(Date.parse(lastReactionAt))}`;
+  return "Last reaction received: none since the start. If 👍 seems to do nothing, Telegram is not delivering reactions here: use the buttons, or a private group where the bot is admin.";
 }
 
 /** One line about push callbacks: the backlog, and the last error while it lasts. */

@@ -2,6 +2,7 @@ import type { CliCommand } from "../command.js";
 import { CliFailure } from "../io.js";
 
 const DEFAULT_TIMEOUT_SECONDS = 300;
+const DEFAULT_REACTION_WAIT_SECONDS = 60;
 
 /**
  * `draft-review setup`: finds REVIEW_CHAT_ID and REVIEWER_USER_IDS from a
@@ -12,7 +13,7 @@ export const setupCommand: CliCommand = {
   name: "setup",
   summary: "find the review chat and your user id from a /start, write them to .env, check the chat",
   usage: [
-    "draft-review setup [--yes | --no-write] [--timeout SECONDS] [--json]",
+    "draft-review setup [--yes | --no-write] [--timeout SECONDS] [--reaction-wait SECONDS] [--json]",
     "",
     "Needs only TELEGRAM_BOT_TOKEN (environment or .env; TELEGRAM_API_ROOT is honoured).",
     "1. checks the token (getMe);",
@@ -21,13 +22,17 @@ export const setupCommand: CliCommand = {
     "   REVIEWER_USER_IDS;",
     "3. offers to write them to .env (asks first on a terminal; y/N before overwriting);",
     "4. posts a short hello in that chat and, for a group, checks that the bot is an admin",
-    "   (Telegram sends reactions only to admin bots).",
+    "   (Telegram sends reactions only to admin bots);",
+    "5. asks you to react 👍 on the hello and says whether the reaction reached the bot (in a",
+    "   private chat with a bot Telegram often never delivers it: then decide with the buttons,",
+    "   or use a private group where the bot is admin).",
     "The updates it read are confirmed, so the daemon never sees the /start. The daemon",
     "must not run meanwhile: Telegram lets only one program poll a bot.",
     "",
     "  -y, --yes            write .env without asking",
     "  --no-write           only print the values",
     `  --timeout SECONDS    how long to wait for /start (default ${DEFAULT_TIMEOUT_SECONDS})`,
+    `  --reaction-wait SECONDS  how long to wait for your 👍 on the hello (default ${DEFAULT_REACTION_WAIT_SECONDS}; 0 skips)`,
     "  --json               print the result as one JSON line (progress goes to stderr)",
     "",
     "Without a terminal on stdin and without --yes, .env is not written (setup says so).",
@@ -44,6 +49,7 @@ export const setupCommand: CliCommand = {
     yes: { type: "boolean", short: "y" },
     "no-write": { type: "boolean" },
     timeout: { type: "string" },
+    "reaction-wait": { type: "string" },
     json: { type: "boolean" },
   },
   positionals: { min: 0, max: 0 },
@@ -54,7 +60,10 @@ export const setupCommand: CliCommand = {
     const timeoutText = typeof args.values.timeout === "string" ? args.values.timeout : String(DEFAULT_TIMEOUT_SECONDS);
     const timeoutSeconds = Number(timeoutText);
     if (!/^\d+$/.test(timeoutText) || timeoutSeconds < 1) throw new CliFailure(`--timeout must be a whole number of seconds, 1 or more (got "${timeoutText}")`);
+    const reactionText = typeof args.values["reaction-wait"] === "string" ? args.values["reaction-wait"] : String(DEFAULT_REACTION_WAIT_SECONDS);
+    const reactionWaitSeconds = Number(reactionText);
+    if (!/^\d+$/.test(reactionText)) throw new CliFailure(`--reaction-wait must be a whole number of seconds, 0 to skip (got "${reactionText}")`);
     const { runSetup } = await import("../setup/run-setup.js");
-    return runSetup(io, { yes, noWrite, json: args.values.json === true, timeoutSeconds });
+    return runSetup(io, { yes, noWrite, json: args.values.json === true, timeoutSeconds, reactionWaitSeconds });
   },
 };

@@ -6,6 +6,8 @@ import { explainTelegramError, type ProblemContext } from "./telegram-problems.j
 export interface ChatCheck {
   /** The hello went out. */
   readonly canPost: boolean;
+  /** The hello's message id (setup asks for a 👍 on it); null when it did not go out. */
+  readonly helloMessageId: number | null;
   /** For a group: whether the bot is an admin there (reactions need it); null for a private chat or when unknown. */
   readonly botIsAdmin: boolean | null;
   /** Each problem in one sentence with its fix. */
@@ -30,13 +32,14 @@ export async function checkReviewChat(
 ): Promise<ChatCheck> {
   const problems: string[] = [];
   let canPost = false;
+  let helloMessageId: number | null = null;
   try {
-    await api.sendMessage(chat.id, HELLO, threadId === null ? {} : { message_thread_id: threadId });
+    helloMessageId = (await api.sendMessage(chat.id, HELLO, threadId === null ? {} : { message_thread_id: threadId })).message_id;
     canPost = true;
   } catch (err) {
     problems.push(explainTelegramError(err, ctx));
   }
-  if (chat.type === "private") return { canPost, botIsAdmin: null, problems };
+  if (chat.type === "private") return { canPost, helloMessageId, botIsAdmin: null, problems };
   let botIsAdmin: boolean | null = null;
   try {
     const member = await api.getChatMember(chat.id, botId);
@@ -49,5 +52,5 @@ export async function checkReviewChat(
   } catch (err) {
     problems.push(`Could not check whether the bot is an admin: ${explainTelegramError(err, ctx)}`);
   }
-  return { canPost, botIsAdmin, problems };
+  return { canPost, helloMessageId, botIsAdmin, problems };
 }

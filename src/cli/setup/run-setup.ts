@@ -12,6 +12,7 @@ import { checkReviewChat, type ChatCheck } from "./check-chat.js";
 import { daemonAnswers } from "./daemon-probe.js";
 import { tightenSecretEnvFile } from "../../config/env-secrets.js";
 import { readEnvFile, setEnvValues, writeEnvFile } from "./env-file.js";
+import { waitForReaction } from "./find-reaction.js";
 import { ANONYMOUS_ADMIN_ID, confirmUpTo, waitForStart } from "./find-start.js";
 import { explainTelegramError } from "./telegram-problems.js";
 import { isYes, planEnvWrite, proposedReviewers } from "./write-plan.js";
@@ -22,6 +23,8 @@ export interface SetupOptions {
   readonly noWrite: boolean;
   readonly json: boolean;
   readonly timeoutSeconds: number;
+  /** How long to wait for the owner's 👍 on the hello (`--reaction-wait`); 0 skips the check. */
+  readonly reactionWaitSeconds: number;
 }
 
 /** setup's exit code when the ids were found but the review chat needs fixing. */
@@ -56,7 +59,8 @@ export async function runSetup(io: CliIo, options: SetupOptions): Promise<number
     const values = await proposeValues(s, start);
     const env = await maybeWrite(s, values);
     const check = await checkChat(s, me, start, values);
-    return finish(s, me, start, values, env, check);
+    const reaction = await checkReaction(s, start, check);
+    return finish(s, me, start, values, env, check, reaction);
   } catch (err) {
     if (err instanceof CliFailure) throw new CliFailure(scrub(err.message, s.token), err.exitCode);
     throw err;
@@ -243,7 +247,42 @@ async function checkChat(s: Session, me: UserFromGetMe, m: Message, values: Reco
   return check;
 }
 
-function finish(s: Session, me: UserFromGetMe, m: Message, values: Record<string, string>, env: EnvOutcome, check: ChatCheck): number {
+/** Whether a reaction reached the bot: true, false (none within the wait), or null (not checked). */
+type ReactionCheck = boolean | null;
+
+/**
+ * Asks the owner to react 👍 on the hello and says whether the reaction
+ * reached the bot within `--reaction-wait`. Telegram may not deliver
+ * reactions to a bot (reliably only to an admin in a group; from a private
+ * chat with a bot they often never arrive), so the owner learns it now, not
+ * when a 👍 on a draft seems to do nothing.
+ */
+async function checkReaction(s: Session, m: Message, check: ChatCheck): Promise<ReactionCheck> {
+  const waitSeconds = s.options.reactionWaitSeconds;
+  if (waitSeconds === 0 || check.helloMessageId === null) return null;
+  s.say(`Now react 👍 on that hello in the review chat (long-press it → 👍); waiting up to ${formatDuration(waitSeconds * 1000)} to see whether Telegram delivers reactions to the bot there.`);
+  let found;
+  try {
+    found = await waitForReaction(s.api, { chatId: m.chat.id, messageId: check.helloMessageId }, ALLOWED_UPDATES, {
+      deadlineMs: Date.now() + waitSeconds * 1000,
+      now: Date.now,
+    });
+    await confirmUpTo(s.api, found?.updateId ?? null, ALLOWED_UPDATES);
+  } catch (err) {
+    throw telegramFailure(s, err);
+  }
+  if (found) {
+    s.say(`✓ Your ${found.emoji} reached the bot: reactions work in this chat.`);
+    return true;
+  }
+  s.say(
+    `⚠️ No reaction reached the bot within ${formatDuration(waitSeconds * 1000)}. Telegram delivers reactions to bots reliably only where the bot is an admin, and often not at all from a private chat with a bot. ` +
+      "Decide with the buttons under each draft (👍 Send, ❌ Revise, ⏳ defer) or by replying, or use a private group where the bot is admin as the review chat (run setup again there).",
+  );
+  return false;
+}
+
+function finish(s: Session, me: UserFromGetMe, m: Message, values: Record<string, string>, env: EnvOutcome, check: ChatCheck, reaction: ReactionCheck): number {
   for (const problem of check.problems) s.say(`✗ ${problem}`);
   const ok = check.problems.length === 0;
   if (ok) s.say(env === "not_written" ? "Done. Add the lines above to .env, then start the daemon with `npm start`." : "Done. Start the daemon with `npm start`.");
@@ -255,7 +294,7 @@ function finish(s: Session, me: UserFromGetMe, m: Message, values: Record<string
       user: { id: m.from!.id, username: m.from!.username ?? null },
       env: values,
       written: env === "written",
-      checks: { can_post: check.canPost, bot_is_admin: check.botIsAdmin },
+      checks: { can_post: check.canPost, bot_is_admin: check.botIsAdmin, reaction_arrived: reaction },
       problems: check.problems,
     });
   }

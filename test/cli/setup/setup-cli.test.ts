@@ -28,9 +28,13 @@ afterEach(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-/** Runs setup and sends `text` from `userId` in `chatId` once setup long-polls for it. */
+/**
+ * Runs setup and sends `text` from `userId` in `chatId` once setup long-polls for it. The 👍
+ * check on the hello is skipped (--reaction-wait 0) unless `args` set it.
+ */
 async function setupWithStart(args: string[], start: { chatId: number; userId: number; text: string } | null, runEnv: Record<string, string> = env) {
-  const run = runBin(["setup", ...args], { cwd: work, env: runEnv });
+  const reactionArgs = args.includes("--reaction-wait") ? [] : ["--reaction-wait", "0"];
+  const run = runBin(["setup", ...args, ...reactionArgs], { cwd: work, env: runEnv });
   if (start) {
     // Setup is long-polling (the call is held open) before the owner writes.
     await eventually(() => double.calls("getUpdates").some((c) => c.outcome.kind === "pending"), 10_000, "setup polls");
@@ -68,6 +72,30 @@ describe("draft-review setup against the Bot API double", () => {
     expect(again.code).toBe(0);
     expect(again.stderr).toContain("already has these values");
     expect(jsonLine(again)).toMatchObject({ ok: true, chat: { id: OWNER, type: "private" }, user: { id: OWNER }, written: false, checks: { can_post: true, bot_is_admin: null } });
+  });
+
+  it("asks for a 👍 on the hello and says that it reached the bot", async () => {
+    const run = setupWithStart(["--no-write", "--json", "--reaction-wait", "20"], { chatId: OWNER, userId: OWNER, text: "/start" });
+    const hello = await eventually(() => double.messages(OWNER).find((m) => m.text.startsWith("👋 draft-review is set up")), 10_000, "hello");
+    // Setup polls for the reaction (a held getUpdates after the hello) before the owner reacts.
+    await eventually(() => double.calls("getUpdates").some((c) => c.outcome.kind === "pending" && c.at >= hello.at), 10_000, "setup waits for the 👍");
+    double.injectReaction({ chatId: OWNER, messageId: hello.messageId, userId: OWNER, newEmojis: ["👍"] });
+    const done = await run;
+    expect(done.code, done.stdout + done.stderr).toBe(0);
+    expect(done.stderr).toContain("Now react 👍 on that hello in the review chat");
+    expect(done.stderr).toContain("✓ Your 👍 reached the bot: reactions work in this chat.");
+    expect(jsonLine(done)).toMatchObject({ ok: true, checks: { can_post: true, reaction_arrived: true } });
+    // The reaction was setup's to read: the daemon will not see it; Telegram keeps the daemon's update types.
+    expect(double.pendingUpdates()).toEqual([]);
+    expect(double.allowedUpdates).toEqual(["message", "callback_query", "message_reaction"]);
+  });
+
+  it("says plainly when no reaction arrives within the wait, and what to use instead", async () => {
+    const run = await setupWithStart(["--no-write", "--json", "--reaction-wait", "1"], { chatId: OWNER, userId: OWNER, text: "/start" });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stderr).toContain("⚠️ No reaction reached the bot within 1s.");
+    expect(run.stderr).toMatch(/Decide with the buttons under each draft .* or use a private group where the bot is admin/);
+    expect(jsonLine(run)).toMatchObject({ ok: true, checks: { reaction_arrived: false } });
   });
 
   it("in a group where the bot is no admin: prints the ids, does not write without a terminal, explains the fix, exit 3", async () => {
