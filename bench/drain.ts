@@ -145,6 +145,7 @@ export async function drainOnce(w: Workload, variant: DrainVariant, scale: numbe
     tooManyRequests: double.tooManyRequestsCount,
   };
   // A run that did not finish has drafts queued in limiters; closing waits for them, so it is left to finish alone.
+  // biome-ignore lint/nursery/noMisusedPromises: finally() waits for the promise its callback returns.
   const closed = core.close().finally(async () => {
     await double.stop();
     await tmp.remove();

@@ -197,7 +197,7 @@ describe("live daemon against the Bot API double", () => {
     daemon = await liveDaemon(double, {}, dirs);
     double.delayNext("sendMessage", 1500);
     double.injectReaction({ chatId: OWNER, messageId: b.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
-    await eventually(() => double.calls("sendMessage").some((c) => (c.params as any).chat_id == GROUP), 10_000, "send under way");
+    await eventually(() => double.calls("sendMessage").some((c) => String((c.params as any).chat_id) === String(GROUP)), 10_000, "send under way");
     await daemon.stop("SIGKILL");
     await eventually(() => toGroup().length === 1, 5_000, "the double accepted the cut-short send");
 

@@ -46,7 +46,7 @@ describe("Telegram faults against the real daemon", () => {
     for (const d of drafts) await s.approve(d.draft_id);
     s.double.failNext("editMessageText", { error_code: 429, description: "Too Many Requests: retry after 1", retry_after: 1, times: 3 });
     for (const d of drafts) await s.waitFor(d.draft_id, "sent", 90_000);
-    drafts.forEach((d, i) => expect(s.delivered(dests[i]!, d.text)).toBe(1));
+    for (const [i, d] of drafts.entries()) expect(s.delivered(dests[i]!, d.text)).toBe(1);
     const tooMany = s.double.tooManyRequestsCount;
     expect(tooMany).toBeGreaterThan(4);
     const end = await finish(s);

@@ -54,7 +54,7 @@ describe("owner commands in the review chat (live daemon against the double)", (
     const haltFile = join(daemon.harnessDir, "HALT");
     const [menu] = double.calls("setMyCommands");
     expect(menu?.params).toMatchObject({ scope: { type: "chat", chat_id: String(OWNER) } });
-    expect((menu?.params.commands as Array<{ command: string }>).map((c) => c.command)).toEqual(["pending", "status", "halt", "resume", "help"]);
+    expect((menu!.params.commands as Array<{ command: string }>).map((c) => c.command)).toEqual(["pending", "status", "halt", "resume", "help"]);
 
     const draft = (await daemon.request("POST", "/drafts", payload("Hold this one"))).body;
     expect(draft.status).toBe("pending");

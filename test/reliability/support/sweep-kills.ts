@@ -289,7 +289,10 @@ export function arm(category: Category, ctx: KillContext): Armed {
   const offs: Array<() => void> = [];
   let after: (updateId: number | null) => void = () => {};
   ARMING[category]({ ctx, landed, off: (f) => offs.push(f), then: (f) => (after = f) });
-  return { landed, performed: (updateId) => after(updateId), disarm: () => offs.forEach((f) => f()) };
+  const disarm = () => {
+    for (const f of offs) f();
+  };
+  return { landed, performed: (updateId) => after(updateId), disarm };
 }
 
 /** Every kill point of one lane for `iterations`, shuffled with the seed. */
