@@ -73,204 +73,199 @@ const NUMERIC_ID = /^-?[1-9]\d{0,15}$/;
 /** What a bot token looks like: digits, a colon, then 20+ letters, digits, _ or - (setup checks it too). */
 export const BOT_TOKEN_SHAPE = /^\d+:[A-Za-z0-9_-]{20,}$/;
 
-const envSchema = z.object({
-  TAO_DRAFT_REVIEW_TEST: z.string().optional(),
-  TELEGRAM_BOT_TOKEN: z.string().optional(),
-  TELEGRAM_API_ROOT: z.string().optional(),
-  REVIEW_CHAT_ID: z.string().optional(),
-  REVIEW_THREAD_ID: z.string().optional(),
-  REVIEWER_USER_IDS: z.string().optional(),
-  HARNESS_DIR: z.string().optional(),
-  DRAFT_TTL: z.string().optional(),
-  DEFER_FOR: z.string().optional(),
-  DRAFT_API_HOST: z.string().optional(),
-  DRAFT_API_PORT: z.string().optional(),
-  DRAFT_API_TOKEN: z.string().optional(),
-  PII_REDACTION: z.string().optional(),
-  PII_ALLOW: z.string().optional(),
-  LOG_LEVEL: z.string().optional(),
-  TELEGRAM_TIMEOUT_SECONDS: z.string().optional(),
-  TELEGRAM_RATE_SCALE: z.string().optional(),
-  DRAFT_STORE_COMPACT_AFTER_LINES: z.string().optional(),
-  DIGEST_HOUR: z.string().optional(),
-  DRAFT_RETENTION: z.string().optional(),
-  CALLBACK_URL: z.string().optional(),
-  CALLBACK_SECRET: z.string().optional(),
-  AUDIENCE_CONFIRM_OVER: z.string().optional(),
-  REVIEW_TIMEZONE: z.string().optional(),
-});
+/** Unset, empty or only spaces is unset, as shells and `.env` files mean it; anything else is trimmed. */
+const unsetIfBlank = (v: unknown): unknown => (typeof v === "string" ? (v.trim() === "" ? undefined : v.trim()) : v);
 
-/** Treats an empty string as unset, as shells and `.env` files mean it. */
-function value(env: Record<string, string | undefined>, name: string): string | undefined {
-  const v = env[name]?.trim();
-  return v === undefined || v === "" ? undefined : v;
+/** A variable that may be unset; `schema` reads it when it is set. */
+function optional<T extends z.ZodType>(schema: T) {
+  return z.preprocess(unsetIfBlank, schema.optional());
+}
+
+/** What the operator wrote, for a problem's text. */
+const got = (iss: { readonly input?: unknown }): string => `(got "${String(iss.input)}")`;
+
+/** A whole number from `min` to `max`; `problem` says what is wrong and how to fix it. */
+function wholeNumber(min: number, max: number, problem: (got: string) => string) {
+  const error = (iss: { readonly input?: unknown }) => problem(got(iss));
+  return z.string().regex(/^\d+$/, { error }).transform(Number).pipe(z.number().min(min, { error }).max(max, { error }));
+}
+
+/** A whole number with a default, the problem worded the same way for every such variable. */
+function count(name: string, min: number, max: number, unsetMeans: number) {
+  return wholeNumber(min, max, (g) => `${name} must be a whole number from ${min} to ${max} ${g}; leave it unset for ${unsetMeans}.`);
+}
+
+/** A duration such as 90s, 15m or 24h, in milliseconds. */
+function duration(name: string) {
+  return z
+    .string()
+    .refine((text) => parseDuration(text) !== null, { error: (iss) => `${name} must be a duration such as 90s, 15m, 24h or 30d ${got(iss)}.` })
+    .transform((text) => parseDuration(text)!);
+}
+
+/** True for an http(s) URL that `new URL` accepts. */
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
 }
 
 /**
- * Parses the environment into a `Config`. Collects every problem before
- * failing, so the operator fixes them in one go.
+ * Every variable the daemon reads, each coerced to its type with the problem
+ * text the operator sees when it is wrong. zod collects every problem of
+ * every variable in one pass; `requirements` adds those that depend on other
+ * variables (test mode, a group review chat, callbacks).
+ */
+const envSchema = z.object({
+  TAO_DRAFT_REVIEW_TEST: optional(z.string()),
+  TELEGRAM_BOT_TOKEN: optional(
+    z.string().regex(BOT_TOKEN_SHAPE, {
+      error: "TELEGRAM_BOT_TOKEN does not look like a bot token (digits, a colon, then 20+ letters, digits, _ or -). Copy it again from @BotFather.",
+    }),
+  ),
+  TELEGRAM_API_ROOT: optional(
+    z
+      .string()
+      .transform((root) => root.replace(/\/+$/, ""))
+      .pipe(z.string().regex(/^https?:\/\/[^\s/]+/, { error: (iss) => `TELEGRAM_API_ROOT must be an http(s) URL such as https://api.telegram.org ${got(iss)}.` })),
+  ),
+  REVIEW_CHAT_ID: optional(
+    z.string().regex(NUMERIC_ID, {
+      error: (iss) => `REVIEW_CHAT_ID must be a numeric chat id ${got(iss)}; @usernames are not accepted for the review chat. ${FIND_CHAT_ID}`,
+    }),
+  ),
+  REVIEW_THREAD_ID: optional(
+    wholeNumber(1, Number.MAX_SAFE_INTEGER, (g) => `REVIEW_THREAD_ID must be a positive whole number, the forum topic's message_thread_id ${g}. Leave it unset to post in the chat itself.`),
+  ),
+  REVIEWER_USER_IDS: optional(
+    z
+      .string()
+      .transform((text) => text.split(",").map((p) => p.trim()).filter((p) => p !== ""))
+      .pipe(
+        z
+          .array(
+            z.string().regex(/^[1-9]\d{0,15}$/, {
+              error: (iss) =>
+                `REVIEWER_USER_IDS must list positive numeric user ids separated by commas; "${String(iss.input)}" is not one (usernames do not count: they can change hands).`,
+            }),
+          )
+          .min(1, { error: "REVIEWER_USER_IDS is set but lists no user id. List at least one, or unset it for a private review chat." }),
+      )
+      .transform((ids) => new Set(ids.map(Number))),
+  ),
+  HARNESS_DIR: optional(z.string()),
+  DRAFT_TTL: optional(duration("DRAFT_TTL")),
+  DEFER_FOR: optional(duration("DEFER_FOR")),
+  DRAFT_RETENTION: optional(duration("DRAFT_RETENTION")),
+  DRAFT_API_HOST: optional(z.string()),
+  DRAFT_API_PORT: optional(wholeNumber(0, 65535, (g) => `DRAFT_API_PORT must be a port number from 0 to 65535 ${g}.`)),
+  DRAFT_API_TOKEN: optional(
+    z.string().min(16, {
+      error: "DRAFT_API_TOKEN is shorter than 16 characters. Use a long random value (e.g. `openssl rand -hex 32`), or unset it and the daemon generates one.",
+    }),
+  ),
+  PII_REDACTION: optional(z.enum(["redact", "off"], { error: (iss) => `PII_REDACTION must be "redact" or "off" ${got(iss)}.` })),
+  PII_ALLOW: optional(z.string()),
+  LOG_LEVEL: optional(z.string()),
+  TELEGRAM_TIMEOUT_SECONDS: optional(count("TELEGRAM_TIMEOUT_SECONDS", 1, 600, 60)),
+  TELEGRAM_RATE_SCALE: optional(count("TELEGRAM_RATE_SCALE", 1, 1000, 1)),
+  DRAFT_STORE_COMPACT_AFTER_LINES: optional(count("DRAFT_STORE_COMPACT_AFTER_LINES", 1, 10_000_000, 10_000)),
+  DIGEST_HOUR: optional(
+    z
+      .string()
+      .regex(/^\d{1,2}$/, { error: (iss) => digestProblem(got(iss)) })
+      .transform(Number)
+      .pipe(z.number().max(23, { error: (iss) => digestProblem(got(iss)) })),
+  ),
+  CALLBACK_URL: optional(
+    z.string().refine(isHttpUrl, { error: (iss) => `CALLBACK_URL must be an http(s) URL such as http://127.0.0.1:9000/draft-events ${got(iss)}.` }),
+  ),
+  CALLBACK_SECRET: optional(z.string()),
+  AUDIENCE_CONFIRM_OVER: optional(count("AUDIENCE_CONFIRM_OVER", 0, 1_000_000_000, 200)),
+  REVIEW_TIMEZONE: optional(
+    z.string().refine(isKnownTimeZone, {
+      error: (iss) => `REVIEW_TIMEZONE must be an IANA time zone such as Europe/Berlin or America/New_York ${got(iss)}; leave it unset for the system's zone.`,
+    }),
+  ),
+});
+
+function digestProblem(g: string): string {
+  return `DIGEST_HOUR must be an hour of the day from 0 to 23, local time ${g}; leave it unset for no daily digest.`;
+}
+
+/** The variables as set, blank ones taken out: what `requirements` looks at. */
+type SetVariables = Readonly<Record<keyof z.input<typeof envSchema>, string | undefined>>;
+
+/**
+ * The problems that depend on more than one variable: what live mode needs,
+ * who decides in a group review chat, a callback's secret.
+ */
+function requirements(set: SetVariables): string[] {
+  const problems: string[] = [];
+  const live = set.TAO_DRAFT_REVIEW_TEST !== "1";
+  if (live && set.TELEGRAM_BOT_TOKEN === undefined) {
+    problems.push("TELEGRAM_BOT_TOKEN is not set. Get a token from @BotFather (/newbot) and put it in .env; or set TAO_DRAFT_REVIEW_TEST=1 to try test mode without Telegram.");
+  }
+  if (live && set.REVIEW_CHAT_ID === undefined) {
+    problems.push(`REVIEW_CHAT_ID is not set: it is the numeric id of the chat where drafts are posted for review. ${FIND_CHAT_ID}`);
+  }
+  const chat = set.REVIEW_CHAT_ID ?? TEST_MODE_REVIEW_CHAT_ID;
+  if (set.REVIEWER_USER_IDS === undefined && NUMERIC_ID.test(chat) && chat.startsWith("-")) {
+    problems.push("REVIEWER_USER_IDS is not set, and the review chat is a group: say whose decisions count, as comma-separated numeric user ids (e.g. REVIEWER_USER_IDS=123456789). `npx draft-review setup` prints yours.");
+  }
+  if (set.CALLBACK_URL === undefined && set.CALLBACK_SECRET !== undefined) {
+    problems.push("CALLBACK_SECRET is set but CALLBACK_URL is not: set CALLBACK_URL to the receiver's http(s) address, or unset CALLBACK_SECRET.");
+  }
+  if (set.CALLBACK_URL !== undefined && (set.CALLBACK_SECRET === undefined || set.CALLBACK_SECRET.length < 16)) {
+    problems.push("CALLBACK_SECRET must be set, 16 characters or more, when CALLBACK_URL is: every callback is signed with it (e.g. `openssl rand -hex 32`); give the receiver the same value.");
+  }
+  return problems;
+}
+
+/**
+ * Parses the environment into a `Config`. zod coerces every variable and
+ * collects every problem before failing, so the operator fixes them in one
+ * go; the message never shows a value that looks like a token.
  */
 export function loadConfig(rawEnv: Record<string, string | undefined>): Config {
-  const env = envSchema.parse(rawEnv) as Record<string, string | undefined>;
-  const get = (name: string) => value(env, name);
-  const problems: string[] = [];
-  const mode = get("TAO_DRAFT_REVIEW_TEST") === "1" ? "test" : "live";
-
-  const token = get("TELEGRAM_BOT_TOKEN") ?? null;
-  if (mode === "live" && token === null) {
-    problems.push("TELEGRAM_BOT_TOKEN is not set. Get a token from @BotFather (/newbot) and put it in .env; or set TAO_DRAFT_REVIEW_TEST=1 to try test mode without Telegram.");
-  } else if (token !== null && !BOT_TOKEN_SHAPE.test(token)) {
-    problems.push("TELEGRAM_BOT_TOKEN does not look like a bot token (digits, a colon, then 20+ letters, digits, _ or -). Copy it again from @BotFather.");
-  }
-
-  const apiRoot = (get("TELEGRAM_API_ROOT") ?? "https://api.telegram.org").replace(/\/+$/, "");
-  if (!/^https?:\/\/[^\s/]+/.test(apiRoot)) {
-    problems.push(`TELEGRAM_API_ROOT must be an http(s) URL such as https://api.telegram.org (got "${apiRoot}").`);
-  }
-
-  let reviewChatId = get("REVIEW_CHAT_ID");
-  if (reviewChatId === undefined) {
-    if (mode === "live") problems.push(`REVIEW_CHAT_ID is not set: it is the numeric id of the chat where drafts are posted for review. ${FIND_CHAT_ID}`);
-    reviewChatId = TEST_MODE_REVIEW_CHAT_ID;
-  } else if (!NUMERIC_ID.test(reviewChatId)) {
-    problems.push(`REVIEW_CHAT_ID must be a numeric chat id (got "${reviewChatId}"); @usernames are not accepted for the review chat. ${FIND_CHAT_ID}`);
-  }
-
-  const threadText = get("REVIEW_THREAD_ID");
-  const reviewThreadId = threadText === undefined ? null : Number(threadText);
-  if (reviewThreadId !== null && !(Number.isSafeInteger(reviewThreadId) && reviewThreadId > 0)) {
-    problems.push(`REVIEW_THREAD_ID must be a positive whole number, the forum topic's message_thread_id (got "${threadText}"). Leave it unset to post in the chat itself.`);
-  }
-
-  const reviewerIds = parseReviewers(get("REVIEWER_USER_IDS"), reviewChatId, problems);
-
-  const draftTtlMs = durationOf(get, "DRAFT_TTL", problems);
-  const deferForMs = durationOf(get, "DEFER_FOR", problems);
-  const draftRetentionMs = durationOf(get, "DRAFT_RETENTION", problems, "30d");
-
-  const portText = get("DRAFT_API_PORT") ?? "8787";
-  const port = Number(portText);
-  if (!(Number.isInteger(port) && port >= 0 && port <= 65535)) {
-    problems.push(`DRAFT_API_PORT must be a port number from 0 to 65535 (got "${portText}").`);
-  }
-  const apiToken = get("DRAFT_API_TOKEN") ?? null;
-  if (apiToken !== null && apiToken.length < 16) {
-    problems.push("DRAFT_API_TOKEN is shorter than 16 characters. Use a long random value (e.g. `openssl rand -hex 32`), or unset it and the daemon generates one.");
-  }
-
-  const redaction = get("PII_REDACTION") ?? "redact";
-  if (redaction !== "redact" && redaction !== "off") {
-    problems.push(`PII_REDACTION must be "redact" or "off" (got "${redaction}").`);
-  }
-
-  const digestText = get("DIGEST_HOUR");
-  const digestHour = digestText === undefined ? null : Number(digestText);
-  if (digestHour !== null && !(/^\d{1,2}$/.test(digestText!) && digestHour <= 23)) {
-    problems.push(`DIGEST_HOUR must be an hour of the day from 0 to 23, local time (got "${digestText}"); leave it unset for no daily digest.`);
-  }
-
-  const timeoutSeconds = numberOf(get, "TELEGRAM_TIMEOUT_SECONDS", 60, problems, { min: 1, max: 600 });
-  const rateScale = numberOf(get, "TELEGRAM_RATE_SCALE", 1, problems, { min: 1, max: 1000 });
-  const compactText = get("DRAFT_STORE_COMPACT_AFTER_LINES");
-  const storeCompactAfterLines =
-    compactText === undefined ? null : numberOf(get, "DRAFT_STORE_COMPACT_AFTER_LINES", 10_000, problems, { min: 1, max: 10_000_000 });
-
-  const callback = callbackOf(get, problems);
-  const audienceConfirmOver = numberOf(get, "AUDIENCE_CONFIRM_OVER", 200, problems, { min: 0, max: 1_000_000_000 });
-  const reviewTimeZone = get("REVIEW_TIMEZONE") ?? null;
-  if (reviewTimeZone !== null && !isKnownTimeZone(reviewTimeZone)) {
-    problems.push(`REVIEW_TIMEZONE must be an IANA time zone such as Europe/Berlin or America/New_York (got "${reviewTimeZone}"); leave it unset for the system's zone.`);
-  }
-
-  if (problems.length > 0) throw new ConfigError(problems);
+  const set = Object.fromEntries(Object.keys(envSchema.shape).map((name) => [name, unsetIfBlank(rawEnv[name])])) as SetVariables;
+  const parsed = envSchema.safeParse(set);
+  const problems = [...(parsed.success ? [] : parsed.error.issues.map((issue) => issue.message)), ...requirements(set)];
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
+  const env = parsed.data;
+  const reviewChatId = env.REVIEW_CHAT_ID ?? TEST_MODE_REVIEW_CHAT_ID;
+  const privateChat = !reviewChatId.startsWith("-");
   return {
-    mode,
-    telegram: { token, apiRoot, timeoutSeconds, rateScale },
+    mode: env.TAO_DRAFT_REVIEW_TEST === "1" ? "test" : "live",
+    telegram: {
+      token: env.TELEGRAM_BOT_TOKEN ?? null,
+      apiRoot: env.TELEGRAM_API_ROOT ?? "https://api.telegram.org",
+      timeoutSeconds: env.TELEGRAM_TIMEOUT_SECONDS ?? 60,
+      rateScale: env.TELEGRAM_RATE_SCALE ?? 1,
+    },
     reviewChatId,
-    reviewThreadId,
-    reviewerIds,
-    harnessDir: get("HARNESS_DIR") ?? ".harness",
-    draftTtlMs,
-    draftRetentionMs,
-    deferForMs,
-    api: { host: get("DRAFT_API_HOST") ?? "127.0.0.1", port, token: apiToken },
-    piiRedaction: redaction as "redact" | "off",
-    piiAllow: get("PII_ALLOW") ?? null,
-    logLevel: get("LOG_LEVEL") ?? "info",
-    digestHour,
-    storeCompactAfterLines,
-    callback,
-    audienceConfirmOver,
-    reviewTimeZone,
+    reviewThreadId: env.REVIEW_THREAD_ID ?? null,
+    reviewerIds: env.REVIEWER_USER_IDS ?? (privateChat ? new Set([Number(reviewChatId)]) : new Set()),
+    harnessDir: env.HARNESS_DIR ?? ".harness",
+    draftTtlMs: env.DRAFT_TTL ?? DEFAULT_DURATION_MS,
+    deferForMs: env.DEFER_FOR ?? DEFAULT_DURATION_MS,
+    draftRetentionMs: env.DRAFT_RETENTION ?? DEFAULT_RETENTION_MS,
+    api: { host: env.DRAFT_API_HOST ?? "127.0.0.1", port: env.DRAFT_API_PORT ?? 8787, token: env.DRAFT_API_TOKEN ?? null },
+    piiRedaction: env.PII_REDACTION ?? "redact",
+    piiAllow: env.PII_ALLOW ?? null,
+    logLevel: env.LOG_LEVEL ?? "info",
+    digestHour: env.DIGEST_HOUR ?? null,
+    storeCompactAfterLines: env.DRAFT_STORE_COMPACT_AFTER_LINES ?? null,
+    callback: env.CALLBACK_URL === undefined ? null : { url: env.CALLBACK_URL, secret: env.CALLBACK_SECRET ?? "" },
+    audienceConfirmOver: env.AUDIENCE_CONFIRM_OVER ?? 200,
+    reviewTimeZone: env.REVIEW_TIMEZONE ?? null,
   };
 }
 
-/** CALLBACK_URL (an http(s) URL) with CALLBACK_SECRET (16+ characters), or null when CALLBACK_URL is unset. */
-function callbackOf(get: (n: string) => string | undefined, problems: string[]): { url: string; secret: string } | null {
-  const url = get("CALLBACK_URL");
-  const secret = get("CALLBACK_SECRET");
-  if (url === undefined) {
-    if (secret !== undefined) problems.push("CALLBACK_SECRET is set but CALLBACK_URL is not: set CALLBACK_URL to the receiver's http(s) address, or unset CALLBACK_SECRET.");
-    return null;
-  }
-  let parsed: URL | null = null;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = null;
-  }
-  if (parsed === null || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
-    problems.push(`CALLBACK_URL must be an http(s) URL such as http://127.0.0.1:9000/draft-events (got "${url}").`);
-  }
-  if (secret === undefined || secret.length < 16) {
-    problems.push("CALLBACK_SECRET must be set, 16 characters or more, when CALLBACK_URL is: every callback is signed with it (e.g. `openssl rand -hex 32`); give the receiver the same value.");
-  }
-  return { url, secret: secret ?? "" };
-}
-
-/** A whole number in [min, max] from the environment, or its default when unset. */
-function numberOf(
-  get: (n: string) => string | undefined,
-  name: string,
-  fallback: number,
-  problems: string[],
-  range: { min: number; max: number },
-): number {
-  const text = get(name);
-  if (text === undefined) return fallback;
-  const n = Number(text);
-  if (!(/^\d+$/.test(text) && n >= range.min && n <= range.max)) {
-    problems.push(`${name} must be a whole number from ${range.min} to ${range.max} (got "${text}"); leave it unset for ${fallback}.`);
-    return fallback;
-  }
-  return n;
-}
-
-function durationOf(get: (n: string) => string | undefined, name: string, problems: string[], fallback = "24h"): number {
-  const text = get(name) ?? fallback;
-  const ms = parseDuration(text);
-  if (ms === null) problems.push(`${name} must be a duration such as 90s, 15m, 24h or 30d (got "${text}").`);
-  return ms ?? 0;
-}
-
-function parseReviewers(text: string | undefined, reviewChatId: string, problems: string[]): Set<number> {
-  if (text === undefined) {
-    if (NUMERIC_ID.test(reviewChatId) && !reviewChatId.startsWith("-")) return new Set([Number(reviewChatId)]);
-    if (NUMERIC_ID.test(reviewChatId)) {
-      problems.push("REVIEWER_USER_IDS is not set, and the review chat is a group: say whose decisions count, as comma-separated numeric user ids (e.g. REVIEWER_USER_IDS=123456789). `npx draft-review setup` prints yours.");
-    }
-    return new Set();
-  }
-  const ids = new Set<number>();
-  for (const part of text.split(",").map((p) => p.trim()).filter((p) => p !== "")) {
-    if (!/^[1-9]\d{0,15}$/.test(part)) {
-      problems.push(`REVIEWER_USER_IDS must list positive numeric user ids separated by commas; "${part}" is not one (usernames do not count: they can change hands).`);
-      continue;
-    }
-    ids.add(Number(part));
-  }
-  if (ids.size === 0 && !problems.some((p) => p.startsWith("REVIEWER_USER_IDS"))) {
-    problems.push("REVIEWER_USER_IDS is set but lists no user id. List at least one, or unset it for a private review chat.");
-  }
-  return ids;
-}
+/** DRAFT_TTL and DEFER_FOR when unset: 24h. */
+const DEFAULT_DURATION_MS = 24 * 3_600_000;
+/** DRAFT_RETENTION when unset: 30d. */
+const DEFAULT_RETENTION_MS = 30 * 24 * 3_600_000;

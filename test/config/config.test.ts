@@ -120,3 +120,36 @@ describe("AUDIENCE_CONFIRM_OVER and REVIEW_TIMEZONE", () => {
     expect(found).toEqual([expect.stringMatching(/^AUDIENCE_CONFIRM_OVER must be a whole number/), expect.stringMatching(/^REVIEW_TIMEZONE must be an IANA time zone/)]);
   });
 });
+
+describe("one message for every problem", () => {
+  it("names each wrong variable once, says how to fix it, and never shows a token pasted into the wrong place", () => {
+    const pasted = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw";
+    const env = {
+      TELEGRAM_BOT_TOKEN: "not-a-token",
+      REVIEW_CHAT_ID: pasted,
+      REVIEWER_USER_IDS: "@owner, 12, bob",
+      DRAFT_TTL: "soon",
+      DRAFT_API_PORT: "http",
+      TELEGRAM_TIMEOUT_SECONDS: "0",
+      PII_REDACTION: "maybe",
+      DIGEST_HOUR: "25",
+    };
+    const found = problems(env);
+    const named = ["TELEGRAM_BOT_TOKEN", "REVIEW_CHAT_ID", "REVIEWER_USER_IDS", "REVIEWER_USER_IDS", "DRAFT_TTL", "DRAFT_API_PORT", "PII_REDACTION", "TELEGRAM_TIMEOUT_SECONDS", "DIGEST_HOUR"];
+    expect(found.map((p) => p.split(" ")[0])).toEqual(named);
+    expect(found.find((p) => p.startsWith("TELEGRAM_TIMEOUT_SECONDS"))).toBe('TELEGRAM_TIMEOUT_SECONDS must be a whole number from 1 to 600 (got "0"); leave it unset for 60.');
+    let message = "";
+    try {
+      loadConfig(env);
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/^The configuration has 9 problems:\n {2}- TELEGRAM_BOT_TOKEN/);
+    expect(message).not.toContain(pasted.split(":")[1]);
+  });
+
+  it("coerces numbers and trims what it reads", () => {
+    const c = loadConfig({ ...live, DRAFT_API_PORT: " 9000 ", TELEGRAM_RATE_SCALE: "50", REVIEW_THREAD_ID: "7", DRAFT_STORE_COMPACT_AFTER_LINES: "500" });
+    expect([c.api.port, c.telegram.rateScale, c.reviewThreadId, c.storeCompactAfterLines]).toEqual([9000, 50, 7, 500]);
+  });
+});

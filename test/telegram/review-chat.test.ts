@@ -47,7 +47,7 @@ describe("the review chat's lanes (simulated clock)", () => {
     expect(order.slice(haltAt + 1).every((t) => t.includes("Draft number"))).toBe(true);
     // Every call is spaced by the gap on the simulated clock: nothing ran early.
     expect(chat.queued).toBeGreaterThan(70);
-    chat.stop();
+    void chat.stop();
     await Promise.allSettled(posts);
   });
 
@@ -62,7 +62,7 @@ describe("the review chat's lanes (simulated clock)", () => {
     expect(texts().at(-1)).toBe("Nothing awaits a decision.");
     await advance(30_000);
     expect(texts().filter((t) => t.includes("Post ")).length).toBeGreaterThan(17);
-    chat.stop();
+    void chat.stop();
     await Promise.allSettled(posts);
   });
 

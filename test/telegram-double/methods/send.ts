@@ -9,7 +9,10 @@ import type { DoubleState, Handler } from "./state.js";
 
 /** Refuses a send to a chat that blocked (or removed) the bot, in Telegram's words per chat type. */
 export function checkNotBlocked(chat: ChatState): void {
-  if (!chat.config.blocked) return checkMayPost(chat);
+  if (!chat.config.blocked) {
+    checkMayPost(chat);
+    return;
+  }
   if (chat.config.type === "private") throw forbidden("bot was blocked by the user");
   throw forbidden(`bot was kicked from the ${chat.config.type} chat`);
 }
