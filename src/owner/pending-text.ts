@@ -2,11 +2,18 @@ import type { DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
 import { localWhenRelative, shortAge } from "./local-time.js";
 
-/** The fields of a draft that /pending shows. */
+/** The fields of a draft that /pending shows (the audience, when resolved, names the destination). */
 export type PendingDraft = Pick<
   DraftRecord,
   "draft_id" | "status" | "drafted_by_role" | "destination_chat_id" | "destination_thread_id" | "drafted_at" | "expires_at" | "review_chat_id" | "review_message_id" | "draft_text"
->;
+> & { readonly audience?: DraftRecord["audience"] };
+
+/** The destination by name when Telegram gave one (⚠️ when public), else its id. */
+function destinationName(d: PendingDraft): string {
+  const a = d.audience;
+  if (!a || a.kind === "unknown" || a.title === null) return d.destination_chat_id;
+  return `${a.username !== null && a.kind !== "private" ? "⚠️ " : ""}“${a.title}”`;
+}
 
 /** At most this many drafts are listed; the rest are counted. */
 export const MAX_LISTED = 15;
@@ -29,7 +36,7 @@ function preview(text: string): string {
 }
 
 function line(d: PendingDraft, nowMs: number, timeZone: string | undefined): string {
-  const where = d.destination_thread_id === null ? d.destination_chat_id : `${d.destination_chat_id} (topic ${d.destination_thread_id})`;
+  const where = d.destination_thread_id === null ? destinationName(d) : `${destinationName(d)} (topic ${d.destination_thread_id})`;
   const age = shortAge(nowMs - Date.parse(d.drafted_at));
   const expires = localWhenRelative(Date.parse(d.expires_at), nowMs, timeZone);
   const link =

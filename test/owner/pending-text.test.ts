@@ -55,6 +55,11 @@ describe("pendingText", () => {
     ]);
   });
 
+  it("names a resolved destination, ⚠️ when it is public", () => {
+    const audience = { chat_id: "-1001234567890", kind: "channel" as const, title: "News", username: "news", member_count: 9, can_post: true, problem: null, checked_at: "" };
+    expect(pendingText([draft({ audience })], NOW, "UTC")).toContain("• Scribe → ⚠️ “News” · pending");
+  });
+
   it("says when nothing waits, and counts what it does not list", () => {
     expect(pendingText([draft({ status: "sent" })], NOW)).toBe("Nothing awaits a decision.");
     const many = Array.from({ length: MAX_LISTED + 3 }, (_, i) => draft({ draft_id: `d_${i}`, draft_text: "x".repeat(300) }));

@@ -84,7 +84,7 @@ describe("owner commands in the review chat (live daemon against the double)", (
     expect(double.messages(OWNER).slice(ownerMessages).filter((m) => /resume|halt is lifted/i.test(m.text))).toHaveLength(0);
 
     const pending = await command("/pending", /awaiting a decision/);
-    expect(pending).toContain(`• Scribe → ${GROUP} · halted · `);
+    expect(pending).toContain("• Scribe → “Destination” · halted · ");
     expect(pending).toContain(`· message ${draft.review_message_id}`);
 
     const api = (await daemon.request("GET", "/status")).body;
