@@ -36,6 +36,7 @@ export async function startDaemon(opts: { cwd: string; harnessDir: string; doubl
       DRAFT_API_PORT: "0",
       DRAFT_API_TOKEN: BENCH_API_TOKEN,
       LOG_LEVEL: "info",
+      UNDO_WINDOW: "0",
       ...opts.env,
     },
     stdio: ["ignore", "ignore", "pipe"],

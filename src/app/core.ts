@@ -89,6 +89,8 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       reviewerIds: config.reviewerIds,
       deferForMs: config.deferForMs,
       confirmOver: config.audienceConfirmOver,
+      undoWindowMs: config.undoWindowMs,
+      redact: edges.redact,
       log,
       makeSender: (ledger) =>
         new SendPath({

@@ -13,7 +13,10 @@ import type { AuditEntry, AuditEnvelope } from "./audit-schema.js";
  * - per live draft, its highest audited version and status (recovery compares
  *   it with the store: a change missing from the log, a send that had begun),
  * - a sparse map from feed `seq` to a byte offset at or before its line, so
- *   `/events` reads any page from disk without holding the feed.
+ *   `/events` reads any page from disk without holding the feed,
+ * - per live draft, what its review post shows: the last version whose edit
+ *   was due and the last one shown (a crash between them is redone at start),
+ *   replaced posts that lost their buttons, and the bot's edit prompts.
  * Its size follows the live drafts, not the history.
  */
 
@@ -43,6 +46,11 @@ export const indexSnapshotSchema = z.object({
   notices: z.array(z.tuple([z.string(), z.number()])),
   drafts: z.array(z.tuple([z.string(), z.number().int(), z.enum(STATUSES)])),
   feed: z.array(z.tuple([z.number().int(), z.number().int().nonnegative()])),
+  // Review posts (added later: a checkpoint without them is read as empty).
+  posts_due: z.array(z.tuple([z.string(), z.number().int()])).default([]),
+  posts_shown: z.array(z.tuple([z.string(), z.number().int()])).default([]),
+  posts_superseded: z.array(z.tuple([z.string(), z.number().int()])).default([]),
+  edit_prompts: z.array(z.tuple([z.number().int(), z.string(), z.number().int()])).default([]),
 });
 /** The checkpoint's content. */
 export type IndexSnapshot = z.infer<typeof indexSnapshotSchema>;
@@ -60,6 +68,11 @@ export class AuditIndex {
   private readonly notices = new Map<string, number>();
   private readonly drafts = new Map<string, AuditedDraft>();
   private readonly feedSeqs: number[] = [];
+  private readonly postsDue = new Map<string, number>();
+  private readonly postsShown = new Map<string, number>();
+  private readonly postsSuperseded = new Set<string>();
+  /** The bot's edit prompts: message id -> the draft and the text version it offered. */
+  readonly editPrompts = new Map<number, { readonly draftId: string; readonly textVersion: number }>();
   private readonly feedOffsets: number[] = [];
 
   /**
@@ -76,6 +89,7 @@ export class AuditIndex {
     const updateId = "update_id" in entry ? entry.update_id : undefined;
     if (typeof updateId === "number") this.updates.set(updateId, Number.isFinite(at) ? at : 0);
     if (entry.kind === "notice") this.notices.set(noticeKey(entry.draft_id, entry.status), at);
+    this.notePost(entry);
     if (entry.kind !== "transition") return;
     const known = this.drafts.get(entry.draft_id);
     if (!known || known.version < entry.version) this.drafts.set(entry.draft_id, { version: entry.version, to: entry.to });
@@ -110,6 +124,25 @@ export class AuditIndex {
     this.notices.set(noticeKey(draftId, status), at);
   }
 
+  /** Takes a line about a review post into account (also before it is written: see the desk). */
+  notePost(entry: AuditEntry): void {
+    const max = (m: Map<string, number>, id: string, v: number) => m.set(id, Math.max(m.get(id) ?? 0, v));
+    if (entry.kind === "status_due") max(this.postsDue, entry.draft_id, entry.version);
+    else if (entry.kind === "status_shown") max(this.postsShown, entry.draft_id, entry.version);
+    else if (entry.kind === "post_superseded") this.postsSuperseded.add(`${entry.draft_id}:${entry.review_message_id}`);
+    else if (entry.kind === "edit_prompt") this.editPrompts.set(entry.message_id, { draftId: entry.draft_id, textVersion: entry.text_version });
+  }
+
+  /** True when an edit of the draft's review post is due and was not confirmed since (a crash came between). */
+  statusEditOwed(draftId: string): boolean {
+    return (this.postsDue.get(draftId) ?? 0) > (this.postsShown.get(draftId) ?? 0);
+  }
+
+  /** True when this replaced post of the draft is known to have lost its buttons. */
+  supersededDone(draftId: string, reviewMessageId: number): boolean {
+    return this.postsSuperseded.has(`${draftId}:${reviewMessageId}`);
+  }
+
   /** The draft's last audited change, if the index knows it. */
   audited(draftId: string): AuditedDraft | undefined {
     return this.drafts.get(draftId);
@@ -119,6 +152,9 @@ export class AuditIndex {
   retainDrafts(keep: (draftId: string) => boolean): void {
     for (const id of this.drafts.keys()) if (!keep(id)) this.drafts.delete(id);
     for (const key of this.notices.keys()) if (!keep(key.slice(0, key.lastIndexOf(":")))) this.notices.delete(key);
+    for (const m of [this.postsDue, this.postsShown]) for (const id of m.keys()) if (!keep(id)) m.delete(id);
+    for (const key of this.postsSuperseded) if (!keep(key.slice(0, key.lastIndexOf(":")))) this.postsSuperseded.delete(key);
+    for (const [messageId, p] of this.editPrompts) if (!keep(p.draftId)) this.editPrompts.delete(messageId);
   }
 
   /** Forgets update ids older than UPDATE_MEMORY_MS before `now`. */
@@ -158,6 +194,13 @@ export class AuditIndex {
       notices: [...this.notices],
       drafts: [...this.drafts].map(([id, d]) => [id, d.version, d.to] as [string, number, DraftStatus]),
       feed: this.feedSeqs.map((seq, i) => [seq, this.feedOffsets[i]!] as [number, number]),
+      posts_due: [...this.postsDue],
+      posts_shown: [...this.postsShown],
+      posts_superseded: [...this.postsSuperseded].map((key) => {
+        const at = key.lastIndexOf(":");
+        return [key.slice(0, at), Number(key.slice(at + 1))] as [string, number];
+      }),
+      edit_prompts: [...this.editPrompts].map(([messageId, p]) => [messageId, p.draftId, p.textVersion] as [number, string, number]),
     };
   }
 
@@ -172,6 +215,10 @@ export class AuditIndex {
     for (const [id, at] of s.updates) index.updates.set(id, at);
     for (const [key, at] of s.notices) index.notices.set(key, at);
     for (const [id, version, to] of s.drafts) index.drafts.set(id, { version, to });
+    for (const [id, v] of s.posts_due) index.postsDue.set(id, v);
+    for (const [id, v] of s.posts_shown) index.postsShown.set(id, v);
+    for (const [id, m] of s.posts_superseded) index.postsSuperseded.add(`${id}:${m}`);
+    for (const [m, draftId, textVersion] of s.edit_prompts) index.editPrompts.set(m, { draftId, textVersion });
     for (const [seq, offset] of s.feed) {
       index.feedSeqs.push(seq);
       index.feedOffsets.push(offset);

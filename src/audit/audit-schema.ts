@@ -28,6 +28,7 @@ export const TRANSITION_EVENTS = [
   "send_unknown",
   "edit",
   "undo",
+  "revised",
 ] as const;
 /** One of `TRANSITION_EVENTS`. */
 export type TransitionEvent = (typeof TRANSITION_EVENTS)[number];
@@ -61,7 +62,23 @@ export const transitionEntrySchema = z.object({
   /** The revision note of a `revise` decision. */
   note: z.string().optional(),
   sent_message_id: int.optional(),
+  /** While an approval waits out UNDO_WINDOW: when its send may start. */
+  send_after: z.string().optional(),
+  /** The later draft that replaces this one (event `revised`). */
+  revised_by: z.string().optional(),
 });
+
+/** A change whose effects edit the review post; written with the change, so a crash before the edit is redone at start. */
+export const statusDueEntrySchema = z.object({ kind: z.literal("status_due"), draft_id: z.string(), version: int });
+/** The review post shows the draft at this version (the edit reached Telegram). */
+export const statusShownEntrySchema = z.object({ kind: z.literal("status_shown"), draft_id: z.string(), version: int });
+/** An earlier review post of an edited draft was marked replaced and lost its buttons. */
+export const postSupersededEntrySchema = z.object({ kind: z.literal("post_superseded"), draft_id: z.string(), review_message_id: int });
+/** The bot offered a draft's text for editing (✏️ Edit) in message `message_id`; a reply to it is the edit. */
+export const editPromptEntrySchema = z.object({ kind: z.literal("edit_prompt"), draft_id: z.string(), message_id: int, text_version: int });
+
+/** A line about what a review post shows (see AuditIndex). */
+export type PostEntry = z.infer<typeof statusDueEntrySchema> | z.infer<typeof statusShownEntrySchema> | z.infer<typeof postSupersededEntrySchema> | z.infer<typeof editPromptEntrySchema>;
 
 /** A reviewer's decision (reaction, button, reply) that did not count, with why. */
 export const decisionRefusedEntrySchema = z.object({
@@ -126,6 +143,10 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   commandRefusedEntrySchema,
   ownerHaltEntrySchema,
   ownerResumeEntrySchema,
+  statusDueEntrySchema,
+  statusShownEntrySchema,
+  postSupersededEntrySchema,
+  editPromptEntrySchema,
 ]);
 
 /** One entry as a caller writes it (the log adds ts, source, seq, prev_hash). */

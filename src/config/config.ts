@@ -23,6 +23,8 @@ export interface Config {
   /** DRAFT_RETENTION: how long a final draft stays in telegram_drafts.jsonl before it moves to archive/ (default 30d). */
   readonly draftRetentionMs: number;
   readonly deferForMs: number;
+  /** UNDO_WINDOW: how long an approval waits before its send, in ms (default 10 s); 0 = send at once. */
+  readonly undoWindowMs: number;
   readonly api: { readonly host: string; readonly port: number; readonly token: string | null };
   readonly piiRedaction: "redact" | "off";
   /** PII_ALLOW: comma-separated values redaction never removes (the owner's own email, phone, handle); null = none. */
@@ -160,6 +162,7 @@ const envSchema = z.object({
   DRAFT_TTL: optional(duration("DRAFT_TTL")),
   DEFER_FOR: optional(duration("DEFER_FOR")),
   DRAFT_RETENTION: optional(duration("DRAFT_RETENTION")),
+  UNDO_WINDOW: optional(undoWindow()),
   DRAFT_API_HOST: optional(z.string()),
   DRAFT_API_PORT: optional(wholeNumber(0, 65535, (g) => `DRAFT_API_PORT must be a port number from 0 to 65535 ${g}.`)),
   DRAFT_API_TOKEN: optional(
@@ -253,6 +256,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>): Config {
     draftTtlMs: env.DRAFT_TTL ?? DEFAULT_DURATION_MS,
     deferForMs: env.DEFER_FOR ?? DEFAULT_DURATION_MS,
     draftRetentionMs: env.DRAFT_RETENTION ?? DEFAULT_RETENTION_MS,
+    undoWindowMs: env.UNDO_WINDOW ?? DEFAULT_UNDO_WINDOW_MS,
     api: { host: env.DRAFT_API_HOST ?? "127.0.0.1", port: env.DRAFT_API_PORT ?? 8787, token: env.DRAFT_API_TOKEN ?? null },
     piiRedaction: env.PII_REDACTION ?? "redact",
     piiAllow: env.PII_ALLOW ?? null,
@@ -263,6 +267,18 @@ export function loadConfig(rawEnv: Record<string, string | undefined>): Config {
     audienceConfirmOver: env.AUDIENCE_CONFIRM_OVER ?? 200,
     reviewTimeZone: env.REVIEW_TIMEZONE ?? null,
   };
+}
+
+/** UNDO_WINDOW when unset: 10 s. */
+const DEFAULT_UNDO_WINDOW_MS = 10_000;
+
+/** UNDO_WINDOW: a duration as DRAFT_TTL's, at most an hour, or `0`/`0s` for no window. */
+function undoWindow() {
+  const error = (iss: { readonly input?: unknown }) => `UNDO_WINDOW must be a duration such as 10s or 1m, at most 1h, or 0 for no undo window ${got(iss)}.`;
+  return z
+    .string()
+    .refine((text) => /^0+(\.0*)?\s*(ms|s|m|h|d)?$/.test(text) || (parseDuration(text) ?? Infinity) <= 3_600_000, { error })
+    .transform((text) => parseDuration(text) ?? 0);
 }
 
 /** DRAFT_TTL and DEFER_FOR when unset: 24h. */

@@ -18,11 +18,11 @@ export type TransitionCause = DraftEvent | { readonly type: "created" } | { read
 export function transitionEntry(from: DraftStatus | null, draft: DraftRecord, event: TransitionCause, previousText?: string): TransitionEntry {
   // A change a crash left out of the audit log keeps who decided it, when it was a decision's result.
   const recoveredDecision = event.type === "recovered" ? DECISION_OF[draft.status] : undefined;
-  const actor = event.type === "decide" ? event.actor : recoveredDecision ? draft.decided_by : null;
+  const byReviewer = event.type === "decide" || event.type === "edit" || event.type === "undo";
+  const actor = byReviewer ? event.actor : recoveredDecision ? draft.decided_by : null;
   const decision = event.type === "decide" ? event.decision : actor ? (recoveredDecision ?? null) : null;
   const note = event.type === "decide" ? event.note : recoveredDecision === "revise" ? draft.revision_note : null;
   const type: TransitionEvent = event.type;
-  const textVersion = (draft as { text_version?: unknown }).text_version;
   return {
     kind: "transition",
     draft_id: draft.draft_id,
@@ -32,7 +32,7 @@ export function transitionEntry(from: DraftStatus | null, draft: DraftRecord, ev
     event: type,
     draft_text: draft.draft_text,
     ...(previousText !== undefined && previousText !== draft.draft_text ? { previous_text: previousText } : {}),
-    ...(typeof textVersion === "number" ? { text_version: textVersion } : {}),
+    text_version: draft.text_version,
     drafted_by_role: draft.drafted_by_role,
     originating_intent_id: draft.originating_intent_id,
     destination_chat_id: draft.destination_chat_id,
@@ -45,6 +45,8 @@ export function transitionEntry(from: DraftStatus | null, draft: DraftRecord, ev
     update_id: actor?.update_id ?? null,
     reason: draft.reason,
     ...(note ? { note } : {}),
+    ...(event.type === "revised" ? { revised_by: event.byDraftId } : {}),
+    ...(draft.send_after !== null && draft.status === "approved" ? { send_after: draft.send_after } : {}),
     ...(draft.sent_message_id !== null ? { sent_message_id: draft.sent_message_id } : {}),
   };
 }

@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Clock } from "../clock/clock.js";
 import { createDraft } from "../drafts/create.js";
-import { parseDraftPayload, TELEGRAM_TEXT_LIMIT, type DraftPayload } from "../drafts/payload.js";
-import type { DraftRecord, RedactionSummary } from "../drafts/record.js";
+import { parseDraftPayload, type DraftPayload } from "../drafts/payload.js";
+import type { DraftRecord } from "../drafts/record.js";
 import type { DraftStatus } from "../drafts/status.js";
-import { textSha256 } from "../send/approval.js";
 import { KeyedQueue } from "./keyed-queue.js";
 import type { AudienceSource, ReviewChat } from "./ports.js";
+import { prepareDraftText, type Redactor } from "./draft-text.js";
 import type { ReviewDesk } from "./review-desk.js";
 
 /** The contract's synchronous answer to a submitted draft. */
@@ -24,8 +24,8 @@ export type SubmitOutcome =
   | { readonly ok: false; readonly kind: "invalid"; readonly field: string; readonly error: string }
   | { readonly ok: false; readonly kind: "conflict"; readonly error: string };
 
-/** Redaction as the intake applies it: the text to review and send, and what was removed. */
-export type Redactor = (text: string) => { text: string; removed: Partial<Record<string, number>>; hints?: string[] };
+export type { Redactor } from "./draft-text.js";
+export { trimLikeTelegram } from "./draft-text.js";
 
 /** What intake needs besides the desk. */
 export interface IntakeOptions {
@@ -45,11 +45,6 @@ export function newDraftId(now: number = Date.now()): string {
   return `d_${now.toString(36)}_${randomBytes(6).toString("hex")}`;
 }
 
-/** Removes the surrounding spaces, tabs and line breaks that Telegram would drop on delivery. */
-export function trimLikeTelegram(text: string): string {
-  return text.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, "");
-}
-
 /** sha256 of the fields that define a submission, to tell a replay from a reused key. */
 function payloadSha256(p: DraftPayload): string {
   const canonical = JSON.stringify([
@@ -58,6 +53,8 @@ function payloadSha256(p: DraftPayload): string {
     p.destination_thread_id,
     p.drafted_by_role,
     p.originating_intent_id,
+    // Only when set, so the hashes of drafts from before `revises` existed stay the same.
+    ...(p.revises === null ? [] : [p.revises]),
   ]);
   return createHash("sha256").update(canonical, "utf8").digest("hex");
 }
@@ -107,19 +104,13 @@ export class Intake {
     const { desk, clock, reviewChat } = this.options;
     // Telegram trims surrounding whitespace from what it delivers; trimming here
     // keeps the reviewed text identical to the delivered one.
-    const submitted = trimLikeTelegram(payload.draft_text);
-    const redacted = this.options.redact?.(submitted) ?? null;
-    const text = redacted?.text ?? submitted;
-    if (text.length > TELEGRAM_TEXT_LIMIT) {
-      return { ok: false, kind: "invalid", field: "draft_text", error: `draft_text: is ${text.length} UTF-16 code units long after PII redaction; Telegram allows ${TELEGRAM_TEXT_LIMIT}` };
+    const prepared = prepareDraftText(payload.draft_text, this.options.redact);
+    if (!prepared.ok) return { ok: false, kind: "invalid", field: "draft_text", error: `draft_text: ${prepared.error}` };
+    const earlier = payload.revises === null ? null : desk.get(payload.revises);
+    if (earlier === undefined) {
+      return { ok: false, kind: "invalid", field: "revises", error: `revises: no draft ${payload.revises}; name the draft_id of an earlier draft` };
     }
-    const redaction: RedactionSummary = redacted
-      ? {
-          mode: "redact",
-          removed: Object.fromEntries(Object.entries(redacted.removed).filter(([, n]) => (n ?? 0) > 0)) as Record<string, number>,
-          ...(redacted.hints && redacted.hints.length > 0 ? { hints: redacted.hints } : {}),
-        }
-      : { mode: "off", removed: {} };
+    const { text, redaction } = prepared;
     const audience = (await this.options.audience?.resolve(payload.destination_chat_id)) ?? null;
     const now = clock.now();
     const { draft, effects } = createDraft(
@@ -127,11 +118,12 @@ export class Intake {
       {
         draftId: (this.options.newDraftId ?? newDraftId)(),
         text,
-        textSha256: textSha256(text),
+        textSha256: prepared.textSha256,
         payloadSha256: payloadSha256(payload),
         ttlMs: this.options.ttlMs,
         redaction,
         audience,
+        revises: earlier === null ? null : { draftId: earlier.draft_id, text: earlier.draft_text, note: earlier.revision_note },
       },
       now,
     );
@@ -139,6 +131,8 @@ export class Intake {
     // without, the draft is answered as queued and posted at the next free slot.
     const postNow = reviewChat.claimFreeSlot();
     await desk.create(draft, postNow ? effects.filter((e) => e.type !== "post_review") : effects);
+    // The earlier draft learns it was replaced (and stops awaiting a decision) before the new one is posted.
+    if (earlier !== null) await desk.markRevised(earlier.draft_id, draft.draft_id);
     if (postNow) await desk.post(draft.draft_id);
     return { ok: true, created: true, answer: answerFor(desk.get(draft.draft_id) ?? draft) };
   }

@@ -1,5 +1,6 @@
 import type { Audience } from "../drafts/audience.js";
-import type { DraftRecord } from "../drafts/record.js";
+import type { Actor, Decision, DraftRecord } from "../drafts/record.js";
+import type { RefusedDecision } from "./audit-entries.js";
 
 /** Where a review post went. */
 export interface ReviewPost {
@@ -26,6 +27,12 @@ export interface ReviewChat {
   notify(draft: DraftRecord, text: string): Promise<void>;
   /** Asks the extra tap a 👍 needs for a large audience ("Send to 1,234 members of …? [Yes, send]"). */
   askConfirmation(draft: DraftRecord): Promise<void>;
+  /** Marks an earlier review post of `draft` as replaced by its current version; its buttons go. */
+  markSuperseded(draft: DraftRecord, reviewMessageId: number): Promise<void>;
+  /** Sends the reviewer the current text to copy and a ForceReply (the ✏️ Edit button); resolves with that message's id. */
+  promptEdit(draft: DraftRecord): Promise<number>;
+  /** Answers in the review chat, as a reply to `replyTo` when given (an action on a message that is no live post). */
+  answer(text: string, replyTo: number | null): Promise<void>;
 }
 
 /** Sends an approved draft through the guarded send path. */
@@ -42,4 +49,59 @@ export interface AudienceSource {
   resolve(chatId: string): Promise<Audience>;
   /** Asks Telegram again now (the send call's check). Null when Telegram could not be asked (no answer): unknown, not changed. */
   fresh(chatId: string): Promise<Audience | null>;
+}
+
+/** The result of a reviewer's action: the draft after it, or why it did not count. */
+export type DecisionOutcome =
+  | { readonly ok: true; readonly draft: DraftRecord }
+  | { readonly ok: false; readonly reason: string; readonly draft: DraftRecord | undefined };
+
+/** Which review message a reviewer acted on, and who. */
+export interface ReviewerAction {
+  /** The chat the action was made in; must be the chat the draft was posted to. */
+  readonly reviewChatId: string;
+  readonly reviewMessageId: number;
+  /** When the action names a draft itself (button data), it must be the draft of that message. */
+  readonly claimedDraftId?: string;
+  readonly actor: Actor;
+}
+
+/** A decision (send, revise, defer) on a review message. */
+export interface DecisionRequest extends ReviewerAction {
+  readonly decision: Decision;
+  readonly note?: string | null;
+  /** The reviewer's "Yes, send" tap for a large audience. */
+  readonly confirmed?: boolean;
+}
+
+/** A reviewer's new text for a draft: a ✏️ reply to its post, or a reply to the bot's edit prompt. */
+export interface EditRequest extends ReviewerAction {
+  /** The text as the reviewer wrote it (the ✏️ already removed); trimmed, checked and redacted as at intake. */
+  readonly text: string;
+}
+
+/**
+ * What the Telegram handlers need from the desk: reviewer actions on review
+ * messages, and the audit of actions that do not count. The desk implements
+ * it; a test can pass a plain object.
+ */
+export interface DecisionDesk {
+  /** A decision on a review message. */
+  decide(request: DecisionRequest): Promise<DecisionOutcome>;
+  /** A new text version from a reviewer. */
+  edit(request: EditRequest): Promise<DecisionOutcome>;
+  /** The ✏️ Edit button: the bot offers the current text and a ForceReply. */
+  requestEdit(request: ReviewerAction): Promise<DecisionOutcome>;
+  /** Takes back an approval within UNDO_WINDOW (👍 removed, ↩️ Undo, a reply `undo`). */
+  undo(request: ReviewerAction): Promise<DecisionOutcome>;
+  /** True when `messageId` is a review post (live or replaced) or an edit prompt of some draft. */
+  knowsMessage(messageId: number): boolean;
+  /** True when `messageId` is an edit prompt the bot sent (a reply to it is the new text). */
+  isEditPrompt(messageId: number): boolean;
+  /** Audits an action that does not count (a stranger, another chat, an anonymous admin). */
+  refuseDecision(refusal: RefusedDecision, draft?: DraftRecord): Promise<void>;
+  /** The draft a message belongs to (its live or a replaced review post, or an edit prompt). */
+  draftOfMessage(messageId: number): DraftRecord | undefined;
+  /** The current record of a draft. */
+  get(draftId: string): DraftRecord | undefined;
 }

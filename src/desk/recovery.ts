@@ -23,6 +23,10 @@ export interface RecoveryFacts {
   audited(draftId: string): AuditedDraft | undefined;
   /** True when the reviewers were told about the draft in this status. */
   wasNotified(draftId: string, status: DraftStatus): boolean;
+  /** True when an edit of the draft's review post was due and never confirmed (a crash came between). */
+  statusEditOwed(draftId: string): boolean;
+  /** True when this replaced review post of the draft is known to have lost its buttons. */
+  supersededDone(draftId: string, reviewMessageId: number): boolean;
 }
 
 /** One event recovery applies to one draft. */
@@ -51,12 +55,17 @@ export interface RecoveryPlan {
  * - `approved`: handed to the send path (which checks the kill switch again);
  * - `queued`: posted for review at the next free slot;
  * - the rest: expiry timers armed again.
+ * Then the review chat is brought level (see reviewChatOwed): status edits a
+ * crash left undone are redone, so no final draft keeps live buttons;
+ * replaced posts lose theirs; an earlier draft named by `revises` learns it
+ * was replaced.
  */
 export function planRecovery(drafts: Iterable<DraftRecord>, facts: RecoveryFacts, now: number): RecoveryPlan {
   const unaudited: DraftRecord[] = [];
   const events: RecoveryEvent[] = [];
   const effects: Effect[] = [];
-  for (const draft of drafts) {
+  const all = [...drafts];
+  for (const draft of all) {
     const id = draft.draft_id;
     const audited = facts.audited(id);
     if ((audited?.version ?? 0) < draft.version) unaudited.push(draft);
@@ -83,7 +92,29 @@ export function planRecovery(drafts: Iterable<DraftRecord>, facts: RecoveryFacts
     if (draft.status === "approved") effects.push({ type: "send", draftId: id });
     if (draft.status === "queued") effects.push({ type: "post_review", draftId: id });
   }
-  return { unaudited, events, effects };
+  const owed = reviewChatOwed(all, facts);
+  return { unaudited, events: [...owed.events, ...events], effects: [...effects, ...owed.effects] };
+}
+
+/**
+ * What a crash left undone in the review chat: status edits of the current
+ * version, replaced posts' buttons, and the `revised_by` mark on an earlier
+ * draft that a new one names in `revises`.
+ */
+function reviewChatOwed(drafts: readonly DraftRecord[], facts: RecoveryFacts): { events: RecoveryEvent[]; effects: Effect[] } {
+  const byId = new Map(drafts.map((d) => [d.draft_id, d]));
+  const events: RecoveryEvent[] = [];
+  const effects: Effect[] = [];
+  for (const draft of drafts) {
+    const id = draft.draft_id;
+    if (draft.review_message_id !== null && facts.statusEditOwed(id)) effects.push({ type: "show_status", draftId: id });
+    for (const reviewMessageId of draft.superseded_posts) {
+      if (!facts.supersededDone(id, reviewMessageId)) effects.push({ type: "supersede_post", draftId: id, reviewMessageId });
+    }
+    const earlier = draft.revises === null ? undefined : byId.get(draft.revises);
+    if (earlier && earlier.revised_by === null) events.push({ draftId: earlier.draft_id, event: { type: "revised", byDraftId: id } });
+  }
+  return { events, effects };
 }
 
 /** What running a plan needs from the desk. */

@@ -4,7 +4,7 @@ import type { Effect } from "../drafts/effects.js";
 import type { DraftEvent } from "../drafts/events.js";
 import type { Transition } from "../drafts/feed-event.js";
 import { transition, type TransitionResult } from "../drafts/machine.js";
-import type { Actor, Decision, DraftRecord } from "../drafts/record.js";
+import type { DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION, isFinal, type DraftStatus } from "../drafts/status.js";
 import type { JsonlStore } from "../store/jsonl-store.js";
 import type { DraftLedger } from "../send/send-path.js";
@@ -14,7 +14,12 @@ import { archiveDue } from "./archiving.js";
 import { KeyedQueue } from "./keyed-queue.js";
 import { backoffMs, REVIEW_POST_BACKOFF } from "../retry/backoff.js";
 import type { RecoveryDesk, RecoveryFacts } from "./recovery.js";
-import type { ReviewChat, Sender } from "./ports.js";
+import type { PostEntry } from "../audit/audit-schema.js";
+import { prepareDraftText, type Redactor } from "./draft-text.js";
+import { liveAnswer, refusalAnswer, type ActionKind } from "./live-post.js";
+import type { DecisionDesk, DecisionOutcome, DecisionRequest, EditRequest, ReviewChat, ReviewerAction, Sender } from "./ports.js";
+
+export type { DecisionOutcome, DecisionRequest } from "./ports.js";
 
 /** The logger shape the desk writes to (pino's). */
 export interface DeskLog {
@@ -35,6 +40,10 @@ export interface ReviewDeskOptions {
   readonly deferForMs: number;
   /** AUDIENCE_CONFIRM_OVER: a 👍 for more members than this needs the extra tap; null or absent: never. */
   readonly confirmOver?: number | null;
+  /** UNDO_WINDOW in ms: how long an approval waits before its send; 0 (default) = at once. */
+  readonly undoWindowMs?: number;
+  /** Redaction for a reviewer's edited text, as at intake; null or absent: none. */
+  readonly redact?: Redactor | null;
   readonly log: DeskLog;
   /** Where final drafts older than `retentionMs` go (absent: they stay in the store). */
   readonly archive?: DraftArchive<DraftRecord>;
@@ -44,24 +53,16 @@ export interface ReviewDeskOptions {
   readonly makeSender: (ledger: DraftLedger) => Sender;
 }
 
-/** The result of a reviewer's decision: the draft's status after it, or why it did not count. */
-export type DecisionOutcome =
-  | { readonly ok: true; readonly draft: DraftRecord }
-  | { readonly ok: false; readonly reason: string; readonly draft: DraftRecord | undefined };
-
-/** How a decision reached the desk: which review message, and who. */
-export interface DecisionRequest {
-  /** The chat the decision was made in; must be the chat the draft was posted to. */
-  readonly reviewChatId: string;
-  readonly reviewMessageId: number;
-  /** When the decision names a draft itself (button data), it must be the draft of that message. */
-  readonly claimedDraftId?: string;
-  readonly decision: Decision;
-  readonly actor: Actor;
-  readonly note?: string | null;
-  /** The reviewer's "Yes, send" tap for a large audience. */
-  readonly confirmed?: boolean;
+/** The `status_due` line of a change whose effects edit the review post (none otherwise). */
+function statusDue(draft: DraftRecord, effects: readonly Effect[]): PostEntry[] {
+  return effects.some((e) => e.type === "show_status") ? [{ kind: "status_due", draft_id: draft.draft_id, version: draft.version }] : [];
 }
+
+/** At most one answer per this many ms about actions on messages that are no draft's post. */
+const UNKNOWN_ANSWER_GAP_MS = 10_000;
+
+/** What a reviewer action did: a transition, or a refusal of the desk's own (an edit text that cannot be a draft). */
+type ActResult = TransitionResult | { readonly ok: false; readonly reason: string };
 
 /**
  * The review desk owns the drafts: it applies events through the pure state
@@ -69,7 +70,7 @@ export interface DecisionRequest {
  * is announced, then runs the effects at the edges. Live mode and test mode
  * share it; only the edges differ.
  */
-export class ReviewDesk implements DraftLedger, RecoveryDesk {
+export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
   private readonly queue = new KeyedQueue();
   private readonly byReviewMessage = new Map<number, string>();
   private readonly byIdempotencyKey = new Map<string, string>();
@@ -78,9 +79,12 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk {
   private readonly listeners = new Set<(t: Transition) => void>();
   private readonly sender: Sender;
   private closed = false;
+  /** When a reviewer was last told that a message is no review post (see answerRefusal). */
+  private lastUnknownAnswer = -Infinity;
 
   constructor(private readonly options: ReviewDeskOptions) {
     for (const draft of options.store.latest.values()) this.index(draft);
+    for (const [messageId, prompt] of options.audit.index.editPrompts) this.byReviewMessage.set(messageId, prompt.draftId);
     this.sender = options.makeSender(this);
   }
 
@@ -89,10 +93,26 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk {
     return this.options.store.latest.get(draftId);
   }
 
-  /** The draft whose review post has this message id. */
+  /** The draft whose live review post has this message id. */
   byReviewMessageId(messageId: number): DraftRecord | undefined {
+    const draft = this.draftOfMessage(messageId);
+    return draft?.review_message_id === messageId ? draft : undefined;
+  }
+
+  /** The draft a message belongs to: its live review post, a replaced one, or an edit prompt. */
+  draftOfMessage(messageId: number): DraftRecord | undefined {
     const id = this.byReviewMessage.get(messageId);
     return id === undefined ? undefined : this.get(id);
+  }
+
+  /** True when `messageId` is a review post (live or replaced) or an edit prompt. */
+  knowsMessage(messageId: number): boolean {
+    return this.byReviewMessage.has(messageId);
+  }
+
+  /** True when `messageId` is an edit prompt the bot sent. */
+  isEditPrompt(messageId: number): boolean {
+    return this.options.audit.index.editPrompts.has(messageId);
   }
 
   /** The draft submitted with this idempotency key (live ones only; see findByIdempotency). */
@@ -153,7 +173,9 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk {
 
   /** Audits changes that reached the store but not the audit log (a crash between the two), as `recovered`. */
   async auditRecovered(drafts: readonly DraftRecord[]): Promise<void> {
-    if (drafts.length > 0) await this.options.audit.append(drafts.map((d) => transitionEntry(null, d, { type: "recovered" })));
+    // The edit of the review post that change called for may be lost with it: it is owed (and redone at start).
+    const owed = (d: DraftRecord): PostEntry[] => (d.review_message_id === null ? [] : [{ kind: "status_due", draft_id: d.draft_id, version: d.version }]);
+    if (drafts.length > 0) await this.options.audit.append(drafts.flatMap((d) => [transitionEntry(null, d, { type: "recovered" }), ...owed(d)]));
   }
 
   /** Calls `listener` after every durable status change. Returns a function that unsubscribes. */
@@ -187,29 +209,11 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk {
   /**
    * A reviewer's decision on a review message. The desk checks again that the
    * actor is a reviewer; a decision that does not count is audited with why.
-   * The same Telegram update delivered twice acts once.
+   * The same Telegram update delivered twice acts once. An approval binds to
+   * the text version of the post it was made on, and waits UNDO_WINDOW.
    */
-  async decide(request: DecisionRequest): Promise<DecisionOutcome> {
-    const draft = this.byReviewMessageId(request.reviewMessageId);
-    const refuse = async (reason: string): Promise<DecisionOutcome> => {
-      await this.auditRefusal(
-        { decision: request.decision, actor: request.actor, reason, chat_id: request.reviewChatId, review_message_id: request.reviewMessageId },
-        draft,
-      );
-      return { ok: false, reason, draft: draft && this.get(draft.draft_id) };
-    };
-    const updateId = request.actor.update_id;
-    const seen = this.options.audit.index;
-    if (updateId !== null && seen.hasSeenUpdate(updateId)) {
-      return { ok: false, reason: "duplicate_update", draft };
-    }
-    if (updateId !== null) seen.claimUpdate(updateId, this.options.clock.now());
-    try {
-      if (!this.options.reviewerIds.has(request.actor.user_id)) return await refuse("not_a_reviewer");
-      if (!draft || draft.review_chat_id !== request.reviewChatId) return await refuse("unknown_review_message");
-      if (request.claimedDraftId !== undefined && request.claimedDraftId !== draft.draft_id) {
-        return await refuse("button_names_another_draft");
-      }
+  decide(request: DecisionRequest): Promise<DecisionOutcome> {
+    return this.act(request, "decide", request.decision, async (draft) => {
       const result = await this.apply(draft.draft_id, {
         type: "decide",
         decision: request.decision,
@@ -218,10 +222,78 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk {
         deferMs: this.options.deferForMs,
         confirmOver: this.options.confirmOver ?? null,
         confirmed: request.confirmed === true,
+        undoMs: this.options.undoWindowMs ?? 0,
+        textVersion: draft.text_version,
       });
       if (!result.ok && result.reason === "needs_confirmation") this.askConfirmation(draft.draft_id);
-      if (!result.ok) return await refuse(result.reason);
-      return { ok: true, draft: result.draft };
+      return result;
+    });
+  }
+
+  /**
+   * A reviewer's new text: checked, trimmed and redacted as at intake, then the
+   * draft's next text version, posted for review again. A text that cannot be
+   * a draft is refused, and the reviewer is told why.
+   */
+  edit(request: EditRequest): Promise<DecisionOutcome> {
+    return this.act(request, "edit", null, async (draft) => {
+      const prompt = this.options.audit.index.editPrompts.get(request.reviewMessageId);
+      const prepared = prepareDraftText(request.text, this.options.redact ?? null);
+      if (!prepared.ok) return { ok: false, reason: `edit_${prepared.reason}` };
+      return this.apply(draft.draft_id, {
+        type: "edit",
+        text: prepared.text,
+        textSha256: prepared.textSha256,
+        redaction: prepared.redaction,
+        actor: request.actor,
+        textVersion: prompt?.textVersion ?? draft.text_version,
+      });
+    });
+  }
+
+  /** The ✏️ Edit button: the bot sends the current text to copy, with a ForceReply; a reply to it is the edit. */
+  requestEdit(request: ReviewerAction): Promise<DecisionOutcome> {
+    return this.act(request, "prompt", null, async (draft) => {
+      if (!AWAITING_DECISION.has(draft.status)) return { ok: false, reason: "not_awaiting_decision" };
+      const messageId = await this.options.reviewChat.promptEdit(draft);
+      this.byReviewMessage.set(messageId, draft.draft_id);
+      await this.notePost({ kind: "edit_prompt", draft_id: draft.draft_id, message_id: messageId, text_version: draft.text_version });
+      return { ok: true, draft, effects: [] };
+    });
+  }
+
+  /** Takes back an approval within UNDO_WINDOW: the draft returns to where it was before the 👍. */
+  undo(request: ReviewerAction): Promise<DecisionOutcome> {
+    return this.act(request, "undo", null, (draft) => this.apply(draft.draft_id, { type: "undo", actor: request.actor }));
+  }
+
+  /** Records that `laterId` replaces `draftId` (payload `revises`); a draft still awaiting a decision becomes `revise`. */
+  async markRevised(draftId: string, laterId: string): Promise<void> {
+    const result = await this.apply(draftId, { type: "revised", byDraftId: laterId });
+    if (!result.ok) this.options.log.warn({ draft_id: draftId, revised_by: laterId, reason: result.reason }, "could not mark the draft as revised");
+  }
+
+  /**
+   * What every reviewer action goes through: the update is taken once, the
+   * actor must be a reviewer, and the message must be the draft's live post
+   * (or, for an edit, the bot's edit prompt). An action on a replaced or
+   * orphaned post is refused with an answer that points to the live post; a
+   * refusal the reviewer should know about is answered too.
+   */
+  private async act(
+    request: ReviewerAction,
+    kind: ActionKind,
+    decision: DecisionRequest["decision"] | null,
+    run: (draft: DraftRecord) => Promise<ActResult>,
+  ): Promise<DecisionOutcome> {
+    const updateId = request.actor.update_id;
+    const seen = this.options.audit.index;
+    if (updateId !== null && seen.hasSeenUpdate(updateId)) {
+      return { ok: false, reason: "duplicate_update", draft: this.draftOfMessage(request.reviewMessageId) };
+    }
+    if (updateId !== null) seen.claimUpdate(updateId, this.options.clock.now());
+    try {
+      return await this.actOnce(request, kind, decision, run);
     } catch (err) {
       // Not recorded: a redelivery of the same update must be able to try again.
       if (updateId !== null) seen.releaseUpdate(updateId);
@@ -233,6 +305,55 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk {
   private askConfirmation(draftId: string): void {
     const draft = this.get(draftId);
     if (draft) void this.track(this.options.reviewChat.askConfirmation(draft));
+  }
+
+  private async actOnce(
+    request: ReviewerAction,
+    kind: ActionKind,
+    decision: DecisionRequest["decision"] | null,
+    run: (draft: DraftRecord) => Promise<ActResult>,
+  ): Promise<DecisionOutcome> {
+    const byMessage = this.draftOfMessage(request.reviewMessageId);
+    // A button names its draft: on a post the desk does not know (an orphan a crash left), that finds the draft.
+    const draft = byMessage ?? (request.claimedDraftId === undefined ? undefined : this.get(request.claimedDraftId));
+    const refuse = async (reason: string, answer = true): Promise<DecisionOutcome> => {
+      const refusal = { decision, actor: request.actor, reason, chat_id: request.reviewChatId, review_message_id: request.reviewMessageId };
+      await this.auditRefusal(refusal, draft);
+      if (answer && this.options.reviewerIds.has(request.actor.user_id)) this.answerRefusal(kind, reason, draft, request.reviewMessageId);
+      return { ok: false, reason, draft: draft && this.get(draft.draft_id) };
+    };
+    if (!this.options.reviewerIds.has(request.actor.user_id)) return refuse("not_a_reviewer");
+    if (!draft || (draft.review_chat_id !== null && draft.review_chat_id !== request.reviewChatId)) return refuse("unknown_review_message");
+    if (byMessage && request.claimedDraftId !== undefined && request.claimedDraftId !== draft.draft_id) {
+      return refuse("button_names_another_draft", false);
+    }
+    const live = draft.review_message_id === request.reviewMessageId || this.isEditPrompt(request.reviewMessageId);
+    if (!live) return refuse("not_live_post");
+    const result = await run(draft);
+    if (!result.ok) return refuse(result.reason);
+    return { ok: true, draft: result.draft };
+  }
+
+  /**
+   * Tells the reviewer why an action did not count, when that helps (a
+   * replaced post, too late to undo, a bad edit). Not awaited: the update's
+   * handling does not wait for a slot in the review chat. Answers about
+   * messages that are no draft's post (a 👍 on any other message) are at most
+   * one per UNKNOWN_ANSWER_GAP_MS, so they cannot flood it.
+   */
+  private answerRefusal(kind: ActionKind, reason: string, draft: DraftRecord | undefined, actedOn: number): void {
+    const current = draft && this.get(draft.draft_id);
+    const text = reason === "not_live_post" || reason === "outdated_version" || reason === "unknown_review_message"
+      ? liveAnswer(current)
+      : refusalAnswer(kind, reason, current);
+    if (text === null || this.closed) return;
+    if (!current) {
+      const now = this.options.clock.now();
+      if (now - this.lastUnknownAnswer < UNKNOWN_ANSWER_GAP_MS) return;
+      this.lastUnknownAnswer = now;
+    }
+    const replyTo = current?.review_message_id ?? actedOn;
+    void this.track(this.options.reviewChat.answer(text, replyTo).catch((err: unknown) => this.options.log.warn({ err }, "could not answer the reviewer")));
   }
 
   /**
@@ -293,7 +414,7 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk {
     if (!draft) throw new Error(`draft ${draftId} does not exist`);
     const result = transition(draft, event, this.options.clock.now());
     if (!result.ok) return result;
-    await this.commit(draft.status, result.draft, event, draft.draft_text);
+    await this.commit(draft.status, result.draft, event, draft.draft_text, result.effects);
     this.runEffects(result.effects);
     return result;
   }
@@ -304,6 +425,7 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk {
     draft: DraftRecord,
     event: DraftEvent | { type: "created" },
     previousText?: string,
+    effects: readonly Effect[] = [],
   ): Promise<void> {
     // Both writes are in flight at once (each group-committed with its neighbours): one fsync
     // wait instead of two. Nothing is announced until both are durable. A crash between them
@@ -311,7 +433,8 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk {
     // (an approval whose audited send had begun is marked unknown, never resent).
     const [stored, audited] = await Promise.allSettled([
       this.options.store.append([draft]),
-      this.options.audit.append([transitionEntry(from, draft, event, previousText)]),
+      // A change that edits the review post says so in the same write, so a crash before the edit is redone at start.
+      this.options.audit.append([transitionEntry(from, draft, event, previousText), ...statusDue(draft, effects)]),
     ]);
     if (stored.status === "rejected") throw stored.reason;
     this.index(draft);
@@ -323,6 +446,7 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk {
 
   private index(draft: DraftRecord): void {
     if (draft.review_message_id !== null) this.byReviewMessage.set(draft.review_message_id, draft.draft_id);
+    for (const old of draft.superseded_posts) this.byReviewMessage.set(old, draft.draft_id);
     if (draft.idempotency_key !== null) this.byIdempotencyKey.set(draft.idempotency_key, draft.draft_id);
   }
 
@@ -337,9 +461,14 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk {
         return this.sender.send(effect.draftId);
       case "arm_expiry":
         return this.armExpiry(effect.draftId, effect.at);
-      case "show_status":
-        if (draft.review_message_id !== null) await reviewChat.showStatus(draft);
-        return;
+      case "show_status": {
+        if (draft.review_message_id === null) return;
+        await reviewChat.showStatus(draft);
+        return this.notePost({ kind: "status_shown", draft_id: draft.draft_id, version: draft.version });
+      }
+      case "supersede_post":
+        await reviewChat.markSuperseded(draft, effect.reviewMessageId);
+        return this.notePost({ kind: "post_superseded", draft_id: draft.draft_id, review_message_id: effect.reviewMessageId });
       case "notify":
         await reviewChat.notify(draft, effect.text);
         // Audited only once out: a crash before this line sends the notice again at the next start.
@@ -347,6 +476,12 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk {
         await this.options.audit.append([{ kind: "notice", draft_id: draft.draft_id, status: draft.status, text: effect.text }]);
         return;
     }
+  }
+
+  /** Audits what the review chat now shows (after the fact: a crash before this line redoes the edit at start). */
+  private async notePost(entry: PostEntry): Promise<void> {
+    this.options.audit.index.notePost(entry);
+    await this.options.audit.append([entry]);
   }
 
   /** Posts a queued draft now and waits for the post (or its failure, after which it is retried later). */

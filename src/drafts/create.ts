@@ -14,6 +14,8 @@ export interface NewDraftFacts {
   readonly redaction: RedactionSummary | null;
   /** Who will read it, resolved at intake; null when not known. */
   readonly audience?: Audience | null;
+  /** The earlier draft this one replaces (payload `revises`), with its text for the diff. */
+  readonly revises?: { readonly draftId: string; readonly text: string; readonly note: string | null } | null;
 }
 
 /**
@@ -51,6 +53,14 @@ export function createDraft(
     reason: null,
     redaction: facts.redaction,
     audience: facts.audience ?? null,
+    text_version: 1,
+    original_text: null,
+    previous_text: facts.revises?.text ?? null,
+    send_after: null,
+    revises: facts.revises?.draftId ?? null,
+    revises_note: facts.revises?.note ?? null,
+    revised_by: null,
+    superseded_posts: [],
   };
   return {
     draft,

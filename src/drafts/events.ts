@@ -1,5 +1,5 @@
 import type { Audience } from "./audience.js";
-import type { Actor, Decision } from "./record.js";
+import type { Actor, Decision, RedactionSummary } from "./record.js";
 
 /**
  * Everything that can happen to a draft after it was created. The state
@@ -21,7 +21,25 @@ export type DraftEvent =
       readonly confirmOver?: number | null;
       /** The reviewer's extra tap ("Yes, send") for a large audience. */
       readonly confirmed?: boolean;
+      /** How long an approval waits before its send, in milliseconds (UNDO_WINDOW); 0 or absent: at once. */
+      readonly undoMs?: number;
+      /** The text version the reviewer saw; a decision on another version is refused. Absent: not checked. */
+      readonly textVersion?: number;
     }
+  /** A reviewer replaced the text (already checked and redacted as at intake). */
+  | {
+      readonly type: "edit";
+      readonly text: string;
+      readonly textSha256: string;
+      readonly redaction: RedactionSummary | null;
+      readonly actor: Actor;
+      /** The text version the reviewer edited; another version is refused. Absent: not checked. */
+      readonly textVersion?: number;
+    }
+  /** A reviewer took back an approval within UNDO_WINDOW. */
+  | { readonly type: "undo"; readonly actor: Actor }
+  /** A later draft names this one in `revises`. */
+  | { readonly type: "revised"; readonly byDraftId: string }
   /** The expiry timer fired (or start-up found `expires_at` passed). */
   | { readonly type: "expire" }
   /** The kill switch stopped the send at the call boundary. */

@@ -2,7 +2,7 @@ import { needsConfirmation } from "./audience.js";
 import type { Effect } from "./effects.js";
 import type { DraftEvent, DraftEventType } from "./events.js";
 import type { DraftRecord } from "./record.js";
-import { isFinal, type DraftStatus } from "./status.js";
+import { AWAITING_DECISION, isFinal, STATUSES, type DraftStatus } from "./status.js";
 
 /**
  * Why an event was refused. Refusals are values, not exceptions: a decision
@@ -16,6 +16,9 @@ export type RefusalReason =
   | "no_approval"
   | "text_changed"
   | "expired"
+  | "outdated_version"
+  | "text_unchanged"
+  | "undo_closed"
   | "not_applicable"
   /** A 👍 for more than AUDIENCE_CONFIRM_OVER members, not yet confirmed by the extra tap. */
   | "needs_confirmation";
@@ -53,15 +56,28 @@ const posted: Handler<"posted"> = (d, e, now) => {
   return ok(draft, { type: "arm_expiry", draftId: d.draft_id, at: Date.parse(d.expires_at) });
 };
 
+/** The status an approval returns to on undo: the one it was given in. */
+function approvedFrom(status: DraftStatus): "pending" | "deferred" | "halted" {
+  return status === "deferred" || status === "halted" ? status : "pending";
+}
+
 const decide: Handler<"decide"> = (d, e, now) => {
   // Past expires_at a draft is expired even if the expiry could not be recorded yet (a full disk).
   if (now >= Date.parse(d.expires_at)) return refuse(d, "expired");
+  if (e.textVersion !== undefined && e.textVersion !== d.text_version) return refuse(d, "outdated_version");
   const common = { decided_by: e.actor };
   switch (e.decision) {
     case "send": {
       if (!e.confirmed && needsConfirmation(d.audience, e.confirmOver ?? null)) return refuse(d, "needs_confirmation");
-      const approval = { actor: e.actor, at: iso(now), text_sha256: d.text_sha256 };
-      const draft = next(d, now, { ...common, status: "approved", approval, reason: null });
+      const approval = { actor: e.actor, at: iso(now), text_sha256: d.text_sha256, text_version: d.text_version, before: approvedFrom(d.status) };
+      const undoMs = e.undoMs ?? 0;
+      if (undoMs > 0) {
+        // The send waits out UNDO_WINDOW; the post shows "Sending at … · ↩️ Undo" meanwhile.
+        const send_after = iso(now + undoMs);
+        const draft = next(d, now, { ...common, status: "approved", approval, reason: null, send_after });
+        return ok(draft, { type: "show_status", draftId: d.draft_id }, { type: "send", draftId: d.draft_id });
+      }
+      const draft = next(d, now, { ...common, status: "approved", approval, reason: null, send_after: null });
       // The outcome (sent, failed, halted...) is shown when it comes: one edit, not two.
       return ok(draft, { type: "send", draftId: d.draft_id });
     }
@@ -81,6 +97,57 @@ const decide: Handler<"decide"> = (d, e, now) => {
   }
 };
 
+/**
+ * A reviewer's edit: the new text becomes the next text version and the draft
+ * is posted for review again (`queued` until the new post is out); the old
+ * post is marked replaced. Any approval is void: it was for another text.
+ */
+const edit: Handler<"edit"> = (d, e, now) => {
+  if (now >= Date.parse(d.expires_at)) return refuse(d, "expired");
+  if (e.textVersion !== undefined && e.textVersion !== d.text_version) return refuse(d, "outdated_version");
+  if (e.textSha256 === d.text_sha256) return refuse(d, "text_unchanged");
+  const oldPost = d.review_message_id;
+  const draft = next(d, now, {
+    status: "queued",
+    draft_text: e.text,
+    text_sha256: e.textSha256,
+    redaction: e.redaction,
+    text_version: d.text_version + 1,
+    original_text: d.original_text ?? d.draft_text,
+    previous_text: d.draft_text,
+    review_message_id: null,
+    superseded_posts: oldPost === null ? d.superseded_posts : [...d.superseded_posts, oldPost],
+    approval: null,
+    send_after: null,
+    decided_by: e.actor,
+    reason: null,
+  });
+  const effects: Effect[] = [{ type: "post_review", draftId: d.draft_id }];
+  if (oldPost !== null) effects.unshift({ type: "supersede_post", draftId: d.draft_id, reviewMessageId: oldPost });
+  return ok(draft, ...effects);
+};
+
+/** Undo within UNDO_WINDOW: back to the status the approval was given in; the post awaits a decision again. */
+const undo: Handler<"undo"> = (d, e, now) => {
+  if (d.send_after === null || now >= Date.parse(d.send_after)) return refuse(d, "undo_closed");
+  const status = d.approval?.before ?? "pending";
+  const draft = next(d, now, { status, approval: null, send_after: null, decided_by: e.actor });
+  return ok(draft, { type: "show_status", draftId: d.draft_id });
+};
+
+/**
+ * A later draft names this one in `revises`. One still awaiting a decision
+ * becomes `revise` (reason `superseded`); any other keeps its status and only
+ * records `revised_by` (a final draft stays final).
+ */
+const revised: Handler<"revised"> = (d, e, now) => {
+  if (AWAITING_DECISION.has(d.status) || d.status === "queued") {
+    const draft = next(d, now, { status: "revise", reason: "superseded", revised_by: e.byDraftId, approval: null });
+    return ok(draft, { type: "show_status", draftId: d.draft_id });
+  }
+  return ok(next(d, now, { revised_by: e.byDraftId }));
+};
+
 const expire: Handler<"expire"> = (d, _e, now) => {
   if (now < Date.parse(d.expires_at)) return refuse(d, "not_due");
   const draft = next(d, now, { status: "expired" });
@@ -92,7 +159,7 @@ const halt: Handler<"halt"> = (d, e, now) => {
     ...(e.audience === undefined ? {} : { audience: e.audience }),
     ...(e.destinationChatId === undefined ? {} : { destination_chat_id: e.destinationChatId }),
   };
-  const draft = next(d, now, { status: "halted", approval: null, reason: e.reason, ...moved });
+  const draft = next(d, now, { status: "halted", approval: null, send_after: null, reason: e.reason, ...moved });
   return ok(draft, { type: "show_status", draftId: d.draft_id });
 };
 
@@ -100,6 +167,8 @@ const sendIntent: Handler<"send_intent"> = (d, _e, now) => {
   if (now >= Date.parse(d.expires_at)) return refuse(d, "expired");
   if (!d.approval) return refuse(d, "no_approval");
   if (d.approval.text_sha256 !== d.text_sha256) return refuse(d, "text_changed");
+  // UNDO_WINDOW not over yet: the reviewer may still take the approval back.
+  if (d.send_after !== null && now < Date.parse(d.send_after)) return refuse(d, "not_due");
   return ok(next(d, now, { status: "sending" }));
 };
 
@@ -137,6 +206,10 @@ const sendUnknown: Handler<"send_unknown"> = (d, e, now) =>
 export const TRANSITIONS: Table = {
   posted: { queued: posted },
   decide: { pending: decide, deferred: decide, halted: decide },
+  edit: { pending: edit, deferred: edit, halted: edit },
+  undo: { approved: undo },
+  // The one event that applies in every status: in a final one it only records `revised_by`.
+  revised: Object.fromEntries(STATUSES.map((s) => [s, revised])) as Record<DraftStatus, Handler<"revised">>,
   expire: { queued: expire, pending: expire, deferred: expire, halted: expire, approved: expire },
   // From `sending` only before the call: the send path looks at the switch again after writing the intent.
   halt: { approved: halt, sending: halt },
@@ -150,10 +223,11 @@ export const TRANSITIONS: Table = {
 /** Why an event that the table does not list for a status is refused. */
 function refusalFor(draft: DraftRecord, event: DraftEvent): RefusalReason {
   if (isFinal(draft.status)) return "final_state";
-  if (event.type === "decide") {
+  if (event.type === "decide" || event.type === "edit") {
     if (draft.status === "queued") return "not_posted";
     if (draft.status === "approved" || draft.status === "sending") return "already_approved";
   }
+  if (event.type === "undo" && draft.status === "sending") return "undo_closed";
   return "not_applicable";
 }
 

@@ -29,6 +29,8 @@ export const draftPayloadSchema = z.strictObject({
   drafted_by_role: z.enum(ROLES),
   originating_intent_id: z.string().min(1, "must not be empty").max(256),
   idempotency_key: z.string().min(1, "must not be empty").max(256).nullable().optional().transform((v) => v ?? null),
+  /** An earlier draft that this one replaces (contract v2); checked against the store at intake. */
+  revises: z.string().min(1, "must not be empty").max(128).nullable().optional().transform((v) => v ?? null),
 });
 
 /** A payload after validation (chat id as a string, optional fields as null). */

@@ -34,6 +34,10 @@ export const approvalSchema = z.object({
   at: z.string(),
   /** sha256 (hex) of the exact text approved; the send path compares it with the text it sends. */
   text_sha256: z.string(),
+  /** The text version approved (`text_version` of the draft then); older lines have none. */
+  text_version: z.number().int().positive().optional(),
+  /** The status before the approval: where an undo within UNDO_WINDOW returns the draft. */
+  before: z.enum(["pending", "deferred", "halted"]).optional(),
 });
 /** A reviewer's recorded approval. */
 export type Approval = z.infer<typeof approvalSchema>;
@@ -83,6 +87,22 @@ export const draftRecordSchema = z.object({
   redaction: redactionSchema.nullable(),
   /** Who will read it, as last resolved (older lines have none). */
   audience: audienceSchema.nullable().default(null),
+  /** 1 as submitted; each reviewer's edit adds one. */
+  text_version: z.number().int().positive().default(1),
+  /** The text as submitted (after redaction), kept once a reviewer edited it; null while unedited. */
+  original_text: z.string().nullable().default(null),
+  /** The text this version replaced (the previous edit, or the draft named by `revises`): the post shows the diff. */
+  previous_text: z.string().nullable().default(null),
+  /** While an approval waits out UNDO_WINDOW: when the send may start (ISO-8601 UTC). Null otherwise. */
+  send_after: z.string().nullable().default(null),
+  /** The earlier draft this one replaces (payload `revises`). */
+  revises: z.string().nullable().default(null),
+  /** The revision note of the draft named by `revises`, quoted on this draft's review post. */
+  revises_note: z.string().nullable().default(null),
+  /** The later draft that replaced this one. */
+  revised_by: z.string().nullable().default(null),
+  /** Review posts of earlier text versions: decisions on them are refused with a pointer to the live post. */
+  superseded_posts: z.array(z.number().int()).default([]),
 });
 
 /** The whole record of one draft, as stored. */

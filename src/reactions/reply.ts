@@ -21,3 +21,28 @@ export function readReply(text: string): ReplyDecision {
   if (decision !== null) return { decision, emoji: trimmed, note: null };
   return { decision: "revise", emoji: null, note: text };
 }
+
+/** What a reply in the review chat asks for: a decision, a new text, or an undo. */
+export type ReplyAction =
+  | ({ readonly kind: "decide" } & ReplyDecision)
+  | { readonly kind: "edit"; readonly text: string; readonly emoji: string | null }
+  | { readonly kind: "undo"; readonly emoji: string | null };
+
+/** A reply starting with ✏️ (U+270F, with or without U+FE0F): the rest is the new text. */
+const EDIT_PREFIX = /^[ \t\r\n]*\u270F\uFE0F?/u;
+/** `undo` (any case) or ↩️ (U+21A9, with or without U+FE0F), alone. */
+const UNDO_REPLY = /^(undo|\u21A9\uFE0F?)$/iu;
+
+/**
+ * Reads a reviewer's reply (contract v2): a reply to the bot's edit prompt is
+ * the new text; a reply starting with ✏️ edits with the rest; `undo` or ↩️
+ * takes back an approval; anything else is a decision as `readReply` reads it.
+ */
+export function readReplyAction(text: string, toEditPrompt: boolean): ReplyAction {
+  if (toEditPrompt) return { kind: "edit", text, emoji: null };
+  const edit = EDIT_PREFIX.exec(text);
+  if (edit) return { kind: "edit", text: text.slice(edit[0].length), emoji: "✏️" };
+  const trimmed = text.trim();
+  if (UNDO_REPLY.test(trimmed)) return { kind: "undo", emoji: trimmed.toLowerCase() === "undo" ? null : "↩️" };
+  return { kind: "decide", ...readReply(text) };
+}

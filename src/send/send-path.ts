@@ -19,6 +19,11 @@ export interface DraftLedger {
   runEffects(effects: readonly Effect[]): void;
 }
 
+/** How long an approved draft still waits out UNDO_WINDOW at `now` (0: it may be sent). */
+export function undoWaitMs(draft: DraftRecord, now: number): number {
+  return draft.send_after === null ? 0 : Math.max(0, Date.parse(draft.send_after) - now);
+}
+
 /** What the send path is built from; every piece is passed in. */
 export interface SendPathOptions {
   readonly ledger: DraftLedger;
@@ -45,6 +50,8 @@ export interface SendPathOptions {
 export class SendPath {
   private readonly attempts = new Map<string, number>();
   private readonly waits = new Set<{ cancel(): void }>();
+  /** One timer per draft waiting out UNDO_WINDOW (a new approval replaces the old timer). */
+  private readonly undoWaits = new Map<string, { cancel(): void }>();
   private stopped = false;
 
   constructor(private readonly options: SendPathOptions) {}
@@ -53,6 +60,8 @@ export class SendPath {
   async send(draftId: string): Promise<void> {
     const draft = this.options.ledger.get(draftId);
     if (!draft || draft.status !== "approved" || this.stopped) return;
+    const waitMs = undoWaitMs(draft, this.options.clock.now());
+    if (waitMs > 0) return this.sendAfterUndoWindow(draftId, waitMs);
     try {
       await this.options.limiter.schedule(draft.destination_chat_id, () => this.attempt(draftId));
     } catch (err) {
@@ -64,6 +73,7 @@ export class SendPath {
   stop(): void {
     this.stopped = true;
     for (const w of this.waits) w.cancel();
+    for (const w of this.undoWaits.values()) w.cancel();
   }
 
   private async attempt(draftId: string): Promise<void> {
@@ -148,6 +158,23 @@ export class SendPath {
     if (verdict.halted) return `kill switch: ${verdict.reason}`;
     const voided = haltVoidsApproval(draft.approval?.at, killSwitch.lastHalt?.() ?? null);
     return voided === null ? null : `kill switch: ${voided}`;
+  }
+
+  /**
+   * The approval waits out UNDO_WINDOW on the injected clock, then the draft
+   * goes through the whole guarded path (an undo meanwhile left it not
+   * `approved`, so nothing is sent). After a restart `send_after` on disk
+   * gives the rest of the window.
+   */
+  private sendAfterUndoWindow(draftId: string, ms: number): void {
+    if (this.stopped) return;
+    this.undoWaits.get(draftId)?.cancel();
+    const { clock } = this.options;
+    const handle = clock.setTimeout(() => {
+      this.undoWaits.delete(draftId);
+      this.options.ledger.runEffects([{ type: "send", draftId }]);
+    }, ms);
+    this.undoWaits.set(draftId, { cancel: () => clock.clearTimeout(handle) });
   }
 
   /** Waits on the injected clock, then goes through the whole guarded path again. */

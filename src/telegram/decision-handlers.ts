@@ -1,16 +1,17 @@
 import { Composer, type Context } from "grammy";
 import type { ReactionType } from "grammy/types";
-import type { DecisionOutcome, DecisionRequest, ReviewDesk } from "../desk/review-desk.js";
-import type { Decision } from "../drafts/record.js";
+import type { DecisionDesk, DecisionOutcome } from "../desk/ports.js";
+import type { Actor, Channel, Decision } from "../drafts/record.js";
 import { authorizeActor, type ActorFacts } from "../reactions/authorize.js";
 import { decisionForEmoji } from "../reactions/decision-keys.js";
-import { readReply } from "../reactions/reply.js";
-import { readCallbackData } from "./review-format.js";
+import { readReplyAction } from "../reactions/reply.js";
+import { readCallbackData, type ButtonAction } from "./review-format.js";
 import { revisionAnswer } from "./revision-answer.js";
 
 /** What the handlers need to know. */
 export interface DecisionHandlerOptions {
-  readonly desk: ReviewDesk;
+  /** The desk as a port: any object with these methods will do (tests pass plain ones). */
+  readonly desk: DecisionDesk;
   readonly reviewChatId: string;
   readonly reviewerIds: ReadonlySet<number>;
   readonly log: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
@@ -40,116 +41,181 @@ export function addedDecision(oldReaction: readonly ReactionType[], newReaction:
   return decisions[0]!;
 }
 
+/** The 👍 a reaction update took away (an undo within UNDO_WINDOW), or null. */
+export function removedApproval(oldReaction: readonly ReactionType[], newReaction: readonly ReactionType[]): string | null {
+  const after = new Set(emojisOf(newReaction));
+  return emojisOf(oldReaction).find((e) => !after.has(e) && decisionForEmoji(e) === "send") ?? null;
+}
+
+/** Who acted on which review message, as Telegram's own ids say (never names or text). */
+interface Acting {
+  readonly facts: ActorFacts;
+  readonly channel: Channel;
+  readonly updateId: number;
+  readonly messageId: number | undefined;
+  readonly username: string | null;
+}
+
 /**
- * The grammY handlers that turn reactions, buttons and replies on review
- * messages into decisions. Each checks who acted from Telegram's own ids
- * (never names or text), and hands the decision to the desk, which records it
- * or audits why it did not count. Every callback query is answered.
+ * The one way the handlers build an actor: authorised from Telegram's ids, or
+ * refused and audited (then null). Authority comes only from REVIEWER_USER_IDS.
  */
-export function decisionHandlers(options: DecisionHandlerOptions): Composer<Context> {
-  const { desk, log } = options;
-  const composer = new Composer<Context>();
-  const context = { reviewChatId: options.reviewChatId, reviewerIds: options.reviewerIds };
+async function actorFor(o: DecisionHandlerOptions, acting: Acting, decision: Decision | null, emoji: string | null): Promise<Actor | null> {
+  const who = authorizeActor(acting.facts, { reviewChatId: o.reviewChatId, reviewerIds: o.reviewerIds });
+  if (who.ok) return { user_id: who.userId, channel: acting.channel, emoji, update_id: acting.updateId };
+  await refuse(o, acting, decision, emoji, who.reason);
+  return null;
+}
 
-  const refuse = (facts: ActorFacts, decision: Decision | null, emoji: string | null, channel: string, reason: string, extra: { review_message_id?: number; username?: string | null; updateId: number }) =>
-    desk.refuseDecision(
-      {
-        decision,
-        actor: { user_id: facts.userId, channel, emoji, update_id: extra.updateId },
-        reason,
-        chat_id: String(facts.chatId),
-        review_message_id: extra.review_message_id ?? null,
-        actor_chat_id: facts.actorChatId,
-        username: extra.username ?? null,
-      },
-      extra.review_message_id === undefined ? undefined : desk.byReviewMessageId(extra.review_message_id),
-    );
+/** Audits an action that does not count, with the draft's text when the message is a known one. */
+function refuse(o: DecisionHandlerOptions, acting: Acting, decision: Decision | null, emoji: string | null, reason: string): Promise<void> {
+  const { facts, messageId } = acting;
+  return o.desk.refuseDecision(
+    {
+      decision,
+      actor: { user_id: facts.userId, channel: acting.channel, emoji, update_id: acting.updateId },
+      reason,
+      chat_id: String(facts.chatId),
+      review_message_id: messageId ?? null,
+      actor_chat_id: facts.actorChatId,
+      username: acting.username,
+    },
+    messageId === undefined ? undefined : o.desk.draftOfMessage(messageId),
+  );
+}
 
-  /** Hands a decision to the desk; if it cannot be saved, tells the reviewers and returns null. */
-  const decideOrTell = async (request: DecisionRequest): Promise<DecisionOutcome | null> => {
-    try {
-      return await desk.decide(request);
-    } catch (err) {
-      log.error({ err, review_message_id: request.reviewMessageId }, "a reviewer's decision could not be saved");
-      await options.tellReviewers?.(DECISION_NOT_SAVED).catch(() => {});
-      return null;
-    }
-  };
+/** Runs a desk action; if it cannot be saved, tells the reviewers and returns null. */
+async function saved(o: DecisionHandlerOptions, messageId: number, work: () => Promise<DecisionOutcome>): Promise<DecisionOutcome | null> {
+  try {
+    return await work();
+  } catch (err) {
+    o.log.error({ err, review_message_id: messageId }, "a reviewer's decision could not be saved");
+    await o.tellReviewers?.(DECISION_NOT_SAVED).catch(() => {});
+    return null;
+  }
+}
 
-  composer.on("message_reaction", async (ctx) => {
+/** A reaction on a review message: an added 👍/👎/😴 decides; a 👍 taken away undoes an approval within UNDO_WINDOW. */
+export function reactionHandler(o: DecisionHandlerOptions) {
+  return async (ctx: Context & { messageReaction: NonNullable<Context["messageReaction"]> }): Promise<void> => {
     const r = ctx.messageReaction;
     const found = addedDecision(r.old_reaction ?? [], r.new_reaction ?? []);
-    if (found === "none") return log.debug({ update_id: ctx.update.update_id }, "reaction is not a decision");
-    const facts: ActorFacts = { chatId: r.chat.id, userId: r.user?.id ?? null, actorChatId: r.actor_chat?.id ?? null, isBot: r.user?.is_bot ?? false };
-    const extra = { review_message_id: r.message_id, username: r.user?.username ?? null, updateId: ctx.update.update_id };
-    if (found === "ambiguous") return refuse(facts, null, emojisOf(r.new_reaction ?? []).join(""), "reaction", "ambiguous_reaction", extra);
-    const who = authorizeActor(facts, context);
-    if (!who.ok) return refuse(facts, found.decision, found.emoji, "reaction", who.reason, extra);
-    await decideOrTell({
-      reviewChatId: String(r.chat.id),
-      reviewMessageId: r.message_id,
-      decision: found.decision,
-      actor: { user_id: who.userId, channel: "reaction", emoji: found.emoji, update_id: ctx.update.update_id },
-    });
-  });
+    const removed = found === "none" ? removedApproval(r.old_reaction ?? [], r.new_reaction ?? []) : null;
+    if (found === "none" && removed === null) return o.log.debug({ update_id: ctx.update.update_id }, "reaction is not a decision");
+    const acting: Acting = {
+      facts: { chatId: r.chat.id, userId: r.user?.id ?? null, actorChatId: r.actor_chat?.id ?? null, isBot: r.user?.is_bot ?? false },
+      channel: "reaction",
+      updateId: ctx.update.update_id,
+      messageId: r.message_id,
+      username: r.user?.username ?? null,
+    };
+    if (found === "ambiguous") return refuse(o, acting, null, emojisOf(r.new_reaction ?? []).join(""), "ambiguous_reaction");
+    const where = { reviewChatId: String(r.chat.id), reviewMessageId: r.message_id };
+    if (found === "none") {
+      const actor = await actorFor(o, acting, null, removed);
+      if (actor) await saved(o, r.message_id, () => o.desk.undo({ ...where, actor }));
+      return;
+    }
+    const actor = await actorFor(o, acting, found.decision, found.emoji);
+    if (actor) await saved(o, r.message_id, () => o.desk.decide({ ...where, decision: found.decision, actor }));
+  };
+}
 
-  composer.on("callback_query", async (ctx) => {
+const DONE: Record<ButtonAction, string> = {
+  send: "Approved.",
+  revise: "Sent back for revision.",
+  defer: "Deferred.",
+  confirm: "Approved.",
+  edit: "Reply to the message below with the new text.",
+  undo: "Undone: the draft awaits your decision again.",
+};
+
+/** A button under a review post: a decision, ✏️ Edit or ↩️ Undo. Every callback query is answered. */
+export function buttonHandler(o: DecisionHandlerOptions) {
+  return async (ctx: Context & { callbackQuery: NonNullable<Context["callbackQuery"]> }): Promise<void> => {
     const q = ctx.callbackQuery;
-    const answer = (text: string) => ctx.answerCallbackQuery({ text }).catch((err: unknown) => log.debug({ err }, "answerCallbackQuery failed"));
+    const answer = async (text: string): Promise<void> => {
+      await ctx.answerCallbackQuery({ text }).catch((err: unknown) => o.log.debug({ err }, "answerCallbackQuery failed"));
+    };
     const data = readCallbackData(q.data);
     const message = q.message;
-    const facts: ActorFacts = { chatId: message?.chat.id ?? 0, userId: q.from.id, actorChatId: null, isBot: q.from.is_bot };
-    const extra = { review_message_id: message?.message_id, username: q.from.username ?? null, updateId: ctx.update.update_id };
+    const acting: Acting = {
+      facts: { chatId: message?.chat.id ?? 0, userId: q.from.id, actorChatId: null, isBot: q.from.is_bot },
+      channel: "button",
+      updateId: ctx.update.update_id,
+      messageId: message?.message_id,
+      username: q.from.username ?? null,
+    };
     if (data === null || message === undefined) {
-      await refuse(facts, null, null, "button", data === null ? "unknown_button" : "message_unavailable", extra);
+      await refuse(o, acting, null, null, data === null ? "unknown_button" : "message_unavailable");
       return answer("This button is not recognised.");
     }
-    const who = authorizeActor(facts, context);
-    if (!who.ok) {
-      await refuse(facts, data.decision, null, "button", who.reason, extra);
-      return answer("Only the reviewer can decide on drafts.");
-    }
+    const { decision } = data;
+    const actor = await actorFor(o, acting, decision, null);
+    if (!actor) return answer("Only the reviewer can decide on drafts.");
     // "Yes, send" sits on the question (a reply to the review post), so it decides on the draft it names.
-    const reviewMessageId = data.confirmed ? (desk.get(data.draftId)?.review_message_id ?? message.message_id) : message.message_id;
-    const outcome = await decideOrTell({
-      reviewChatId: String(message.chat.id),
-      reviewMessageId,
-      claimedDraftId: data.draftId,
-      decision: data.decision,
-      confirmed: data.confirmed,
-      actor: { user_id: who.userId, channel: "button", emoji: data.confirmed ? "✅" : null, update_id: ctx.update.update_id },
+    const reviewMessageId = data.confirmed ? (o.desk.get(data.draftId)?.review_message_id ?? message.message_id) : message.message_id;
+    const request = { reviewChatId: String(message.chat.id), reviewMessageId, claimedDraftId: data.draftId, actor };
+    const outcome = await saved(o, message.message_id, () => {
+      if (data.action === "edit") return o.desk.requestEdit(request);
+      if (data.action === "undo" || decision === null) return o.desk.undo(request);
+      return o.desk.decide({ ...request, decision, confirmed: data.confirmed, actor: { ...actor, emoji: data.confirmed ? "✅" : null } });
     });
     if (outcome === null) return answer("Not saved: the daemon could not write to its disk. Try again later.");
-    if (outcome.ok) return answer(`${data.decision === "send" ? "Approved" : data.decision === "revise" ? "Sent back for revision" : "Deferred"}.`);
+    if (outcome.ok) return answer(DONE[data.action]);
     if (outcome.reason === "needs_confirmation") return answer("One more tap: confirm below that it goes to all those members.");
+    if (outcome.reason === "not_live_post" || outcome.reason === "outdated_version") return answer("Not applied: this post is out of date. See the live post (linked in the chat).");
     return answer(outcome.draft ? `Not applied: the draft is ${outcome.draft.status}.` : `Not applied (${outcome.reason}).`);
-  });
+  };
+}
 
-  composer.on("message", async (ctx, next) => {
+/**
+ * A reply to a review post (or to the bot's edit prompt): ✏️ and new text
+ * edits, `undo` or ↩️ undoes, an emoji decides, other text asks for a revision
+ * with that note. Replies to other messages, and reviewers' commands, pass on.
+ */
+export function replyHandler(o: DecisionHandlerOptions) {
+  return async (ctx: Context & { message: NonNullable<Context["message"]> }, next: () => Promise<void>): Promise<void> => {
     const m = ctx.message;
     const target = m.reply_to_message;
-    if (target === undefined || String(m.chat.id) !== options.reviewChatId || desk.byReviewMessageId(target.message_id) === undefined) {
-      return next();
-    }
+    if (target === undefined || String(m.chat.id) !== o.reviewChatId || !o.desk.knowsMessage(target.message_id)) return next();
     const text = m.text ?? m.caption ?? "";
-    const reply = readReply(text);
-    const facts: ActorFacts = { chatId: m.chat.id, userId: m.from?.id ?? null, actorChatId: m.sender_chat?.id ?? null, isBot: m.from?.is_bot ?? false };
-    const extra = { review_message_id: target.message_id, username: m.from?.username ?? null, updateId: ctx.update.update_id };
-    const who = authorizeActor(facts, context);
-    if (!who.ok) return refuse(facts, reply.decision, reply.emoji, "reply", who.reason, extra);
+    const reply = readReplyAction(text, o.desk.isEditPrompt(target.message_id));
+    const acting: Acting = {
+      facts: { chatId: m.chat.id, userId: m.from?.id ?? null, actorChatId: m.sender_chat?.id ?? null, isBot: m.from?.is_bot ?? false },
+      channel: "reply",
+      updateId: ctx.update.update_id,
+      messageId: target.message_id,
+      username: m.from?.username ?? null,
+    };
+    const decision = reply.kind === "decide" ? reply.decision : null;
+    const actor = await actorFor(o, acting, decision, reply.emoji);
+    if (!actor) return;
     // A reviewer's command sent as a reply is a command (see owner-commands), not a revision note.
     if (m.entities?.some((e) => e.type === "bot_command" && e.offset === 0)) return next();
-    if (text.trim() === "") return refuse(facts, null, null, "reply", "empty_reply", extra);
-    const outcome = await decideOrTell({
-      reviewChatId: String(m.chat.id),
-      reviewMessageId: target.message_id,
-      decision: reply.decision,
-      note: reply.note,
-      actor: { user_id: who.userId, channel: "reply", emoji: reply.emoji, update_id: ctx.update.update_id },
+    if (text.trim() === "") return refuse(o, acting, null, null, "empty_reply");
+    const where = { reviewChatId: String(m.chat.id), reviewMessageId: target.message_id, actor };
+    const outcome = await saved(o, target.message_id, () => {
+      if (reply.kind === "edit") return o.desk.edit({ ...where, text: reply.text });
+      if (reply.kind === "undo") return o.desk.undo(where);
+      return o.desk.decide({ ...where, decision: reply.decision, note: reply.note });
     });
     // A revision note is answered with who was told (its notify_roles).
-    if (outcome?.ok && outcome.draft.status === "revise") await options.tellReviewers?.(revisionAnswer(outcome.draft)).catch(() => {});
-  });
+    if (reply.kind === "decide" && outcome?.ok && outcome.draft.status === "revise") {
+      await o.tellReviewers?.(revisionAnswer(outcome.draft)).catch(() => {});
+    }
+  };
+}
 
+/**
+ * The grammY handlers that turn reactions, buttons and replies on review
+ * messages into reviewer actions, each checked against Telegram's own ids and
+ * handed to the desk, which records it or audits why it did not count.
+ */
+export function decisionHandlers(options: DecisionHandlerOptions): Composer<Context> {
+  const composer = new Composer<Context>();
+  composer.on("message_reaction", reactionHandler(options));
+  composer.on("callback_query", buttonHandler(options));
+  composer.on("message", replyHandler(options));
   return composer;
 }

@@ -6,6 +6,7 @@ import type { DraftRecord } from "../drafts/record.js";
 import { isFinal } from "../drafts/status.js";
 import { isNotModified } from "./classify.js";
 import { linkPreviewFor } from "./link-preview.js";
+import { editPrompt, supersededText } from "./flow-format.js";
 import { confirmMessage, editedReviewText, reviewKeyboard, reviewPost, statusLine, type ReviewFormatOptions } from "./review-format.js";
 import { LANE, REVIEW_CHAT_LIMITS, ReviewLane, type Lane, type ReviewChatLimits, type Turn } from "./review-lane.js";
 
@@ -115,6 +116,43 @@ export class TelegramReviewChat implements ReviewChat {
   async say(text: string, buttons?: InlineKeyboardMarkup): Promise<void> {
     await this.once(LANE.answer, () =>
       this.options.api.sendMessage(this.options.chatId, text, { ...this.where(), link_preview_options: NO_PREVIEW, ...(buttons ? { reply_markup: buttons } : {}) }),
+    );
+  }
+
+  async markSuperseded(draft: DraftRecord, reviewMessageId: number): Promise<void> {
+    const chatId = draft.review_chat_id ?? this.options.chatId;
+    try {
+      await this.once(LANE.edit, () =>
+        this.options.api.editMessageText(chatId, reviewMessageId, supersededText(draft), { link_preview_options: NO_PREVIEW, reply_markup: { inline_keyboard: [] } }),
+      );
+    } catch (err) {
+      if (!isNotModified(err)) throw err;
+    }
+  }
+
+  /** The ✏️ Edit prompt, as a reply to the review post, ahead of queued posts: the text to copy and a ForceReply. */
+  async promptEdit(draft: DraftRecord): Promise<number> {
+    const { text, entities } = editPrompt(draft);
+    const replyTo = draft.review_message_id;
+    const message = await this.once(LANE.answer, () =>
+      this.options.api.sendMessage(draft.review_chat_id ?? this.options.chatId, text, {
+        ...this.where(),
+        entities,
+        link_preview_options: NO_PREVIEW,
+        reply_markup: { force_reply: true, selective: true, input_field_placeholder: "The new text of the draft" },
+        ...(replyTo === null ? {} : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }),
+      }),
+    );
+    return message.message_id;
+  }
+
+  async answer(text: string, replyTo: number | null): Promise<void> {
+    await this.once(LANE.answer, () =>
+      this.options.api.sendMessage(this.options.chatId, text, {
+        ...this.where(),
+        link_preview_options: NO_PREVIEW,
+        ...(replyTo === null ? {} : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }),
+      }),
     );
   }
 

@@ -8,6 +8,7 @@ import { hintsText } from "../redact/hints.js";
 import { audienceLine, confirmQuestion, count, shortDestination } from "./audience-text.js";
 import { draftEntities, shiftEntities } from "./draft-entities.js";
 import { countInvisible } from "./invisible.js";
+import { clockTime, countdownLine, flowButtons, versionLines } from "./flow-format.js";
 
 /** What the review post says besides the draft itself. */
 export interface ReviewFormatOptions {
@@ -63,6 +64,7 @@ export function reviewHeaderLines(draft: DraftRecord, options: ReviewFormatOptio
     `Expires ${localWhenRelative(Date.parse(draft.expires_at), options.now(), options.timeZone)}, unless decided.`,
     redactionLine(draft),
     invisibleLine(draft.draft_text),
+    versionLines(draft) || null,
   ];
   return lines.filter((l): l is string => l !== null);
 }
@@ -107,7 +109,7 @@ export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions
     case "deferred":
       return `😴 Deferred until ${when(draft.expires_at)}.`;
     case "approved":
-      return "👍 Approved — sending.";
+      return countdownLine(draft, (ms) => clockTime(ms, options.timeZone)) ?? "👍 Approved — sending.";
     case "sending":
       return "📤 Sending…";
     case "halted": {
@@ -128,8 +130,8 @@ export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions
   }
 }
 
-/** What a button asks for: a decision, or the confirmation of a 👍 for a large audience. */
-export type ButtonAction = Decision | "confirm";
+/** What a button asks for: a decision, the confirmation of a 👍 for a large audience, ✏️ Edit or ↩️ Undo. */
+export type ButtonAction = Decision | "confirm" | "edit" | "undo";
 
 /** Callback data of a button: a version, the action, and the draft it was made for. */
 export function callbackData(action: ButtonAction, draftId: string): string {
@@ -137,11 +139,15 @@ export function callbackData(action: ButtonAction, draftId: string): string {
 }
 
 /** Reads callback data back; it is untrusted, so anything unexpected is null. */
-export function readCallbackData(data: string | undefined): { decision: Decision; draftId: string; confirmed: boolean } | null {
-  const m = /^v1:(send|revise|defer|confirm):([A-Za-z0-9_-]{1,56})$/.exec(data ?? "");
+export function readCallbackData(
+  data: string | undefined,
+): { action: ButtonAction; decision: Decision | null; draftId: string; confirmed: boolean } | null {
+  const m = /^v1:(send|revise|defer|confirm|edit|undo):([A-Za-z0-9_-]{1,56})$/.exec(data ?? "");
   if (!m) return null;
-  const confirmed = m[1] === "confirm";
-  return { decision: confirmed ? "send" : (m[1] as Decision), draftId: m[2]!, confirmed };
+  const action = m[1] as ButtonAction;
+  const confirmed = action === "confirm";
+  const decision = confirmed ? "send" : action === "edit" || action === "undo" ? null : action;
+  return { action, decision, draftId: m[2]!, confirmed };
 }
 
 /**
@@ -150,13 +156,14 @@ export function readCallbackData(data: string | undefined): { decision: Decision
  * decision says where it goes whatever the draft's text says.
  */
 export function reviewKeyboard(draft: DraftRecord, options: Pick<ReviewFormatOptions, "deferForMs">): InlineKeyboardMarkup {
-  if (!AWAITING_DECISION.has(draft.status) && draft.status !== "queued") return { inline_keyboard: [] };
+  if (!AWAITING_DECISION.has(draft.status) && draft.status !== "queued") return { inline_keyboard: flowButtons(draft) };
   return {
     inline_keyboard: [
       [{ text: `👍 Send to ${shortDestination(draft)}`, callback_data: callbackData("send", draft.draft_id) }],
       [
         { text: "❌ Revise", callback_data: callbackData("revise", draft.draft_id) },
         { text: `⏳ +${formatDuration(options.deferForMs)}`, callback_data: callbackData("defer", draft.draft_id) },
+        ...flowButtons({ ...draft, status: "pending" }).flat(),
       ],
     ],
   };

@@ -15,7 +15,20 @@ export const testCommandSchema = z.discriminatedUnion("cmd", [
     text: z.string(),
     user_id: z.number().int().optional(),
   }),
-  z.strictObject({ cmd: z.literal("advance"), by: z.string() }),
+  z.strictObject({
+    cmd: z.literal("edit"),
+    review_message_id: z.number().int(),
+    text: z.string(),
+    user_id: z.number().int().optional(),
+  }),
+  z.strictObject({
+    cmd: z.literal("unreact"),
+    review_message_id: z.number().int(),
+    emoji: z.string().min(1),
+    user_id: z.number().int().optional(),
+  }),
+  // Without `by`: to the end of the last running undo window (nothing to wait for: no move).
+  z.strictObject({ cmd: z.literal("advance"), by: z.string().optional() }),
   z.strictObject({ cmd: z.literal("get"), draft_id: z.string() }),
   z.strictObject({ cmd: z.literal("list"), status: z.string().optional() }),
 ]);
@@ -39,7 +52,7 @@ export function parseTestLine(line: string): { ok: true; command: TestCommand } 
   if (parsed.success) return { ok: true, command: parsed.data };
   const issue = parsed.error.issues[0]!;
   const where = issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
-  const known = "submit, react, reply, advance, get, list";
+  const known = "submit, react, unreact, reply, edit, advance, get, list";
   const message = issue.code === "invalid_union" ? `unknown cmd; known: ${known}` : issue.message;
   return { ok: false, error: `${where}${message}` };
 }

@@ -41,6 +41,20 @@ export class FakeReviewChat implements ReviewChat {
     this.log.debug({ draft_id: draft.draft_id }, "test mode: confirmation asked for a large audience");
   }
 
+  async markSuperseded(draft: DraftRecord, reviewMessageId: number): Promise<void> {
+    this.log.debug({ draft_id: draft.draft_id, review_message_id: reviewMessageId }, "test mode: review post replaced");
+  }
+
+  async promptEdit(draft: DraftRecord): Promise<number> {
+    const messageId = this.takeId();
+    this.log.debug({ draft_id: draft.draft_id, message_id: messageId }, "test mode: edit prompt");
+    return messageId;
+  }
+
+  async answer(text: string, replyTo: number | null): Promise<void> {
+    this.log.debug({ text, reply_to: replyTo }, "test mode: answer to the reviewer");
+  }
+
   /** A fresh message id, shared by review posts and simulated sends. */
   takeId(): number {
     return this.nextMessageId++;

@@ -7,7 +7,8 @@ import type { Transition } from "../desk/review-desk.js";
 import type { Actor } from "../drafts/record.js";
 import { STATUSES, type DraftStatus } from "../drafts/status.js";
 import { decisionForEmoji } from "../reactions/decision-keys.js";
-import { readReply } from "../reactions/reply.js";
+import { readReplyAction } from "../reactions/reply.js";
+import type { DecisionOutcome } from "../desk/ports.js";
 import { parseTestLine, type TestCommand } from "./commands.js";
 
 /** What a test-mode session reads, writes and acts on. */
@@ -64,11 +65,23 @@ async function handle(command: TestCommand, o: TestSessionOptions): Promise<Answ
       return decide(o, command.review_message_id, decision, actorOf(o, command.user_id, command.emoji), null);
     }
     case "reply": {
-      const reply = readReply(command.text);
-      return decide(o, command.review_message_id, reply.decision, actorOf(o, command.user_id, reply.emoji, "reply"), reply.note);
+      const reply = readReplyAction(command.text, desk.isEditPrompt(command.review_message_id));
+      const actor = actorOf(o, command.user_id, reply.emoji, "reply");
+      if (reply.kind === "edit") return act(o, command.review_message_id, (where) => desk.edit({ ...where, actor, text: reply.text }));
+      if (reply.kind === "undo") return act(o, command.review_message_id, (where) => desk.undo({ ...where, actor }));
+      return decide(o, command.review_message_id, reply.decision, actor, reply.note);
+    }
+    case "edit": {
+      const actor = actorOf(o, command.user_id, "✏️", "reply");
+      return act(o, command.review_message_id, (where) => desk.edit({ ...where, actor, text: command.text }));
+    }
+    case "unreact": {
+      if (decisionForEmoji(command.emoji) !== "send") return { error: `emoji: removing ${command.emoji} decides nothing; only removing 👍 undoes an approval` };
+      const actor = actorOf(o, command.user_id, command.emoji);
+      return act(o, command.review_message_id, (where) => desk.undo({ ...where, actor }));
     }
     case "advance": {
-      const ms = parseDuration(command.by);
+      const ms = command.by === undefined ? untilUndoWindowsEnd(o) : parseDuration(command.by);
       if (ms === null) return { error: `by: "${command.by}" is not a duration such as 90s, 15m or 24h` };
       const transitions: Transition[] = [];
       const stop = desk.onTransition((t) => transitions.push(t));
@@ -98,6 +111,32 @@ function actorOf(o: TestSessionOptions, userId: number | undefined, emoji: strin
   return { user_id: userId ?? o.defaultReviewerId, channel, emoji, update_id: null };
 }
 
+/** How far `advance` without `by` moves: to the end of the last undo window still running (0 if none). */
+function untilUndoWindowsEnd(o: TestSessionOptions): number {
+  const now = o.clock.now();
+  const ends = o.core.desk.list("approved").map((d) => (d.send_after === null ? 0 : Date.parse(d.send_after) - now));
+  return Math.max(0, ...ends);
+}
+
+/**
+ * A reviewer action other than a decision (edit, undo) on a review message;
+ * answers with the draft's status, and its review post and text version.
+ */
+async function act(
+  o: TestSessionOptions,
+  reviewMessageId: number,
+  run: (where: { reviewChatId: string; reviewMessageId: number }) => Promise<DecisionOutcome>,
+): Promise<Answer> {
+  const { desk } = o.core;
+  const reviewChatId = desk.draftOfMessage(reviewMessageId)?.review_chat_id ?? "";
+  const outcome = await run({ reviewChatId, reviewMessageId });
+  await desk.settle();
+  const draft = outcome.draft && desk.get(outcome.draft.draft_id);
+  if (!draft) return { error: `review_message_id: no draft was posted as message ${reviewMessageId}`, refused: outcome.ok ? undefined : outcome.reason };
+  const answer = { draft_id: draft.draft_id, status: draft.status, review_message_id: draft.review_message_id, text_version: draft.text_version };
+  return outcome.ok ? answer : { ...answer, refused: outcome.reason };
+}
+
 async function decide(
   o: TestSessionOptions,
   reviewMessageId: number,
@@ -106,7 +145,7 @@ async function decide(
   note: string | null,
 ): Promise<Answer> {
   const { desk } = o.core;
-  const reviewChatId = desk.byReviewMessageId(reviewMessageId)?.review_chat_id ?? "";
+  const reviewChatId = desk.draftOfMessage(reviewMessageId)?.review_chat_id ?? "";
   const outcome = await desk.decide({ reviewChatId, reviewMessageId, decision, actor, note });
   await desk.settle();
   const draft = outcome.draft && desk.get(outcome.draft.draft_id);

@@ -66,6 +66,9 @@ describe("ReviewDesk", () => {
           showStatus = async () => {};
           notify = async (_d: unknown, text: string) => void notices.push(text);
           askConfirmation = async () => {};
+          markSuperseded = async () => {};
+          promptEdit = async () => 1;
+          answer = async () => {};
         })();
         void existing;
         return chat;

@@ -6,12 +6,22 @@ import { FINAL_STATUSES, STATUSES, type DraftStatus } from "../../src/drafts/sta
 import { draftIn, EVENTS, HOUR, reviewer, T0 } from "../support/drafts.js";
 
 /** What the table must do for each (status, event) pair: the next status, or the refusal. */
+// `revised` applies everywhere: awaiting a decision -> revise (superseded); elsewhere only `revised_by` is recorded.
+// `undo` on an approved draft without a running UNDO_WINDOW is refused; see "undo" below for the window.
 const EXPECTED: Record<DraftStatus, Partial<Record<DraftEvent["type"], DraftStatus | `refused:${string}`>>> = {
-  queued: { posted: "pending", expire: "expired", decide: "refused:not_posted" },
-  pending: { decide: "approved", expire: "expired" },
-  deferred: { decide: "approved", expire: "expired" },
-  halted: { decide: "approved", expire: "expired" },
-  approved: { expire: "expired", halt: "halted", send_intent: "sending", decide: "refused:already_approved" },
+  queued: { posted: "pending", expire: "expired", decide: "refused:not_posted", edit: "refused:not_posted", revised: "revise" },
+  pending: { decide: "approved", expire: "expired", edit: "queued", revised: "revise" },
+  deferred: { decide: "approved", expire: "expired", edit: "queued", revised: "revise" },
+  halted: { decide: "approved", expire: "expired", edit: "queued", revised: "revise" },
+  approved: {
+    expire: "expired",
+    halt: "halted",
+    send_intent: "sending",
+    decide: "refused:already_approved",
+    edit: "refused:already_approved",
+    undo: "refused:undo_closed",
+    revised: "approved",
+  },
   sending: {
     send_ok: "sent",
     send_failed: "failed",
@@ -19,12 +29,15 @@ const EXPECTED: Record<DraftStatus, Partial<Record<DraftEvent["type"], DraftStat
     send_retry: "approved",
     halt: "halted",
     decide: "refused:already_approved",
+    edit: "refused:already_approved",
+    undo: "refused:undo_closed",
+    revised: "sending",
   },
-  sent: {},
-  revise: {},
-  expired: {},
-  failed: {},
-  outcome_unknown: {},
+  sent: { revised: "sent" },
+  revise: { revised: "revise" },
+  expired: { revised: "expired" },
+  failed: { revised: "failed" },
+  outcome_unknown: { revised: "outcome_unknown" },
 };
 
 const AFTER_EXPIRY = T0 + 25 * HOUR;
@@ -54,9 +67,14 @@ describe("transition: every (status, event) pair", () => {
     }
   }
 
-  it("lists no final status in the table", () => {
-    for (const handlers of Object.values(TRANSITIONS)) {
+  it("lists no final status in the table, except for `revised`, which never changes a final status", () => {
+    for (const [type, handlers] of Object.entries(TRANSITIONS)) {
+      if (type === "revised") continue;
       for (const status of Object.keys(handlers)) expect(FINAL_STATUSES.has(status as DraftStatus)).toBe(false);
+    }
+    for (const status of FINAL_STATUSES) {
+      const result = transition(draftIn(status), EVENTS.revised, T0);
+      expect(result).toMatchObject({ ok: true, draft: { status, revised_by: "d_later" }, effects: [] });
     }
   });
 
@@ -120,5 +138,102 @@ describe("transition: details", () => {
   it("an unknown outcome tells the reviewers and never asks for a send", () => {
     const result = transition(draftIn("sending"), EVENTS.send_unknown, T0);
     expect(result.ok && result.effects.map((e) => e.type)).toEqual(["show_status", "notify"]);
+  });
+});
+
+describe("transition: edit, undo, revises (contract v2)", () => {
+  const UNDO = 10_000;
+  const approve = (undoMs: number, status: DraftStatus = "pending", now = T0 + HOUR): DraftEvent & { type: "decide" } => ({
+    ...(EVENTS.decide as DraftEvent & { type: "decide" }),
+    undoMs,
+  });
+
+  it("with UNDO_WINDOW an approval records send_after, shows the countdown and hands the draft to the send path", () => {
+    const result = transition(draftIn("pending"), approve(UNDO), T0 + HOUR);
+    expect(result).toMatchObject({
+      ok: true,
+      draft: { status: "approved", send_after: new Date(T0 + HOUR + UNDO).toISOString(), approval: { before: "pending", text_version: 1 } },
+      effects: [{ type: "show_status" }, { type: "send" }],
+    });
+  });
+
+  it("with UNDO_WINDOW 0 an approval sends at once and shows nothing until the outcome", () => {
+    const result = transition(draftIn("pending"), approve(0), T0 + HOUR);
+    expect(result).toMatchObject({ ok: true, draft: { status: "approved", send_after: null }, effects: [{ type: "send" }] });
+  });
+
+  it("no send intent before send_after; one at send_after", () => {
+    const approved = transition(draftIn("deferred"), approve(UNDO), T0 + HOUR);
+    if (!approved.ok) throw new Error("not approved");
+    expect(transition(approved.draft, EVENTS.send_intent, T0 + HOUR + UNDO - 1)).toEqual({ ok: false, reason: "not_due", status: "approved" });
+    expect(transition(approved.draft, EVENTS.send_intent, T0 + HOUR + UNDO)).toMatchObject({ ok: true, draft: { status: "sending" } });
+  });
+
+  for (const before of ["pending", "deferred", "halted"] as const) {
+    it(`undo within the window returns a draft approved from ${before} to ${before}, without approval`, () => {
+      const approved = transition(draftIn(before), approve(UNDO), T0 + HOUR);
+      if (!approved.ok) throw new Error("not approved");
+      const undone = transition(approved.draft, EVENTS.undo, T0 + HOUR + UNDO - 1);
+      expect(undone).toMatchObject({
+        ok: true,
+        draft: { status: before, approval: null, send_after: null, decided_by: { emoji: "👍" } },
+        effects: [{ type: "show_status" }],
+      });
+    });
+  }
+
+  it("undo at or after send_after is refused as undo_closed", () => {
+    const approved = transition(draftIn("pending"), approve(UNDO), T0 + HOUR);
+    if (!approved.ok) throw new Error("not approved");
+    expect(transition(approved.draft, EVENTS.undo, T0 + HOUR + UNDO)).toEqual({ ok: false, reason: "undo_closed", status: "approved" });
+  });
+
+  it("a halt inside the window clears send_after and the approval", () => {
+    const approved = transition(draftIn("pending"), approve(UNDO), T0 + HOUR);
+    if (!approved.ok) throw new Error("not approved");
+    expect(transition(approved.draft, EVENTS.halt, T0 + HOUR + 1)).toMatchObject({ ok: true, draft: { status: "halted", approval: null, send_after: null } });
+  });
+
+  it("an edit makes the next text version, keeps the original, supersedes the post and posts again", () => {
+    const result = transition(draftIn("pending", { superseded_posts: [7] }), EVENTS.edit, T0 + HOUR);
+    expect(result).toMatchObject({
+      ok: true,
+      draft: {
+        status: "queued",
+        draft_text: "Hi Anna, see you Friday at 10.",
+        text_version: 2,
+        original_text: "Hi Anna, see you Thursday at 10.",
+        previous_text: "Hi Anna, see you Thursday at 10.",
+        review_message_id: null,
+        superseded_posts: [7, 42],
+        approval: null,
+      },
+      effects: [{ type: "supersede_post", reviewMessageId: 42 }, { type: "post_review" }],
+    });
+    if (!result.ok) return;
+    // A second edit keeps the first original text.
+    const again = transition({ ...result.draft, status: "pending", review_message_id: 43 }, { ...EVENTS.edit, text: "Bye", textSha256: "x" } as DraftEvent, T0 + HOUR);
+    expect(again).toMatchObject({ ok: true, draft: { text_version: 3, original_text: "Hi Anna, see you Thursday at 10.", previous_text: "Hi Anna, see you Friday at 10." } });
+  });
+
+  it("an edit to the same text, of another version, or past expiry is refused", () => {
+    const same = { ...EVENTS.edit, textSha256: draftIn("pending").text_sha256 } as DraftEvent;
+    expect(transition(draftIn("pending"), same, T0)).toEqual({ ok: false, reason: "text_unchanged", status: "pending" });
+    expect(transition(draftIn("pending"), { ...EVENTS.edit, textVersion: 2 } as DraftEvent, T0)).toEqual({ ok: false, reason: "outdated_version", status: "pending" });
+    expect(transition(draftIn("pending"), EVENTS.edit, T0 + 25 * HOUR)).toEqual({ ok: false, reason: "expired", status: "pending" });
+  });
+
+  it("a decision on another text version is refused as outdated", () => {
+    const event = { ...EVENTS.decide, textVersion: 1 } as DraftEvent;
+    expect(transition(draftIn("pending", { text_version: 2 }), event, T0)).toEqual({ ok: false, reason: "outdated_version", status: "pending" });
+    expect(transition(draftIn("pending", { text_version: 1 }), event, T0)).toMatchObject({ ok: true });
+  });
+
+  it("revised: a draft awaiting a decision becomes revise (superseded) and its post shows it", () => {
+    expect(transition(draftIn("deferred"), EVENTS.revised, T0)).toMatchObject({
+      ok: true,
+      draft: { status: "revise", reason: "superseded", revised_by: "d_later" },
+      effects: [{ type: "show_status" }],
+    });
   });
 });

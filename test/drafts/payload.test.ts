@@ -12,7 +12,7 @@ const valid = {
 describe("parseDraftPayload", () => {
   it("accepts the contract's payload and fills optional fields with null", () => {
     const r = parseDraftPayload({ ...valid, destination_thread_id: undefined });
-    expect(r).toEqual({ ok: true, payload: { ...valid, idempotency_key: null } });
+    expect(r).toEqual({ ok: true, payload: { ...valid, revises: null, idempotency_key: null } });
   });
 
   it("accepts a numeric chat id and a public @username", () => {

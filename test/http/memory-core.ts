@@ -1,3 +1,4 @@
+import { AuditIndex } from "../../src/audit/audit-index.js";
 import { SimulatedClock } from "../../src/clock/simulated-clock.js";
 import { Intake } from "../../src/desk/intake.js";
 import { ReviewDesk, type ReviewDeskOptions, type Transition } from "../../src/desk/review-desk.js";
@@ -66,6 +67,7 @@ export function memoryCore() {
   } as unknown as ReviewDeskOptions["store"];
   const audit = {
     ours: [],
+    index: new AuditIndex(),
     append: async (entries: readonly unknown[]) => void auditLines.push(...entries),
   } as unknown as ReviewDeskOptions["audit"];
   const desk = new ReviewDesk({

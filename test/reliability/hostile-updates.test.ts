@@ -42,8 +42,11 @@ async function storeLines(): Promise<number> {
 /** Sends, edits and transitions so far: all must stay unchanged under attack. */
 async function effects() {
   const audit = await auditLines(daemon.harnessDir);
+  // A reviewer's action on a message that is no review post is answered ("⚠️ Not applied: …", issue 13 item 8);
+  // those answers are the only messages a forged decision may cause.
+  const sendCalls = double.calls("sendMessage").filter((c) => !String(c.params.text ?? "").startsWith("⚠️ Not applied:"));
   return {
-    sends: double.callCount("sendMessage"),
+    sends: sendCalls.length,
     edits: double.callCount("editMessageText") + double.callCount("editMessageReplyMarkup"),
     transitions: audit.filter((l) => l.kind === "transition").length,
     storeLines: await storeLines(),

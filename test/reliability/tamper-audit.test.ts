@@ -206,8 +206,10 @@ describe("tampering is reported at the first broken link", () => {
     const dir = await tempDir();
     const h = join(dir, ".harness");
     await cp(harnessDir, h, { recursive: true });
-    const lines = original.filter((_, i) => i !== ourLineNumbers(original).at(-1)! - 1);
-    const removed = JSON.parse(original[ourLineNumbers(original).at(-1)! - 1]!) as { kind: string; draft_id: string; version: number };
+    // The last transition and what followed it (a status edit's `status_shown` line): a cut tail the chain cannot see.
+    const lastTransition = ourLineNumbers(original).filter((n) => JSON.parse(original[n - 1]!).kind === "transition").at(-1)! - 1;
+    const lines = original.filter((l, i) => i < lastTransition || (i > lastTransition && !isOurs(l)));
+    const removed = JSON.parse(original[lastTransition]!) as { kind: string; draft_id: string; version: number };
     expect(removed.kind).toBe("transition");
     await writeFile(harnessPaths(h).audit, `${lines.join("\n")}\n`);
     expect(await verifyAuditChain(harnessPaths(h).audit)).toMatchObject({ ok: true });

@@ -41,7 +41,8 @@ export interface TestCoreOptions {
 export async function openTestCore(dir?: string, options: Partial<TestCoreOptions> = {}): Promise<TestCore> {
   const harness = dir ?? (await mkdtemp(join(tmpdir(), "draft-core-")));
   const clock = options.clock ?? new SimulatedClock(T0);
-  const config = loadConfig({ TAO_DRAFT_REVIEW_TEST: "1", HARNESS_DIR: harness, ...options.env });
+  // UNDO_WINDOW=0 unless a test sets it: most tests look at what happens after the send.
+  const config = loadConfig({ TAO_DRAFT_REVIEW_TEST: "1", HARNESS_DIR: harness, UNDO_WINDOW: "0", ...options.env });
   const sends: Array<{ chatId: string; text: string }> = [];
   let nextId = 9000;
   const log = pino({ level: "silent" });

@@ -49,6 +49,8 @@ export async function startDaemon(options: {
       DRAFT_API_PORT: "0",
       DRAFT_API_TOKEN: TEST_API_TOKEN,
       LOG_LEVEL: "debug",
+      // Sends at once unless a test sets a window ("" = the default 10 s).
+      UNDO_WINDOW: "0",
       ...options.env,
     },
     stdio: ["pipe", "pipe", "pipe"],

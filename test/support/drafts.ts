@@ -37,6 +37,14 @@ export function draftIn(status: DraftStatus, overrides: Partial<DraftRecord> = {
     reason: null,
     redaction: null,
     audience: null,
+    text_version: 1,
+    original_text: null,
+    previous_text: null,
+    send_after: null,
+    revises: null,
+    revises_note: null,
+    revised_by: null,
+    superseded_posts: [],
     ...overrides,
   };
 }
@@ -57,4 +65,7 @@ export const EVENTS: Record<DraftEvent["type"], DraftEvent> = {
   send_ok: { type: "send_ok", messageId: 9 },
   send_failed: { type: "send_failed", reason: "Forbidden: bot was blocked by the user" },
   send_unknown: { type: "send_unknown", reason: "timeout" },
+  edit: { type: "edit", text: "Hi Anna, see you Friday at 10.", textSha256: textSha256("Hi Anna, see you Friday at 10."), redaction: null, actor: reviewer("reply", "✏️") },
+  undo: { type: "undo", actor: reviewer("reaction", "👍") },
+  revised: { type: "revised", byDraftId: "d_later" },
 };

@@ -20,7 +20,8 @@ export function runTestMode(
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [MAIN_JS], {
       cwd: options.cwd,
-      env: { PATH: process.env.PATH ?? "", TAO_DRAFT_REVIEW_TEST: "1", HARNESS_DIR: options.harnessDir, ...options.env },
+      // UNDO_WINDOW=0 unless the test sets it ("" = the default 10 s).
+      env: { PATH: process.env.PATH ?? "", TAO_DRAFT_REVIEW_TEST: "1", HARNESS_DIR: options.harnessDir, UNDO_WINDOW: "0", ...options.env },
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stdout = "";

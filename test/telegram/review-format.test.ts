@@ -61,11 +61,23 @@ describe("the review post", () => {
 
   it("has buttons while a decision is awaited, the send button naming the destination; none after", () => {
     const rows = reviewKeyboard(draftIn("pending", { audience: GROUP_AUDIENCE }), opts).inline_keyboard;
-    expect(rows.flat().map((b) => b.text)).toEqual(["👍 Send to Destination", "❌ Revise", "⏳ +24h"]);
+    expect(rows.flat().map((b) => b.text)).toEqual(["👍 Send to Destination", "❌ Revise", "⏳ +24h", "✏️ Edit"]);
     expect(reviewKeyboard(draftIn("pending", { audience: { ...GROUP_AUDIENCE, username: "dest" } }), opts).inline_keyboard[0]![0]!.text).toBe(
       "👍 Send to ⚠️ Destination",
     );
     expect(reviewKeyboard(draftIn("sent"), opts).inline_keyboard).toEqual([]);
+    // While UNDO_WINDOW runs: the countdown on top, and only ↩️ Undo.
+    const waiting = draftIn("approved", { send_after: "2026-11-30T10:03:12.000Z" });
+    expect(reviewKeyboard(waiting, opts).inline_keyboard.flat().map((b) => b.text)).toEqual(["↩️ Undo"]);
+    expect(statusLine(waiting, { ...opts, timeZone: "UTC" })).toBe("👍 Approved · Sending at 10:03:12 · ↩️ Undo");
+    expect(reviewKeyboard(draftIn("approved"), opts).inline_keyboard).toEqual([]);
+  });
+
+  it("shows an edited version's number and word diff, and a new version's note", () => {
+    const edited = draftIn("pending", { draft_text: "See you Friday.", previous_text: "See you Thursday.", text_version: 2 });
+    expect(reviewPost(edited, opts)).toMatchObject({ kind: "single", message: { text: expect.stringContaining("✏️ Edited in review: version 2.\nChanges: See you [-Thursday.-]{+Friday.+}") } });
+    const chained = draftIn("pending", { revises: "d_a", revises_note: "shorter", previous_text: "A long text", draft_text: "Short" });
+    expect(reviewPost(chained, opts)).toMatchObject({ message: { text: expect.stringContaining("🔁 New version of draft d_a.\nYour note: “shorter”") } });
   });
 
   it("shows the status on top after a change, the entities moved along", () => {
@@ -98,8 +110,10 @@ describe("the review post", () => {
   it("reads back only well-formed callback data, at most 64 bytes", () => {
     const data = callbackData("defer", "d_mx2s7dh5_cd0fb7c8b505");
     expect(Buffer.byteLength(data)).toBeLessThanOrEqual(64);
-    expect(readCallbackData(data)).toEqual({ decision: "defer", draftId: "d_mx2s7dh5_cd0fb7c8b505", confirmed: false });
-    expect(readCallbackData("v1:confirm:d_x")).toEqual({ decision: "send", draftId: "d_x", confirmed: true });
+    expect(readCallbackData(data)).toEqual({ action: "defer", decision: "defer", draftId: "d_mx2s7dh5_cd0fb7c8b505", confirmed: false });
+    expect(readCallbackData("v1:confirm:d_x")).toEqual({ action: "confirm", decision: "send", draftId: "d_x", confirmed: true });
+    expect(readCallbackData("v1:edit:d_x")).toEqual({ action: "edit", decision: null, draftId: "d_x", confirmed: false });
+    expect(readCallbackData("v1:undo:d_x")).toEqual({ action: "undo", decision: null, draftId: "d_x", confirmed: false });
     for (const bad of [undefined, "", "v1:send", "v2:send:d_x", "v1:approve:d_x", "v1:send:d x", "v1:send:d_x\n"]) expect(readCallbackData(bad)).toBeNull();
   });
 

@@ -76,7 +76,7 @@ export const REVIEWER = 100000001;
 
 /** A test-mode configuration on `harnessDir`. */
 export function testConfig(harnessDir: string, env: Record<string, string> = {}): Config {
-  return loadConfig({ TAO_DRAFT_REVIEW_TEST: "1", HARNESS_DIR: harnessDir, ...env });
+  return loadConfig({ TAO_DRAFT_REVIEW_TEST: "1", HARNESS_DIR: harnessDir, UNDO_WINDOW: "0", ...env });
 }
 
 /** One sendMessage the fake destination received, with what the store file held at that moment. */

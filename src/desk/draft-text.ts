@@ -1,0 +1,41 @@
+import { TELEGRAM_TEXT_LIMIT } from "../drafts/payload.js";
+import type { RedactionSummary } from "../drafts/record.js";
+import { textSha256 } from "../send/approval.js";
+
+/** Redaction as the intake applies it: the text to review and send, and what was removed. */
+export type Redactor = (text: string) => { text: string; removed: Partial<Record<string, number>>; hints?: string[] };
+
+/** Removes the surrounding spaces, tabs and line breaks that Telegram would drop on delivery. */
+export function trimLikeTelegram(text: string): string {
+  return text.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, "");
+}
+
+/** A draft text ready to review and send, or why it cannot be one. */
+export type PreparedText =
+  | { readonly ok: true; readonly text: string; readonly textSha256: string; readonly redaction: RedactionSummary }
+  | { readonly ok: false; readonly reason: "empty" | "too_long"; readonly error: string };
+
+/**
+ * The one way a text becomes a draft's text, for a submitted payload and for a
+ * reviewer's edit alike: trimmed as Telegram trims, redacted once (so the
+ * reviewer approves exactly what will be sent), and within Telegram's limit of
+ * 4096 UTF-16 code units after redaction.
+ */
+export function prepareDraftText(raw: string, redact: Redactor | null): PreparedText {
+  const trimmed = trimLikeTelegram(raw);
+  if (trimmed === "") return { ok: false, reason: "empty", error: "is empty" };
+  const redacted = redact?.(trimmed) ?? null;
+  const text = redacted?.text ?? trimmed;
+  if (text.length > TELEGRAM_TEXT_LIMIT) {
+    const after = redacted ? " after PII redaction" : "";
+    return { ok: false, reason: "too_long", error: `is ${text.length} UTF-16 code units long${after}; Telegram allows ${TELEGRAM_TEXT_LIMIT}` };
+  }
+  const redaction: RedactionSummary = redacted
+    ? {
+        mode: "redact",
+        removed: Object.fromEntries(Object.entries(redacted.removed).filter(([, n]) => (n ?? 0) > 0)) as Record<string, number>,
+        ...(redacted.hints && redacted.hints.length > 0 ? { hints: redacted.hints } : {}),
+      }
+    : { mode: "off", removed: {} };
+  return { ok: true, text, textSha256: textSha256(text), redaction };
+}

@@ -1,0 +1,50 @@
+import type { DraftRecord } from "../drafts/record.js";
+import { isFinal } from "../drafts/status.js";
+import { reviewLink } from "../owner/pending-text.js";
+
+/** What a reviewer did that did not count. */
+export type ActionKind = "decide" | "edit" | "prompt" | "undo";
+
+/**
+ * The answer to an action on a message that is not a draft's live review post
+ * (replaced by an edit, or an orphan a crash left): where the live post is. It
+ * goes as a reply to the live post, so tapping its quote jumps there; in a
+ * supergroup it also carries the post's t.me link.
+ */
+export function liveAnswer(draft: DraftRecord | undefined): string {
+  if (!draft) {
+    return "⚠️ Not applied: that message is not a live review post (it may be one a restart left behind). /pending lists the drafts awaiting you.";
+  }
+  if (isFinal(draft.status)) return `⚠️ Not applied: that post is out of date; this draft is ${draft.status} now.`;
+  if (draft.review_message_id === null || draft.review_chat_id === null) {
+    return `⚠️ Not applied: that post is out of date. Version ${draft.text_version} of this draft is being posted; decide on the new post.`;
+  }
+  const link = reviewLink(draft.review_chat_id, draft.review_message_id);
+  return `⚠️ Not applied: that post is out of date. Decide on the live post, version ${draft.text_version}${link ? `: ${link}` : " (the message this replies to)"}.`;
+}
+
+/** The answer to a refused action that the reviewer should hear about, or null for none (a repeated 👍, say). */
+export function refusalAnswer(kind: ActionKind, reason: string, draft: DraftRecord | undefined): string | null {
+  const status = draft?.status ?? "unknown";
+  if (kind === "undo") {
+    if (reason === "undo_closed" || reason === "final_state") {
+      return status === "sent" ? "↩️ Too late to undo: the draft was already sent." : `↩️ Too late to undo: the draft is ${status}.`;
+    }
+    return null;
+  }
+  if (kind === "edit" || kind === "prompt") {
+    switch (reason) {
+      case "edit_empty":
+        return "✏️ Not applied: the edited text is empty. Reply with ✏️ followed by the new text.";
+      case "edit_too_long":
+        return "✏️ Not applied: the edited text is longer than Telegram's 4096 characters (after PII redaction). Shorten it and try again.";
+      case "text_unchanged":
+        return "✏️ Not applied: the edited text is the same as the current one.";
+      case "already_approved":
+        return "✏️ Not applied: the draft is already approved. Undo (↩️) within the undo window to edit it.";
+      default:
+        return `✏️ Not applied: the draft is ${status}; only a draft awaiting a decision can be edited.`;
+    }
+  }
+  return reason === "expired" ? "⌛ Not applied: the draft has expired." : null;
+}

@@ -1,0 +1,78 @@
+import type { InlineKeyboardButton, MessageEntity } from "grammy/types";
+import { TELEGRAM_TEXT_LIMIT } from "../drafts/payload.js";
+import type { DraftRecord } from "../drafts/record.js";
+import { AWAITING_DECISION } from "../drafts/status.js";
+import { compactWordDiff } from "./word-diff.js";
+
+/**
+ * The review post's parts for edits, revisions and the undo window: which
+ * version this is and what changed, the countdown to the send, the ✏️ Edit and
+ * ↩️ Undo buttons, the note on a replaced post, and the edit prompt.
+ */
+
+/** `14:03:12`, the time of day in REVIEW_TIMEZONE (undefined: the process's zone). */
+export function clockTime(ms: number, timeZone?: string): string {
+  return new Intl.DateTimeFormat("en-GB", { timeZone, hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" }).format(ms);
+}
+
+function quote(note: string): string {
+  const flat = note.replace(/\s+/g, " ").trim();
+  return `“${flat.length <= 200 ? flat : `${flat.slice(0, 199)}…`}”`;
+}
+
+/**
+ * Lines for the post of an edited draft (its version and the diff against the
+ * version before) or of a new version of an earlier draft (the reviewer's note
+ * on that one and the diff against its text). Empty for a first version.
+ */
+export function versionLines(draft: DraftRecord): string {
+  const lines: string[] = [];
+  if (draft.revises !== null) {
+    lines.push(`🔁 New version of draft ${draft.revises}.`);
+    if (draft.revises_note) lines.push(`Your note: ${quote(draft.revises_note)}`);
+  }
+  if (draft.text_version > 1) lines.push(`✏️ Edited in review: version ${draft.text_version}.`);
+  if (draft.previous_text !== null) {
+    const diff = compactWordDiff(draft.previous_text, draft.draft_text);
+    lines.push(diff === "" ? "Changes: none in the words." : `Changes: ${diff}`);
+  }
+  return lines.join("\n");
+}
+
+/** "👍 Approved · Sending at 14:03:12 · ↩️ Undo" while an approval waits out UNDO_WINDOW; null otherwise. */
+export function countdownLine(draft: DraftRecord, time: (ms: number) => string = clockTime): string | null {
+  if (draft.status !== "approved" || draft.send_after === null) return null;
+  return `👍 Approved · Sending at ${time(Date.parse(draft.send_after))} · ↩️ Undo`;
+}
+
+/** Callback data of the ✏️ Edit and ↩️ Undo buttons. */
+export function flowCallbackData(action: "edit" | "undo", draftId: string): string {
+  return `v1:${action}:${draftId}`;
+}
+
+/** The extra button rows: ✏️ Edit while a decision is awaited, ↩️ Undo while the undo window runs. */
+export function flowButtons(draft: DraftRecord): InlineKeyboardButton[][] {
+  if (AWAITING_DECISION.has(draft.status)) return [[{ text: "✏️ Edit", callback_data: flowCallbackData("edit", draft.draft_id) }]];
+  if (countdownLine(draft) !== null) return [[{ text: "↩️ Undo", callback_data: flowCallbackData("undo", draft.draft_id) }]];
+  return [];
+}
+
+/** The text a replaced review post is edited to: which version replaced it. */
+export function supersededText(draft: DraftRecord): string {
+  return `✏️ Replaced by version ${draft.text_version} (edited in review). Decide on the new post below; this one no longer counts.`;
+}
+
+/**
+ * The ✏️ Edit prompt: the current text in a tap-to-copy block (a `pre`
+ * entity, so no parse_mode reads the draft as markup), sent with a ForceReply.
+ * A text too long for the line above it goes alone.
+ */
+export function editPrompt(draft: DraftRecord): { text: string; entities: MessageEntity[] } {
+  const intro = `✏️ Edit version ${draft.text_version}: tap the text to copy it, change it, and send it as a reply to this message.\n\n`;
+  const withIntro = intro.length + draft.draft_text.length <= TELEGRAM_TEXT_LIMIT;
+  const offset = withIntro ? intro.length : 0;
+  return {
+    text: (withIntro ? intro : "") + draft.draft_text,
+    entities: [{ type: "pre", offset, length: draft.draft_text.length }],
+  };
+}
