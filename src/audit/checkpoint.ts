@@ -1,5 +1,4 @@
-import { open } from "node:fs/promises";
-import { errCode, errMessage, NOFOLLOW, writeFileDurably } from "../store/fs-util.js";
+import { errCode, errMessage, readFileNoFollow, writeFileDurably } from "../store/fs-util.js";
 import { checkLine, CRC_SUFFIX_BYTES, encodeLine } from "../store/line-codec.js";
 import { indexSnapshotSchema, type IndexSnapshot } from "./audit-index.js";
 
@@ -27,14 +26,7 @@ export async function saveCheckpoint(path: string, snapshot: IndexSnapshot): Pro
 export async function loadCheckpoint(path: string): Promise<CheckpointRead> {
   let buf: Buffer;
   try {
-    const fh = await open(path, NOFOLLOW.read);
-    try {
-      const { size } = await fh.stat();
-      if (size > MAX_BYTES) return { ok: false, missing: false, problem: `it is ${size} bytes, too big to be ours` };
-      buf = await fh.readFile();
-    } finally {
-      await fh.close();
-    }
+    buf = await readFileNoFollow(path, MAX_BYTES);
   } catch (err) {
     if (errCode(err) === "ENOENT") return { ok: false, missing: true, problem: "there is none yet" };
     return { ok: false, missing: false, problem: `it cannot be read: ${errMessage(err)}` };

@@ -1,7 +1,7 @@
 import { mkdir, open, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { crc32 } from "./crc32.js";
-import { errCode, errMessage, NOFOLLOW, writeFileDurably } from "./fs-util.js";
+import { errCode, errMessage, NOFOLLOW, readFileNoFollow, writeFileDurably } from "./fs-util.js";
 import { checkLine, CRC_SUFFIX_BYTES, encodeLine } from "./line-codec.js";
 import { readLines } from "./line-reader.js";
 import type { StoreLog } from "./jsonl-store.js";
@@ -246,12 +246,7 @@ type CatalogRead = { ok: true; pairs: Uint32Array; months: string[] } | { ok: fa
 async function readCatalog(path: string): Promise<CatalogRead> {
   let buf: Buffer;
   try {
-    const fh = await open(path, NOFOLLOW.read);
-    try {
-      buf = await fh.readFile();
-    } finally {
-      await fh.close();
-    }
+    buf = await readFileNoFollow(path);
   } catch (err) {
     return { ok: false, problem: errCode(err) === "ENOENT" ? "it is missing" : `it cannot be read: ${errMessage(err)}` };
   }

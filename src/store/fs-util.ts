@@ -88,14 +88,8 @@ export interface DurableWriteOptions {
 export async function writeFileDurably(path: string, data: string | Uint8Array, options: DurableWriteOptions): Promise<boolean> {
   const dir = dirname(path);
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
-  const fh = await open(temp, NOFOLLOW.writeNew, options.mode);
   try {
-    try {
-      await writeAll(fh, typeof data === "string" ? Buffer.from(data) : data);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
+    await writeNewFile(temp, data, options.mode);
     if ((options.place ?? "replace") === "replace") await rename(temp, path);
     else if (!(await linkIfAbsent(temp, path, data, options.mode))) return false;
     await fsyncDir(dir);
@@ -119,20 +113,36 @@ async function linkIfAbsent(from: string, to: string, data: string | Uint8Array,
     if (code === "EEXIST") return false;
     if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP") throw err;
   }
-  let fh: FileHandle;
   try {
-    fh = await open(to, NOFOLLOW.writeNew, mode);
+    await writeNewFile(to, data, mode);
+    return true;
   } catch (err) {
     if (errCode(err) === "EEXIST") return false;
     throw err;
   }
+}
+
+/** Creates `path` exclusively (never through a symlink), writes `data`, fsyncs and closes it. */
+async function writeNewFile(path: string, data: string | Uint8Array, mode: number): Promise<void> {
+  const fh = await open(path, NOFOLLOW.writeNew, mode);
   try {
     await writeAll(fh, typeof data === "string" ? Buffer.from(data) : data);
     await fh.sync();
   } finally {
     await fh.close();
   }
-  return true;
+}
+
+/** Reads a whole file without following a symbolic link at `path`; throws RangeError past `maxBytes`. */
+export async function readFileNoFollow(path: string, maxBytes = 64 << 20): Promise<Buffer> {
+  const fh = await open(path, NOFOLLOW.read);
+  try {
+    const { size } = await fh.stat();
+    if (size > maxBytes) throw new RangeError(`${path} is ${size} bytes, more than the ${maxBytes} expected`);
+    return await fh.readFile();
+  } finally {
+    await fh.close();
+  }
 }
 
 /**
