@@ -34,6 +34,13 @@ export async function historySection(): Promise<Row[]> {
   for (const n of sizes) {
     const tmp = await tempDir(`history-${n}`);
     try {
+      await measure();
+    } catch (err) {
+      rows.push(info("6", `${n} finished drafts`, `failed: ${String((err as { stderr?: string }).stderr ?? (err as Error).message).trim().split("\n").slice(-3).join(" | ").slice(0, 300)}`));
+    } finally {
+      await tmp.remove();
+    }
+    async function measure() {
       const gen = JSON.parse(await child(["generate", tmp.dir, String(n)])) as { auditLines: number };
       const first = JSON.parse(await child(["start", tmp.dir])) as StartReport;
       const again = JSON.parse(await child(["start", tmp.dir])) as StartReport;
@@ -46,8 +53,6 @@ export async function historySection(): Promise<Row[]> {
           `${fixed(again.seconds)} s, peak RSS ${fixed(again.maxRssMB, 0)} MB; ${again.liveDrafts} live drafts, audit read from checkpoint: ${again.auditFromCheckpoint ? `yes, ${again.auditBytesRead} bytes after it` : "no"}`,
         ),
       );
-    } finally {
-      await tmp.remove();
     }
   }
   const small = steady.get(Math.min(...sizes));

@@ -26,7 +26,8 @@ const DAY = 86_400_000;
 const days = Number(process.argv[2] ?? 30);
 const perDay = Number(process.argv[3] ?? 100);
 const tmp = await tempDir("soak");
-const clock = new SimulatedClock(Date.parse("2026-01-01T00:00:00Z"));
+// A fresh clock per life, as a restarted process has: a closed core's timers die with it.
+let clock = new SimulatedClock(Date.parse("2026-01-01T00:00:00Z"));
 const log = silentLogger();
 const config = loadConfig({ TAO_DRAFT_REVIEW_TEST: "1", HARNESS_DIR: tmp.dir, DRAFT_RETENTION: "7d", PII_REDACTION: "off", LOG_LEVEL: "silent" });
 const reviewer = [...config.reviewerIds][0]!;
@@ -65,6 +66,7 @@ const settle = () => core.desk.settle();
 for (let day = 1; day <= days; day++) {
   if (day > 1 && day % 3 === 1) {
     await core.close();
+    clock = new SimulatedClock(clock.now());
     ({ core, seconds: startSeconds } = await start());
   }
   const step = DAY / perDay;
@@ -94,6 +96,7 @@ for (let day = 1; day <= days; day++) {
     await clock.advance(step, settle);
   }
   await settle();
+  await core.desk.archiveOld(); // waits behind a daily pass under way, so the sizes below are not mid-move
   for (let i = 0; i < 3; i++) {
     gc();
     await sleep(20);

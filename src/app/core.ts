@@ -116,7 +116,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       store,
       audit,
       async close() {
-        archiving.stop();
+        await archiving.stop();
         killSwitch.stop();
         await desk.close();
         await edges.limiter.stop();
@@ -132,12 +132,14 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
 }
 
 /** Runs `work` once a day on the injected clock (archiving); failures are logged and tried again the next day. */
-function everyDay(clock: Clock, work: () => Promise<unknown>, log: Logger): { stop(): void } {
+function everyDay(clock: Clock, work: () => Promise<unknown>, log: Logger): { stop(): Promise<void> } {
   let handle: TimerHandle | undefined;
   let stopped = false;
+  let running: Promise<void> = Promise.resolve();
   const arm = () => {
     handle = clock.setTimeout(() => {
-      void work()
+      running = work()
+        .then(() => undefined)
         .catch((err: unknown) => log.error({ err }, "archiving old drafts failed; they stay in the store and are tried again tomorrow"))
         .finally(() => {
           if (!stopped) arm();
@@ -146,9 +148,11 @@ function everyDay(clock: Clock, work: () => Promise<unknown>, log: Logger): { st
   };
   arm();
   return {
-    stop() {
+    /** Stops the timer and waits for a pass under way. */
+    async stop() {
       stopped = true;
       if (handle) clock.clearTimeout(handle);
+      await running;
     },
   };
 }

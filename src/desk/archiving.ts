@@ -34,7 +34,10 @@ export interface ArchivingParts {
  * finishes the move without filing it twice. Returns the ids moved.
  */
 export async function archiveDue(parts: ArchivingParts, now: number): Promise<string[]> {
-  const due = dueForArchive(parts.store.latest.values(), now, parts.retentionMs);
+  // A send marked unknown stays until the reviewers were told (recovery tells them at the next start).
+  const due = dueForArchive(parts.store.latest.values(), now, parts.retentionMs).filter(
+    (d) => d.status !== "outcome_unknown" || parts.index.wasNotified(d.draft_id, d.status),
+  );
   if (due.length === 0) return [];
   await parts.archive.add(due);
   const ids = new Set(due.map((d) => d.draft_id));

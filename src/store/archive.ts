@@ -55,6 +55,7 @@ export class DraftArchive<T extends Archivable> {
   /** Sorted by hash: [hash, monthIndex] pairs. */
   private pairs: Uint32Array;
   private months: string[];
+  private adding: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly options: OpenArchiveOptions<T>,
@@ -127,7 +128,14 @@ export class DraftArchive<T extends Archivable> {
    * file is replaced whole and durably, then the catalog. Only after this
    * resolves may the store forget the records.
    */
-  async add(records: readonly T[]): Promise<void> {
+  add(records: readonly T[]): Promise<void> {
+    // One move at a time: two overlapping read-modify-replace of a month file would lose one's records.
+    const run = this.adding.then(() => this.addNow(records));
+    this.adding = run.catch(() => {});
+    return run;
+  }
+
+  private async addNow(records: readonly T[]): Promise<void> {
     if (records.length === 0) return;
     await mkdir(this.options.dir, { recursive: true, mode: 0o700 });
     const byMonth = new Map<string, T[]>();
@@ -185,7 +193,7 @@ export class DraftArchive<T extends Archivable> {
     if (entries.length === 0) return;
     const all: Array<[number, number]> = [];
     for (let i = 0; i < this.pairs.length; i += 2) all.push([this.pairs[i]!, this.pairs[i + 1]!]);
-    all.push(...entries);
+    for (const e of entries) all.push(e);
     all.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     const out: number[] = [];
     for (let i = 0; i < all.length; i++) {

@@ -166,8 +166,9 @@ export async function runLane(o: LaneOptions): Promise<LaneResult> {
     DEFER_FOR: "10s",
     TELEGRAM_RATE_SCALE: "50",
     DRAFT_STORE_COMPACT_AFTER_LINES: String(COMPACT_AFTER_LINES),
-    // Final drafts move to archive/ at the next start: archiving is swept too (readStore reads both).
-    DRAFT_RETENTION: "5s",
+    // Final drafts move to archive/ at a start a minute after they ended: archiving is swept too
+    // (readStore reads both). Not shorter: the agents still reply to drafts that just ended.
+    DRAFT_RETENTION: "60s",
   });
   const driver = new SweepDriver(buildPlans(o.drafts, rand, `${o.seed.toString(36)}-${o.lane}`), double);
   const audit = AuditTail.of(dirs.harnessDir);
