@@ -63,6 +63,8 @@ export class AuditIndex {
   scannedTo = 0;
   /** Byte range of our last line when known exactly (after a scan), else null. */
   head: [number, number] | null = null;
+  /** True when something was forgotten since the last snapshot (the checkpoint should be rewritten). */
+  pruned = false;
   private transitions = 0;
   private readonly updates = new Map<number, number>();
   private readonly notices = new Map<string, number>();
@@ -150,8 +152,8 @@ export class AuditIndex {
 
   /** Forgets drafts the store no longer holds (archived), with their notices. */
   retainDrafts(keep: (draftId: string) => boolean): void {
-    for (const id of this.drafts.keys()) if (!keep(id)) this.drafts.delete(id);
-    for (const key of this.notices.keys()) if (!keep(key.slice(0, key.lastIndexOf(":")))) this.notices.delete(key);
+    for (const id of this.drafts.keys()) if (!keep(id) && this.drafts.delete(id)) this.pruned = true;
+    for (const key of this.notices.keys()) if (!keep(key.slice(0, key.lastIndexOf(":"))) && this.notices.delete(key)) this.pruned = true;
     for (const m of [this.postsDue, this.postsShown]) for (const id of m.keys()) if (!keep(id)) m.delete(id);
     for (const key of this.postsSuperseded) if (!keep(key.slice(0, key.lastIndexOf(":")))) this.postsSuperseded.delete(key);
     for (const [messageId, p] of this.editPrompts) if (!keep(p.draftId)) this.editPrompts.delete(messageId);
@@ -182,6 +184,7 @@ export class AuditIndex {
 
   /** The checkpoint's content. */
   snapshot(source: string): IndexSnapshot {
+    this.pruned = false;
     return {
       v: 1,
       source,

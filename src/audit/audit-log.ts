@@ -138,7 +138,8 @@ export class AuditLog {
     if (this.closed) return;
     this.closed = true;
     await this.queue.exclusive(async () => {
-      if (this.sinceCheckpoint > 0 && !this.needsRescan) {
+      // Lines since the checkpoint, or drafts forgotten (archived) that the checkpoint still holds.
+      if ((this.sinceCheckpoint > 0 || this.index.pruned) && !this.needsRescan) {
         await this.writeCheckpoint().catch((err: unknown) => {
           this.log.warn({ path: this.checkpointPath, err: errMessage(err) }, "could not write the audit index checkpoint; the next start reads more of the audit log");
         });
