@@ -77,6 +77,12 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
   private readonly expiryTimers = new Map<string, TimerHandle>();
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly listeners = new Set<(t: Transition) => void>();
+  /**
+   * While a change is being made durable, what the API may still show of that draft (undefined: not
+   * yet created). The store holds the new record once its own write is done, but the change is
+   * published only when its audit line (the feed's event) is durable too.
+   */
+  private readonly committing = new Map<string, DraftRecord | undefined>();
   private readonly sender: Sender;
   private closed = false;
   /** When a reviewer was last told that a message is no review post (see answerRefusal). */
@@ -123,7 +129,7 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
 
   /** The current record of a draft, live or archived. */
   async find(draftId: string): Promise<DraftRecord | undefined> {
-    return this.get(draftId) ?? (await this.options.archive?.get(draftId));
+    return this.published(draftId) ?? (await this.options.archive?.get(draftId));
   }
 
   /** The draft submitted with this idempotency key, live or archived. */
@@ -147,8 +153,17 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
 
   /** Every draft, optionally only those in one status. */
   list(status?: DraftStatus): DraftRecord[] {
-    const all = [...this.options.store.latest.values()];
-    return status === undefined ? all : all.filter((d) => d.status === status);
+    const out: DraftRecord[] = [];
+    for (const id of this.options.store.latest.keys()) {
+      const draft = this.published(id);
+      if (draft && (status === undefined || draft.status === status)) out.push(draft);
+    }
+    return out;
+  }
+
+  /** What the API shows of a live draft: its record, except while a change of it is not yet in the audit log. */
+  private published(draftId: string): DraftRecord | undefined {
+    return this.committing.has(draftId) ? this.committing.get(draftId) : this.get(draftId);
   }
 
   /** True when a decision from this Telegram update was already recorded or refused. */
@@ -431,11 +446,13 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     // wait instead of two. Nothing is announced until both are durable. A crash between them
     // can leave the audit log one change ahead of the store: recovery treats that conservatively
     // (an approval whose audited send had begun is marked unknown, never resent).
+    // The contract: an event is in the feed by the time its change shows through GET /drafts/<id>.
+    this.committing.set(draft.draft_id, this.get(draft.draft_id));
     const [stored, audited] = await Promise.allSettled([
       this.options.store.append([draft]),
       // A change that edits the review post says so in the same write, so a crash before the edit is redone at start.
       this.options.audit.append([transitionEntry(from, draft, event, previousText), ...statusDue(draft, effects)]),
-    ]);
+    ]).finally(() => this.committing.delete(draft.draft_id));
     if (stored.status === "rejected") throw stored.reason;
     this.index(draft);
     if (isFinal(draft.status)) this.disarm(draft.draft_id);
