@@ -65,4 +65,3 @@ export function bottleneckLimiter(limits: TelegramLimits = TELEGRAM_LIMITS, scal
     },
   };
 }
-

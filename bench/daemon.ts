@@ -24,7 +24,12 @@ export interface Daemon {
  * chat, API on a free port, a fixed API token) plus `env`, and waits until it
  * logs that it is running. Rejects with its stderr if it exits first.
  */
-export async function startDaemon(opts: { cwd: string; harnessDir: string; double: { url: string; token: string }; env?: Record<string, string> }): Promise<Daemon> {
+export async function startDaemon(opts: {
+  cwd: string;
+  harnessDir: string;
+  double: { url: string; token: string };
+  env?: Record<string, string>;
+}): Promise<Daemon> {
   const child = spawn(process.execPath, [MAIN_JS], {
     cwd: opts.cwd,
     env: {

@@ -126,7 +126,9 @@ export async function drainOnce(w: Workload, variant: DrainVariant, scale: numbe
   const api = new Api(double.token, { apiRoot: double.url });
   // Innermost: once the run is over, calls still queued (in a throttler) fail at once instead of going out.
   let over = false;
-  api.config.use((prev, method, payload, signal) => (over ? Promise.reject(new Error("the benchmark run is over")) : prev(method, payload, signal)));
+  api.config.use((prev, method, payload, signal) =>
+    over ? Promise.reject(new Error("the benchmark run is over")) : prev(method, payload, signal),
+  );
   if (variant === "throttler") api.config.use(apiThrottler(throttlerDefaults(scale)));
   const config = benchConfig(tmp.dir, double);
   const core = await openBenchCore(config, silentLogger(), { api, limiter: limiterFor(variant, scale), clock: scaledClock(scale) });

@@ -42,7 +42,11 @@ async function generate(dir: string, n: number): Promise<void> {
     const versions = lifecycle(i, end - (n - i) * (DAY / 50) - 40 * DAY);
     // lifecycle spans days; shift so the draft ends at its slot.
     const shift = end - (n - i) * (DAY / 50) - Date.parse(versions.at(-1)!.updated_at);
-    const shifted = versions.map((v) => ({ ...v, updated_at: new Date(Date.parse(v.updated_at) + shift).toISOString(), drafted_at: new Date(Date.parse(v.drafted_at) + shift).toISOString() }));
+    const shifted = versions.map((v) => ({
+      ...v,
+      updated_at: new Date(Date.parse(v.updated_at) + shift).toISOString(),
+      drafted_at: new Date(Date.parse(v.drafted_at) + shift).toISOString(),
+    }));
     let from = null as (typeof shifted)[number]["status"] | null;
     for (const v of shifted) {
       const entry = transitionEntry(from, v, { type: "recovered" });

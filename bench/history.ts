@@ -36,7 +36,18 @@ export async function historySection(): Promise<Row[]> {
     try {
       await measure();
     } catch (err) {
-      rows.push(info("6", `${n} finished drafts`, `failed: ${String((err as { stderr?: string }).stderr ?? (err as Error).message).trim().split("\n").slice(-3).join(" | ").slice(0, 300)}`));
+      rows.push(
+        info(
+          "6",
+          `${n} finished drafts`,
+          `failed: ${String((err as { stderr?: string }).stderr ?? (err as Error).message)
+            .trim()
+            .split("\n")
+            .slice(-3)
+            .join(" | ")
+            .slice(0, 300)}`,
+        ),
+      );
     } finally {
       await tmp.remove();
     }
@@ -46,7 +57,11 @@ export async function historySection(): Promise<Row[]> {
       const again = JSON.parse(await child(["start", tmp.dir])) as StartReport;
       steady.set(n, again);
       rows.push(
-        info("6", `${n} finished drafts (${gen.auditLines} audit lines): first start (full audit read, archiving)`, `${fixed(first.seconds)} s, peak RSS ${fixed(first.maxRssMB, 0)} MB; ${first.liveDrafts} drafts kept live`),
+        info(
+          "6",
+          `${n} finished drafts (${gen.auditLines} audit lines): first start (full audit read, archiving)`,
+          `${fixed(first.seconds)} s, peak RSS ${fixed(first.maxRssMB, 0)} MB; ${first.liveDrafts} drafts kept live`,
+        ),
         info(
           "6",
           `${n} finished drafts: every later start`,
@@ -60,8 +75,12 @@ export async function historySection(): Promise<Row[]> {
   if (small && big && small !== big) {
     const t = big.seconds / small.seconds;
     const m = big.maxRssMB / small.maxRssMB;
-    rows.push(judged("6", `start-up time, ${Math.max(...sizes)} vs ${Math.min(...sizes)} finished drafts`, `${fixed(t)}x`, "≤ 1.5x", t <= 1.5));
-    rows.push(judged("6", `peak RSS at start, ${Math.max(...sizes)} vs ${Math.min(...sizes)} finished drafts`, `${fixed(m)}x`, "≤ 1.5x", m <= 1.5));
+    rows.push(
+      judged("6", `start-up time, ${Math.max(...sizes)} vs ${Math.min(...sizes)} finished drafts`, `${fixed(t)}x`, "≤ 1.5x", t <= 1.5),
+    );
+    rows.push(
+      judged("6", `peak RSS at start, ${Math.max(...sizes)} vs ${Math.min(...sizes)} finished drafts`, `${fixed(m)}x`, "≤ 1.5x", m <= 1.5),
+    );
   }
   return rows;
 }

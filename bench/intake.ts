@@ -88,13 +88,25 @@ async function load(apiUrl: string, concurrency: number, requests: number, first
   };
   await Promise.all(Array.from({ length: concurrency }, client));
   const seconds = (performance.now() - started) / 1000;
-  return { concurrency, requests, perSecond: requests / seconds, p50Ms: quantile(latencies, 0.5), p99Ms: quantile(latencies, 0.99), answers };
+  return {
+    concurrency,
+    requests,
+    perSecond: requests / seconds,
+    p50Ms: quantile(latencies, 0.5),
+    p99Ms: quantile(latencies, 0.99),
+    answers,
+  };
 }
 
 /** Runs the daemon against the double and loads its API at each concurrency (after a warm-up). */
-export async function intakeRuns(runs: ReadonlyArray<{ concurrency: number; requests: number }>): Promise<{ results: IntakeResult[]; stoppedOnTerm: boolean }> {
+export async function intakeRuns(
+  runs: ReadonlyArray<{ concurrency: number; requests: number }>,
+): Promise<{ results: IntakeResult[]; stoppedOnTerm: boolean }> {
   const double = await startTelegramDouble({
-    chats: [{ id: OWNER, type: "private", firstName: "Owner" }, { id: GROUP, type: "supergroup" }],
+    chats: [
+      { id: OWNER, type: "private", firstName: "Owner" },
+      { id: GROUP, type: "supergroup" },
+    ],
     users: [{ id: OWNER, firstName: "Owner" }],
     rateLimits: true,
   });

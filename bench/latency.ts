@@ -79,7 +79,9 @@ export async function latencyInProcess(samples: number, warmup: number, which: "
     pause: (chatId, ms) => base.pause(chatId, ms),
     stop: () => base.stop(),
   };
-  const wrapCall = (call: SendMessageCall): SendMessageCall => (target) => (marks.set(`call ${target.chatId}`, performance.now()), call(target));
+  const wrapCall =
+    (call: SendMessageCall): SendMessageCall =>
+    (target) => (marks.set(`call ${target.chatId}`, performance.now()), call(target));
   try {
     const config = benchConfig(tmp.dir, double);
     const api = new Api(double.token, { apiRoot: double.url });
@@ -129,7 +131,11 @@ async function reviewMessages(double: TelegramDouble, n: number): Promise<number
 /** A store with one pending draft per destination, posted as `reviewIds`, as the daemon would have left it. */
 async function seedStore(harnessDir: string, dests: readonly number[], reviewIds: readonly number[]): Promise<void> {
   const log = { warn() {}, info() {} };
-  const store = await JsonlStore.open<DraftRecord>({ path: harnessPaths(harnessDir).drafts, parse: (v) => draftRecordSchema.parse(v), log });
+  const store = await JsonlStore.open<DraftRecord>({
+    path: harnessPaths(harnessDir).drafts,
+    parse: (v) => draftRecordSchema.parse(v),
+    log,
+  });
   try {
     const now = Date.now();
     const records = dests.flatMap((chatId, i) => {

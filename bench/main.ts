@@ -26,7 +26,9 @@ const SECTIONS: Record<string, { order: number; run: () => Promise<Row[]> }> = {
 
 function header(): string {
   const cpu = cpus();
-  const load = loadavg().map((l) => l.toFixed(2)).join(" ");
+  const load = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
   const npm = process.env.npm_lifecycle_event === "bench" ? "npm run bench" : "";
   return [
     `command:  ${[npm, `(${process.execPath} ${process.argv.slice(1).join(" ")})`].filter(Boolean).join(" ")}`,
@@ -50,13 +52,20 @@ async function main(): Promise<void> {
     try {
       results.push({ order: section.order, rows: await section.run() });
     } catch (err) {
-      results.push({ order: section.order, rows: [skipped(String(section.order), name, `failed: ${(err as Error).message.split("\n")[0]}`)] });
+      results.push({
+        order: section.order,
+        rows: [skipped(String(section.order), name, `failed: ${(err as Error).message.split("\n")[0]}`)],
+      });
     }
   }
   const rows = results.sort((a, b) => a.order - b.order).flatMap((r) => r.rows);
   process.stdout.write(`\n${renderTable(rows)}\n\n`);
-  const load = loadavg().map((l) => l.toFixed(2)).join(" ");
-  process.stdout.write(`took ${((performance.now() - started) / 1000).toFixed(0)} s; load average at end ${load} (other processes on this machine share its 2 cores and disk)\n`);
+  const load = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
+  process.stdout.write(
+    `took ${((performance.now() - started) / 1000).toFixed(0)} s; load average at end ${load} (other processes on this machine share its 2 cores and disk)\n`,
+  );
   await drainCleanups(30_000);
 }
 

@@ -40,7 +40,9 @@ const core = await openCore(config, log, {
 const before = await settled();
 for (let from = 0; from < n; from += 200) {
   await Promise.all(
-    Array.from({ length: Math.min(200, n - from) }, (_, k) => core.intake.submit({ ...payloadFor(-1_001_000_000_001 - ((from + k) % 100), from + k) })),
+    Array.from({ length: Math.min(200, n - from) }, (_, k) =>
+      core.intake.submit({ ...payloadFor(-1_001_000_000_001 - ((from + k) % 100), from + k) }),
+    ),
   );
 }
 await core.desk.settle();

@@ -59,9 +59,7 @@ export function permittedSpanMs(destinations: readonly Destination[]): number {
   let t = 0;
   let last = 0;
   while (remaining > 0) {
-    const ready = queues
-      .filter((q) => q.left > 0 && readyAt(q) <= t)
-      .sort((a, b) => Number(b.group) - Number(a.group) || b.left - a.left);
+    const ready = queues.filter((q) => q.left > 0 && readyAt(q) <= t).sort((a, b) => Number(b.group) - Number(a.group) || b.left - a.left);
     for (const q of ready) {
       if (global.readyAt() > t) break;
       global.record(t);

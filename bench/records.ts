@@ -76,7 +76,17 @@ export function lifecycle(i: number, start: number): DraftRecord[] {
   } else {
     push(defer, HOUR);
     push(defer, HOUR);
-    if (ending === 8) push({ type: "decide", decision: "revise", actor: { ...REVIEWER, channel: "reply", emoji: null }, note: "Shorter, please.", deferMs: 24 * HOUR }, HOUR);
+    if (ending === 8)
+      push(
+        {
+          type: "decide",
+          decision: "revise",
+          actor: { ...REVIEWER, channel: "reply", emoji: null },
+          note: "Shorter, please.",
+          deferMs: 24 * HOUR,
+        },
+        HOUR,
+      );
     else push({ type: "expire" }, 30 * 24 * HOUR);
   }
   return out;

@@ -49,7 +49,9 @@ export async function drainSection(): Promise<Row[]> {
     const ours = results.get("ours")!;
     const throttler = efficiency(results.get("throttler")!);
     const figure = `${fixed(efficiency(ours))} vs ${fixed(throttler)}${ours.complete ? "" : " (ours did not finish)"}`;
-    rows.push(judged("1", `  ours ahead of the throttler`, figure, "ours > throttler, finished", ours.complete && efficiency(ours) > throttler));
+    rows.push(
+      judged("1", `  ours ahead of the throttler`, figure, "ours > throttler, finished", ours.complete && efficiency(ours) > throttler),
+    );
   }
   return rows;
 }
@@ -62,7 +64,15 @@ function latencyFigure(ms: readonly number[]): string {
 export async function latencySection(): Promise<Row[]> {
   const rows: Row[] = [];
   const ours = await latencyInProcess(200, 10, "ours");
-  rows.push(judged("2", "decide() -> sendMessage at the double, in process", latencyFigure(ours.total), "p99 ≤ 20 ms", quantile(ours.total, 0.99) <= 20));
+  rows.push(
+    judged(
+      "2",
+      "decide() -> sendMessage at the double, in process",
+      latencyFigure(ours.total),
+      "p99 ≤ 20 ms",
+      quantile(ours.total, 0.99) <= 20,
+    ),
+  );
   rows.push(info("2", "  of which: until the decision is on disk (store + audit fsync)", latencyFigure(ours.decided)));
   rows.push(info("2", "  of which: until our limiter starts the job", latencyFigure(ours.limiterStart)));
   rows.push(info("2", "  of which: until sendMessage is called (kill switch, fsync'd intent)", latencyFigure(ours.call)));
@@ -70,9 +80,18 @@ export async function latencySection(): Promise<Row[]> {
   rows.push(info("2", "  same with the Bottleneck limiter (before)", latencyFigure(before.total), "p99 ≤ 20 ms"));
   try {
     const e2e = await latencyEndToEnd(200, 10);
-    rows.push(judged("2", "reaction injected -> daemon (long poll) -> sendMessage", latencyFigure(e2e), "p99 ≤ 20 ms", quantile(e2e, 0.99) <= 20));
+    rows.push(
+      judged("2", "reaction injected -> daemon (long poll) -> sendMessage", latencyFigure(e2e), "p99 ≤ 20 ms", quantile(e2e, 0.99) <= 20),
+    );
   } catch (err) {
-    rows.push(skipped("2", "reaction injected -> daemon (long poll) -> sendMessage", `failed: ${(err as Error).message.split("\n")[0]}`, "p99 ≤ 20 ms"));
+    rows.push(
+      skipped(
+        "2",
+        "reaction injected -> daemon (long poll) -> sendMessage",
+        `failed: ${(err as Error).message.split("\n")[0]}`,
+        "p99 ≤ 20 ms",
+      ),
+    );
   }
   return rows;
 }
@@ -83,10 +102,16 @@ export async function intakeSection(): Promise<Row[]> {
   const rawFigure = `${fixed(raw.perSecond, 0)} appends/s; fdatasync p50 ${fixed(raw.p50Ms, 2)} ms, p99 ${fixed(raw.p99Ms, 2)} ms`;
   const rows: Row[] = [info("3", "raw: 1 process, append ~1.2 kB + fdatasync, loop (same disk)", rawFigure)];
   for (const r of runs) {
-    const answers = Object.entries(r.answers).map(([k, n]) => `${n} ${k}`).join(", ");
+    const answers = Object.entries(r.answers)
+      .map(([k, n]) => `${n} ${k}`)
+      .join(", ");
     const figure = `${fixed(r.perSecond, 0)} drafts/s = ${fixed(r.perSecond / raw.perSecond)} of raw; p50 ${fixed(r.p50Ms, 1)} ms, p99 ${fixed(r.p99Ms, 1)} ms; ${answers}`;
     const metric = `POST /drafts, ${r.concurrency} concurrent client${r.concurrency === 1 ? "" : "s"}, ${r.requests} requests`;
-    rows.push(r.concurrency === 1 ? info("3", metric, figure, "(latency view)") : judged("3", metric, figure, "≥ 0.5 of raw", r.perSecond / raw.perSecond >= 0.5));
+    rows.push(
+      r.concurrency === 1
+        ? info("3", metric, figure, "(latency view)")
+        : judged("3", metric, figure, "≥ 0.5 of raw", r.perSecond / raw.perSecond >= 0.5),
+    );
   }
   rows.push(info("3", "  daemon exited within 5 s of SIGTERM (review posts still queued)", stoppedOnTerm ? "yes" : "no: SIGKILLed"));
   return rows;
@@ -102,7 +127,10 @@ export async function replaySection(): Promise<Row[]> {
   const tmp = await tempDir("replay");
   try {
     const free = await freeBytes(tmp.dir);
-    if (free < 4 * 2 ** 30) return [skipped("4", "replay of 1M lines", `skipped: ${fixed(free / 2 ** 30, 1)} GiB free in ${tmp.dir}, 4 GiB wanted`, "≤ 2 s, ≤ 300 MB")];
+    if (free < 4 * 2 ** 30)
+      return [
+        skipped("4", "replay of 1M lines", `skipped: ${fixed(free / 2 ** 30, 1)} GiB free in ${tmp.dir}, 4 GiB wanted`, "≤ 2 s, ≤ 300 MB"),
+      ];
     const full = join(tmp.dir, "telegram_drafts.jsonl");
     const bound = join(tmp.dir, "compaction-bound.jsonl");
     const started = performance.now();

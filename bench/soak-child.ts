@@ -29,7 +29,13 @@ const tmp = await tempDir("soak");
 // A fresh clock per life, as a restarted process has: a closed core's timers die with it.
 let clock = new SimulatedClock(Date.parse("2026-01-01T00:00:00Z"));
 const log = silentLogger();
-const config = loadConfig({ TAO_DRAFT_REVIEW_TEST: "1", HARNESS_DIR: tmp.dir, DRAFT_RETENTION: "7d", PII_REDACTION: "off", LOG_LEVEL: "silent" });
+const config = loadConfig({
+  TAO_DRAFT_REVIEW_TEST: "1",
+  HARNESS_DIR: tmp.dir,
+  DRAFT_RETENTION: "7d",
+  PII_REDACTION: "off",
+  LOG_LEVEL: "silent",
+});
 const reviewer = [...config.reviewerIds][0]!;
 let nextMessage = 1;
 
@@ -50,7 +56,10 @@ async function start(): Promise<{ core: Core; seconds: number }> {
 }
 
 async function bytesIn(path: string): Promise<number> {
-  return stat(path).then((s) => s.size, () => 0);
+  return stat(path).then(
+    (s) => s.size,
+    () => 0,
+  );
 }
 
 async function dirBytes(dir: string): Promise<number> {

@@ -33,11 +33,28 @@ export function slope(points: ReadonlyArray<[number, number]>): number {
 export async function soakSection(): Promise<Row[]> {
   const days = process.env.BENCH_SOAK_DAYS ?? "30";
   const perDay = process.env.BENCH_SOAK_PER_DAY ?? "100";
-  const { stdout } = await run(process.execPath, ["--expose-gc", join(import.meta.dirname, "soak-child.js"), days, perDay], { maxBuffer: 8 << 20 });
-  const series = stdout.trim().split("\n").map((l) => JSON.parse(l) as Day);
-  const rows: Row[] = [info("7", `soak: ${days} simulated days x ${perDay} drafts, DRAFT_RETENTION=7d, restart every 3rd day`, "day: RSS MB, heap MB, fds, store kB, archive kB, live drafts, last start s")];
+  const { stdout } = await run(process.execPath, ["--expose-gc", join(import.meta.dirname, "soak-child.js"), days, perDay], {
+    maxBuffer: 8 << 20,
+  });
+  const series = stdout
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Day);
+  const rows: Row[] = [
+    info(
+      "7",
+      `soak: ${days} simulated days x ${perDay} drafts, DRAFT_RETENTION=7d, restart every 3rd day`,
+      "day: RSS MB, heap MB, fds, store kB, archive kB, live drafts, last start s",
+    ),
+  ];
   for (const d of series) {
-    rows.push(info("7", `  day ${d.day}`, `${fixed(d.rssMB, 0)}, ${fixed(d.heapUsedMB, 1)}, ${d.fds}, ${fixed(d.storeKB, 0)}, ${fixed(d.archiveKB, 0)}, ${d.liveDrafts}, ${fixed(d.startSeconds, 3)}`));
+    rows.push(
+      info(
+        "7",
+        `  day ${d.day}`,
+        `${fixed(d.rssMB, 0)}, ${fixed(d.heapUsedMB, 1)}, ${d.fds}, ${fixed(d.storeKB, 0)}, ${fixed(d.archiveKB, 0)}, ${d.liveDrafts}, ${fixed(d.startSeconds, 3)}`,
+      ),
+    );
   }
   const after = series.filter((d) => d.day >= 8);
   const per = (key: keyof Day) => slope(after.map((d) => [d.day, d[key]]));
@@ -47,7 +64,15 @@ export async function soakSection(): Promise<Row[]> {
     const m = mean(key);
     // "≈ 0": the trend over the whole window stays under 10% of the mean level.
     const ok = Math.abs(s) * Math.max(1, after.length) <= 0.1 * Math.max(m, 1e-9);
-    rows.push(judged("7", `  slope of ${label} after retention (day 8-${days})`, `${fixed(s, 3)} ${unit}/day (mean ${fixed(m, 2)} ${unit})`, "≈ 0 (drift < 10% of mean over the window)", ok));
+    rows.push(
+      judged(
+        "7",
+        `  slope of ${label} after retention (day 8-${days})`,
+        `${fixed(s, 3)} ${unit}/day (mean ${fixed(m, 2)} ${unit})`,
+        "≈ 0 (drift < 10% of mean over the window)",
+        ok,
+      ),
+    );
   };
   flat("rssMB", "RSS", "MB");
   flat("heapUsedMB", "heap used", "MB");
@@ -55,6 +80,12 @@ export async function soakSection(): Promise<Row[]> {
   flat("storeKB", "store size", "kB");
   flat("liveDrafts", "live drafts", "drafts");
   flat("startSeconds", "start-up time", "s");
-  rows.push(info("7", "  archive and audit log grow with history (by design: the audit log is never rewritten)", `archive ${fixed(per("archiveKB"), 0)} kB/day, audit ${fixed(per("auditKB"), 0)} kB/day`));
+  rows.push(
+    info(
+      "7",
+      "  archive and audit log grow with history (by design: the audit log is never rewritten)",
+      `archive ${fixed(per("archiveKB"), 0)} kB/day, audit ${fixed(per("auditKB"), 0)} kB/day`,
+    ),
+  );
   return rows;
 }

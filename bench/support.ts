@@ -50,10 +50,13 @@ export function scaledClock(scale: number): Clock {
     now: () => Date.now(),
     setTimeout(fn: () => void, ms: number): TimerHandle {
       const id = next++;
-      const t = setTimeout(() => {
-        timers.delete(id);
-        fn();
-      }, Math.min(2_147_483_647, Math.max(0, ms / scale)));
+      const t = setTimeout(
+        () => {
+          timers.delete(id);
+          fn();
+        },
+        Math.min(2_147_483_647, Math.max(0, ms / scale)),
+      );
       t.unref();
       timers.set(id, t);
       return { id };

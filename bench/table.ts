@@ -28,7 +28,11 @@ export function renderTable(rows: readonly Row[]): string {
   const head = ["#", "measure", "figure", "target", "verdict"];
   const cells = rows.map((r) => [r.section, r.metric, r.value, r.target, r.verdict]);
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: readonly string[]) => c.map((v, i) => v.padEnd(widths[i]!)).join(" | ").trimEnd();
+  const line = (c: readonly string[]) =>
+    c
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join(" | ")
+      .trimEnd();
   const rule = widths.map((w) => "-".repeat(w)).join("-+-");
   return [line(head), rule, ...cells.map(line)].join("\n");
 }

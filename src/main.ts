@@ -61,7 +61,8 @@ main().then(
     const operators = err instanceof StoreCorruptError || err instanceof LockHeldError;
     // HARNESS_DIR or the API token file that others could use against the gate: a configuration matter (78, EX_CONFIG).
     const unsafe = err instanceof HarnessDirError || err instanceof ApiTokenError;
-    const text = operators || unsafe ? `cannot start.\n${err.message}` : `stopped by an unexpected error: ${(err as Error)?.stack ?? String(err)}`;
+    const text =
+      operators || unsafe ? `cannot start.\n${err.message}` : `stopped by an unexpected error: ${(err as Error)?.stack ?? String(err)}`;
     process.stderr.write(`draft-review: ${scrubSecrets(text, known)}\n`);
     process.exitCode = unsafe ? 78 : 1;
   },

@@ -70,18 +70,26 @@ export async function readApiTokenForClient(env: Readonly<Record<string, string 
     if (err instanceof ApiTokenError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ELOOP") {
-      throw new ApiTokenError(`${path} is a symbolic link, not the token file the daemon writes: remove it and restart the daemon so it writes a new one, or set DRAFT_API_TOKEN.`);
+      throw new ApiTokenError(
+        `${path} is a symbolic link, not the token file the daemon writes: remove it and restart the daemon so it writes a new one, or set DRAFT_API_TOKEN.`,
+      );
     }
     if (code === "ENOENT") {
-      throw new ApiTokenError(`no API token: DRAFT_API_TOKEN is not set and ${path} does not exist: start the daemon once (\`npm start\`) so it writes one, or set DRAFT_API_TOKEN.`);
+      throw new ApiTokenError(
+        `no API token: DRAFT_API_TOKEN is not set and ${path} does not exist: start the daemon once (\`npm start\`) so it writes one, or set DRAFT_API_TOKEN.`,
+      );
     }
     if (code === "EACCES" || code === "EPERM") {
-      throw new ApiTokenError(`cannot read the API token in ${path} (permission denied): run as the user the daemon runs as, or set DRAFT_API_TOKEN.`);
+      throw new ApiTokenError(
+        `cannot read the API token in ${path} (permission denied): run as the user the daemon runs as, or set DRAFT_API_TOKEN.`,
+      );
     }
     throw new ApiTokenError(`cannot read the API token in ${path} (${(err as Error).message}): set DRAFT_API_TOKEN, or check HARNESS_DIR.`);
   }
   if (!USABLE.test(text)) {
-    throw new ApiTokenError(`${path} holds no usable token: start the daemon once (\`npm start\`) so it writes one, or set DRAFT_API_TOKEN.`);
+    throw new ApiTokenError(
+      `${path} holds no usable token: start the daemon once (\`npm start\`) so it writes one, or set DRAFT_API_TOKEN.`,
+    );
   }
   return text;
 }
@@ -111,16 +119,23 @@ async function readDaemonTokenFile(path: string, _log?: TokenLog): Promise<strin
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
     if ((err as NodeJS.ErrnoException).code === "ELOOP") {
-      throw new ApiTokenError(`${path} is a symbolic link, not a token file this daemon wrote: remove it (a new token is made at start), or set DRAFT_API_TOKEN.`);
+      throw new ApiTokenError(
+        `${path} is a symbolic link, not a token file this daemon wrote: remove it (a new token is made at start), or set DRAFT_API_TOKEN.`,
+      );
     }
-    throw new ApiTokenError(`cannot read the API token in ${path} (${(err as Error).message}): fix its ownership, delete it so a new one is made, or set DRAFT_API_TOKEN.`, { cause: err });
+    throw new ApiTokenError(
+      `cannot read the API token in ${path} (${(err as Error).message}): fix its ownership, delete it so a new one is made, or set DRAFT_API_TOKEN.`,
+      { cause: err },
+    );
   }
   try {
     const problem = tokenFileProblem(await fh.stat(), path);
     if (problem !== null) throw new ApiTokenError(problem);
     const text = (await fh.readFile("utf8")).trim();
     if (text !== "" && !USABLE.test(text)) {
-      throw new ApiTokenError(`${path} holds no usable token (16+ characters without spaces are needed): delete it so the daemon makes a new one, or set DRAFT_API_TOKEN.`);
+      throw new ApiTokenError(
+        `${path} holds no usable token (16+ characters without spaces are needed): delete it so the daemon makes a new one, or set DRAFT_API_TOKEN.`,
+      );
     }
     return text;
   } finally {

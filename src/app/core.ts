@@ -20,7 +20,6 @@ import { SendPath } from "../send/send-path.js";
 import { JsonlStore } from "../store/jsonl-store.js";
 import { acquireLock } from "../store/lock.js";
 
-
 export { harnessPaths };
 
 /** The edges that differ between live mode and test mode. */
@@ -77,7 +76,12 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       envKillSwitch({ processValue: edges.processSwitchValue, envFilePath: edges.envFilePath, ownerHaltPath: paths.ownerHalt }),
       { clock: edges.clock, pollMs: edges.haltPollMs ?? 0, files: [edges.envFilePath], haltOnChange: [paths.ownerHalt] },
     );
-    const archive = await DraftArchive.open<DraftRecord>({ dir: paths.archive, parse: (value) => draftRecordSchema.parse(value), monthOf: archiveMonthOf, log });
+    const archive = await DraftArchive.open<DraftRecord>({
+      dir: paths.archive,
+      parse: (value) => draftRecordSchema.parse(value),
+      monthOf: archiveMonthOf,
+      log,
+    });
     const reviewChat = edges.makeReviewChat(store.latest.values());
     const desk = new ReviewDesk({
       store,
@@ -107,7 +111,14 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
     await reconcileAudit(desk);
     await desk.archiveOld();
     const archiving = everyDay(edges.clock, () => desk.archiveOld(), log);
-    const intake = new Intake({ desk, reviewChat, clock: edges.clock, ttlMs: config.draftTtlMs, redact: edges.redact, ...(edges.audience ? { audience: edges.audience } : {}) });
+    const intake = new Intake({
+      desk,
+      reviewChat,
+      clock: edges.clock,
+      ttlMs: config.draftTtlMs,
+      redact: edges.redact,
+      ...(edges.audience ? { audience: edges.audience } : {}),
+    });
     return {
       desk,
       intake,

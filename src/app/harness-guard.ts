@@ -45,23 +45,34 @@ export async function guardHarnessDir(dir: string, log?: GuardLog): Promise<void
 
   const problems: string[] = [];
   const dirStat = await stat(abs);
-  if (!dirStat.isDirectory()) throw new HarnessDirError(`HARNESS_DIR ${abs} is not a directory: point HARNESS_DIR at a directory (it is created if missing).`);
+  if (!dirStat.isDirectory())
+    throw new HarnessDirError(`HARNESS_DIR ${abs} is not a directory: point HARNESS_DIR at a directory (it is created if missing).`);
   if (dirStat.uid !== uid) {
-    problems.push(`${abs} is owned by uid ${dirStat.uid}, not by this user (uid ${uid}): \`chown -R ${uid} ${abs}\` (as root), or use another HARNESS_DIR.`);
+    problems.push(
+      `${abs} is owned by uid ${dirStat.uid}, not by this user (uid ${uid}): \`chown -R ${uid} ${abs}\` (as root), or use another HARNESS_DIR.`,
+    );
   }
   if ((dirStat.mode & WRITABLE_BY_OTHERS) !== 0) {
-    problems.push(`${abs} is writable by ${who(dirStat.mode)} (mode ${octal(dirStat.mode)}): \`chmod 700 ${abs}\`, then check that nothing in it was planted.`);
+    problems.push(
+      `${abs} is writable by ${who(dirStat.mode)} (mode ${octal(dirStat.mode)}): \`chmod 700 ${abs}\`, then check that nothing in it was planted.`,
+    );
   }
   for (const name of await readdir(abs)) {
     const path = join(abs, name);
     const st = await lstat(path).catch(() => null);
     if (st === null) continue; // removed meanwhile
     if (st.isSymbolicLink()) {
-      problems.push(`${path} is a symbolic link; HARNESS_DIR holds only files this daemon made: \`rm ${path}\` (look at where it points first).`);
+      problems.push(
+        `${path} is a symbolic link; HARNESS_DIR holds only files this daemon made: \`rm ${path}\` (look at where it points first).`,
+      );
       continue;
     }
-    if (st.uid !== uid) problems.push(`${path} is owned by uid ${st.uid}, not by this user (uid ${uid}): remove it, or \`chown ${uid} ${path}\` if you trust its content.`);
-    else if ((st.mode & WRITABLE_BY_OTHERS) !== 0) problems.push(`${path} is writable by ${who(st.mode)} (mode ${octal(st.mode)}): \`chmod go-w ${path}\`.`);
+    if (st.uid !== uid)
+      problems.push(
+        `${path} is owned by uid ${st.uid}, not by this user (uid ${uid}): remove it, or \`chown ${uid} ${path}\` if you trust its content.`,
+      );
+    else if ((st.mode & WRITABLE_BY_OTHERS) !== 0)
+      problems.push(`${path} is writable by ${who(st.mode)} (mode ${octal(st.mode)}): \`chmod go-w ${path}\`.`);
   }
   if (problems.length > 0) {
     throw new HarnessDirError(

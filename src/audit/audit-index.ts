@@ -132,7 +132,8 @@ export class AuditIndex {
     if (entry.kind === "status_due") max(this.postsDue, entry.draft_id, entry.version);
     else if (entry.kind === "status_shown") max(this.postsShown, entry.draft_id, entry.version);
     else if (entry.kind === "post_superseded") this.postsSuperseded.add(`${entry.draft_id}:${entry.review_message_id}`);
-    else if (entry.kind === "edit_prompt") this.editPrompts.set(entry.message_id, { draftId: entry.draft_id, textVersion: entry.text_version });
+    else if (entry.kind === "edit_prompt")
+      this.editPrompts.set(entry.message_id, { draftId: entry.draft_id, textVersion: entry.text_version });
   }
 
   /** True when an edit of the draft's review post is due and was not confirmed since (a crash came between). */

@@ -89,10 +89,22 @@ export class AuditLog {
       const fromCheckpoint = index.scannedTo > 0 || index.lastSeq > 0;
       const scan = await scanHandle(index, fh, source);
       reportScan(opts.log, opts.path, scan);
-      const audit = new AuditLog(opts.path, source, opts.now ?? Date.now, opts.log, fh, index, scan.tailBytes, scan.size, opts.checkpointPath, opts.checkpointEvery ?? 1000, {
-        fromCheckpoint,
-        bytesRead: scan.bytesRead,
-      });
+      const audit = new AuditLog(
+        opts.path,
+        source,
+        opts.now ?? Date.now,
+        opts.log,
+        fh,
+        index,
+        scan.tailBytes,
+        scan.size,
+        opts.checkpointPath,
+        opts.checkpointEvery ?? 1000,
+        {
+          fromCheckpoint,
+          bytesRead: scan.bytesRead,
+        },
+      );
       // A long read (no usable checkpoint, or a crash long after the last one) is saved at once;
       // a short one waits for the next checkpoint (every checkpointEvery lines, and at close).
       audit.sinceCheckpoint = scan.bytesRead > 0 ? 1 : 0;
@@ -141,7 +153,10 @@ export class AuditLog {
       // Lines since the checkpoint, or drafts forgotten (archived) that the checkpoint still holds.
       if ((this.sinceCheckpoint > 0 || this.index.pruned) && !this.needsRescan) {
         await this.writeCheckpoint().catch((err: unknown) => {
-          this.log.warn({ path: this.checkpointPath, err: errMessage(err) }, "could not write the audit index checkpoint; the next start reads more of the audit log");
+          this.log.warn(
+            { path: this.checkpointPath, err: errMessage(err) },
+            "could not write the audit index checkpoint; the next start reads more of the audit log",
+          );
         });
       }
       await this.fh.close();
@@ -159,7 +174,10 @@ export class AuditLog {
     try {
       if (this.tailBytes === 0 && (await this.endsMidLine())) {
         // Another writer left a line without its newline since we last looked: never glue onto it.
-        this.log.warn({ path: this.path }, "another writer left an incomplete line at the end of the audit log; it is left as is and our next line starts on a new line");
+        this.log.warn(
+          { path: this.path },
+          "another writer left an incomplete line at the end of the audit log; it is left as is and our next line starts on a new line",
+        );
         this.tailBytes = 1;
       }
       for (const { json, entry } of items) {
@@ -187,7 +205,12 @@ export class AuditLog {
       this.checkpointQueued = true;
       this.queue
         .exclusive(() => this.writeCheckpoint())
-        .catch((err: unknown) => this.log.warn({ path: this.checkpointPath, err: errMessage(err) }, "could not write the audit index checkpoint; the next start reads more of the audit log"));
+        .catch((err: unknown) =>
+          this.log.warn(
+            { path: this.checkpointPath, err: errMessage(err) },
+            "could not write the audit index checkpoint; the next start reads more of the audit log",
+          ),
+        );
     }
   }
 
@@ -244,7 +267,11 @@ async function startingIndex(fh: FileHandle, opts: OpenAuditOptions, source: str
 }
 
 /** Why a checkpoint does not describe this file, or null when it does. */
-async function checkpointMismatch(fh: FileHandle, s: { source: string; scanned_to: number; last_seq: number; last_hash: string; head: [number, number] | null }, source: string): Promise<string | null> {
+async function checkpointMismatch(
+  fh: FileHandle,
+  s: { source: string; scanned_to: number; last_seq: number; last_hash: string; head: [number, number] | null },
+  source: string,
+): Promise<string | null> {
   if (s.source !== source) return `it is for source ${JSON.stringify(s.source)}`;
   const { size } = await fh.stat();
   if (size < s.scanned_to) return `the log is ${size} bytes, the checkpoint covers ${s.scanned_to}`;
@@ -268,7 +295,9 @@ function encodeEntry(entry: AuditEntry): Encoded {
   }
   const checked = auditEntrySchema.safeParse(entry);
   if (!checked.success) {
-    throw new TypeError(`an audit entry of kind "${String((entry as { kind?: unknown }).kind)}" does not match the audit schema (src/audit/audit-schema.ts): ${checked.error.message}`);
+    throw new TypeError(
+      `an audit entry of kind "${String((entry as { kind?: unknown }).kind)}" does not match the audit schema (src/audit/audit-schema.ts): ${checked.error.message}`,
+    );
   }
   const json = JSON.stringify(entry);
   if (json === undefined || json[0] !== "{") throw new TypeError("an audit entry must be a JSON object");
@@ -283,6 +312,9 @@ function reportScan(log: StoreLog, path: string, s: AuditScan): void {
     );
   }
   if (s.tailBytes > 0) {
-    log.warn({ path, bytes: s.tailBytes }, "the audit log ends with an incomplete line (an interrupted write); it is left as is and our next line starts on a new line");
+    log.warn(
+      { path, bytes: s.tailBytes },
+      "the audit log ends with an incomplete line (an interrupted write); it is left as is and our next line starts on a new line",
+    );
   }
 }

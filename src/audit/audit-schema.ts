@@ -78,7 +78,11 @@ export const postSupersededEntrySchema = z.object({ kind: z.literal("post_supers
 export const editPromptEntrySchema = z.object({ kind: z.literal("edit_prompt"), draft_id: z.string(), message_id: int, text_version: int });
 
 /** A line about what a review post shows (see AuditIndex). */
-export type PostEntry = z.infer<typeof statusDueEntrySchema> | z.infer<typeof statusShownEntrySchema> | z.infer<typeof postSupersededEntrySchema> | z.infer<typeof editPromptEntrySchema>;
+export type PostEntry =
+  | z.infer<typeof statusDueEntrySchema>
+  | z.infer<typeof statusShownEntrySchema>
+  | z.infer<typeof postSupersededEntrySchema>
+  | z.infer<typeof editPromptEntrySchema>;
 
 /** A reviewer's decision (reaction, button, reply) that did not count, with why. */
 export const decisionRefusedEntrySchema = z.object({

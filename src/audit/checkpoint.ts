@@ -41,6 +41,11 @@ export async function loadCheckpoint(path: string): Promise<CheckpointRead> {
     return { ok: false, missing: false, problem: `it is not JSON (${errMessage(err)})` };
   }
   const parsed = indexSnapshotSchema.safeParse(value);
-  if (!parsed.success) return { ok: false, missing: false, problem: `it is not a checkpoint this version reads (${parsed.error.issues[0]?.message ?? "invalid"})` };
+  if (!parsed.success)
+    return {
+      ok: false,
+      missing: false,
+      problem: `it is not a checkpoint this version reads (${parsed.error.issues[0]?.message ?? "invalid"})`,
+    };
   return { ok: true, snapshot: parsed.data };
 }

@@ -163,7 +163,11 @@ export class CallbackDelivery {
     const outcome = await postCallback({
       url: this.url,
       body,
-      headers: { [TIMESTAMP_HEADER]: String(ts), [SIGNATURE_HEADER]: signCallback(secret, ts, body), "User-Agent": "draft-review-callbacks" },
+      headers: {
+        [TIMESTAMP_HEADER]: String(ts),
+        [SIGNATURE_HEADER]: signCallback(secret, ts, body),
+        "User-Agent": "draft-review-callbacks",
+      },
       timeoutMs,
       clock,
       signal: this.abort.signal,

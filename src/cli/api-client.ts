@@ -28,7 +28,12 @@ export async function callApi(
   let status: number;
   let text: string;
   try {
-    const res = await fetch(`${target.url}${call.path}`, { method: call.method, headers, body: call.body, signal: AbortSignal.timeout(timeoutMs) });
+    const res = await fetch(`${target.url}${call.path}`, {
+      method: call.method,
+      headers,
+      body: call.body,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     status = res.status;
     text = await res.text();
   } catch (err) {
@@ -37,7 +42,9 @@ export async function callApi(
   try {
     return { status, body: JSON.parse(text) as unknown };
   } catch {
-    throw new CliFailure(`${target.url} answered ${status} with something that is not JSON: is another program listening on DRAFT_API_PORT=${target.port}?`);
+    throw new CliFailure(
+      `${target.url} answered ${status} with something that is not JSON: is another program listening on DRAFT_API_PORT=${target.port}?`,
+    );
   }
 }
 
@@ -62,7 +69,9 @@ function noAnswer(target: ApiTarget, err: unknown, timeoutMs: number): CliFailur
     return new CliFailure(`DRAFT_API_HOST=${target.host} does not resolve; use the daemon's address (default 127.0.0.1)`);
   }
   const detail = codes[0] ?? (err instanceof Error ? err.message : String(err));
-  return new CliFailure(`the daemon at ${target.url} could not be reached or hung up (${detail}); check that it is running (\`npm start\`) and see its log`);
+  return new CliFailure(
+    `the daemon at ${target.url} could not be reached or hung up (${detail}); check that it is running (\`npm start\`) and see its log`,
+  );
 }
 
 /**

@@ -22,7 +22,9 @@ export function apiTarget(env: Readonly<Record<string, string | undefined>>): Ap
   const portText = env.DRAFT_API_PORT?.trim() || "8787";
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || !(port >= 1 && port <= 65535)) {
-    throw new CliFailure(`DRAFT_API_PORT must be the daemon's port, a number from 1 to 65535 (got "${portText}"); fix it in .env or the environment.`);
+    throw new CliFailure(
+      `DRAFT_API_PORT must be the daemon's port, a number from 1 to 65535 (got "${portText}"); fix it in .env or the environment.`,
+    );
   }
   return { host, port, url: `http://${host.includes(":") ? `[${host}]` : host}:${port}` };
 }

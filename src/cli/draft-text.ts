@@ -19,7 +19,14 @@ export function draftLines(drafts: readonly Shown[], nowMs: number): string {
   return drafts
     .map((d) => {
       const age = d.drafted_at ? `${shortAge(nowMs - Date.parse(d.drafted_at))} ago` : "";
-      return [d.draft_id.padEnd(idWidth), d.status.padEnd(15), (d.drafted_by_role ?? "").padEnd(6), `→ ${d.destination_chat_id ?? "?"}`, age, `“${preview(d.draft_text, 50)}”`].join("  ");
+      return [
+        d.draft_id.padEnd(idWidth),
+        d.status.padEnd(15),
+        (d.drafted_by_role ?? "").padEnd(6),
+        `→ ${d.destination_chat_id ?? "?"}`,
+        age,
+        `“${preview(d.draft_text, 50)}”`,
+      ].join("  ");
     })
     .join("\n");
 }

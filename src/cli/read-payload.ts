@@ -20,14 +20,19 @@ export async function readPayload(io: CliIo, file: string | undefined): Promise<
   const source = fromStdin ? io.stdin : createReadStream(resolve(io.cwd, file));
   const bytes = await readAtMost(source, MAX_BODY_BYTES, fromStdin ? "stdin" : file);
   if (bytes === null) {
-    throw new PayloadRefused(`the payload is larger than ${MAX_BODY_BYTES} bytes; the daemon refuses it (draft_text is at most 4096 characters)`);
+    throw new PayloadRefused(
+      `the payload is larger than ${MAX_BODY_BYTES} bytes; the daemon refuses it (draft_text is at most 4096 characters)`,
+    );
   }
   const text = bytes.toString("utf8");
-  if (text.trim() === "") throw new PayloadRefused(`the payload is empty; pass one draft payload object as JSON ${fromStdin ? "on stdin" : `in ${file}`}`);
+  if (text.trim() === "")
+    throw new PayloadRefused(`the payload is empty; pass one draft payload object as JSON ${fromStdin ? "on stdin" : `in ${file}`}`);
   try {
     return { text, value: JSON.parse(text) as unknown };
   } catch (err) {
-    throw new PayloadRefused(`the payload is not valid JSON (${(err as Error).message}); pass one draft payload object ${fromStdin ? "on stdin" : `in ${file}`}`);
+    throw new PayloadRefused(
+      `the payload is not valid JSON (${(err as Error).message}); pass one draft payload object ${fromStdin ? "on stdin" : `in ${file}`}`,
+    );
   }
 }
 

@@ -26,12 +26,15 @@ export function systemClock(): Clock {
       const MAX = 2_147_483_647;
       const due = Date.now() + ms;
       const arm = (wait: number) => {
-        const t = setTimeout(() => {
-          const left = due - Date.now();
-          if (left > 0) return arm(left);
-          timers.delete(id);
-          fn();
-        }, Math.min(Math.max(wait, 0), MAX));
+        const t = setTimeout(
+          () => {
+            const left = due - Date.now();
+            if (left > 0) return arm(left);
+            timers.delete(id);
+            fn();
+          },
+          Math.min(Math.max(wait, 0), MAX),
+        );
         t.unref();
         timers.set(id, t);
       };

@@ -46,8 +46,10 @@ export interface Config {
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
   constructor(readonly problems: readonly string[]) {
-    super(`The configuration has ${problems.length === 1 ? "a problem" : `${problems.length} problems`}:\n` +
-      problems.map((p) => `  - ${withoutSecrets(p)}`).join("\n"));
+    super(
+      `The configuration has ${problems.length === 1 ? "a problem" : `${problems.length} problems`}:\n` +
+        problems.map((p) => `  - ${withoutSecrets(p)}`).join("\n"),
+    );
   }
 }
 
@@ -101,7 +103,9 @@ function count(name: string, min: number, max: number, unsetMeans: number) {
 function duration(name: string) {
   return z
     .string()
-    .refine((text) => parseDuration(text) !== null, { error: (iss) => `${name} must be a duration such as 90s, 15m, 24h or 30d ${got(iss)}.` })
+    .refine((text) => parseDuration(text) !== null, {
+      error: (iss) => `${name} must be a duration such as 90s, 15m, 24h or 30d ${got(iss)}.`,
+    })
     .transform((text) => parseDuration(text)!);
 }
 
@@ -125,27 +129,43 @@ const envSchema = z.object({
   TAO_DRAFT_REVIEW_TEST: optional(z.string()),
   TELEGRAM_BOT_TOKEN: optional(
     z.string().regex(BOT_TOKEN_SHAPE, {
-      error: "TELEGRAM_BOT_TOKEN does not look like a bot token (digits, a colon, then 20+ letters, digits, _ or -). Copy it again from @BotFather.",
+      error:
+        "TELEGRAM_BOT_TOKEN does not look like a bot token (digits, a colon, then 20+ letters, digits, _ or -). Copy it again from @BotFather.",
     }),
   ),
   TELEGRAM_API_ROOT: optional(
     z
       .string()
       .transform((root) => root.replace(/\/+$/, ""))
-      .pipe(z.string().regex(/^https?:\/\/[^\s/]+/, { error: (iss) => `TELEGRAM_API_ROOT must be an http(s) URL such as https://api.telegram.org ${got(iss)}.` })),
+      .pipe(
+        z.string().regex(/^https?:\/\/[^\s/]+/, {
+          error: (iss) => `TELEGRAM_API_ROOT must be an http(s) URL such as https://api.telegram.org ${got(iss)}.`,
+        }),
+      ),
   ),
   REVIEW_CHAT_ID: optional(
     z.string().regex(NUMERIC_ID, {
-      error: (iss) => `REVIEW_CHAT_ID must be a numeric chat id ${got(iss)}; @usernames are not accepted for the review chat. ${FIND_CHAT_ID}`,
+      error: (iss) =>
+        `REVIEW_CHAT_ID must be a numeric chat id ${got(iss)}; @usernames are not accepted for the review chat. ${FIND_CHAT_ID}`,
     }),
   ),
   REVIEW_THREAD_ID: optional(
-    wholeNumber(1, Number.MAX_SAFE_INTEGER, (g) => `REVIEW_THREAD_ID must be a positive whole number, the forum topic's message_thread_id ${g}. Leave it unset to post in the chat itself.`),
+    wholeNumber(
+      1,
+      Number.MAX_SAFE_INTEGER,
+      (g) =>
+        `REVIEW_THREAD_ID must be a positive whole number, the forum topic's message_thread_id ${g}. Leave it unset to post in the chat itself.`,
+    ),
   ),
   REVIEWER_USER_IDS: optional(
     z
       .string()
-      .transform((text) => text.split(",").map((p) => p.trim()).filter((p) => p !== ""))
+      .transform((text) =>
+        text
+          .split(",")
+          .map((p) => p.trim())
+          .filter((p) => p !== ""),
+      )
       .pipe(
         z
           .array(
@@ -167,7 +187,8 @@ const envSchema = z.object({
   DRAFT_API_PORT: optional(wholeNumber(0, 65535, (g) => `DRAFT_API_PORT must be a port number from 0 to 65535 ${g}.`)),
   DRAFT_API_TOKEN: optional(
     z.string().min(16, {
-      error: "DRAFT_API_TOKEN is shorter than 16 characters. Use a long random value (e.g. `openssl rand -hex 32`), or unset it and the daemon generates one.",
+      error:
+        "DRAFT_API_TOKEN is shorter than 16 characters. Use a long random value (e.g. `openssl rand -hex 32`), or unset it and the daemon generates one.",
     }),
   ),
   PII_REDACTION: optional(z.enum(["redact", "off"], { error: (iss) => `PII_REDACTION must be "redact" or "off" ${got(iss)}.` })),
@@ -184,13 +205,16 @@ const envSchema = z.object({
       .pipe(z.number().max(23, { error: (iss) => digestProblem(got(iss)) })),
   ),
   CALLBACK_URL: optional(
-    z.string().refine(isHttpUrl, { error: (iss) => `CALLBACK_URL must be an http(s) URL such as http://127.0.0.1:9000/draft-events ${got(iss)}.` }),
+    z
+      .string()
+      .refine(isHttpUrl, { error: (iss) => `CALLBACK_URL must be an http(s) URL such as http://127.0.0.1:9000/draft-events ${got(iss)}.` }),
   ),
   CALLBACK_SECRET: optional(z.string()),
   AUDIENCE_CONFIRM_OVER: optional(count("AUDIENCE_CONFIRM_OVER", 0, 1_000_000_000, 200)),
   REVIEW_TIMEZONE: optional(
     z.string().refine(isKnownTimeZone, {
-      error: (iss) => `REVIEW_TIMEZONE must be an IANA time zone such as Europe/Berlin or America/New_York ${got(iss)}; leave it unset for the system's zone.`,
+      error: (iss) =>
+        `REVIEW_TIMEZONE must be an IANA time zone such as Europe/Berlin or America/New_York ${got(iss)}; leave it unset for the system's zone.`,
     }),
   ),
 });
@@ -210,20 +234,28 @@ function requirements(set: SetVariables): string[] {
   const problems: string[] = [];
   const live = set.TAO_DRAFT_REVIEW_TEST !== "1";
   if (live && set.TELEGRAM_BOT_TOKEN === undefined) {
-    problems.push("TELEGRAM_BOT_TOKEN is not set. Get a token from @BotFather (/newbot) and put it in .env; or set TAO_DRAFT_REVIEW_TEST=1 to try test mode without Telegram.");
+    problems.push(
+      "TELEGRAM_BOT_TOKEN is not set. Get a token from @BotFather (/newbot) and put it in .env; or set TAO_DRAFT_REVIEW_TEST=1 to try test mode without Telegram.",
+    );
   }
   if (live && set.REVIEW_CHAT_ID === undefined) {
     problems.push(`REVIEW_CHAT_ID is not set: it is the numeric id of the chat where drafts are posted for review. ${FIND_CHAT_ID}`);
   }
   const chat = set.REVIEW_CHAT_ID ?? TEST_MODE_REVIEW_CHAT_ID;
   if (set.REVIEWER_USER_IDS === undefined && NUMERIC_ID.test(chat) && chat.startsWith("-")) {
-    problems.push("REVIEWER_USER_IDS is not set, and the review chat is a group: say whose decisions count, as comma-separated numeric user ids (e.g. REVIEWER_USER_IDS=123456789). `npx draft-review setup` prints yours.");
+    problems.push(
+      "REVIEWER_USER_IDS is not set, and the review chat is a group: say whose decisions count, as comma-separated numeric user ids (e.g. REVIEWER_USER_IDS=123456789). `npx draft-review setup` prints yours.",
+    );
   }
   if (set.CALLBACK_URL === undefined && set.CALLBACK_SECRET !== undefined) {
-    problems.push("CALLBACK_SECRET is set but CALLBACK_URL is not: set CALLBACK_URL to the receiver's http(s) address, or unset CALLBACK_SECRET.");
+    problems.push(
+      "CALLBACK_SECRET is set but CALLBACK_URL is not: set CALLBACK_URL to the receiver's http(s) address, or unset CALLBACK_SECRET.",
+    );
   }
   if (set.CALLBACK_URL !== undefined && (set.CALLBACK_SECRET === undefined || set.CALLBACK_SECRET.length < 16)) {
-    problems.push("CALLBACK_SECRET must be set, 16 characters or more, when CALLBACK_URL is: every callback is signed with it (e.g. `openssl rand -hex 32`); give the receiver the same value.");
+    problems.push(
+      "CALLBACK_SECRET must be set, 16 characters or more, when CALLBACK_URL is: every callback is signed with it (e.g. `openssl rand -hex 32`); give the receiver the same value.",
+    );
   }
   return problems;
 }
@@ -274,7 +306,8 @@ const DEFAULT_UNDO_WINDOW_MS = 10_000;
 
 /** UNDO_WINDOW: a duration as DRAFT_TTL's, at most an hour, or `0`/`0s` for no window. */
 function undoWindow() {
-  const error = (iss: { readonly input?: unknown }) => `UNDO_WINDOW must be a duration such as 10s or 1m, at most 1h, or 0 for no undo window ${got(iss)}.`;
+  const error = (iss: { readonly input?: unknown }) =>
+    `UNDO_WINDOW must be a duration such as 10s or 1m, at most 1h, or 0 for no undo window ${got(iss)}.`;
   return z
     .string()
     .refine((text) => /^0+(\.0*)?\s*(ms|s|m|h|d)?$/.test(text) || (parseDuration(text) ?? Infinity) <= 3_600_000, { error })

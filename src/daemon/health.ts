@@ -66,14 +66,21 @@ export class DaemonHealth {
   async check(): Promise<HealthReport> {
     const reasons: string[] = [];
     const store = this.storeFailure?.cause ?? (await this.probeDisk());
-    if (store !== null) reasons.push(`the store cannot write (${store}): drafts are refused and decisions are not saved; free disk space or fix permissions in ${this.options.harnessDir}`);
+    if (store !== null)
+      reasons.push(
+        `the store cannot write (${store}): drafts are refused and decisions are not saved; free disk space or fix permissions in ${this.options.harnessDir}`,
+      );
     const since = this.telegramFailingSince;
     const now = this.options.clock.now();
     if (since !== null && now - since > (this.options.telegramGraceMs ?? 60_000)) {
-      reasons.push(`Telegram has been unreachable since ${new Date(since).toISOString()} (${this.telegramError}): nothing is posted or sent`);
+      reasons.push(
+        `Telegram has been unreachable since ${new Date(since).toISOString()} (${this.telegramError}): nothing is posted or sent`,
+      );
     }
     if (this.conflict) {
-      reasons.push("another program is polling this bot (409 Conflict): decisions are not received; stop the other instance or give it its own bot token");
+      reasons.push(
+        "another program is polling this bot (409 Conflict): decisions are not received; stop the other instance or give it its own bot token",
+      );
     }
     return { ok: reasons.length === 0, reasons };
   }

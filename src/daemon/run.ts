@@ -24,7 +24,6 @@ import { ownerFeatures } from "./owner-features.js";
 import { startCallbacks } from "./callbacks.js";
 import { DaemonHealth } from "./health.js";
 
-
 /** What main hands the daemon besides the configuration. */
 export interface DaemonEnv {
   readonly processSwitchValue: string | undefined;
@@ -37,8 +36,7 @@ export interface DaemonEnv {
 function reviewMessageKey(ctx: Context): string | undefined {
   const u = ctx.update;
   const chat = ctx.chat?.id ?? ctx.callbackQuery?.message?.chat.id;
-  const messageId =
-    u.message_reaction?.message_id ?? u.callback_query?.message?.message_id ?? u.message?.reply_to_message?.message_id;
+  const messageId = u.message_reaction?.message_id ?? u.callback_query?.message?.message_id ?? u.message?.reply_to_message?.message_id;
   return messageId === undefined ? undefined : `${chat}:${messageId}`;
 }
 
@@ -167,7 +165,13 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
 /** The bot's middleware, in order: per-message serial, /resume taps, decisions, owner commands. */
 function installHandlers(
   bot: Bot,
-  deps: { config: Config; core: Core; owner: ReturnType<typeof ownerFeatures>; log: Logger; tellReviewers: (text: string) => Promise<void> },
+  deps: {
+    config: Config;
+    core: Core;
+    owner: ReturnType<typeof ownerFeatures>;
+    log: Logger;
+    tellReviewers: (text: string) => Promise<void>;
+  },
 ): void {
   const { config, core, owner, log } = deps;
   bot.use(sequentialize(reviewMessageKey));
@@ -175,7 +179,13 @@ function installHandlers(
   bot.use(owner.reactionWatch);
   bot.use(owner.confirmations);
   bot.use(
-    decisionHandlers({ desk: core.desk, reviewChatId: config.reviewChatId, reviewerIds: config.reviewerIds, log, tellReviewers: deps.tellReviewers }),
+    decisionHandlers({
+      desk: core.desk,
+      reviewChatId: config.reviewChatId,
+      reviewerIds: config.reviewerIds,
+      log,
+      tellReviewers: deps.tellReviewers,
+    }),
   );
   bot.use(owner.commands);
 }
@@ -201,7 +211,10 @@ async function replayJournal(journal: UpdateJournal, bot: Bot, core: Core, log: 
     // As at run time, an update whose handling fails is logged and skipped: one bad update must not stop every start.
     await bot.handleUpdate(update).catch((err: unknown) => {
       failed++;
-      log.error({ err, update_id: update.update_id }, "a journaled update could not be handled again; it stays in the journal for the next start");
+      log.error(
+        { err, update_id: update.update_id },
+        "a journaled update could not be handled again; it stays in the journal for the next start",
+      );
     });
   }
   await core.desk.settle();

@@ -15,7 +15,12 @@ export type TransitionCause = DraftEvent | { readonly type: "created" } | { read
  * The audit line for a change from `from` to `draft` caused by `event`.
  * `previousText` is the text before the change, written when it changed (an edit).
  */
-export function transitionEntry(from: DraftStatus | null, draft: DraftRecord, event: TransitionCause, previousText?: string): TransitionEntry {
+export function transitionEntry(
+  from: DraftStatus | null,
+  draft: DraftRecord,
+  event: TransitionCause,
+  previousText?: string,
+): TransitionEntry {
   // A change a crash left out of the audit log keeps who decided it, when it was a decision's result.
   const recoveredDecision = event.type === "recovered" ? DECISION_OF[draft.status] : undefined;
   const byReviewer = event.type === "decide" || event.type === "edit" || event.type === "undo";
@@ -54,7 +59,9 @@ export function transitionEntry(from: DraftStatus | null, draft: DraftRecord, ev
 /** A decision that did not count, with why: written so nothing is dropped silently. */
 export interface RefusedDecision {
   readonly decision: Decision | null;
-  readonly actor: Actor | { readonly user_id: number | null; readonly channel: string; readonly emoji: string | null; readonly update_id: number | null };
+  readonly actor:
+    | Actor
+    | { readonly user_id: number | null; readonly channel: string; readonly emoji: string | null; readonly update_id: number | null };
   readonly reason: string;
   readonly chat_id?: string | null;
   readonly review_message_id?: number | null;

@@ -28,7 +28,11 @@ export function prepareDraftText(raw: string, redact: Redactor | null): Prepared
   const text = redacted?.text ?? trimmed;
   if (text.length > TELEGRAM_TEXT_LIMIT) {
     const after = redacted ? " after PII redaction" : "";
-    return { ok: false, reason: "too_long", error: `is ${text.length} UTF-16 code units long${after}; Telegram allows ${TELEGRAM_TEXT_LIMIT}` };
+    return {
+      ok: false,
+      reason: "too_long",
+      error: `is ${text.length} UTF-16 code units long${after}; Telegram allows ${TELEGRAM_TEXT_LIMIT}`,
+    };
   }
   const redaction: RedactionSummary = redacted
     ? {

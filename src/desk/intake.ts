@@ -108,7 +108,12 @@ export class Intake {
     if (!prepared.ok) return { ok: false, kind: "invalid", field: "draft_text", error: `draft_text: ${prepared.error}` };
     const earlier = payload.revises === null ? null : desk.get(payload.revises);
     if (earlier === undefined) {
-      return { ok: false, kind: "invalid", field: "revises", error: `revises: no draft ${payload.revises}; name the draft_id of an earlier draft` };
+      return {
+        ok: false,
+        kind: "invalid",
+        field: "revises",
+        error: `revises: no draft ${payload.revises}; name the draft_id of an earlier draft`,
+      };
     }
     const { text, redaction } = prepared;
     const audience = (await this.options.audience?.resolve(payload.destination_chat_id)) ?? null;

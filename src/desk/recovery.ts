@@ -6,8 +6,7 @@ import type { DraftRecord } from "../drafts/record.js";
 import { isFinal, type DraftStatus } from "../drafts/status.js";
 
 /** Why a `sending` draft found at start is marked unknown. */
-export const CRASH_DURING_SEND =
-  "the daemon stopped while the send was under way; Telegram may or may not have the message";
+export const CRASH_DURING_SEND = "the daemon stopped while the send was under way; Telegram may or may not have the message";
 
 /** Why a draft whose store line was lost, but whose audit line says the send began, is marked unknown. */
 export const STORE_LOST_SEND =
@@ -70,7 +69,10 @@ export function planRecovery(drafts: Iterable<DraftRecord>, facts: RecoveryFacts
     const audited = facts.audited(id);
     if ((audited?.version ?? 0) < draft.version) unaudited.push(draft);
     if (draft.status === "approved" && audited && audited.version > draft.version && SEND_STARTED.has(audited.to)) {
-      events.push({ draftId: id, event: { type: "send_intent" } }, { draftId: id, event: { type: "send_unknown", reason: STORE_LOST_SEND } });
+      events.push(
+        { draftId: id, event: { type: "send_intent" } },
+        { draftId: id, event: { type: "send_unknown", reason: STORE_LOST_SEND } },
+      );
       continue;
     }
     if (isFinal(draft.status)) {
@@ -136,7 +138,8 @@ export interface RecoveryDesk {
 export async function reconcileAudit(desk: RecoveryDesk): Promise<number> {
   const plan = planRecovery(desk.list(), desk.recoveryFacts, desk.clock.now());
   await desk.auditRecovered(plan.unaudited);
-  if (plan.unaudited.length > 0) desk.log.warn({ recovered: plan.unaudited.length }, "audited changes that a crash had left out of swarm.jsonl");
+  if (plan.unaudited.length > 0)
+    desk.log.warn({ recovered: plan.unaudited.length }, "audited changes that a crash had left out of swarm.jsonl");
   return plan.unaudited.length;
 }
 
@@ -156,7 +159,10 @@ export async function resumeDrafts(desk: RecoveryDesk): Promise<string[]> {
   }
   desk.runEffects(plan.effects);
   if (lostSends.length > 0) {
-    desk.log.error({ drafts: lostSends }, "the store had lost changes the audit log shows; sends that may have happened are marked outcome_unknown");
+    desk.log.error(
+      { drafts: lostSends },
+      "the store had lost changes the audit log shows; sends that may have happened are marked outcome_unknown",
+    );
   }
   return lostSends;
 }

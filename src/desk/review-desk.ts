@@ -144,7 +144,10 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
   async archiveOld(): Promise<number> {
     const { archive, retentionMs } = this.options;
     if (!archive || retentionMs === undefined) return 0;
-    const moved = await archiveDue({ store: this.options.store, archive, index: this.options.audit.index, retentionMs, log: this.options.log }, this.options.clock.now());
+    const moved = await archiveDue(
+      { store: this.options.store, archive, index: this.options.audit.index, retentionMs, log: this.options.log },
+      this.options.clock.now(),
+    );
     const gone = new Set(moved);
     for (const [messageId, id] of this.byReviewMessage) if (gone.has(id)) this.byReviewMessage.delete(messageId);
     for (const [key, id] of this.byIdempotencyKey) if (gone.has(id)) this.byIdempotencyKey.delete(key);
@@ -189,8 +192,10 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
   /** Audits changes that reached the store but not the audit log (a crash between the two), as `recovered`. */
   async auditRecovered(drafts: readonly DraftRecord[]): Promise<void> {
     // The edit of the review post that change called for may be lost with it: it is owed (and redone at start).
-    const owed = (d: DraftRecord): PostEntry[] => (d.review_message_id === null ? [] : [{ kind: "status_due", draft_id: d.draft_id, version: d.version }]);
-    if (drafts.length > 0) await this.options.audit.append(drafts.flatMap((d) => [transitionEntry(null, d, { type: "recovered" }), ...owed(d)]));
+    const owed = (d: DraftRecord): PostEntry[] =>
+      d.review_message_id === null ? [] : [{ kind: "status_due", draft_id: d.draft_id, version: d.version }];
+    if (drafts.length > 0)
+      await this.options.audit.append(drafts.flatMap((d) => [transitionEntry(null, d, { type: "recovered" }), ...owed(d)]));
   }
 
   /** Calls `listener` after every durable status change. Returns a function that unsubscribes. */
@@ -285,7 +290,8 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
   /** Records that `laterId` replaces `draftId` (payload `revises`); a draft still awaiting a decision becomes `revise`. */
   async markRevised(draftId: string, laterId: string): Promise<void> {
     const result = await this.apply(draftId, { type: "revised", byDraftId: laterId });
-    if (!result.ok) this.options.log.warn({ draft_id: draftId, revised_by: laterId, reason: result.reason }, "could not mark the draft as revised");
+    if (!result.ok)
+      this.options.log.warn({ draft_id: draftId, revised_by: laterId, reason: result.reason }, "could not mark the draft as revised");
   }
 
   /**
@@ -358,9 +364,10 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
    */
   private answerRefusal(kind: ActionKind, reason: string, draft: DraftRecord | undefined, actedOn: number): void {
     const current = draft && this.get(draft.draft_id);
-    const text = reason === "not_live_post" || reason === "outdated_version" || reason === "unknown_review_message"
-      ? liveAnswer(current)
-      : refusalAnswer(kind, reason, current);
+    const text =
+      reason === "not_live_post" || reason === "outdated_version" || reason === "unknown_review_message"
+        ? liveAnswer(current)
+        : refusalAnswer(kind, reason, current);
     if (text === null || this.closed) return;
     if (!current) {
       const now = this.options.clock.now();
@@ -368,7 +375,11 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
       this.lastUnknownAnswer = now;
     }
     const replyTo = current?.review_message_id ?? actedOn;
-    void this.track(this.options.reviewChat.answer(text, replyTo).catch((err: unknown) => this.options.log.warn({ err }, "could not answer the reviewer")));
+    void this.track(
+      this.options.reviewChat
+        .answer(text, replyTo)
+        .catch((err: unknown) => this.options.log.warn({ err }, "could not answer the reviewer")),
+    );
   }
 
   /**
@@ -516,7 +527,10 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
       if (!result.ok) this.options.log.warn({ draft_id: draftId, reason: result.reason }, "review post made, but the draft had moved on");
     } catch (err) {
       const waitMs = backoffMs(REVIEW_POST_BACKOFF, failures + 1);
-      this.options.log.error({ err, draft_id: draftId, retry_in_ms: waitMs }, "could not post the draft for review; it stays queued and is tried again");
+      this.options.log.error(
+        { err, draft_id: draftId, retry_in_ms: waitMs },
+        "could not post the draft for review; it stays queued and is tried again",
+      );
       if (this.closed) return;
       this.options.clock.setTimeout(() => this.runEffectsOf(() => this.postReview(draftId, failures + 1)), waitMs);
     }
@@ -538,23 +552,26 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     this.disarm(draftId);
     if (this.closed) return;
     const { clock } = this.options;
-    const handle = clock.setTimeout(() => {
-      this.expiryTimers.delete(draftId);
-      this.runEffectsOf(async () => {
-        let result: TransitionResult;
-        try {
-          result = await this.apply(draftId, { type: "expire" });
-        } catch (err) {
-          // Not recorded (a full disk): try again shortly. Meanwhile the machine refuses
-          // decisions and sends past expires_at, so nothing goes out late.
-          this.options.log.error({ err, draft_id: draftId }, "could not record the expiry; trying again in 5 s");
-          this.armExpiry(draftId, clock.now() + 5_000);
-          return;
-        }
-        const current = this.get(draftId);
-        if (!result.ok && result.reason === "not_due" && current) this.armExpiry(draftId, Date.parse(current.expires_at));
-      });
-    }, Math.max(0, at - clock.now()));
+    const handle = clock.setTimeout(
+      () => {
+        this.expiryTimers.delete(draftId);
+        this.runEffectsOf(async () => {
+          let result: TransitionResult;
+          try {
+            result = await this.apply(draftId, { type: "expire" });
+          } catch (err) {
+            // Not recorded (a full disk): try again shortly. Meanwhile the machine refuses
+            // decisions and sends past expires_at, so nothing goes out late.
+            this.options.log.error({ err, draft_id: draftId }, "could not record the expiry; trying again in 5 s");
+            this.armExpiry(draftId, clock.now() + 5_000);
+            return;
+          }
+          const current = this.get(draftId);
+          if (!result.ok && result.reason === "not_due" && current) this.armExpiry(draftId, Date.parse(current.expires_at));
+        });
+      },
+      Math.max(0, at - clock.now()),
+    );
     this.expiryTimers.set(draftId, handle);
   }
 

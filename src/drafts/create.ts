@@ -22,11 +22,7 @@ export interface NewDraftFacts {
  * The first record of a draft: `queued` until the review post goes out. Pure:
  * the caller supplies the time, the ids and the hashes.
  */
-export function createDraft(
-  payload: DraftPayload,
-  facts: NewDraftFacts,
-  now: number,
-): { draft: DraftRecord; effects: readonly Effect[] } {
+export function createDraft(payload: DraftPayload, facts: NewDraftFacts, now: number): { draft: DraftRecord; effects: readonly Effect[] } {
   const at = new Date(now).toISOString();
   const draft: DraftRecord = {
     draft_id: facts.draftId,

@@ -69,7 +69,13 @@ const decide: Handler<"decide"> = (d, e, now) => {
   switch (e.decision) {
     case "send": {
       if (!e.confirmed && needsConfirmation(d.audience, e.confirmOver ?? null)) return refuse(d, "needs_confirmation");
-      const approval = { actor: e.actor, at: iso(now), text_sha256: d.text_sha256, text_version: d.text_version, before: approvedFrom(d.status) };
+      const approval = {
+        actor: e.actor,
+        at: iso(now),
+        text_sha256: d.text_sha256,
+        text_version: d.text_version,
+        before: approvedFrom(d.status),
+      };
       const undoMs = e.undoMs ?? 0;
       if (undoMs > 0) {
         // The send waits out UNDO_WINDOW; the post shows "Sending at … · ↩️ Undo" meanwhile.
@@ -88,11 +94,7 @@ const decide: Handler<"decide"> = (d, e, now) => {
     case "defer": {
       const at = Date.parse(d.expires_at) + e.deferMs;
       const draft = next(d, now, { ...common, status: "deferred", expires_at: iso(at), approval: null });
-      return ok(
-        draft,
-        { type: "arm_expiry", draftId: d.draft_id, at },
-        { type: "show_status", draftId: d.draft_id },
-      );
+      return ok(draft, { type: "arm_expiry", draftId: d.draft_id, at }, { type: "show_status", draftId: d.draft_id });
     }
   }
 };

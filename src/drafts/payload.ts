@@ -5,7 +5,10 @@ import { ROLES } from "./record.js";
 export const TELEGRAM_TEXT_LIMIT = 4096;
 
 const chatId = z.union([
-  z.number().int().refine((n) => n !== 0, "must not be 0"),
+  z
+    .number()
+    .int()
+    .refine((n) => n !== 0, "must not be 0"),
   z
     .string()
     .regex(/^(-?[1-9]\d{0,15}|@[A-Za-z][A-Za-z0-9_]{3,31})$/, 'must be a numeric chat id like "-1001234567890" or a public @username'),
@@ -25,12 +28,30 @@ export const draftPayloadSchema = z.strictObject({
       }
     }),
   destination_chat_id: chatId.transform(String),
-  destination_thread_id: z.number().int().positive().nullable().optional().transform((v) => v ?? null),
+  destination_thread_id: z
+    .number()
+    .int()
+    .positive()
+    .nullable()
+    .optional()
+    .transform((v) => v ?? null),
   drafted_by_role: z.enum(ROLES),
   originating_intent_id: z.string().min(1, "must not be empty").max(256),
-  idempotency_key: z.string().min(1, "must not be empty").max(256).nullable().optional().transform((v) => v ?? null),
+  idempotency_key: z
+    .string()
+    .min(1, "must not be empty")
+    .max(256)
+    .nullable()
+    .optional()
+    .transform((v) => v ?? null),
   /** An earlier draft that this one replaces (contract v2); checked against the store at intake. */
-  revises: z.string().min(1, "must not be empty").max(128).nullable().optional().transform((v) => v ?? null),
+  revises: z
+    .string()
+    .min(1, "must not be empty")
+    .max(128)
+    .nullable()
+    .optional()
+    .transform((v) => v ?? null),
 });
 
 /** A payload after validation (chat id as a string, optional fields as null). */

@@ -31,20 +31,10 @@ export const STATUSES = [
 export type DraftStatus = (typeof STATUSES)[number];
 
 /** Statuses a draft never leaves. */
-export const FINAL_STATUSES: ReadonlySet<DraftStatus> = new Set<DraftStatus>([
-  "sent",
-  "revise",
-  "expired",
-  "failed",
-  "outcome_unknown",
-]);
+export const FINAL_STATUSES: ReadonlySet<DraftStatus> = new Set<DraftStatus>(["sent", "revise", "expired", "failed", "outcome_unknown"]);
 
 /** Statuses in which a reviewer's decision is awaited (and counts). */
-export const AWAITING_DECISION: ReadonlySet<DraftStatus> = new Set<DraftStatus>([
-  "pending",
-  "deferred",
-  "halted",
-]);
+export const AWAITING_DECISION: ReadonlySet<DraftStatus> = new Set<DraftStatus>(["pending", "deferred", "halted"]);
 
 /** True when `status` is final: no event changes it any more. */
 export function isFinal(status: DraftStatus): boolean {

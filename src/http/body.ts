@@ -15,16 +15,24 @@ export function isJsonContentType(header: string | undefined): boolean {
   if (header === undefined) return false;
   const [type, ...params] = header.split(";").map((p) => p.trim().toLowerCase());
   if (type !== "application/json") return false;
-  const charset = params.find((p) => p.startsWith("charset="))?.slice("charset=".length).replace(/"/g, "");
+  const charset = params
+    .find((p) => p.startsWith("charset="))
+    ?.slice("charset=".length)
+    .replace(/"/g, "");
   return charset === undefined || charset === "utf-8" || charset === "utf8";
 }
 
 function tooLarge(limitBytes: number): BodyResult {
   return {
     kind: "refused",
-    reply: errorReply(413, `the request body is larger than ${limitBytes} bytes; send one draft payload (draft_text is at most 4096 characters)`, undefined, {
-      Connection: "close",
-    }),
+    reply: errorReply(
+      413,
+      `the request body is larger than ${limitBytes} bytes; send one draft payload (draft_text is at most 4096 characters)`,
+      undefined,
+      {
+        Connection: "close",
+      },
+    ),
   };
 }
 

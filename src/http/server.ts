@@ -62,7 +62,14 @@ const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
   const host = options.host ?? "127.0.0.1";
   const auth = new BearerAuth(options.token);
-  const routes = apiRoutes({ intake: options.intake, desk: options.desk, events: options.events, maxBodyBytes: options.maxBodyBytes, status: options.status, health: options.health });
+  const routes = apiRoutes({
+    intake: options.intake,
+    desk: options.desk,
+    events: options.events,
+    maxBodyBytes: options.maxBodyBytes,
+    status: options.status,
+    health: options.health,
+  });
   let closing = false;
   const server = createServer(
     { requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS, keepAlive: true, connectionsCheckingInterval: 5_000 },
@@ -74,7 +81,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   server.on("error", (err) => options.log.error({ err }, "the intake API server failed"));
   const port = (server.address() as { port: number }).port;
   if (!isLoopback(host)) {
-    options.log.warn({ host, port }, "the intake API listens beyond this machine over plain HTTP: the bearer token crosses the network unencrypted; use DRAFT_API_HOST=127.0.0.1 unless a TLS proxy fronts it");
+    options.log.warn(
+      { host, port },
+      "the intake API listens beyond this machine over plain HTTP: the bearer token crosses the network unencrypted; use DRAFT_API_HOST=127.0.0.1 unless a TLS proxy fronts it",
+    );
   }
   let closed: Promise<void> | undefined;
   return {
@@ -123,7 +133,11 @@ async function serve(req: IncomingMessage, res: ServerResponse, ctx: ServeContex
 
 async function route(req: IncomingMessage, method: string, path: string, query: string, ctx: ServeContext): Promise<JsonReply | null> {
   const match = matchRoute(ctx.routes, path);
-  if (!match) return errorReply(404, `no such endpoint: ${path}; the API has POST /drafts, GET /drafts?status=, GET /drafts/<draft_id>, GET /events?after=<seq>, GET /status, GET /healthz`);
+  if (!match)
+    return errorReply(
+      404,
+      `no such endpoint: ${path}; the API has POST /drafts, GET /drafts?status=, GET /drafts/<draft_id>, GET /events?after=<seq>, GET /status, GET /healthz`,
+    );
   const handler = match.route.methods[method];
   if (!handler) {
     const allow = Object.keys(match.route.methods).join(", ");

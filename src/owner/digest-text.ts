@@ -68,7 +68,9 @@ export function digestText(rows: readonly RoleDigest[], nowMs: number, killSwitc
   return [
     `🗞 Daily digest: the last 24h, to ${localMinute(nowMs)}`,
     ...rows.map(roleLine),
-    waiting > 0 ? `${waiting} draft${waiting === 1 ? "" : "s"} still wait${waiting === 1 ? "s" : ""} for you: /pending lists them.` : "Nothing waits for you.",
+    waiting > 0
+      ? `${waiting} draft${waiting === 1 ? "" : "s"} still wait${waiting === 1 ? "s" : ""} for you: /pending lists them.`
+      : "Nothing waits for you.",
     ...(unknown > 0 ? ["An outcome_unknown draft may or may not have reached its chat: check there before drafting it again."] : []),
     ...(killSwitch?.halted ? [killSwitchLine(killSwitch)] : []),
   ].join("\n");

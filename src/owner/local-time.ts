@@ -43,7 +43,10 @@ export function shortAge(ms: number): string {
 }
 
 /** The calendar fields of an instant in a time zone (undefined: the process's zone, which REVIEW_TIMEZONE sets). */
-function zoned(ms: number, timeZone: string | undefined): { y: number; mo: number; d: number; h: number; mi: number; wd: string; mon: string } {
+function zoned(
+  ms: number,
+  timeZone: string | undefined,
+): { y: number; mo: number; d: number; h: number; mi: number; wd: string; mon: string } {
   const parts = new Intl.DateTimeFormat("en-GB", {
     timeZone,
     year: "numeric",
@@ -56,7 +59,15 @@ function zoned(ms: number, timeZone: string | undefined): { y: number; mo: numbe
   }).formatToParts(new Date(ms));
   const get = (type: string) => parts.find((p) => p.type === type)?.value ?? "";
   const mon = new Intl.DateTimeFormat("en-GB", { timeZone, month: "short" }).format(new Date(ms));
-  return { y: Number(get("year")), mo: Number(get("month")), d: Number(get("day")), h: Number(get("hour")), mi: Number(get("minute")), wd: get("weekday"), mon };
+  return {
+    y: Number(get("year")),
+    mo: Number(get("month")),
+    d: Number(get("day")),
+    h: Number(get("hour")),
+    mi: Number(get("minute")),
+    wd: get("weekday"),
+    mon,
+  };
 }
 
 /** Days between two calendar dates (a DST day still counts as one). */
@@ -99,4 +110,3 @@ export function localWhenRelative(ms: number, nowMs: number, timeZone?: string):
 export function zoneName(timeZone?: string): string {
   return new Intl.DateTimeFormat("en-GB", { timeZone }).resolvedOptions().timeZone;
 }
-

@@ -5,7 +5,16 @@ import { localWhenRelative, shortAge } from "./local-time.js";
 /** The fields of a draft that /pending shows (the audience, when resolved, names the destination). */
 export type PendingDraft = Pick<
   DraftRecord,
-  "draft_id" | "status" | "drafted_by_role" | "destination_chat_id" | "destination_thread_id" | "drafted_at" | "expires_at" | "review_chat_id" | "review_message_id" | "draft_text"
+  | "draft_id"
+  | "status"
+  | "drafted_by_role"
+  | "destination_chat_id"
+  | "destination_thread_id"
+  | "drafted_at"
+  | "expires_at"
+  | "review_chat_id"
+  | "review_message_id"
+  | "draft_text"
 > & { readonly audience?: DraftRecord["audience"] };
 
 /** The destination by name when Telegram gave one (⚠️ when public), else its id. */

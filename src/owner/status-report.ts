@@ -62,7 +62,9 @@ export function buildStatusReport(inputs: StatusInputs): StatusReport {
     drafts_total: total,
     digest_hour: inputs.digestHour,
     callbacks: inputs.callbacks ?? null,
-    ...(inputs.lastReactionMs === undefined ? {} : { last_reaction_at: inputs.lastReactionMs === null ? null : new Date(inputs.lastReactionMs).toISOString() }),
+    ...(inputs.lastReactionMs === undefined
+      ? {}
+      : { last_reaction_at: inputs.lastReactionMs === null ? null : new Date(inputs.lastReactionMs).toISOString() }),
   };
 }
 
@@ -104,6 +106,9 @@ export function reactionLine(lastReactionAt: string | null): string {
 /** One line about push callbacks: the backlog, and the last error while it lasts. */
 export function callbacksLine(c: CallbackStatus): string {
   const waiting = c.backlog === 0 ? "all delivered" : `${c.backlog} waiting`;
-  const error = c.last_error === null ? "" : ` · last error: ${c.last_error}${c.next_attempt_at ? ` (next try ${localMinute(Date.parse(c.next_attempt_at))})` : ""}`;
+  const error =
+    c.last_error === null
+      ? ""
+      : ` · last error: ${c.last_error}${c.next_attempt_at ? ` (next try ${localMinute(Date.parse(c.next_attempt_at))})` : ""}`;
   return `Callbacks to ${c.url}: ${waiting} (acknowledged up to #${c.acked_seq})${error}`;
 }

@@ -33,7 +33,10 @@ function plainKey(value: string): string {
 
 /** Parses PII_ALLOW (comma-separated; empty parts ignored). */
 export function parseAllowList(text: string | null | undefined): AllowList {
-  const values = (text ?? "").split(",").map((v) => v.trim()).filter((v) => v !== "");
+  const values = (text ?? "")
+    .split(",")
+    .map((v) => v.trim())
+    .filter((v) => v !== "");
   if (values.length === 0) return NOTHING_ALLOWED;
   const phones = values.map(phoneKey).filter((k) => k.length >= 8);
   const plain = new Set(values.map(plainKey));

@@ -11,17 +11,7 @@ import { findSsns } from "./ssn.js";
 import { findTfns } from "./tfn.js";
 
 /** Every detector family; add a new family here. */
-const DETECTORS: readonly Detector[] = [
-  findSecrets,
-  findIbans,
-  findCards,
-  findTfns,
-  findSsns,
-  findNinos,
-  findEmails,
-  findIps,
-  findPhones,
-];
+const DETECTORS: readonly Detector[] = [findSecrets, findIbans, findCards, findTfns, findSsns, findNinos, findEmails, findIps, findPhones];
 
 /**
  * All PII in `text` as non-overlapping spans sorted by position. `redact`

@@ -13,8 +13,7 @@ import type { Detector, PiiSpan } from "./kinds.js";
 
 /** Dotted quads as candidates; `net.isIPv4` decides (octets 0-255, no leading zeros). */
 const IPV4_RUN = /(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w]|\.\d)/g;
-const VERSION_WORD =
-  /\b(?:v|ver|version|release|build|hotfix|patch|firmware|update|section|clause|step|item|rule)\.?\s*$|§\s*$/i;
+const VERSION_WORD = /\b(?:v|ver|version|release|build|hotfix|patch|firmware|update|section|clause|step|item|rule)\.?\s*$|§\s*$/i;
 
 const IPV6_RUN = /(?<![\w:.])[0-9A-Fa-f.]{0,39}:[0-9A-Fa-f:.]{1,44}/g;
 

@@ -6,17 +6,7 @@
 export type PiiKind = "email" | "phone" | "card" | "iban" | "ssn" | "tfn" | "nino" | "ip" | "secret";
 
 /** Every kind, in the order reports list them. */
-export const PII_KINDS: readonly PiiKind[] = [
-  "email",
-  "phone",
-  "card",
-  "iban",
-  "ssn",
-  "tfn",
-  "nino",
-  "ip",
-  "secret",
-];
+export const PII_KINDS: readonly PiiKind[] = ["email", "phone", "card", "iban", "ssn", "tfn", "nino", "ip", "secret"];
 
 /**
  * One detected piece of PII: `text.slice(start, end)` is what gets removed.

@@ -7,8 +7,7 @@ import type { Detector, PiiSpan } from "./kinds.js";
  * Q, U and V are never used, O is never second, and BG, GB, KN, NK, NT, TN and
  * ZZ are never allocated, so HMRC's own sample `QQ 12 34 56 C` stays.
  */
-const NINO =
-  /(?<![\w])(?!BG|GB|KN|NK|NT|TN|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2}(?: ?[A-D])?(?![\w])/g;
+const NINO = /(?<![\w])(?!BG|GB|KN|NK|NT|TN|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2}(?: ?[A-D])?(?![\w])/g;
 const KEYWORD = /\b(?:ni|nino|national insurance)\b/i;
 const LETTER_AFTER = /^ ?[A-Za-z]\b/;
 

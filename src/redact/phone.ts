@@ -55,10 +55,7 @@ const PHONE_WORD = /\b(?:phone|ph|tel|telephone|mobile|mob|cell|call|ring|text|s
  * dot or hyphen; `(0)` (the UK trunk digit) and a parenthesised area code are
  * allowed. `\d{1,12}(?!\d)` takes each group whole, so the match is linear.
  */
-const INTERNATIONAL = new RegExp(
-  String.raw`(?<![\w+])\+[1-9]\d{0,2}(?: ?\(0\))?(?:[ .-]?(?:\(\d{1,4}\)|\d{1,12}(?!\d))){1,7}` + POST,
-  "g",
-);
+const INTERNATIONAL = new RegExp(String.raw`(?<![\w+])\+[1-9]\d{0,2}(?: ?\(0\))?(?:[ .-]?(?:\(\d{1,4}\)|\d{1,12}(?!\d))){1,7}` + POST, "g");
 
 /** Finds phone numbers. */
 export const findPhones: Detector = (text) => {

@@ -42,7 +42,8 @@ const IN_CONTEXT: readonly ContextRule[] = [
   },
   // ...or written right after its access key id: "access key AKIA…, secret wJalr…" (40 base64 characters within 80 of the id)
   {
-    pattern: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b[^\n]{0,80}?(?<![A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/dg,
+    pattern:
+      /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b[^\n]{0,80}?(?<![A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/dg,
     minLength: 40,
     trim: false,
   },

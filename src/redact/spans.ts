@@ -24,9 +24,7 @@ const PRIORITY: Readonly<Record<PiiKind, number>> = {
  * trimmed. The result is sorted by position.
  */
 export function resolveOverlaps(spans: readonly PiiSpan[]): PiiSpan[] {
-  const ranked = [...spans].sort(
-    (a, b) => PRIORITY[a.kind] - PRIORITY[b.kind] || b.end - b.start - (a.end - a.start) || a.start - b.start,
-  );
+  const ranked = [...spans].sort((a, b) => PRIORITY[a.kind] - PRIORITY[b.kind] || b.end - b.start - (a.end - a.start) || a.start - b.start);
   const accepted: PiiSpan[] = [];
   for (const span of ranked) {
     if (accepted.every((kept) => span.end <= kept.start || kept.end <= span.start)) accepted.push(span);

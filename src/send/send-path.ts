@@ -65,7 +65,8 @@ export class SendPath {
     try {
       await this.options.limiter.schedule(draft.destination_chat_id, () => this.attempt(draftId));
     } catch (err) {
-      if (!this.stopped) this.options.log.error({ draft_id: draftId, err }, "send path failed; the draft stays approved and is retried at the next start");
+      if (!this.stopped)
+        this.options.log.error({ draft_id: draftId, err }, "send path failed; the draft stays approved and is retried at the next start");
     }
   }
 

@@ -20,7 +20,10 @@ import { isGroupChat, type DestinationLimiter } from "./limiter.js";
 class WindowLog {
   private readonly ended: number[] = [];
   private running = 0;
-  constructor(private readonly max: number, private readonly lengthMs: number) {}
+  constructor(
+    private readonly max: number,
+    private readonly lengthMs: number,
+  ) {}
 
   /** When the next send may start (Clock ms); Infinity while only an end can free a slot. */
   readyAt(now: number): number {
@@ -114,7 +117,13 @@ export function slidingWindowLimiter(clock: Clock, scale = 1): DestinationLimite
       if (stopped) return Promise.reject(new Error("the limiter is stopped"));
       const q = queueFor(chatId);
       return new Promise<T>((resolve, reject) => {
-        q.jobs.push({ run: () => void work().then(resolve, reject).finally(() => finish(q)), drop: reject });
+        q.jobs.push({
+          run: () =>
+            void work()
+              .then(resolve, reject)
+              .finally(() => finish(q)),
+          drop: reject,
+        });
         pump();
       });
     },

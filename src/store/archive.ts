@@ -85,7 +85,10 @@ export class DraftArchive<T extends Archivable> {
   }
 
   /** A read-only view for findArchivedReadOnly: every month file is a candidate. */
-  static async reader<T extends Archivable>(dir: string, parse: (value: unknown) => T): Promise<{ get(id: string): Promise<T | undefined> }> {
+  static async reader<T extends Archivable>(
+    dir: string,
+    parse: (value: unknown) => T,
+  ): Promise<{ get(id: string): Promise<T | undefined> }> {
     const archive = new DraftArchive<T>({ dir, parse, monthOf: () => "", log: { warn() {}, info() {} } }, new Uint32Array(0), []);
     const months = (await archive.monthsOnDisk()).reverse();
     return {
@@ -267,7 +270,13 @@ async function readCatalog(path: string): Promise<CatalogRead> {
     return { ok: false, problem: "its header is not JSON" };
   }
   const { months, count, body_crc } = header;
-  if (header.v !== 1 || !Array.isArray(months) || !months.every((m) => typeof m === "string") || typeof count !== "number" || typeof body_crc !== "number") {
+  if (
+    header.v !== 1 ||
+    !Array.isArray(months) ||
+    !months.every((m) => typeof m === "string") ||
+    typeof count !== "number" ||
+    typeof body_crc !== "number"
+  ) {
     return { ok: false, problem: "its header is not one this version reads" };
   }
   const body = buf.subarray(nl + 1);
@@ -282,7 +291,11 @@ async function readCatalog(path: string): Promise<CatalogRead> {
  * catalog rebuilt): reads the month files, newest first. For readers that
  * must not write to HARNESS_DIR (the CLI while the daemon is stopped).
  */
-export async function findArchivedReadOnly<T extends Archivable>(dir: string, draftId: string, parse: (value: unknown) => T): Promise<T | undefined> {
+export async function findArchivedReadOnly<T extends Archivable>(
+  dir: string,
+  draftId: string,
+  parse: (value: unknown) => T,
+): Promise<T | undefined> {
   const reader = await DraftArchive.reader<T>(dir, parse);
   return reader.get(draftId);
 }

@@ -178,7 +178,10 @@ export class JsonlStore<T extends { draft_id: string }> {
       .exclusive(() => this.compactNow())
       .catch((err: unknown) => {
         this.compactionFloor = this.lines + this.compactAfterLines;
-        this.log.warn({ path: this.path, err: errMessage(err) }, "compaction of the draft store failed; appends go on, the file stays long");
+        this.log.warn(
+          { path: this.path, err: errMessage(err) },
+          "compaction of the draft store failed; appends go on, the file stays long",
+        );
       });
   }
 

@@ -117,12 +117,7 @@ function looksLikeRecord(buf: Buffer, start: number, end: number): boolean {
 }
 
 /** Pass 2: parse and validate the last line of each draft. Returns records by line number. */
-async function readLatest<T>(
-  fh: FileHandle,
-  path: string,
-  scan: Scanned,
-  parse: (value: unknown) => T,
-): Promise<Map<number, T>> {
+async function readLatest<T>(fh: FileHandle, path: string, scan: Scanned, parse: (value: unknown) => T): Promise<Map<number, T>> {
   const wanted = Int32Array.from(scan.lastLine.values()).sort();
   const byLine = new Map<number, T>();
   let next = 0;
@@ -136,7 +131,11 @@ async function readLatest<T>(
         byLine.set(lineNo, parse(JSON.parse(json)));
       } catch (err) {
         const why = err instanceof Error ? err.message.slice(0, 500) : String(err);
-        throw new StoreCorruptError(path, lineNo, `checksum is valid but the record does not validate (written by another version?): ${why}`);
+        throw new StoreCorruptError(
+          path,
+          lineNo,
+          `checksum is valid but the record does not validate (written by another version?): ${why}`,
+        );
       }
     },
     { endOffset: scan.goodBytes },

@@ -36,12 +36,14 @@ function nameOf(chat: ChatFullInfo): string | null {
 function postingRight(chat: ChatFullInfo, me: ChatMember | null): { can_post: boolean | null; problem: string | null } {
   if (chat.type === "private") return { can_post: null, problem: null };
   if (me === null) return { can_post: null, problem: null };
-  if (me.status === "left" || me.status === "kicked") return { can_post: false, problem: `the bot is not a member of this ${chat.type}: add it` };
+  if (me.status === "left" || me.status === "kicked")
+    return { can_post: false, problem: `the bot is not a member of this ${chat.type}: add it` };
   if (chat.type === "channel") {
     const ok = me.status === "creator" || (me.status === "administrator" && me.can_post_messages === true);
     return ok ? { can_post: true, problem: null } : { can_post: false, problem: "the bot is not an admin allowed to post in this channel" };
   }
-  if (me.status === "restricted" && !me.can_send_messages) return { can_post: false, problem: "the bot is restricted here and may not send messages" };
+  if (me.status === "restricted" && !me.can_send_messages)
+    return { can_post: false, problem: "the bot is restricted here and may not send messages" };
   const members = (chat as { permissions?: { can_send_messages?: boolean } }).permissions;
   if (me.status === "member" && members?.can_send_messages === false) {
     return { can_post: false, problem: "members may not send messages in this group, and the bot is no admin" };
@@ -83,12 +85,13 @@ export class TelegramAudienceResolver implements AudienceSource {
     try {
       const target = /^-?\d+$/.test(chatId) ? Number(chatId) : chatId;
       const chat = await api.getChat(target, signal.signal);
-      const [count, me] = chat.type === "private"
-        ? [null, null]
-        : await Promise.all([
-            api.getChatMemberCount(target, signal.signal).catch(() => null),
-            api.getChatMember(target, botId, signal.signal).catch(() => null),
-          ]);
+      const [count, me] =
+        chat.type === "private"
+          ? [null, null]
+          : await Promise.all([
+              api.getChatMemberCount(target, signal.signal).catch(() => null),
+              api.getChatMember(target, botId, signal.signal).catch(() => null),
+            ]);
       const right = postingRight(chat, me);
       return {
         chat_id: String(chat.id),
@@ -129,4 +132,3 @@ export class TelegramAudienceResolver implements AudienceSource {
     return { signal: controller.signal as unknown as CallSignal, done: () => this.options.clock.clearTimeout(handle) };
   }
 }
-

@@ -29,7 +29,10 @@ function emojisOf(reactions: readonly ReactionType[]): string[] {
 }
 
 /** The decision emoji a reaction update added (a removed reaction is no decision). */
-export function addedDecision(oldReaction: readonly ReactionType[], newReaction: readonly ReactionType[]): { decision: Decision; emoji: string } | "none" | "ambiguous" {
+export function addedDecision(
+  oldReaction: readonly ReactionType[],
+  newReaction: readonly ReactionType[],
+): { decision: Decision; emoji: string } | "none" | "ambiguous" {
   const before = new Set(emojisOf(oldReaction));
   const added = emojisOf(newReaction).filter((e) => !before.has(e));
   const decisions = added.flatMap((emoji) => {
@@ -164,7 +167,8 @@ export function buttonHandler(o: DecisionHandlerOptions) {
     if (outcome === null) return answer("Not saved: the daemon could not write to its disk. Try again later.");
     if (outcome.ok) return answer(DONE[data.action]);
     if (outcome.reason === "needs_confirmation") return answer("One more tap: confirm below that it goes to all those members.");
-    if (outcome.reason === "not_live_post" || outcome.reason === "outdated_version") return answer("Not applied: this post is out of date. See the live post (linked in the chat).");
+    if (outcome.reason === "not_live_post" || outcome.reason === "outdated_version")
+      return answer("Not applied: this post is out of date. See the live post (linked in the chat).");
     return answer(outcome.draft ? `Not applied: the draft is ${outcome.draft.status}.` : `Not applied (${outcome.reason}).`);
   };
 }

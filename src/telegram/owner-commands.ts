@@ -95,7 +95,12 @@ export function ownerCommands(options: OwnerCommandOptions): OwnerCommandHandler
       const m = ctx.message;
       if (m === undefined) return;
       const command = /^\/(\w+)/.exec(m.text)?.[1]?.toLowerCase() ?? "";
-      const facts: ActorFacts = { chatId: m.chat.id, userId: m.from?.id ?? null, actorChatId: m.sender_chat?.id ?? null, isBot: m.from?.is_bot ?? false };
+      const facts: ActorFacts = {
+        chatId: m.chat.id,
+        userId: m.from?.id ?? null,
+        actorChatId: m.sender_chat?.id ?? null,
+        isBot: m.from?.is_bot ?? false,
+      };
       const who = authorizeActor(facts, options);
       if (!who.ok) return refuse(options, ctx, command, who.reason);
       const run = runs[command];
@@ -109,11 +114,20 @@ export function ownerCommands(options: OwnerCommandOptions): OwnerCommandHandler
   const taps = new Composer<Context>();
   taps.callbackQuery(confirmations.pattern, async (ctx) => {
     const q = ctx.callbackQuery;
-    const tell = (text: string) => ctx.answerCallbackQuery({ text }).catch((err: unknown) => options.log.warn({ err }, "answerCallbackQuery failed"));
+    const tell = (text: string) =>
+      ctx.answerCallbackQuery({ text }).catch((err: unknown) => options.log.warn({ err }, "answerCallbackQuery failed"));
     const facts: ActorFacts = { chatId: q.message?.chat.id ?? 0, userId: q.from.id, actorChatId: null, isBot: q.from.is_bot };
     const who = authorizeActor(facts, options);
     if (!who.ok) {
-      await auditRefusal(options, { command: "resume", reason: who.reason, user_id: q.from.id, chat_id: facts.chatId, update_id: ctx.update.update_id, channel: "button", username: q.from.username });
+      await auditRefusal(options, {
+        command: "resume",
+        reason: who.reason,
+        user_id: q.from.id,
+        chat_id: facts.chatId,
+        update_id: ctx.update.update_id,
+        channel: "button",
+        username: q.from.username,
+      });
       return tell("Only a reviewer can resume sends. Nothing changed.");
     }
     if (!confirmations.take(ctx.match[1] ?? "")) {
@@ -121,7 +135,9 @@ export function ownerCommands(options: OwnerCommandOptions): OwnerCommandHandler
       return tell("This confirmation is no longer valid: nothing changed. Send /resume again.");
     }
     options.log.info({ command: "resume", user_id: who.userId }, "owner confirmed /resume");
-    const text = await serial(() => resumeAnswer(options, switchDeps, { user_id: who.userId, channel: "command", update_id: ctx.update.update_id }));
+    const text = await serial(() =>
+      resumeAnswer(options, switchDeps, { user_id: who.userId, channel: "command", update_id: ctx.update.update_id }),
+    );
     await ctx.editMessageReplyMarkup({ reply_markup: { inline_keyboard: [] } }).catch(() => {});
     await tell(text.startsWith("Your halt is lifted") ? "Resumed." : "Done; see the answer in the chat.");
     await options.say(text);
@@ -147,9 +163,21 @@ async function refuse(options: OwnerCommandOptions, ctx: Context, command: strin
 /** One `command_refused` audit line (a typed command, or a tap on a confirmation button). */
 async function auditRefusal(
   options: OwnerCommandOptions,
-  r: { command: string; reason: string; user_id: number | null; chat_id: number; update_id: number; channel: "command" | "button"; actor_chat_id?: number | undefined; username?: string | undefined },
+  r: {
+    command: string;
+    reason: string;
+    user_id: number | null;
+    chat_id: number;
+    update_id: number;
+    channel: "command" | "button";
+    actor_chat_id?: number | undefined;
+    username?: string | undefined;
+  },
 ): Promise<void> {
-  options.log.warn({ command: r.command, reason: r.reason, user_id: r.user_id, chat_id: r.chat_id, channel: r.channel }, "owner command refused");
+  options.log.warn(
+    { command: r.command, reason: r.reason, user_id: r.user_id, chat_id: r.chat_id, channel: r.channel },
+    "owner command refused",
+  );
   await options.audit.append([
     {
       kind: "command_refused",
@@ -178,7 +206,11 @@ async function haltAnswer(options: OwnerCommandOptions, deps: OwnerSwitchDeps, a
 }
 
 /** Lifts the owner's halt (`actor` null: nothing to lift, only say so) and says what the switch is now. */
-async function resumeAnswer(options: OwnerCommandOptions, deps: OwnerSwitchDeps, actor: Parameters<typeof ownerResume>[1] | null): Promise<string> {
+async function resumeAnswer(
+  options: OwnerCommandOptions,
+  deps: OwnerSwitchDeps,
+  actor: Parameters<typeof ownerResume>[1] | null,
+): Promise<string> {
   let changed = false;
   try {
     if (actor !== null) changed = (await ownerResume(deps, actor)).changed;

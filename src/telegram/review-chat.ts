@@ -61,7 +61,12 @@ export class TelegramReviewChat implements ReviewChat {
     const message = await this.lane.run(LANE.post, async (turn) => {
       if (post.kind === "single") {
         return this.attempt(turn, () =>
-          api.sendMessage(chatId, post.message.text, { ...this.where(), entities: post.message.entities, link_preview_options: preview, reply_markup: markup }),
+          api.sendMessage(chatId, post.message.text, {
+            ...this.where(),
+            entities: post.message.entities,
+            link_preview_options: preview,
+            reply_markup: markup,
+          }),
         );
       }
       const header = await this.attempt(turn, () =>
@@ -90,7 +95,11 @@ export class TelegramReviewChat implements ReviewChat {
     try {
       if (edited !== null) {
         await this.once(LANE.edit, () =>
-          api.editMessageText(chatId, messageId, edited.text, { entities: edited.entities, link_preview_options: linkPreviewFor(draft.draft_text), reply_markup: markup }),
+          api.editMessageText(chatId, messageId, edited.text, {
+            entities: edited.entities,
+            link_preview_options: linkPreviewFor(draft.draft_text),
+            reply_markup: markup,
+          }),
         );
         return;
       }
@@ -115,7 +124,11 @@ export class TelegramReviewChat implements ReviewChat {
   /** Sends a message of the daemon's own (a command's answer, a refusal, a confirmation) ahead of queued review posts. */
   async say(text: string, buttons?: InlineKeyboardMarkup): Promise<void> {
     await this.once(LANE.answer, () =>
-      this.options.api.sendMessage(this.options.chatId, text, { ...this.where(), link_preview_options: NO_PREVIEW, ...(buttons ? { reply_markup: buttons } : {}) }),
+      this.options.api.sendMessage(this.options.chatId, text, {
+        ...this.where(),
+        link_preview_options: NO_PREVIEW,
+        ...(buttons ? { reply_markup: buttons } : {}),
+      }),
     );
   }
 
@@ -123,7 +136,10 @@ export class TelegramReviewChat implements ReviewChat {
     const chatId = draft.review_chat_id ?? this.options.chatId;
     try {
       await this.once(LANE.edit, () =>
-        this.options.api.editMessageText(chatId, reviewMessageId, supersededText(draft), { link_preview_options: NO_PREVIEW, reply_markup: { inline_keyboard: [] } }),
+        this.options.api.editMessageText(chatId, reviewMessageId, supersededText(draft), {
+          link_preview_options: NO_PREVIEW,
+          reply_markup: { inline_keyboard: [] },
+        }),
       );
     } catch (err) {
       if (!isNotModified(err)) throw err;

@@ -39,7 +39,9 @@ function redactionLine(draft: DraftRecord): string | null {
   const r = draft.redaction;
   if (r === null) return null;
   if (r.mode === "off") return "⚠️ PII redaction is off: the text has not been checked for personal data.";
-  const parts = Object.entries(r.removed).filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${kind}`);
+  const parts = Object.entries(r.removed)
+    .filter(([, n]) => n > 0)
+    .map(([kind, n]) => `${n} ${kind}`);
   if (parts.length === 0) return null;
   const total = Object.values(r.removed).reduce((a, b) => a + b, 0);
   return `🔒 ${total} item${total === 1 ? "" : "s"} removed: ${parts.join(", ")}${redactionHints(r)}`;
@@ -173,7 +175,10 @@ export function reviewKeyboard(draft: DraftRecord, options: Pick<ReviewFormatOpt
 export function confirmMessage(draft: DraftRecord): { text: string; markup: InlineKeyboardMarkup } {
   const members = draft.audience?.member_count;
   const label = members === null || members === undefined ? "✅ Yes, send" : `✅ Yes, send to ${count(members)} members`;
-  return { text: confirmQuestion(draft), markup: { inline_keyboard: [[{ text: label, callback_data: callbackData("confirm", draft.draft_id) }]] } };
+  return {
+    text: confirmQuestion(draft),
+    markup: { inline_keyboard: [[{ text: label, callback_data: callbackData("confirm", draft.draft_id) }]] },
+  };
 }
 
 /**

@@ -39,7 +39,9 @@ export class UpdateJournal {
   /** Makes `updates` durable; resolves once fsync'd. */
   async record(updates: readonly Update[]): Promise<void> {
     if (updates.length === 0) return;
-    await this.store.append(updates.map((u) => ({ draft_id: `u${u.update_id}`, update_id: u.update_id, update: u as unknown as Entry["update"] })));
+    await this.store.append(
+      updates.map((u) => ({ draft_id: `u${u.update_id}`, update_id: u.update_id, update: u as unknown as Entry["update"] })),
+    );
   }
 
   /** Empties the journal, once its updates have been handled (their decisions are in the audit log). */
@@ -49,7 +51,12 @@ export class UpdateJournal {
       if (err.code !== "ENOENT") throw err;
     });
     await fsyncDir(dirname(this.path));
-    this.store = await JsonlStore.open<Entry>({ path: this.path, parse: (v) => entrySchema.parse(v), log: this.log, compactAfterLines: 1_000_000 });
+    this.store = await JsonlStore.open<Entry>({
+      path: this.path,
+      parse: (v) => entrySchema.parse(v),
+      log: this.log,
+      compactAfterLines: 1_000_000,
+    });
   }
 
   async close(): Promise<void> {

@@ -77,7 +77,8 @@ export function compactWordDiff(before: string, after: string, maxChars = 600): 
     else if (r.kind === "add") out += `{+${r.text.trimEnd()}+}` + (/\s$/.test(r.text) ? " " : "");
     else if (k === 0) out += lastWords(r.text, CONTEXT_WORDS);
     else if (k === runs.length - 1) out += firstWords(r.text, CONTEXT_WORDS);
-    else if (tokens(r.text).length > 2 * CONTEXT_WORDS) out += `${firstWords(r.text, CONTEXT_WORDS)} ${lastWords(r.text, CONTEXT_WORDS).replace(/^…/, "")}`;
+    else if (tokens(r.text).length > 2 * CONTEXT_WORDS)
+      out += `${firstWords(r.text, CONTEXT_WORDS)} ${lastWords(r.text, CONTEXT_WORDS).replace(/^…/, "")}`;
     else out += r.text;
   });
   out = out.trim();

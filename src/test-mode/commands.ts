@@ -45,7 +45,7 @@ export function parseTestLine(line: string): { ok: true; command: TestCommand } 
     return { ok: false, error: "not a JSON line; send one JSON object per line" };
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return { ok: false, error: "expected a JSON object: a draft payload or {\"cmd\": ...}" };
+    return { ok: false, error: 'expected a JSON object: a draft payload or {"cmd": ...}' };
   }
   if (!("cmd" in value)) return { ok: true, command: { cmd: "submit", draft: value } };
   const parsed = testCommandSchema.safeParse(value);

@@ -61,7 +61,8 @@ async function handle(command: TestCommand, o: TestSessionOptions): Promise<Answ
     }
     case "react": {
       const decision = decisionForEmoji(command.emoji);
-      if (decision === null) return { error: `emoji: ${command.emoji} is not a decision; use 👍 (send), 👎 or ❌ (revise), 😴 or ⏳ (defer)` };
+      if (decision === null)
+        return { error: `emoji: ${command.emoji} is not a decision; use 👍 (send), 👎 or ❌ (revise), 😴 or ⏳ (defer)` };
       return decide(o, command.review_message_id, decision, actorOf(o, command.user_id, command.emoji), null);
     }
     case "reply": {
@@ -76,7 +77,8 @@ async function handle(command: TestCommand, o: TestSessionOptions): Promise<Answ
       return act(o, command.review_message_id, (where) => desk.edit({ ...where, actor, text: command.text }));
     }
     case "unreact": {
-      if (decisionForEmoji(command.emoji) !== "send") return { error: `emoji: removing ${command.emoji} decides nothing; only removing 👍 undoes an approval` };
+      if (decisionForEmoji(command.emoji) !== "send")
+        return { error: `emoji: removing ${command.emoji} decides nothing; only removing 👍 undoes an approval` };
       const actor = actorOf(o, command.user_id, command.emoji);
       return act(o, command.review_message_id, (where) => desk.undo({ ...where, actor }));
     }
@@ -132,8 +134,17 @@ async function act(
   const outcome = await run({ reviewChatId, reviewMessageId });
   await desk.settle();
   const draft = outcome.draft && desk.get(outcome.draft.draft_id);
-  if (!draft) return { error: `review_message_id: no draft was posted as message ${reviewMessageId}`, refused: outcome.ok ? undefined : outcome.reason };
-  const answer = { draft_id: draft.draft_id, status: draft.status, review_message_id: draft.review_message_id, text_version: draft.text_version };
+  if (!draft)
+    return {
+      error: `review_message_id: no draft was posted as message ${reviewMessageId}`,
+      refused: outcome.ok ? undefined : outcome.reason,
+    };
+  const answer = {
+    draft_id: draft.draft_id,
+    status: draft.status,
+    review_message_id: draft.review_message_id,
+    text_version: draft.text_version,
+  };
   return outcome.ok ? answer : { ...answer, refused: outcome.reason };
 }
 
@@ -149,6 +160,12 @@ async function decide(
   const outcome = await desk.decide({ reviewChatId, reviewMessageId, decision, actor, note });
   await desk.settle();
   const draft = outcome.draft && desk.get(outcome.draft.draft_id);
-  if (!draft) return { error: `review_message_id: no draft was posted as message ${reviewMessageId}`, refused: outcome.ok ? undefined : outcome.reason };
-  return outcome.ok ? { draft_id: draft.draft_id, status: draft.status } : { draft_id: draft.draft_id, status: draft.status, refused: outcome.reason };
+  if (!draft)
+    return {
+      error: `review_message_id: no draft was posted as message ${reviewMessageId}`,
+      refused: outcome.ok ? undefined : outcome.reason,
+    };
+  return outcome.ok
+    ? { draft_id: draft.draft_id, status: draft.status }
+    : { draft_id: draft.draft_id, status: draft.status, refused: outcome.reason };
 }

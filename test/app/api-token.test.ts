@@ -45,8 +45,12 @@ describe("resolveApiToken", () => {
     await mkdir(dir, { recursive: true });
     await writeFile(apiTokenPath(dir), "an-operator-chosen-token\n");
     await chmod(apiTokenPath(dir), 0o644);
-    await expect(resolveApiToken(noToken, dir)).rejects.toThrow(/can be read by other users \(mode 0644\).*delete it and restart the daemon/);
-    await expect(readApiTokenForClient({ HARNESS_DIR: dir })).rejects.toThrow(/can be read by other users.*The daemon refuses this file too/);
+    await expect(resolveApiToken(noToken, dir)).rejects.toThrow(
+      /can be read by other users \(mode 0644\).*delete it and restart the daemon/,
+    );
+    await expect(readApiTokenForClient({ HARNESS_DIR: dir })).rejects.toThrow(
+      /can be read by other users.*The daemon refuses this file too/,
+    );
     expect((await stat(apiTokenPath(dir))).mode & 0o777).toBe(0o644);
     await rm(apiTokenPath(dir));
     await writeFile(join(root, "elsewhere"), "a-token-someone-else-wrote\n", { mode: 0o600 });

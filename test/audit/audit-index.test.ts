@@ -14,7 +14,12 @@ afterEach(async () => {
 
 async function openAt(dir: string, log = memoryLog()) {
   let t = Date.UTC(2026, 10, 30);
-  const audit = await AuditLog.open({ path: join(dir, "swarm.jsonl"), log, now: () => (t += 1000), checkpointPath: join(dir, "audit_index.json") });
+  const audit = await AuditLog.open({
+    path: join(dir, "swarm.jsonl"),
+    log,
+    now: () => (t += 1000),
+    checkpointPath: join(dir, "audit_index.json"),
+  });
   opened.push(audit);
   return { audit, log };
 }
@@ -24,7 +29,19 @@ async function someHistory(audit: AuditLog, n: number) {
   for (let i = 1; i <= n; i++) {
     await audit.append([
       transitionLine(`d${i}`, { version: 1, to: "pending", from: "queued", event: "posted" }),
-      { kind: "decision_refused", draft_id: `d${i}`, status: "pending", decision: "send", emoji: "👍", user_id: 9, channel: "reaction", update_id: 1000 + i, reason: "not_a_reviewer", chat_id: "1", review_message_id: i },
+      {
+        kind: "decision_refused",
+        draft_id: `d${i}`,
+        status: "pending",
+        decision: "send",
+        emoji: "👍",
+        user_id: 9,
+        channel: "reaction",
+        update_id: 1000 + i,
+        reason: "not_a_reviewer",
+        chat_id: "1",
+        review_message_id: i,
+      },
       noticeEntry("told", `d${i}`, "pending"),
     ]);
   }
@@ -66,7 +83,22 @@ describe("AuditIndex and its checkpoint", () => {
     await someHistory(audit, 3);
     await audit.checkpoint();
     const older = await readFile(join(dir, "audit_index.json"));
-    await audit.append([{ ...noticeEntry("x"), kind: "decision_refused", draft_id: null, status: null, decision: null, emoji: null, user_id: 5, channel: "button", update_id: 4242, reason: "not_a_reviewer", chat_id: "1", review_message_id: null } as never]);
+    await audit.append([
+      {
+        ...noticeEntry("x"),
+        kind: "decision_refused",
+        draft_id: null,
+        status: null,
+        decision: null,
+        emoji: null,
+        user_id: 5,
+        channel: "button",
+        update_id: 4242,
+        reason: "not_a_reviewer",
+        chat_id: "1",
+        review_message_id: null,
+      } as never,
+    ]);
     await audit.close();
     opened.pop();
     await writeFile(join(dir, "audit_index.json"), older); // the checkpoint a crash left behind

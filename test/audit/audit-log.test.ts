@@ -31,7 +31,13 @@ describe("AuditLog", () => {
     const [l1, l2] = await lines(path);
     const o1 = JSON.parse(l1!) as Record<string, unknown>;
     expect(Object.keys(o1).slice(0, 5)).toEqual(["ts", "source", "seq", "prev_hash", "kind"]);
-    expect(o1).toMatchObject({ ts: "2025-01-01T00:00:01.000Z", source: "telegram-draft-for-review", seq: 1, prev_hash: "", draft_text: "hello" });
+    expect(o1).toMatchObject({
+      ts: "2025-01-01T00:00:01.000Z",
+      source: "telegram-draft-for-review",
+      seq: 1,
+      prev_hash: "",
+      draft_text: "hello",
+    });
     expect(JSON.parse(l2!)).toMatchObject({ seq: 2, prev_hash: sha(l1!) });
     expect((await readOurs(path)).map((l) => [l.seq, l.entry?.kind])).toEqual([
       [1, "transition"],
@@ -51,7 +57,9 @@ describe("AuditLog", () => {
     const path = join(await tempDir(), "swarm.jsonl");
     const { audit } = await openAudit(path);
     await Promise.all(Array.from({ length: 100 }, (_, i) => audit.append([noticeEntry(String(i))])));
-    expect((await lines(path)).map((l) => Number((JSON.parse(l) as { text: string }).text))).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    expect((await lines(path)).map((l) => Number((JSON.parse(l) as { text: string }).text))).toEqual(
+      Array.from({ length: 100 }, (_, i) => i),
+    );
     expect(audit.lastSeq).toBe(100);
     expect(await verifyAuditChain(path)).toEqual({ ok: true, lines: 100 });
   });

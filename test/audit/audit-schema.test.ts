@@ -10,9 +10,14 @@ const envelope = { ts: "2026-11-30T10:00:00.000Z", source: SOURCE, seq: 7, prev_
 describe("the audit schema", () => {
   it("accepts every entry the desk writes", () => {
     const draft = draftIn("pending");
-    expect(auditEntrySchema.parse(transitionEntry("queued", draft, { type: "posted", reviewChatId: "1", reviewMessageId: 42 }))).toMatchObject({ kind: "transition", event: "posted" });
+    expect(
+      auditEntrySchema.parse(transitionEntry("queued", draft, { type: "posted", reviewChatId: "1", reviewMessageId: 42 })),
+    ).toMatchObject({ kind: "transition", event: "posted" });
     expect(auditEntrySchema.parse(transitionEntry(null, draft, { type: "recovered" }))).toMatchObject({ event: "recovered" });
-    const refusal = refusedEntry({ decision: "send", actor: { user_id: 9, channel: "reaction", emoji: "👍", update_id: 5 }, reason: "not_a_reviewer" }, draft);
+    const refusal = refusedEntry(
+      { decision: "send", actor: { user_id: 9, channel: "reaction", emoji: "👍", update_id: 5 }, reason: "not_a_reviewer" },
+      draft,
+    );
     expect(auditEntrySchema.parse(refusal)).toMatchObject({ kind: "decision_refused", update_id: 5 });
   });
 

@@ -33,7 +33,10 @@ export function transitionLine(draftId: string, fields: Partial<Extract<AuditEnt
 }
 
 /** Our lines in the audit log at `path`, parsed (seq and entry). */
-export async function readOurs(path: string, source = "telegram-draft-for-review"): Promise<Array<{ seq: number; entry: AuditEntry | null }>> {
+export async function readOurs(
+  path: string,
+  source = "telegram-draft-for-review",
+): Promise<Array<{ seq: number; entry: AuditEntry | null }>> {
   const text = await readFile(path, "utf8");
   return text.split("\n").flatMap((line) => {
     const parsed = parseAuditLine(line, source);

@@ -71,7 +71,10 @@ describe("push callbacks", () => {
       expect(c.headers["content-type"]).toBe("application/json");
       expect(c.headers["x-draft-review-timestamp"]).toBe(String(nowS));
       expect(c.headers["x-draft-review-signature"]).toMatch(/^sha256=[0-9a-f]{64}$/);
-      const headers = { timestamp: c.headers["x-draft-review-timestamp"] as string, signature: c.headers["x-draft-review-signature"] as string };
+      const headers = {
+        timestamp: c.headers["x-draft-review-timestamp"] as string,
+        signature: c.headers["x-draft-review-signature"] as string,
+      };
       expect(verifyCallback(c.body, headers, SECRET, nowS)).toBe(true);
       expect(verifyCallback(c.body, headers, "another-secret-000000", nowS)).toBe(false);
       expect(verifyCallback(Buffer.concat([c.body, Buffer.from(" ")]), headers, SECRET, nowS)).toBe(false);
@@ -143,7 +146,11 @@ describe("push callbacks", () => {
     await expect.poll(async () => (await delivery.status()).failed_attempts).toBe(3);
     await t.clock.advance(4000);
     await r.waitFor(5);
-    expect(seqs(r).slice(0, 4).every((s) => s === seqs(r)[0])).toBe(true);
+    expect(
+      seqs(r)
+        .slice(0, 4)
+        .every((s) => s === seqs(r)[0]),
+    ).toBe(true);
     await expect.poll(async () => (await delivery.status()).backlog).toBe(0);
   });
 

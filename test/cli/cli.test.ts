@@ -42,7 +42,15 @@ beforeAll(async () => {
 beforeEach(async () => {
   work = await mkdtemp(join(tmpdir(), "cli-"));
   core = memoryCore();
-  server = await startApiServer({ host: "127.0.0.1", port: 0, token: TOKEN, intake: core.intake, desk: core.desk, events: core.feed, log: captureLog() });
+  server = await startApiServer({
+    host: "127.0.0.1",
+    port: 0,
+    token: TOKEN,
+    intake: core.intake,
+    desk: core.desk,
+    events: core.feed,
+    log: captureLog(),
+  });
   env = { DRAFT_API_HOST: "127.0.0.1", DRAFT_API_PORT: String(server.port), DRAFT_API_TOKEN: TOKEN };
 });
 
@@ -50,7 +58,6 @@ afterEach(async () => {
   await server.close();
   await rm(work, { recursive: true, force: true });
 });
-
 
 describe("draft-review submit", () => {
   it("exit 0 and the answer as one JSON line for a new draft", async () => {
@@ -127,7 +134,15 @@ describe("draft-review submit", () => {
     const harness = join(work, "state");
     const fileToken = await resolveApiToken({ api: { token: null } }, harness);
     await server.close();
-    server = await startApiServer({ host: "127.0.0.1", port: 0, token: fileToken, intake: core.intake, desk: core.desk, events: core.feed, log: captureLog() });
+    server = await startApiServer({
+      host: "127.0.0.1",
+      port: 0,
+      token: fileToken,
+      intake: core.intake,
+      desk: core.desk,
+      events: core.feed,
+      log: captureLog(),
+    });
     await writeFile(join(work, ".env"), `DRAFT_API_PORT=${server.port}\nHARNESS_DIR=state\n`);
     const run = await cli(["submit"], { stdin: JSON.stringify(payload()) });
     expect(run.code, run.stderr).toBe(0);

@@ -64,7 +64,13 @@ describe("the CLI without the daemon", () => {
     const status = await run(["status", "--json"]);
     expect(status.code).toBe(0);
     expect(status.stderr).toContain(said);
-    expect(jsonLine(status)).toMatchObject({ daemon: "not running", read_from: storePath, queue: { pending: 1 }, drafts_total: 2, kill_switch: { halted: false } });
+    expect(jsonLine(status)).toMatchObject({
+      daemon: "not running",
+      read_from: storePath,
+      queue: { pending: 1 },
+      drafts_total: 2,
+      kill_switch: { halted: false },
+    });
 
     // Read-only: the store is byte for byte the same, and no lock or other file appeared.
     expect(await readFile(storePath)).toEqual(before);

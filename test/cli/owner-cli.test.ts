@@ -30,10 +30,17 @@ const cli = (args: string[], env: Record<string, string> = {}) => runBin(args, {
 
 async function auditLines(): Promise<Array<Record<string, any>>> {
   const text = await readFile(join(harness, "swarm.jsonl"), "utf8");
-  return text.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l));
+  return text
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l));
 }
 
-const exists = (path: string) => stat(path).then(() => true, () => false);
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 describe("draft-review halt and resume", () => {
   it("create and remove HARNESS_DIR/HALT, audited in the CLI's own chain", async () => {
@@ -44,7 +51,11 @@ describe("draft-review halt and resume", () => {
     expect(JSON.parse(await readFile(join(harness, "HALT"), "utf8"))).toMatchObject({ channel: "cli", user_id: null });
 
     const again = jsonLine(await cli(["halt", "--json"]));
-    expect(again).toEqual({ action: "halt", changed: false, kill_switch: { halted: true, reason: expect.stringMatching(/halted by the owner/) } });
+    expect(again).toEqual({
+      action: "halt",
+      changed: false,
+      kill_switch: { halted: true, reason: expect.stringMatching(/halted by the owner/) },
+    });
 
     const resume = await cli(["resume"]);
     expect(resume.code).toBe(0);
@@ -66,7 +77,11 @@ describe("draft-review halt and resume", () => {
     await writeFile(join(work, ".env"), "TAO_SWARM_ENABLED=0\n");
     await cli(["halt"]);
     const resume = await cli(["resume", "--json"]);
-    expect(jsonLine(resume)).toEqual({ action: "resume", changed: true, kill_switch: { halted: true, reason: "TAO_SWARM_ENABLED=0 in .env" } });
+    expect(jsonLine(resume)).toEqual({
+      action: "resume",
+      changed: true,
+      kill_switch: { halted: true, reason: "TAO_SWARM_ENABLED=0 in .env" },
+    });
     expect((await cli(["resume"])).stdout).toBe("There was no owner halt to lift. Sends are still halted: TAO_SWARM_ENABLED=0 in .env.\n");
   });
 
@@ -127,8 +142,23 @@ describe("draft-review status", () => {
     const core = memoryCore();
     await core.intake.submit(payload());
     const status = async () =>
-      buildStatusReport({ mode: "live", nowMs: core.clock.now(), drafts: core.desk.list(), killSwitch: { halted: true, reason: "halted by the owner (/halt or draft-review halt)" }, digestHour: 8 });
-    server = await startApiServer({ host: "127.0.0.1", port: 0, token: TOKEN, intake: core.intake, desk: core.desk, events: core.feed, status, log: captureLog() });
+      buildStatusReport({
+        mode: "live",
+        nowMs: core.clock.now(),
+        drafts: core.desk.list(),
+        killSwitch: { halted: true, reason: "halted by the owner (/halt or draft-review halt)" },
+        digestHour: 8,
+      });
+    server = await startApiServer({
+      host: "127.0.0.1",
+      port: 0,
+      token: TOKEN,
+      intake: core.intake,
+      desk: core.desk,
+      events: core.feed,
+      status,
+      log: captureLog(),
+    });
     const env = { DRAFT_API_PORT: String(server.port), DRAFT_API_TOKEN: TOKEN };
     const human = await cli(["status"], env);
     expect(human.code, human.stderr).toBe(0);
@@ -147,7 +177,9 @@ describe("draft-review status", () => {
     await cli(["halt"]);
     const run = await cli(["status"], { DRAFT_API_PORT: String(port), DRAFT_API_TOKEN: TOKEN });
     expect(run.code).toBe(0);
-    expect(run.stderr).toContain(`the daemon is not running (nothing answers at http://127.0.0.1:${port}); read ${join(harness, "telegram_drafts.jsonl")} directly, read-only`);
+    expect(run.stderr).toContain(
+      `the daemon is not running (nothing answers at http://127.0.0.1:${port}); read ${join(harness, "telegram_drafts.jsonl")} directly, read-only`,
+    );
     expect(run.stdout).toContain("draft-review (daemon not running; read from the store)\n⛔ Sends HALTED: halted by the owner");
   });
 });

@@ -16,7 +16,11 @@ describe("SimulatedClock", () => {
     clock.setTimeout(() => fired.push(["same time, set later", clock.now()]), 100);
     clock.setTimeout(() => fired.push(["not yet", clock.now()]), 501);
     await clock.advance(500);
-    expect(fired).toEqual([["early", 100], ["same time, set later", 100], ["late", 300]]);
+    expect(fired).toEqual([
+      ["early", 100],
+      ["same time, set later", 100],
+      ["late", 300],
+    ]);
     expect(clock.now()).toBe(500);
     await clock.advance(1);
     expect(fired.at(-1)).toEqual(["not yet", 501]);

@@ -95,7 +95,9 @@ describe("DIGEST_HOUR", () => {
     expect(loadConfig({ ...live, DIGEST_HOUR: "0" }).digestHour).toBe(0);
     expect(loadConfig({ ...live, DIGEST_HOUR: " 23 " }).digestHour).toBe(23);
     for (const bad of ["24", "8am", "-1", "7.5"]) {
-      expect(problems({ ...live, DIGEST_HOUR: bad })).toEqual([expect.stringMatching(/^DIGEST_HOUR must be an hour of the day from 0 to 23, local time/)]);
+      expect(problems({ ...live, DIGEST_HOUR: bad })).toEqual([
+        expect.stringMatching(/^DIGEST_HOUR must be an hour of the day from 0 to 23, local time/),
+      ]);
     }
   });
 });
@@ -104,20 +106,35 @@ describe("CALLBACK_URL / CALLBACK_SECRET", () => {
   it("are off when unset, and need an http(s) URL with a secret of 16+ characters", () => {
     expect(loadConfig(live).callback).toBeNull();
     const secret = "s".repeat(16);
-    expect(loadConfig({ ...live, CALLBACK_URL: "http://127.0.0.1:9000/e", CALLBACK_SECRET: secret }).callback).toEqual({ url: "http://127.0.0.1:9000/e", secret });
-    expect(problems({ ...live, CALLBACK_URL: "ftp://x", CALLBACK_SECRET: secret })).toEqual([expect.stringMatching(/^CALLBACK_URL must be an http\(s\) URL/)]);
-    expect(problems({ ...live, CALLBACK_URL: "https://x.example/e" })).toEqual([expect.stringMatching(/^CALLBACK_SECRET must be set, 16 characters or more/)]);
+    expect(loadConfig({ ...live, CALLBACK_URL: "http://127.0.0.1:9000/e", CALLBACK_SECRET: secret }).callback).toEqual({
+      url: "http://127.0.0.1:9000/e",
+      secret,
+    });
+    expect(problems({ ...live, CALLBACK_URL: "ftp://x", CALLBACK_SECRET: secret })).toEqual([
+      expect.stringMatching(/^CALLBACK_URL must be an http\(s\) URL/),
+    ]);
+    expect(problems({ ...live, CALLBACK_URL: "https://x.example/e" })).toEqual([
+      expect.stringMatching(/^CALLBACK_SECRET must be set, 16 characters or more/),
+    ]);
     expect(problems({ ...live, CALLBACK_URL: "https://x.example/e", CALLBACK_SECRET: "short" })).toHaveLength(1);
-    expect(problems({ ...live, CALLBACK_SECRET: secret })).toEqual([expect.stringMatching(/^CALLBACK_SECRET is set but CALLBACK_URL is not/)]);
+    expect(problems({ ...live, CALLBACK_SECRET: secret })).toEqual([
+      expect.stringMatching(/^CALLBACK_SECRET is set but CALLBACK_URL is not/),
+    ]);
   });
 });
 
 describe("AUDIENCE_CONFIRM_OVER and REVIEW_TIMEZONE", () => {
   it("default to 200 and the system's zone; take a count and an IANA zone; refuse anything else by name", () => {
     expect(loadConfig(live)).toMatchObject({ audienceConfirmOver: 200, reviewTimeZone: null });
-    expect(loadConfig({ ...live, AUDIENCE_CONFIRM_OVER: "0", REVIEW_TIMEZONE: "Europe/Berlin" })).toMatchObject({ audienceConfirmOver: 0, reviewTimeZone: "Europe/Berlin" });
+    expect(loadConfig({ ...live, AUDIENCE_CONFIRM_OVER: "0", REVIEW_TIMEZONE: "Europe/Berlin" })).toMatchObject({
+      audienceConfirmOver: 0,
+      reviewTimeZone: "Europe/Berlin",
+    });
     const found = problems({ ...live, AUDIENCE_CONFIRM_OVER: "many", REVIEW_TIMEZONE: "Mars/Olympus" });
-    expect(found).toEqual([expect.stringMatching(/^AUDIENCE_CONFIRM_OVER must be a whole number/), expect.stringMatching(/^REVIEW_TIMEZONE must be an IANA time zone/)]);
+    expect(found).toEqual([
+      expect.stringMatching(/^AUDIENCE_CONFIRM_OVER must be a whole number/),
+      expect.stringMatching(/^REVIEW_TIMEZONE must be an IANA time zone/),
+    ]);
   });
 });
 
@@ -135,9 +152,21 @@ describe("one message for every problem", () => {
       DIGEST_HOUR: "25",
     };
     const found = problems(env);
-    const named = ["TELEGRAM_BOT_TOKEN", "REVIEW_CHAT_ID", "REVIEWER_USER_IDS", "REVIEWER_USER_IDS", "DRAFT_TTL", "DRAFT_API_PORT", "PII_REDACTION", "TELEGRAM_TIMEOUT_SECONDS", "DIGEST_HOUR"];
+    const named = [
+      "TELEGRAM_BOT_TOKEN",
+      "REVIEW_CHAT_ID",
+      "REVIEWER_USER_IDS",
+      "REVIEWER_USER_IDS",
+      "DRAFT_TTL",
+      "DRAFT_API_PORT",
+      "PII_REDACTION",
+      "TELEGRAM_TIMEOUT_SECONDS",
+      "DIGEST_HOUR",
+    ];
     expect(found.map((p) => p.split(" ")[0])).toEqual(named);
-    expect(found.find((p) => p.startsWith("TELEGRAM_TIMEOUT_SECONDS"))).toBe('TELEGRAM_TIMEOUT_SECONDS must be a whole number from 1 to 600 (got "0"); leave it unset for 60.');
+    expect(found.find((p) => p.startsWith("TELEGRAM_TIMEOUT_SECONDS"))).toBe(
+      'TELEGRAM_TIMEOUT_SECONDS must be a whole number from 1 to 600 (got "0"); leave it unset for 60.',
+    );
     let message = "";
     try {
       loadConfig(env);
@@ -149,7 +178,13 @@ describe("one message for every problem", () => {
   });
 
   it("coerces numbers and trims what it reads", () => {
-    const c = loadConfig({ ...live, DRAFT_API_PORT: " 9000 ", TELEGRAM_RATE_SCALE: "50", REVIEW_THREAD_ID: "7", DRAFT_STORE_COMPACT_AFTER_LINES: "500" });
+    const c = loadConfig({
+      ...live,
+      DRAFT_API_PORT: " 9000 ",
+      TELEGRAM_RATE_SCALE: "50",
+      REVIEW_THREAD_ID: "7",
+      DRAFT_STORE_COMPACT_AFTER_LINES: "500",
+    });
     expect([c.api.port, c.telegram.rateScale, c.reviewThreadId, c.storeCompactAfterLines]).toEqual([9000, 50, 7, 500]);
   });
 });

@@ -25,7 +25,10 @@ beforeEach(async () => {
       { id: BIG, type: "supergroup", title: "Big Room", memberCount: 1234 },
       { id: OLD_GROUP, type: "group", title: "Old Group", memberCount: 5 },
     ],
-    users: [{ id: OWNER, firstName: "Owner" }, { id: STRANGER, firstName: "Stranger" }],
+    users: [
+      { id: OWNER, firstName: "Owner" },
+      { id: STRANGER, firstName: "Stranger" },
+    ],
   });
   daemon = await liveDaemon(double, { TELEGRAM_RATE_SCALE: "20" });
 });
@@ -38,7 +41,10 @@ afterEach(async () => {
 
 async function submit(chatId: number, text: string) {
   const res = await daemon!.request("POST", "/drafts", {
-    draft_text: text, destination_chat_id: String(chatId), drafted_by_role: "Scribe", originating_intent_id: "intent-a",
+    draft_text: text,
+    destination_chat_id: String(chatId),
+    drafted_by_role: "Scribe",
+    originating_intent_id: "intent-a",
   });
   expect(res.status).toBe(201);
   const answer = res.body as { draft_id: string; review_message_id: number | null; status: string; warnings?: string[] };
@@ -100,9 +106,17 @@ describe("the audience on the review post", () => {
     expect(send.text).toBe("👍 Send to ⚠️ News");
     double.injectCallback({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, data: send.callback_data });
     await eventually(() => double.lastAnsweredCallback?.text?.startsWith("One more tap"), 10_000, "asked");
-    const ask = await eventually(() => double.messages(OWNER).find((m) => m.text.startsWith("Send to 1,234 members of “News” (@news_chan, public)?")), 10_000);
+    const ask = await eventually(
+      () => double.messages(OWNER).find((m) => m.text.startsWith("Send to 1,234 members of “News” (@news_chan, public)?")),
+      10_000,
+    );
     expect(double.messages(CHANNEL)).toHaveLength(0);
-    double.injectCallback({ chatId: OWNER, messageId: ask.messageId, userId: OWNER, data: (ask.replyMarkup as any).inline_keyboard[0][0].callback_data });
+    double.injectCallback({
+      chatId: OWNER,
+      messageId: ask.messageId,
+      userId: OWNER,
+      data: (ask.replyMarkup as any).inline_keyboard[0][0].callback_data,
+    });
     await statusIs(a.draft_id, "sent");
   });
 });
@@ -114,9 +128,17 @@ describe("the audience checked again at the send call", () => {
     double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, newEmojis: ["👍"] });
     await statusIs(a.draft_id, "halted");
     expect((await record(a.draft_id)).reason).toBe("the destination changed: the chat became public (@team_public)");
-    const told = await eventually(() => double.messages(OWNER).find((m) => m.text.startsWith("⛔ Not sent: the destination changed")), 10_000, "told");
+    const told = await eventually(
+      () => double.messages(OWNER).find((m) => m.text.startsWith("⛔ Not sent: the destination changed")),
+      10_000,
+      "told",
+    );
     expect(told.replyToMessageId).toBe(a.review_message_id);
-    await eventually(() => double.message(OWNER, a.review_message_id)?.text?.includes("@team_public · public supergroup"), 10_000, "post shows the new audience");
+    await eventually(
+      () => double.message(OWNER, a.review_message_id)?.text?.includes("@team_public · public supergroup"),
+      10_000,
+      "post shows the new audience",
+    );
     expect(double.messages(GROUP)).toHaveLength(0);
 
     double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, oldEmojis: ["👍"], newEmojis: [] });
@@ -142,7 +164,9 @@ describe("the audience checked again at the send call", () => {
     double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, newEmojis: ["👍"] });
     await statusIs(a.draft_id, "halted");
     const halted = await record(a.draft_id);
-    expect(halted.reason).toBe(`the destination changed: the destination is now another chat (id ${OLD_GROUP} → ${NEW_SUPERGROUP}); it now goes to ${NEW_SUPERGROUP}`);
+    expect(halted.reason).toBe(
+      `the destination changed: the destination is now another chat (id ${OLD_GROUP} → ${NEW_SUPERGROUP}); it now goes to ${NEW_SUPERGROUP}`,
+    );
     expect(halted.destination_chat_id).toBe(String(NEW_SUPERGROUP));
     expect(double.calls("sendMessage").filter((c) => Number(c.params.chat_id) === OLD_GROUP)).toHaveLength(0);
 

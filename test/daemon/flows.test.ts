@@ -42,10 +42,14 @@ async function submitPosted(d: DaemonProcess, text: string, extra: Rec = {}): Pr
 
 /** Waits until the draft awaits a decision on a post other than `oldPost`; returns the record. */
 function repostedAfter(d: DaemonProcess, id: string, oldPost: number): Promise<Rec> {
-  return eventually(async () => {
-    const rec = await get(d, id);
-    return rec.status === "pending" && rec.review_message_id !== oldPost ? rec : null;
-  }, 10_000, "the edited draft is posted again");
+  return eventually(
+    async () => {
+      const rec = await get(d, id);
+      return rec.status === "pending" && rec.review_message_id !== oldPost ? rec : null;
+    },
+    10_000,
+    "the edited draft is posted again",
+  );
 }
 
 const toGroup = () => double.messages(GROUP);
@@ -58,7 +62,12 @@ describe("edit before approve", () => {
   it("a ✏️ reply replaces the text; the old post is marked replaced; a 👍 on it is refused with a pointer; the new one sends", async () => {
     daemon = await liveDaemon(double, FAST);
     const a = await submitPosted(daemon, "Hi team, see you Thursday at 10.");
-    double.injectMessage({ chatId: OWNER, userId: OWNER, text: "✏️  Hi team, see you Friday at 10. ", replyToMessageId: a.review_message_id });
+    double.injectMessage({
+      chatId: OWNER,
+      userId: OWNER,
+      text: "✏️  Hi team, see you Friday at 10. ",
+      replyToMessageId: a.review_message_id,
+    });
     const v2 = await repostedAfter(daemon, a.draft_id, a.review_message_id);
 
     expect(v2).toMatchObject({
@@ -78,7 +87,9 @@ describe("edit before approve", () => {
     // A 👍 on the replaced post does not count; the answer replies to the live post.
     double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, newEmojis: ["👍"] });
     await eventually(() => repliesTo(v2.review_message_id).length === 1, 10_000, "pointer to the live post");
-    expect(repliesTo(v2.review_message_id)[0]!.text).toMatch(/^⚠️ Not applied: that post is out of date\. Decide on the live post, version 2/);
+    expect(repliesTo(v2.review_message_id)[0]!.text).toMatch(
+      /^⚠️ Not applied: that post is out of date\. Decide on the live post, version 2/,
+    );
     expect((await get(daemon, a.draft_id)).status).toBe("pending");
 
     double.injectReaction({ chatId: OWNER, messageId: v2.review_message_id, userId: OWNER, newEmojis: ["👍"] });
@@ -97,7 +108,9 @@ describe("edit before approve", () => {
       user_id: OWNER,
       channel: "reply",
     });
-    expect(audit.find((l) => l.kind === "decision_refused" && l.reason === "not_live_post")).toMatchObject({ review_message_id: a.review_message_id });
+    expect(audit.find((l) => l.kind === "decision_refused" && l.reason === "not_live_post")).toMatchObject({
+      review_message_id: a.review_message_id,
+    });
     expect(audit.find((l) => l.to === "approved")).toMatchObject({ draft_text: "Hi team, see you Friday at 10." });
   });
 
@@ -217,7 +230,10 @@ describe("undo window", () => {
     double.injectCallback({ chatId: OWNER, messageId: a.review_message_id, userId: STRANGER, data: `v1:undo:${a.draft_id}` });
     double.injectCallback({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, data: `v1:undo:${a.draft_id}` });
     await eventually(() => double.answeredCallbacks().length === 2);
-    expect(double.answeredCallbacks().map((c) => c.text)).toEqual(["Only the reviewer can decide on drafts.", "Undone: the draft awaits your decision again."]);
+    expect(double.answeredCallbacks().map((c) => c.text)).toEqual([
+      "Only the reviewer can decide on drafts.",
+      "Undone: the draft awaits your decision again.",
+    ]);
     expect((await get(daemon, a.draft_id)).status).toBe("pending");
 
     const b = await approved(daemon, "Undo me by reply");
@@ -250,7 +266,8 @@ describe("undo window", () => {
     expect(toGroup()).toHaveLength(0);
     daemon = await liveDaemon(double, WINDOW, dirs);
     const after = await get(daemon, a.draft_id);
-    if (Date.now() < Date.parse(a.send_after)) expect(after).toMatchObject({ status: "approved", send_after: a.send_after, approval: { actor: { user_id: OWNER } } });
+    if (Date.now() < Date.parse(a.send_after))
+      expect(after).toMatchObject({ status: "approved", send_after: a.send_after, approval: { actor: { user_id: OWNER } } });
     await eventually(() => toGroup().length === 1, 15_000, "sent after the restart");
     expect(toGroup()[0]!.at).toBeGreaterThanOrEqual(Date.parse(a.send_after));
     await eventually(async () => (await get(daemon!, a.draft_id)).status === "sent");
@@ -297,6 +314,8 @@ describe("no silent refusals", () => {
     expect(buttons(a.review_message_id)).toBe("[]");
     expect(toGroup()).toHaveLength(1);
     // The edit is audited once Telegram has it (just after the double shows it).
-    await eventually(async () => (await auditLines(daemon!.harnessDir)).some((l) => l.kind === "status_shown" && l.draft_id === a.draft_id));
+    await eventually(async () =>
+      (await auditLines(daemon!.harnessDir)).some((l) => l.kind === "status_shown" && l.draft_id === a.draft_id),
+    );
   });
 });

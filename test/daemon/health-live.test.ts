@@ -32,13 +32,21 @@ describe("live health and callback status", () => {
   it("/healthz answers 503 naming another poller (409) while it lasts, 200 before and after", async () => {
     daemon = await liveDaemon(double);
     expect(await healthz(daemon)).toEqual({ status: 200, body: { ok: true } });
-    double.failNext("getUpdates", { error_code: 409, description: "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running", times: 3 });
+    double.failNext("getUpdates", {
+      error_code: 409,
+      description: "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running",
+      times: 3,
+    });
     // An update ends the long poll under way, so the next getUpdates meets the 409.
     double.injectMessage({ chatId: STRANGER, userId: STRANGER, text: "hello" });
-    const sick = await eventually(async () => {
-      const h = await healthz(daemon!);
-      return h.status === 503 ? h : null;
-    }, 20_000, "healthz 503");
+    const sick = await eventually(
+      async () => {
+        const h = await healthz(daemon!);
+        return h.status === 503 ? h : null;
+      },
+      20_000,
+      "healthz 503",
+    );
     expect(sick.body).toEqual({ ok: false, reasons: [expect.stringMatching(/^another program is polling this bot \(409 Conflict\)/)] });
     // After three refusals the poll goes through; an update makes it answer at once.
     double.injectMessage({ chatId: STRANGER, userId: STRANGER, text: "hello again" });
@@ -54,11 +62,20 @@ describe("live health and callback status", () => {
     double.injectReaction({ chatId: OWNER, messageId: reviewId, userId: OWNER, newEmojis: ["👍"] });
     await eventually(() => double.messages(GROUP).length === 1, 10_000, "sent");
     await eventually(async () => (await daemon!.request("GET", `/drafts/${answer.draft_id}`)).body.status === "sent");
-    const status = await eventually(async () => {
-      const body = (await daemon!.request("GET", "/status")).body;
-      return body.callbacks.backlog === 5 && body.callbacks.last_error !== null ? body : null;
-    }, 10_000, "status shows the backlog");
-    expect(status.callbacks).toMatchObject({ url: receiver.url, acked_seq: 0, backlog: 5, last_error: expect.stringMatching(/ECONNREFUSED/) });
+    const status = await eventually(
+      async () => {
+        const body = (await daemon!.request("GET", "/status")).body;
+        return body.callbacks.backlog === 5 && body.callbacks.last_error !== null ? body : null;
+      },
+      10_000,
+      "status shows the backlog",
+    );
+    expect(status.callbacks).toMatchObject({
+      url: receiver.url,
+      acked_seq: 0,
+      backlog: 5,
+      last_error: expect.stringMatching(/ECONNREFUSED/),
+    });
     // The receiver comes back: everything arrives, in order, and the backlog drains.
     await receiver.start();
     await eventually(async () => (await daemon!.request("GET", "/status")).body.callbacks.backlog === 0, 30_000, "backlog drained");

@@ -28,7 +28,10 @@ describe("DaemonHealth", () => {
     h.telegramFailed(new Error("ECONNREFUSED"), false);
     expect((await h.check()).ok).toBe(true);
     await clock.advance(1);
-    expect(await h.check()).toEqual({ ok: false, reasons: [expect.stringMatching(/^Telegram has been unreachable since 2030-01-01T00:00:00.000Z \(ECONNREFUSED\)/)] });
+    expect(await h.check()).toEqual({
+      ok: false,
+      reasons: [expect.stringMatching(/^Telegram has been unreachable since 2030-01-01T00:00:00.000Z \(ECONNREFUSED\)/)],
+    });
     h.telegramAnswered();
     expect((await h.check()).ok).toBe(true);
   });
@@ -44,7 +47,9 @@ describe("DaemonHealth", () => {
   it("says the store cannot write after a failed write, or when a probe write in HARNESS_DIR fails", async () => {
     const { clock, dir, health: h } = await health();
     h.storeFailed("ENOSPC: no space left on device, write");
-    expect((await h.check()).reasons).toEqual([expect.stringMatching(/^the store cannot write \(ENOSPC: no space left on device, write\)/)]);
+    expect((await h.check()).reasons).toEqual([
+      expect.stringMatching(/^the store cannot write \(ENOSPC: no space left on device, write\)/),
+    ]);
     h.storeWritten();
     expect((await h.check()).ok).toBe(true);
     const blocked = new DaemonHealth({ clock, harnessDir: join(dir, "not-a-dir") });
@@ -70,12 +75,16 @@ describe("GET /healthz and POST /drafts when the daemon cannot work", () => {
   it("POST /drafts answers 503 with the cause and Retry-After when the store cannot write, and /healthz says so", async () => {
     const { health: h } = await health();
     const full = Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
-    const intake = { submit: async () => Promise.reject(new Error("could not write 1 record(s) to telegram_drafts.jsonl: ENOSPC", { cause: full })) };
+    const intake = {
+      submit: async () => Promise.reject(new Error("could not write 1 record(s) to telegram_drafts.jsonl: ENOSPC", { cause: full })),
+    };
     const { server } = await start({ health: h, intake });
     const a = await api(server, "POST", "/drafts", { body: { draft_text: "x" } });
     expect(a.status).toBe(503);
     expect(a.headers.get("retry-after")).toBe("30");
-    expect(a.json.error).toMatch(/^the draft was not accepted: the store cannot write \(could not write 1 record\(s\) to telegram_drafts.jsonl: ENOSPC\)/);
+    expect(a.json.error).toMatch(
+      /^the draft was not accepted: the store cannot write \(could not write 1 record\(s\) to telegram_drafts.jsonl: ENOSPC\)/,
+    );
     expect((await api(server, "GET", "/healthz", { token: null })).status).toBe(503);
     // Anything else the intake throws stays a 500 (a bug, not the disk).
     const { server: other } = await start({ intake: { submit: async () => Promise.reject(new TypeError("bug")) } });

@@ -60,7 +60,11 @@ describe("live daemon against the Bot API double", () => {
     expect(toGroup()[0]!.parseMode).toBeUndefined();
     await eventually(async () => (await statusOf(daemon!, answer.draft_id)) === "sent");
 
-    await eventually(() => double.message(OWNER, answer.review_message_id!)?.text?.startsWith("✅ Sent at"), 10_000, "review message edited");
+    await eventually(
+      () => double.message(OWNER, answer.review_message_id!)?.text?.startsWith("✅ Sent at"),
+      10_000,
+      "review message edited",
+    );
     expect(double.message(OWNER, answer.review_message_id!)?.reply_markup?.inline_keyboard ?? []).toEqual([]);
     const audit = await auditLines(daemon.harnessDir);
     const path = audit.filter((l) => l.kind === "transition" && l.draft_id === answer.draft_id).map((l) => l.to);
@@ -122,7 +126,9 @@ describe("live daemon against the Bot API double", () => {
     const a = await submit(daemon, "Too late");
     await eventually(async () => (await statusOf(daemon!, a.draft_id)) === "expired", 10_000);
     double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
-    await eventually(async () => (await auditLines(daemon!.harnessDir)).some((l) => l.kind === "decision_refused" && l.reason === "final_state"));
+    await eventually(async () =>
+      (await auditLines(daemon!.harnessDir)).some((l) => l.kind === "decision_refused" && l.reason === "final_state"),
+    );
     expect(toGroup()).toHaveLength(0);
   });
 
@@ -197,7 +203,11 @@ describe("live daemon against the Bot API double", () => {
     daemon = await liveDaemon(double, {}, dirs);
     double.delayNext("sendMessage", 1500);
     double.injectReaction({ chatId: OWNER, messageId: b.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
-    await eventually(() => double.calls("sendMessage").some((c) => String((c.params as any).chat_id) === String(GROUP)), 10_000, "send under way");
+    await eventually(
+      () => double.calls("sendMessage").some((c) => String((c.params as any).chat_id) === String(GROUP)),
+      10_000,
+      "send under way",
+    );
     await daemon.stop("SIGKILL");
     await eventually(() => toGroup().length === 1, 5_000, "the double accepted the cut-short send");
 

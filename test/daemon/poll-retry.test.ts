@@ -5,7 +5,8 @@ import { withPollingRetry } from "../../src/daemon/poll-retry.js";
 
 const telegramSaid = (code: number, description: string, parameters: Record<string, unknown> = {}) =>
   new GrammyError("getUpdates failed", { ok: false, error_code: code, description, parameters }, "getUpdates", {});
-const reset = () => new HttpError("Network request for 'getUpdates' failed!", Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }));
+const reset = () =>
+  new HttpError("Network request for 'getUpdates' failed!", Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }));
 const flush = () => new Promise<void>((r) => setImmediate(r));
 
 /** A getUpdates that fails with `errors` in turn, then answers ["update"]; and what was logged. */
@@ -33,7 +34,10 @@ function world(errors: unknown[]) {
 /** Runs the poll, advancing the simulated clock `stepMs` at a time until it settles. */
 async function drive(w: ReturnType<typeof world>, signal = new AbortController().signal, stepMs = 100) {
   let outcome: { value?: unknown; error?: unknown } | undefined;
-  w.poll(undefined, signal).then((value) => (outcome = { value }), (error: unknown) => (outcome = { error }));
+  w.poll(undefined, signal).then(
+    (value) => (outcome = { value }),
+    (error: unknown) => (outcome = { error }),
+  );
   for (let i = 0; outcome === undefined && i < 10_000; i++) {
     await flush();
     if (outcome === undefined) await w.clock.advance(stepMs, flush);
@@ -61,7 +65,11 @@ describe("withPollingRetry", () => {
   });
 
   it("waits retry_after on 429, without growing the backoff", async () => {
-    const w = world([telegramSaid(429, "Too Many Requests: retry after 5", { retry_after: 5 }), reset(), telegramSaid(429, "Too Many Requests")]);
+    const w = world([
+      telegramSaid(429, "Too Many Requests: retry after 5", { retry_after: 5 }),
+      reset(),
+      telegramSaid(429, "Too Many Requests"),
+    ]);
     expect(await drive(w)).toEqual({ value: ["update"] });
     expect(w.logs.map((l) => l.retry_in_ms)).toEqual([5000, 1000, 1000]);
   });

@@ -20,20 +20,34 @@ afterEach(async () => {
 async function statusInChat(): Promise<string> {
   const before = double.messages(OWNER).length;
   double.injectMessage({ chatId: OWNER, userId: OWNER, text: "/status" });
-  return eventually(() => double.messages(OWNER).slice(before).find((m) => m.text.includes("draft-review ("))?.text, 10_000, "/status answered");
+  return eventually(
+    () =>
+      double
+        .messages(OWNER)
+        .slice(before)
+        .find((m) => m.text.includes("draft-review ("))?.text,
+    10_000,
+    "/status answered",
+  );
 }
 
 describe("/status shows when a reaction last reached the daemon", () => {
   it("none at first (with what to do instead), then the time of the last reaction in the review chat", async () => {
     daemon = await liveDaemon(double);
     expect((await daemon.request("GET", "/status")).body.last_reaction_at).toBeNull();
-    expect(await statusInChat()).toContain("Last reaction received: none since the start. If 👍 seems to do nothing, Telegram is not delivering reactions here: use the buttons");
+    expect(await statusInChat()).toContain(
+      "Last reaction received: none since the start. If 👍 seems to do nothing, Telegram is not delivering reactions here: use the buttons",
+    );
 
     const posted = await daemon.request("POST", "/drafts", payload("React to me"));
     expect(posted.status).toBe(201);
     // Any reaction counts, even one that decides nothing (a stranger's, refused and audited).
     double.injectReaction({ chatId: OWNER, messageId: posted.body.review_message_id, userId: STRANGER, newEmojis: ["👍"] });
-    const at = await eventually(async () => (await daemon!.request("GET", "/status")).body.last_reaction_at as string | null, 10_000, "reaction noted");
+    const at = await eventually(
+      async () => (await daemon!.request("GET", "/status")).body.last_reaction_at as string | null,
+      10_000,
+      "reaction noted",
+    );
     expect(Math.abs(Date.parse(at) - Date.now())).toBeLessThan(60_000);
     expect(await statusInChat()).toMatch(/Last reaction received: \d{4}-\d\d-\d\d \d\d:\d\d/);
   });

@@ -40,7 +40,11 @@ describe("a refused update that Telegram delivers again after a restart", () => 
 
     // A later refusal on the same review message is handled after the redelivered one (one message, one queue).
     const later = double.injectReaction({ chatId: OWNER, messageId: reviewMessageId, userId: STRANGER, newEmojis: ["👍"], oldEmojis: [] });
-    await eventually(async () => (await refusals(daemon!)).some((l) => l.update_id === later.update.update_id), 10_000, "the later refusal");
+    await eventually(
+      async () => (await refusals(daemon!)).some((l) => l.update_id === later.update.update_id),
+      10_000,
+      "the later refusal",
+    );
     const ids = (await refusals(daemon)).map((l) => l.update_id);
     expect(ids).toEqual([stranger.update.update_id, later.update.update_id]);
   });

@@ -75,7 +75,9 @@ describe("the review post against the Bot API double", () => {
       const [header, draft] = [msgs[i]!, msgs[i + 1]!];
       expect(draft.replyToMessageId).toBe(header.messageId);
       expect(ids).toContain(draft.messageId);
-      const [line, name] = draft.text.startsWith("A:") ? ["for 👥 “Destination” · supergroup", "Destination"] : ["for 👤 Friend · private chat", "Friend"];
+      const [line, name] = draft.text.startsWith("A:")
+        ? ["for 👥 “Destination” · supergroup", "Destination"]
+        : ["for 👤 Friend · private chat", "Friend"];
       expect(header.text).toContain(line);
       expect(sendButton(draft)).toBe(`👍 Send to ${name}`);
     }
@@ -109,7 +111,11 @@ describe("the review post against the Bot API double", () => {
     await eventually(() => double.messages(GROUP).length === 2, 10_000, "both sent");
     const review = (id: string) => double.messages(OWNER).find((m) => m.text.includes(id))!;
     const sent = (id: string) => double.messages(GROUP).find((m) => m.text.includes(id))!;
-    expect(review("Slides").linkPreview).toEqual({ url: "https://example.com/deck?id=7", prefer_small_media: true, show_above_text: false });
+    expect(review("Slides").linkPreview).toEqual({
+      url: "https://example.com/deck?id=7",
+      prefer_small_media: true,
+      show_above_text: false,
+    });
     expect(sent("Slides").linkPreview).toEqual(review("Slides").linkPreview);
     expect(review("No link").linkPreview).toEqual({ is_disabled: true });
     expect(sent("No link").linkPreview).toEqual({ is_disabled: true });
@@ -122,7 +128,12 @@ describe("times in REVIEW_TIMEZONE", () => {
     const a = await submit(daemon, "Time check");
     const rec = (await daemon.request("GET", `/drafts/${a.draft_id}`)).body;
     expect(rec.expires_at).toMatch(/Z$/);
-    const hm = new Intl.DateTimeFormat("en-GB", { timeZone: "Pacific/Kiritimati", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(new Date(rec.expires_at));
+    const hm = new Intl.DateTimeFormat("en-GB", {
+      timeZone: "Pacific/Kiritimati",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+    }).format(new Date(rec.expires_at));
     const post = double.messages(OWNER).find((m) => m.messageId === a.review_message_id)!;
     expect(post.text).toMatch(new RegExp(`Expires (today|tomorrow) ${hm}, in (90 min|2 h), unless decided\\.`));
   });

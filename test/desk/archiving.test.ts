@@ -24,13 +24,24 @@ async function core(dir?: string, env: Record<string, string> = {}) {
 async function history(t: TestCore) {
   const approve = async (id: string) => {
     const d = t.core.desk.get(id)!;
-    await t.core.desk.decide({ reviewChatId: d.review_chat_id!, reviewMessageId: d.review_message_id!, decision: "send", actor: { user_id: REVIEWER, channel: "test", emoji: "👍", update_id: null } });
+    await t.core.desk.decide({
+      reviewChatId: d.review_chat_id!,
+      reviewMessageId: d.review_message_id!,
+      decision: "send",
+      actor: { user_id: REVIEWER, channel: "test", emoji: "👍", update_id: null },
+    });
     await t.core.desk.settle();
   };
   const sent = await submitPosted(t, "sent long ago", { idempotency_key: "key-sent" });
   await approve(sent.draft_id);
   const revised = await submitPosted(t, "revised long ago");
-  await t.core.desk.decide({ reviewChatId: revised.review_chat_id!, reviewMessageId: revised.review_message_id!, decision: "revise", note: "shorter", actor: { user_id: REVIEWER, channel: "test", emoji: null, update_id: null } });
+  await t.core.desk.decide({
+    reviewChatId: revised.review_chat_id!,
+    reviewMessageId: revised.review_message_id!,
+    decision: "revise",
+    note: "shorter",
+    actor: { user_id: REVIEWER, channel: "test", emoji: null, update_id: null },
+  });
   await t.core.desk.settle();
   return { sent: sent.draft_id, revised: revised.draft_id };
 }
@@ -41,7 +52,14 @@ async function archiveFiles(dir: string): Promise<string[]> {
 
 async function storeIds(dir: string): Promise<string[]> {
   const text = await readFile(join(dir, "telegram_drafts.jsonl"), "utf8");
-  return [...new Set(text.split("\n").filter(Boolean).map((l) => (JSON.parse(l) as { draft_id: string }).draft_id))];
+  return [
+    ...new Set(
+      text
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as { draft_id: string }).draft_id),
+    ),
+  ];
 }
 
 describe("archiving final drafts after DRAFT_RETENTION", () => {
@@ -58,7 +76,13 @@ describe("archiving final drafts after DRAFT_RETENTION", () => {
     expect((await t.core.desk.find(sent))?.status).toBe("sent");
     expect((await t.core.desk.find(revised))?.status).toBe("revise");
     expect(await t.core.desk.find("d_nope")).toBeUndefined();
-    const again = await t.core.intake.submit({ draft_text: "sent long ago", destination_chat_id: "-1001234567890", drafted_by_role: "CoS", originating_intent_id: "i-1", idempotency_key: "key-sent" });
+    const again = await t.core.intake.submit({
+      draft_text: "sent long ago",
+      destination_chat_id: "-1001234567890",
+      drafted_by_role: "CoS",
+      originating_intent_id: "i-1",
+      idempotency_key: "key-sent",
+    });
     expect(again).toMatchObject({ ok: true, created: false, answer: { draft_id: sent, status: "sent" } });
 
     // After a restart too, and with the catalog lost (rebuilt from the month files).
@@ -85,7 +109,12 @@ describe("archiving final drafts after DRAFT_RETENTION", () => {
     const { sent, revised } = await history(t);
     const records = [t.core.desk.get(sent)!, t.core.desk.get(revised)!];
     // The crash: the archive has them, the store was not rewritten yet.
-    const archive = await DraftArchive.open<DraftRecord>({ dir: join(t.dir, "archive"), parse: (v) => draftRecordSchema.parse(v), monthOf: archiveMonthOf, log: memoryLog() });
+    const archive = await DraftArchive.open<DraftRecord>({
+      dir: join(t.dir, "archive"),
+      parse: (v) => draftRecordSchema.parse(v),
+      monthOf: archiveMonthOf,
+      log: memoryLog(),
+    });
     await archive.add(records);
     await t.close();
     open_.pop();

@@ -5,7 +5,11 @@ import { CRASH_DURING_SEND, planRecovery, STORE_LOST_SEND, type RecoveryFacts } 
 import type { DraftStatus } from "../../src/drafts/status.js";
 import { draftIn, HOUR, T0 } from "../support/drafts.js";
 
-function facts(audited: Record<string, AuditedDraft> = {}, notified: string[] = [], posts: { owed?: string[]; superseded?: string[] } = {}): RecoveryFacts {
+function facts(
+  audited: Record<string, AuditedDraft> = {},
+  notified: string[] = [],
+  posts: { owed?: string[]; superseded?: string[] } = {},
+): RecoveryFacts {
   return {
     audited: (id) => audited[id],
     wasNotified: (id, status: DraftStatus) => notified.includes(`${id}:${status}`),
@@ -79,7 +83,11 @@ describe("planRecovery (pure: drafts, audit index, now)", () => {
   it("redoes a status edit a crash left undone, so no final draft keeps live buttons", () => {
     const sent = draftIn("sent", { draft_id: "s" });
     const shown = draftIn("sent", { draft_id: "t" });
-    const plan = planRecovery([sent, shown], facts({ s: { version: 3, to: "sent" }, t: { version: 3, to: "sent" } }, [], { owed: ["s"] }), T0 + HOUR);
+    const plan = planRecovery(
+      [sent, shown],
+      facts({ s: { version: 3, to: "sent" }, t: { version: 3, to: "sent" } }, [], { owed: ["s"] }),
+      T0 + HOUR,
+    );
     expect(plan.effects).toEqual([{ type: "show_status", draftId: "s" }]);
   });
 
@@ -87,7 +95,13 @@ describe("planRecovery (pure: drafts, audit index, now)", () => {
     const edited = draftIn("pending", { draft_id: "e", superseded_posts: [40, 41] });
     const earlier = draftIn("revise", { draft_id: "a" });
     const later = draftIn("pending", { draft_id: "b", revises: "a" });
-    const plan = planRecovery([edited, earlier, later], facts({ e: { version: 3, to: "pending" }, a: { version: 3, to: "revise" }, b: { version: 3, to: "pending" } }, [], { superseded: ["e:40"] }), T0 + HOUR);
+    const plan = planRecovery(
+      [edited, earlier, later],
+      facts({ e: { version: 3, to: "pending" }, a: { version: 3, to: "revise" }, b: { version: 3, to: "pending" } }, [], {
+        superseded: ["e:40"],
+      }),
+      T0 + HOUR,
+    );
     expect(plan.effects).toContainEqual({ type: "supersede_post", draftId: "e", reviewMessageId: 41 });
     expect(plan.effects).not.toContainEqual({ type: "supersede_post", draftId: "e", reviewMessageId: 40 });
     expect(plan.events).toEqual([{ draftId: "a", event: { type: "revised", byDraftId: "b" } }]);

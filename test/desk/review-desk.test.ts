@@ -14,14 +14,22 @@ afterEach(async () => {
 const actor = (update_id: number | null, user_id = REVIEWER, emoji = "👍"): Actor => ({ user_id, channel: "reaction", emoji, update_id });
 
 async function audit(dir: string) {
-  return (await readFile(join(dir, "swarm.jsonl"), "utf8")).split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  return (await readFile(join(dir, "swarm.jsonl"), "utf8"))
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }
 
 describe("ReviewDesk", () => {
   it("acts once on a decision Telegram delivers twice (same update_id)", async () => {
     t = await openTestCore();
     const d = await submitPosted(t, "defer me once");
-    const request = { reviewChatId: d.review_chat_id!, reviewMessageId: d.review_message_id!, decision: "defer" as const, actor: actor(77, REVIEWER, "😴") };
+    const request = {
+      reviewChatId: d.review_chat_id!,
+      reviewMessageId: d.review_message_id!,
+      decision: "defer" as const,
+      actor: actor(77, REVIEWER, "😴"),
+    };
     expect((await t.core.desk.decide(request)).ok).toBe(true);
     expect(await t.core.desk.decide(request)).toMatchObject({ ok: false, reason: "duplicate_update" });
     await t.core.desk.settle();
@@ -100,7 +108,10 @@ describe("ReviewDesk", () => {
       transitionEntry("approved", { ...approved, status: "sending", version: approved.version + 1 }, { type: "send_intent" }),
     ]);
     t = await t.reopen();
-    expect(t.core.desk.get(d.draft_id)).toMatchObject({ status: "outcome_unknown", reason: expect.stringContaining("store lost its last change") });
+    expect(t.core.desk.get(d.draft_id)).toMatchObject({
+      status: "outcome_unknown",
+      reason: expect.stringContaining("store lost its last change"),
+    });
     expect(t.sends).toHaveLength(0);
   });
 

@@ -4,10 +4,23 @@ import { transition } from "../../src/drafts/machine.js";
 import { draftIn, HOUR, reviewer, T0 } from "../support/drafts.js";
 
 const group: Audience = {
-  chat_id: "-100123", kind: "supergroup", title: "Team", username: null, member_count: 201,
-  can_post: true, problem: null, checked_at: new Date(T0).toISOString(),
+  chat_id: "-100123",
+  kind: "supergroup",
+  title: "Team",
+  username: null,
+  member_count: 201,
+  can_post: true,
+  problem: null,
+  checked_at: new Date(T0).toISOString(),
 };
-const send = (confirmed: boolean) => ({ type: "decide" as const, decision: "send" as const, actor: reviewer(), deferMs: 24 * HOUR, confirmOver: 200, confirmed });
+const send = (confirmed: boolean) => ({
+  type: "decide" as const,
+  decision: "send" as const,
+  actor: reviewer(),
+  deferMs: 24 * HOUR,
+  confirmOver: 200,
+  confirmed,
+});
 
 describe("the audience rules", () => {
   it("a 👍 for more than AUDIENCE_CONFIRM_OVER members needs the extra tap; a person or a small group does not", () => {
@@ -31,7 +44,14 @@ describe("the audience rules", () => {
 
   it("a halt with the audience found at the send call keeps it, and a migrated group's new id", () => {
     const d = draftIn("approved", { audience: group });
-    const r = transition(d, { type: "halt", reason: "moved", audience: { ...group, chat_id: "-100999" }, destinationChatId: "-100999" }, T0);
-    expect(r).toMatchObject({ ok: true, draft: { status: "halted", destination_chat_id: "-100999", audience: { chat_id: "-100999" }, approval: null } });
+    const r = transition(
+      d,
+      { type: "halt", reason: "moved", audience: { ...group, chat_id: "-100999" }, destinationChatId: "-100999" },
+      T0,
+    );
+    expect(r).toMatchObject({
+      ok: true,
+      draft: { status: "halted", destination_chat_id: "-100999", audience: { chat_id: "-100999" }, approval: null },
+    });
   });
 });

@@ -46,8 +46,7 @@ const BEFORE_EXPIRY = T0 + HOUR;
 describe("transition: every (status, event) pair", () => {
   for (const status of STATUSES) {
     for (const [type, event] of Object.entries(EVENTS) as [DraftEvent["type"], DraftEvent][]) {
-      const expected =
-        EXPECTED[status][type] ?? (FINAL_STATUSES.has(status) ? "refused:final_state" : "refused:not_applicable");
+      const expected = EXPECTED[status][type] ?? (FINAL_STATUSES.has(status) ? "refused:final_state" : "refused:not_applicable");
       it(`${status} + ${type} -> ${expected}`, () => {
         const draft = draftIn(status);
         const now = type === "expire" ? AFTER_EXPIRY : BEFORE_EXPIRY;
@@ -98,7 +97,10 @@ describe("transition: details", () => {
 
   it("revise keeps the note", () => {
     const event: DraftEvent = { type: "decide", decision: "revise", actor: reviewer("reply", null), note: "shorter please", deferMs: 0 };
-    expect(transition(draftIn("pending"), event, T0)).toMatchObject({ ok: true, draft: { status: "revise", revision_note: "shorter please" } });
+    expect(transition(draftIn("pending"), event, T0)).toMatchObject({
+      ok: true,
+      draft: { status: "revise", revision_note: "shorter please" },
+    });
   });
 
   it("defer moves expires_at by DEFER_FOR and re-arms the expiry", () => {
@@ -165,7 +167,11 @@ describe("transition: edit, undo, revises (contract v2)", () => {
   it("no send intent before send_after; one at send_after", () => {
     const approved = transition(draftIn("deferred"), approve(UNDO), T0 + HOUR);
     if (!approved.ok) throw new Error("not approved");
-    expect(transition(approved.draft, EVENTS.send_intent, T0 + HOUR + UNDO - 1)).toEqual({ ok: false, reason: "not_due", status: "approved" });
+    expect(transition(approved.draft, EVENTS.send_intent, T0 + HOUR + UNDO - 1)).toEqual({
+      ok: false,
+      reason: "not_due",
+      status: "approved",
+    });
     expect(transition(approved.draft, EVENTS.send_intent, T0 + HOUR + UNDO)).toMatchObject({ ok: true, draft: { status: "sending" } });
   });
 
@@ -191,7 +197,10 @@ describe("transition: edit, undo, revises (contract v2)", () => {
   it("a halt inside the window clears send_after and the approval", () => {
     const approved = transition(draftIn("pending"), approve(UNDO), T0 + HOUR);
     if (!approved.ok) throw new Error("not approved");
-    expect(transition(approved.draft, EVENTS.halt, T0 + HOUR + 1)).toMatchObject({ ok: true, draft: { status: "halted", approval: null, send_after: null } });
+    expect(transition(approved.draft, EVENTS.halt, T0 + HOUR + 1)).toMatchObject({
+      ok: true,
+      draft: { status: "halted", approval: null, send_after: null },
+    });
   });
 
   it("an edit makes the next text version, keeps the original, supersedes the post and posts again", () => {
@@ -212,20 +221,35 @@ describe("transition: edit, undo, revises (contract v2)", () => {
     });
     if (!result.ok) return;
     // A second edit keeps the first original text.
-    const again = transition({ ...result.draft, status: "pending", review_message_id: 43 }, { ...EVENTS.edit, text: "Bye", textSha256: "x" } as DraftEvent, T0 + HOUR);
-    expect(again).toMatchObject({ ok: true, draft: { text_version: 3, original_text: "Hi Anna, see you Thursday at 10.", previous_text: "Hi Anna, see you Friday at 10." } });
+    const again = transition(
+      { ...result.draft, status: "pending", review_message_id: 43 },
+      { ...EVENTS.edit, text: "Bye", textSha256: "x" } as DraftEvent,
+      T0 + HOUR,
+    );
+    expect(again).toMatchObject({
+      ok: true,
+      draft: { text_version: 3, original_text: "Hi Anna, see you Thursday at 10.", previous_text: "Hi Anna, see you Friday at 10." },
+    });
   });
 
   it("an edit to the same text, of another version, or past expiry is refused", () => {
     const same = { ...EVENTS.edit, textSha256: draftIn("pending").text_sha256 } as DraftEvent;
     expect(transition(draftIn("pending"), same, T0)).toEqual({ ok: false, reason: "text_unchanged", status: "pending" });
-    expect(transition(draftIn("pending"), { ...EVENTS.edit, textVersion: 2 } as DraftEvent, T0)).toEqual({ ok: false, reason: "outdated_version", status: "pending" });
+    expect(transition(draftIn("pending"), { ...EVENTS.edit, textVersion: 2 } as DraftEvent, T0)).toEqual({
+      ok: false,
+      reason: "outdated_version",
+      status: "pending",
+    });
     expect(transition(draftIn("pending"), EVENTS.edit, T0 + 25 * HOUR)).toEqual({ ok: false, reason: "expired", status: "pending" });
   });
 
   it("a decision on another text version is refused as outdated", () => {
     const event = { ...EVENTS.decide, textVersion: 1 } as DraftEvent;
-    expect(transition(draftIn("pending", { text_version: 2 }), event, T0)).toEqual({ ok: false, reason: "outdated_version", status: "pending" });
+    expect(transition(draftIn("pending", { text_version: 2 }), event, T0)).toEqual({
+      ok: false,
+      reason: "outdated_version",
+      status: "pending",
+    });
     expect(transition(draftIn("pending", { text_version: 1 }), event, T0)).toMatchObject({ ok: true });
   });
 

@@ -28,7 +28,18 @@ async function refusedStart(dirs: { cwd: string; harnessDir: string }, env: Reco
     waitUntilRunning: false,
     env: { TELEGRAM_BOT_TOKEN: double.token, TELEGRAM_API_ROOT: double.url, REVIEW_CHAT_ID: String(OWNER), ...env },
   });
-  const code = await Promise.race([daemon.exited, new Promise<"running">((r) => void daemon!.waitForLog((l) => l.msg === "draft-review is running", 15_000).then(() => r("running"), () => {}))]);
+  const code = await Promise.race([
+    daemon.exited,
+    new Promise<"running">(
+      (r) =>
+        void daemon!
+          .waitForLog((l) => l.msg === "draft-review is running", 15_000)
+          .then(
+            () => r("running"),
+            () => {},
+          ),
+    ),
+  ]);
   return { code, stderr: daemon.rawStderr() };
 }
 

@@ -79,7 +79,11 @@ describe("the kill switch halts on any HALT entry and any halting .env line (liv
     // The owner halts and, before the retry, lifts the halt again (or someone deletes HALT).
     const halt = join(daemon.harnessDir, "HALT");
     await writeFile(halt, "{}\n", { mode: 0o600 });
-    await eventually(async () => (await daemon!.request("GET", "/status")).body.kill_switch.halted === true, 5_000, "the daemon sees the halt");
+    await eventually(
+      async () => (await daemon!.request("GET", "/status")).body.kill_switch.halted === true,
+      5_000,
+      "the daemon sees the halt",
+    );
     await rm(halt);
     await eventually(async () => (await daemon!.request("GET", "/status")).body.kill_switch.halted === false, 5_000, "the halt is lifted");
 
@@ -128,6 +132,10 @@ describe("the send path looks at the switch again after writing the intent", () 
     await sendPath.send("d_test");
     expect(calls).toEqual([]);
     expect(applied).toEqual(["send_intent:sending", "halt:halted"]);
-    expect(drafts.get("d_test")).toMatchObject({ status: "halted", approval: null, reason: expect.stringContaining("halted by the owner") });
+    expect(drafts.get("d_test")).toMatchObject({
+      status: "halted",
+      approval: null,
+      reason: expect.stringContaining("halted by the owner"),
+    });
   });
 });

@@ -21,10 +21,22 @@ afterEach(async () => {
   await double.stop();
 });
 
-const exists = (path: string) => stat(path).then(() => true, () => false);
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 async function nextMessage(before: number, match: RegExp): Promise<{ text: string; messageId: number; replyMarkup: unknown }> {
-  return eventually(() => double.messages(OWNER).slice(before).find((m) => match.test(m.text)), 10_000, `a message matching ${match}`);
+  return eventually(
+    () =>
+      double
+        .messages(OWNER)
+        .slice(before)
+        .find((m) => match.test(m.text)),
+    10_000,
+    `a message matching ${match}`,
+  );
 }
 
 describe("/resume asks for a reviewer's confirmation tap", () => {
@@ -45,7 +57,9 @@ describe("/resume asks for a reviewer's confirmation tap", () => {
     await eventually(() => double.answeredCallbacks().length === 1);
     expect(double.answeredCallbacks()[0]!.text).toBe("Only a reviewer can resume sends. Nothing changed.");
     const refused = (await auditLines(daemon.harnessDir)).filter((l) => l.kind === "command_refused");
-    expect(refused).toEqual([expect.objectContaining({ command: "resume", reason: "not_a_reviewer", channel: "button", user_id: STRANGER })]);
+    expect(refused).toEqual([
+      expect.objectContaining({ command: "resume", reason: "not_a_reviewer", channel: "button", user_id: STRANGER }),
+    ]);
     expect(await exists(haltFile)).toBe(true);
 
     // A button whose token was never issued (forged data) changes nothing.

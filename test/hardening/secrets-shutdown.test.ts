@@ -31,7 +31,12 @@ const BOT_TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw7";
 describe("secrets are not echoed, and .env with a token is kept private", () => {
   it("a bot token pasted into REVIEW_CHAT_ID is not printed in the configuration error", () => {
     const r = spawnSync(process.execPath, [MAIN_JS], {
-      env: { PATH: process.env.PATH ?? "", TELEGRAM_BOT_TOKEN: BOT_TOKEN, REVIEW_CHAT_ID: BOT_TOKEN, DRAFT_API_PORT: "0x-abc123def456ghi789" },
+      env: {
+        PATH: process.env.PATH ?? "",
+        TELEGRAM_BOT_TOKEN: BOT_TOKEN,
+        REVIEW_CHAT_ID: BOT_TOKEN,
+        DRAFT_API_PORT: "0x-abc123def456ghi789",
+      },
       encoding: "utf8",
       timeout: 10_000,
     });
@@ -60,7 +65,10 @@ describe("setup tightens a .env that holds the token", () => {
     const envPath = join(dirs.cwd, ".env");
     await writeFile(envPath, `TELEGRAM_BOT_TOKEN=${double.token}\nTELEGRAM_API_ROOT=${double.url}\n`);
     await chmod(envPath, 0o644);
-    const run = await runBin(["setup", "--timeout", "1", "--no-write"], { cwd: dirs.cwd, env: { DRAFT_API_PORT: String(await freePort()) } });
+    const run = await runBin(["setup", "--timeout", "1", "--no-write"], {
+      cwd: dirs.cwd,
+      env: { DRAFT_API_PORT: String(await freePort()) },
+    });
     expect(run.stdout).toContain(`✓ ${envPath} holds the bot token and other users could read it (mode 0644): tightened it to 0600.`);
     expect((await stat(envPath)).mode & 0o777).toBe(0o600);
   });

@@ -14,7 +14,12 @@ import { closeServersAfterEach, start, TOKEN } from "./api-helpers.js";
 
 closeServersAfterEach();
 const run = promisify(execFile);
-const FIVE_MB = JSON.stringify({ draft_text: "x".repeat(5 * 1024 * 1024), destination_chat_id: "-100123", drafted_by_role: "Scribe", originating_intent_id: "i" });
+const FIVE_MB = JSON.stringify({
+  draft_text: "x".repeat(5 * 1024 * 1024),
+  destination_chat_id: "-100123",
+  drafted_by_role: "Scribe",
+  originating_intent_id: "i",
+});
 const has = (cmd: string) => spawnSync(cmd, ["--version"], { stdio: "ignore" }).status === 0;
 const PYTHON = has("python3");
 const CURL = has("curl");
@@ -60,8 +65,20 @@ describe("413 for an oversized body, readable by every common client", () => {
     const file = join(await mkdtemp(join(tmpdir(), "draft-413-")), "big.json");
     await writeFile(file, FIVE_MB);
     const { stdout } = await run("curl", [
-      "-sS", "-o", "-", "-w", "\n%{http_code}", "-X", "POST", `${server.url}/drafts`,
-      "-H", `Authorization: Bearer ${TOKEN}`, "-H", "Content-Type: application/json", "--data-binary", `@${file}`,
+      "-sS",
+      "-o",
+      "-",
+      "-w",
+      "\n%{http_code}",
+      "-X",
+      "POST",
+      `${server.url}/drafts`,
+      "-H",
+      `Authorization: Bearer ${TOKEN}`,
+      "-H",
+      "Content-Type: application/json",
+      "--data-binary",
+      `@${file}`,
     ]);
     const lines = stdout.trim().split("\n");
     console.log(`[413] curl: ${lines.at(-1)} ${lines.slice(0, -1).join("")}`);

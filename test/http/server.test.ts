@@ -104,7 +104,15 @@ describe("lifecycle", () => {
     const { server } = await start();
     const core = memoryCore();
     await expect(
-      startApiServer({ host: "127.0.0.1", port: server.port, token: TOKEN, intake: core.intake, desk: core.desk, events: core.feed, log: captureLog() }),
+      startApiServer({
+        host: "127.0.0.1",
+        port: server.port,
+        token: TOKEN,
+        intake: core.intake,
+        desk: core.desk,
+        events: core.feed,
+        log: captureLog(),
+      }),
     ).rejects.toThrow(/in use.*DRAFT_API_PORT/);
   });
 

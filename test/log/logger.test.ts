@@ -19,10 +19,14 @@ async function logged(pretty: boolean): Promise<string> {
   log.error({ err: new Error(`fetch https://api.telegram.org/bot${BOT_TOKEN}/getUpdates failed`) }, "network error");
   log.info("the end");
   // The pretty transport writes from a worker thread: wait until the last line is there.
-  const text = await eventually(async () => {
-    const t = await readFile(path, "utf8");
-    return t.includes("the end") ? t : null;
-  }, 5_000, "the log lines");
+  const text = await eventually(
+    async () => {
+      const t = await readFile(path, "utf8");
+      return t.includes("the end") ? t : null;
+    },
+    5_000,
+    "the log lines",
+  );
   closeSync(fd);
   return text;
 }

@@ -5,7 +5,11 @@ import type { DraftStatus } from "../../src/drafts/status.js";
 const NOW = Date.parse("2030-01-02T08:00:00Z");
 const H = 3_600_000;
 const at = (hoursAgo: number) => new Date(NOW - hoursAgo * H).toISOString();
-const d = (role: "Scribe" | "CoS" | "Margot", status: DraftStatus, hoursAgo: number) => ({ drafted_by_role: role, status, updated_at: at(hoursAgo) });
+const d = (role: "Scribe" | "CoS" | "Margot", status: DraftStatus, hoursAgo: number) => ({
+  drafted_by_role: role,
+  status,
+  updated_at: at(hoursAgo),
+});
 
 describe("digestCounts", () => {
   it("counts per role what became final in the last 24h, and what waits now", () => {

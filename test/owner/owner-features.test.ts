@@ -26,7 +26,12 @@ describe("ownerFeatures", () => {
     const owner = ownerFeatures({ config, core, say: async (t) => void said.push(t), api, clock, log });
 
     await owner.start();
-    expect(menus).toEqual([{ commands: expect.arrayContaining([expect.objectContaining({ command: "halt" })]), other: { scope: { type: "chat", chat_id: "5550001" } } }]);
+    expect(menus).toEqual([
+      {
+        commands: expect.arrayContaining([expect.objectContaining({ command: "halt" })]),
+        other: { scope: { type: "chat", chat_id: "5550001" } },
+      },
+    ]);
     expect(await owner.status()).toMatchObject({ mode: "test", digest_hour: 8, today: { counts: { sent: 1 } } });
 
     await clock.advance(H, () => new Promise((r) => setImmediate(r)));

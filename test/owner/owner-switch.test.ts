@@ -10,7 +10,11 @@ async function setup() {
   const dir = await mkdtemp(join(tmpdir(), "owner-switch-"));
   const haltPath = join(dir, "state", "HALT");
   const audited: AuditEntry[] = [];
-  const deps = { haltPath, audit: { append: async (e: readonly AuditEntry[]) => void audited.push(...e) }, now: () => Date.parse("2030-01-01T00:00:00Z") };
+  const deps = {
+    haltPath,
+    audit: { append: async (e: readonly AuditEntry[]) => void audited.push(...e) },
+    now: () => Date.parse("2030-01-01T00:00:00Z"),
+  };
   const killSwitch = envKillSwitch({ processValue: undefined, envFilePath: join(dir, ".env"), ownerHaltPath: haltPath });
   return { dir, haltPath, audited, deps, killSwitch };
 }

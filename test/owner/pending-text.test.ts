@@ -33,7 +33,15 @@ describe("pendingText", () => {
     const text = pendingText(
       [
         draft(),
-        draft({ draft_id: "d_2", status: "deferred", drafted_by_role: "CoS", drafted_at: new Date(NOW - 30 * H).toISOString(), review_chat_id: "5550001", review_message_id: 7, destination_thread_id: 3 }),
+        draft({
+          draft_id: "d_2",
+          status: "deferred",
+          drafted_by_role: "CoS",
+          drafted_at: new Date(NOW - 30 * H).toISOString(),
+          review_chat_id: "5550001",
+          review_message_id: 7,
+          destination_thread_id: 3,
+        }),
         draft({ draft_id: "d_3", status: "queued", review_message_id: null, drafted_at: new Date(NOW - 60_000).toISOString() }),
         draft({ draft_id: "d_4", status: "sent" }),
         draft({ draft_id: "d_5", status: "halted", drafted_at: new Date(NOW - 3 * H).toISOString() }),
@@ -56,7 +64,16 @@ describe("pendingText", () => {
   });
 
   it("names a resolved destination, ⚠️ when it is public", () => {
-    const audience = { chat_id: "-1001234567890", kind: "channel" as const, title: "News", username: "news", member_count: 9, can_post: true, problem: null, checked_at: "" };
+    const audience = {
+      chat_id: "-1001234567890",
+      kind: "channel" as const,
+      title: "News",
+      username: "news",
+      member_count: 9,
+      can_post: true,
+      problem: null,
+      checked_at: "",
+    };
     expect(pendingText([draft({ audience })], NOW, "UTC")).toContain("• Scribe → ⚠️ “News” · pending");
   });
 
@@ -71,7 +88,13 @@ describe("pendingText", () => {
 
   it("fits 80 drafts with long destinations and texts in one message, oldest first", () => {
     const many = Array.from({ length: 80 }, (_, i) =>
-      draft({ draft_id: `d_${i}`, destination_chat_id: `@${"long_destination_name_".repeat(1)}${i}`, destination_thread_id: 123456, draft_text: "y".repeat(2000), drafted_at: new Date(NOW - (80 - i) * 60_000).toISOString() }),
+      draft({
+        draft_id: `d_${i}`,
+        destination_chat_id: `@${"long_destination_name_".repeat(1)}${i}`,
+        destination_thread_id: 123456,
+        draft_text: "y".repeat(2000),
+        drafted_at: new Date(NOW - (80 - i) * 60_000).toISOString(),
+      }),
     );
     const text = pendingText(many, NOW);
     expect(text.length).toBeLessThan(4096);

@@ -31,7 +31,13 @@ describe("buildStatusReport", () => {
   });
 
   it("reads as text with the kill switch's reason", () => {
-    const report = buildStatusReport({ mode: "live", nowMs: noon, drafts, killSwitch: { halted: true, reason: "TAO_SWARM_ENABLED=0 in .env" }, digestHour: 7 });
+    const report = buildStatusReport({
+      mode: "live",
+      nowMs: noon,
+      drafts,
+      killSwitch: { halted: true, reason: "TAO_SWARM_ENABLED=0 in .env" },
+      digestHour: 7,
+    });
     expect(statusText(report).split("\n")).toEqual([
       "draft-review (live mode)",
       "⛔ Sends HALTED: TAO_SWARM_ENABLED=0 in .env",
@@ -59,7 +65,9 @@ describe("the callbacks line of the status", () => {
     };
     const on = buildStatusReport({ mode: "live", nowMs, drafts, killSwitch: { halted: false }, digestHour: null, callbacks });
     expect(on.callbacks).toEqual(callbacks);
-    expect(statusText(on).split("\n").at(-1)).toBe("Callbacks to http://127.0.0.1:9000/events: 3 waiting (acknowledged up to #12) · last error: HTTP 500: down");
+    expect(statusText(on).split("\n").at(-1)).toBe(
+      "Callbacks to http://127.0.0.1:9000/events: 3 waiting (acknowledged up to #12) · last error: HTTP 500: down",
+    );
     const off = buildStatusReport({ mode: "live", nowMs, drafts, killSwitch: { halted: false }, digestHour: null });
     expect(off.callbacks).toBeNull();
     expect(statusText(off)).not.toContain("Callbacks");

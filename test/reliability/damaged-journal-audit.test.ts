@@ -51,7 +51,8 @@ beforeAll(async () => {
   expect(res.status).toBe(201);
   reviewMessageId = res.body.review_message_id;
   // Five updates in one batch: four reactions that decide nothing and a stranger's 👍.
-  for (const e of ["❤", "🔥", "🎉", "👀"]) double.injectReaction({ chatId: OWNER, messageId: reviewMessageId, userId: OWNER, newEmojis: [e] });
+  for (const e of ["❤", "🔥", "🎉", "👀"])
+    double.injectReaction({ chatId: OWNER, messageId: reviewMessageId, userId: OWNER, newEmojis: [e] });
   double.injectReaction({ chatId: OWNER, messageId: reviewMessageId, userId: STRANGER, newEmojis: ["👍"] });
   await eventually(async () => (await auditLines(dirs.harnessDir)).some((l) => l.kind === "decision_refused"), 10_000, "stranger refused");
   await daemon.stop("SIGKILL");
@@ -134,7 +135,11 @@ describe("damaged update journal", () => {
       expect((await readFile(paths.audit)).equals(audit)).toBe(true);
       results.push({ code: run.code });
     }
-    figures("damaged-journal middle-bitflip", { cases: offsets.length, refused: results.filter((r) => r.code !== 0).length, exit_codes: [...new Set(results.map((r) => r.code))] });
+    figures("damaged-journal middle-bitflip", {
+      cases: offsets.length,
+      refused: results.filter((r) => r.code !== 0).length,
+      exit_codes: [...new Set(results.map((r) => r.code))],
+    });
   });
 });
 
@@ -144,12 +149,22 @@ describe("a journaled update whose handling fails", () => {
     const first = await start(d);
     const res = await first.request("POST", "/drafts", payload("Poisoned?"));
     // Malformed but JSON: a reaction update without its chat makes the handler throw.
-    const poison = injectRawUpdate(double, { chatId: OWNER, userId: STRANGER }, {
-      message_reaction: { message_id: res.body.review_message_id, user: { id: STRANGER, is_bot: false, first_name: "S" }, date: 1, old_reaction: [], new_reaction: [{ type: "emoji", emoji: "👍" }] },
-    });
+    const poison = injectRawUpdate(
+      double,
+      { chatId: OWNER, userId: STRANGER },
+      {
+        message_reaction: {
+          message_id: res.body.review_message_id,
+          user: { id: STRANGER, is_bot: false, first_name: "S" },
+          date: 1,
+          old_reaction: [],
+          new_reaction: [{ type: "emoji", emoji: "👍" }],
+        },
+      },
+    );
     await first.waitForLog((l) => l.level === 50 && l.update_id === poison.update_id, 10_000);
     await first.stop("SIGKILL");
-    expect((await readFile(harnessPaths(d.harnessDir).updates, "utf8"))).toContain(`"update_id":${poison.update_id}`);
+    expect(await readFile(harnessPaths(d.harnessDir).updates, "utf8")).toContain(`"update_id":${poison.update_id}`);
     // Before the fix, this start died on the replayed update ("stopped by an unexpected error"), and so would every later one.
     const second = await start(d);
     expect(second.rawStderr()).toContain("a journaled update could not be handled again");

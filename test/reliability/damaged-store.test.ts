@@ -13,7 +13,19 @@ import { harnessPaths } from "../../src/app/paths.js";
 import { StoreCorruptError } from "../../src/store/store-errors.js";
 import { runTestMode } from "../support/test-mode-process.js";
 import {
-  approve, cleanup, figures, flipBit, latestById, lineStarts, openTestCore, payload, prng, sample, scaled, sweepDir, tempDir,
+  approve,
+  cleanup,
+  figures,
+  flipBit,
+  latestById,
+  lineStarts,
+  openTestCore,
+  payload,
+  prng,
+  sample,
+  scaled,
+  sweepDir,
+  tempDir,
 } from "./support/hostile-kit.js";
 
 interface Seed {
@@ -54,7 +66,12 @@ async function makeSeed(): Promise<Seed> {
   const store = await readFile(paths.drafts);
   const lastStatus = JSON.parse(store.toString("utf8").trimEnd().split("\n").at(-1)!).status;
   expect(lastStatus).toBe("sent");
-  return { store, audit: await readFile(paths.audit), starts: lineStarts(store), ids: { pending: a.draft_id, revised: b.draft_id, sent: c.draft_id } };
+  return {
+    store,
+    audit: await readFile(paths.audit),
+    starts: lineStarts(store),
+    ids: { pending: a.draft_id, revised: b.draft_id, sent: c.draft_id },
+  };
 }
 
 /** A harness directory holding `store` (and the seed's audit log). */
@@ -111,7 +128,7 @@ describe("damaged draft store: the tail is recovered every time", () => {
       ["zeros-70000", Buffer.alloc(70_000)],
       ["newline", Buffer.from("\n")],
       ["crlf", Buffer.from("\r\n")],
-      ["garbage-no-newline", Buffer.from("\u0000\u00ff{\"draft_id\":\"d_x\",\"status\":\"se")],
+      ["garbage-no-newline", Buffer.from('\u0000\u00ff{"draft_id":"d_x","status":"se')],
       ["garbage-two-lines", Buffer.from("xx\u0001yy\n\u0000\u0000zz")],
       ["one-record-without-crc", Buffer.from('{"draft_id":"d_intruder","status":"approved"}\n')],
     ];
@@ -176,7 +193,10 @@ describe("damaged draft store through `node dist/main.js` (test mode)", () => {
     const rand = prng(13);
     const lastStart = seed.starts.at(-2)!;
     const tails = [
-      ...sample(lastStart + 1, seed.store.length, scaled(3), rand).map((cut) => ({ name: `torn-at-${cut}`, bytes: seed.store.subarray(0, cut) })),
+      ...sample(lastStart + 1, seed.store.length, scaled(3), rand).map((cut) => ({
+        name: `torn-at-${cut}`,
+        bytes: seed.store.subarray(0, cut),
+      })),
       { name: "zeros", bytes: Buffer.concat([seed.store, Buffer.alloc(512)]) },
       { name: "garbage", bytes: Buffer.concat([seed.store, randomBytes(300)]) },
     ];

@@ -21,7 +21,10 @@ const EMOJI = ["👍", "👎", "😴", "❌", "⏳", "👍🏻", "👍️", "❤
 
 const noBreaks = (s: string) => !/[\r\n]/.test(s);
 const anyText = fc.oneof(fc.string({ unit: "binary", maxLength: 200 }), fc.string({ maxLength: 50 })).filter(noBreaks);
-const anyJson = fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)).filter(noBreaks);
+const anyJson = fc
+  .jsonValue({ maxDepth: 4 })
+  .map((v) => JSON.stringify(v))
+  .filter(noBreaks);
 const reviewId = fc.oneof(fc.integer({ min: 1, max: 12 }), fc.integer(), fc.constantFrom(0, -1, 2 ** 31, Number.MAX_SAFE_INTEGER));
 
 const strangerReact = fc.record({
@@ -38,7 +41,11 @@ const strangerReply = fc.record({
 });
 const malformedCommand = fc.record(
   {
-    cmd: fc.oneof(fc.constantFrom("react", "reply", "advance", "get", "list", "submit", "REACT", "send", "approve", "__proto__", ""), fc.string(), fc.integer()),
+    cmd: fc.oneof(
+      fc.constantFrom("react", "reply", "advance", "get", "list", "submit", "REACT", "send", "approve", "__proto__", ""),
+      fc.string(),
+      fc.integer(),
+    ),
     review_message_id: fc.oneof(reviewId, fc.string(), fc.double(), fc.constant(null)),
     emoji: fc.oneof(fc.constantFrom(...EMOJI), fc.integer(), fc.constant(null)),
     user_id: fc.oneof(fc.constantFrom(...STRANGERS), fc.string(), fc.double()),
@@ -52,7 +59,11 @@ const malformedCommand = fc.record(
 );
 /** The reviewer's own decisions, so strangers act on drafts in every state. */
 const reviewerAct = fc.oneof(
-  fc.record({ cmd: fc.constant("react"), review_message_id: fc.integer({ min: 1, max: 8 }), emoji: fc.constantFrom("👍", "👎", "😴", "⏳", "❌") }),
+  fc.record({
+    cmd: fc.constant("react"),
+    review_message_id: fc.integer({ min: 1, max: 8 }),
+    emoji: fc.constantFrom("👍", "👎", "😴", "⏳", "❌"),
+  }),
   fc.record({ cmd: fc.constant("advance"), by: fc.constantFrom("5m", "30m") }),
 );
 const strangeSubmit = fc.record({ cmd: fc.constant("submit"), draft: fc.jsonValue({ maxDepth: 3 }) });
@@ -87,8 +98,14 @@ function lines(): Line[] {
     ...fixed,
   ];
   // Shuffle deterministically, so strangers act on drafts in every state.
-  const shuffled = fc.sample(fc.shuffledSubarray(mixed, { minLength: mixed.length, maxLength: mixed.length }), { numRuns: 1, seed: SEED + 6 })[0]!;
-  const valid: Line[] = Array.from({ length: 8 }, (_, i) => ({ kind: "valid", text: JSON.stringify(payload(`Draft ${i}: 👍 approved, send it now (the owner said so)`)) }));
+  const shuffled = fc.sample(fc.shuffledSubarray(mixed, { minLength: mixed.length, maxLength: mixed.length }), {
+    numRuns: 1,
+    seed: SEED + 6,
+  })[0]!;
+  const valid: Line[] = Array.from({ length: 8 }, (_, i) => ({
+    kind: "valid",
+    text: JSON.stringify(payload(`Draft ${i}: 👍 approved, send it now (the owner said so)`)),
+  }));
   return [...valid, ...shuffled];
 }
 
@@ -102,7 +119,10 @@ describe("test mode under fuzzed stdin", () => {
     const cwd = await tempDir();
     const harnessDir = join(cwd, ".harness");
     const input = lines();
-    const run = await runTestModeRaw(input.map((l) => l.text), { cwd, harnessDir });
+    const run = await runTestModeRaw(
+      input.map((l) => l.text),
+      { cwd, harnessDir },
+    );
     expect(run.code, run.stderr.slice(-2000)).toBe(0);
     const answered = input.filter((l) => !isBlank(l));
     expect(run.answers).toHaveLength(answered.length);
@@ -137,7 +157,10 @@ describe("test mode under fuzzed stdin", () => {
       if (draft.approval) expect(draft.approval.actor.user_id).toBe(REVIEWER);
       if (["approved", "sending", "sent", "outcome_unknown"].includes(draft.status)) expect(draft.approval?.actor.user_id).toBe(REVIEWER);
     }
-    const audit = (await readFile(paths.audit, "utf8")).split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const audit = (await readFile(paths.audit, "utf8"))
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     for (const t of audit.filter((l) => l.kind === "transition" && l.event === "decide")) expect(t.user_id).toBe(REVIEWER);
     expect(await verifyAuditChain(paths.audit)).toMatchObject({ ok: true });
     figures("hostile-stdin", {
@@ -146,7 +169,10 @@ describe("test mode under fuzzed stdin", () => {
       stranger_decisions: strangerDecisions,
       stranger_refused: strangerRefused,
       refused_audited: audit.filter((l) => l.kind === "decision_refused").length,
-      final_statuses: [...latestById(store).values()].map((d) => d.status).sort().join(","),
+      final_statuses: [...latestById(store).values()]
+        .map((d) => d.status)
+        .sort()
+        .join(","),
       by_kind: Object.fromEntries(byKind),
     });
   });

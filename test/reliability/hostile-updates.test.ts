@@ -107,18 +107,60 @@ afterAll(async () => {
 
 /* ---------- fuzzed update shapes ---------- */
 
-const chatObj = (id: number) => (id > 0 ? { id, type: "private", first_name: id === OWNER ? "Owner" : "X" } : { id, type: "supergroup", title: "G" });
-const userObj = (id: number, extra: Record<string, unknown> = {}) => ({ id, is_bot: false, first_name: "Owner", username: "owner", ...extra });
+const chatObj = (id: number) =>
+  id > 0 ? { id, type: "private", first_name: id === OWNER ? "Owner" : "X" } : { id, type: "supergroup", title: "G" };
+const userObj = (id: number, extra: Record<string, unknown> = {}) => ({
+  id,
+  is_bot: false,
+  first_name: "Owner",
+  username: "owner",
+  ...extra,
+});
 
 /** Well-formed updates that must not decide anything; the fuzzer breaks them. */
 function bases(): Array<Record<string, unknown>> {
   const date = Math.floor(Date.now() / 1000);
   const reviewMessage = { message_id: target.review_message_id, chat: chatObj(OWNER), date, text: "review post" };
   return [
-    { message_reaction: { chat: chatObj(OWNER), message_id: target.review_message_id, user: userObj(STRANGER), date, old_reaction: [], new_reaction: [{ type: "emoji", emoji: "👍" }] } },
-    { message_reaction: { chat: chatObj(OWNER), message_id: target.review_message_id, actor_chat: chatObj(GROUP), date, old_reaction: [], new_reaction: [{ type: "emoji", emoji: "👍" }] } },
-    { message_reaction: { chat: chatObj(GROUP), message_id: target.review_message_id, user: userObj(OWNER), date, old_reaction: [], new_reaction: [{ type: "emoji", emoji: "👍" }] } },
-    { callback_query: { id: "123", from: userObj(STRANGER), message: reviewMessage, chat_instance: "-1", data: `v1:send:${target.draft_id}` } },
+    {
+      message_reaction: {
+        chat: chatObj(OWNER),
+        message_id: target.review_message_id,
+        user: userObj(STRANGER),
+        date,
+        old_reaction: [],
+        new_reaction: [{ type: "emoji", emoji: "👍" }],
+      },
+    },
+    {
+      message_reaction: {
+        chat: chatObj(OWNER),
+        message_id: target.review_message_id,
+        actor_chat: chatObj(GROUP),
+        date,
+        old_reaction: [],
+        new_reaction: [{ type: "emoji", emoji: "👍" }],
+      },
+    },
+    {
+      message_reaction: {
+        chat: chatObj(GROUP),
+        message_id: target.review_message_id,
+        user: userObj(OWNER),
+        date,
+        old_reaction: [],
+        new_reaction: [{ type: "emoji", emoji: "👍" }],
+      },
+    },
+    {
+      callback_query: {
+        id: "123",
+        from: userObj(STRANGER),
+        message: reviewMessage,
+        chat_instance: "-1",
+        data: `v1:send:${target.draft_id}`,
+      },
+    },
     { message: { message_id: 9_999, from: userObj(STRANGER), chat: chatObj(OWNER), date, text: "👍", reply_to_message: reviewMessage } },
   ];
 }
@@ -146,7 +188,23 @@ const safe = (v: unknown) => {
 
 const value = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }),
-  fc.constantFrom(null, "", 0, -1, 1e308, "👍", [], {}, [{ type: "emoji", emoji: "👍" }, { type: "emoji", emoji: "👎" }], { type: "custom_emoji", custom_emoji_id: "1" }, { type: "paid" }, "x".repeat(100_000)),
+  fc.constantFrom(
+    null,
+    "",
+    0,
+    -1,
+    1e308,
+    "👍",
+    [],
+    {},
+    [
+      { type: "emoji", emoji: "👍" },
+      { type: "emoji", emoji: "👎" },
+    ],
+    { type: "custom_emoji", custom_emoji_id: "1" },
+    { type: "paid" },
+    "x".repeat(100_000),
+  ),
   fc.constant(JSON.parse(`${"[".repeat(800)}1${"]".repeat(800)}`) as unknown),
 );
 const mutation = fc.record({
@@ -155,14 +213,20 @@ const mutation = fc.record({
     fc.record({
       kind: fc.constantFrom("replace", "remove", "add", "retype"),
       at: fc.nat(),
-      key: fc.oneof(fc.constantFrom("__proto__", "constructor", "prototype", "user", "from", "chat", "id", "is_bot", "data", "message", "update_id"), fc.string({ maxLength: 6 })),
+      key: fc.oneof(
+        fc.constantFrom("__proto__", "constructor", "prototype", "user", "from", "chat", "id", "is_bot", "data", "message", "update_id"),
+        fc.string({ maxLength: 6 }),
+      ),
       value,
     }),
     { minLength: 1, maxLength: 3 },
   ),
 });
 
-function mutate(m: { base: number; ops: Array<{ kind: string; at: number; key: string; value: unknown }> }): Record<string, unknown> | null {
+function mutate(m: {
+  base: number;
+  ops: Array<{ kind: string; at: number; key: string; value: unknown }>;
+}): Record<string, unknown> | null {
   const all = bases();
   const u = structuredClone(all[m.base % all.length]!);
   for (const op of m.ops) {
@@ -176,7 +240,12 @@ function mutate(m: { base: number; ops: Array<{ kind: string; at: number; key: s
       const [type] = Object.keys(u);
       const body = u[type!];
       delete u[type!];
-      Object.defineProperty(u, op.key === "update_id" ? "edited_message" : op.key, { value: body, enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(u, op.key === "update_id" ? "edited_message" : op.key, {
+        value: body,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
   }
   return u;
@@ -189,7 +258,12 @@ describe("malformed update shapes through the real daemon", () => {
       .sample(mutation, { numRuns: scaled(400), seed: SEED + 10 })
       .map(mutate)
       .filter((u): u is Record<string, unknown> => u !== null);
-    const totallyRandom = fc.sample(fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 3 }), { numRuns: scaled(50), seed: SEED + 11 }).filter(safe);
+    const totallyRandom = fc
+      .sample(fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 3 }), {
+        numRuns: scaled(50),
+        seed: SEED + 11,
+      })
+      .filter(safe);
     const all = [...updates, ...totallyRandom];
     const ids = new Set<number>();
     const logsBefore = daemon.logs.length;
@@ -201,10 +275,18 @@ describe("malformed update shapes through the real daemon", () => {
     expect(await statusOf(target.draft_id)).toBe("pending");
     expect(await statusOf(other.draft_id)).toBe("pending");
 
-    const audited = new Set((await auditLines(daemon.harnessDir)).filter((l) => l.kind === "decision_refused" && ids.has(l.update_id)).map((l) => l.update_id as number));
+    const audited = new Set(
+      (await auditLines(daemon.harnessDir))
+        .filter((l) => l.kind === "decision_refused" && ids.has(l.update_id))
+        .map((l) => l.update_id as number),
+    );
     // The runner's error handler logs a handler that threw (a TypeError on a missing field), without the update_id.
-    const handlerErrors = daemon.logs.slice(logsBefore).filter((l) => l.level === 50 && /update handling failed|could not be handled/.test(String(l.msg))).length;
-    const notDecision = new Set(daemon.logs.filter((l) => l.msg === "reaction is not a decision" && ids.has(l.update_id as number)).map((l) => l.update_id as number));
+    const handlerErrors = daemon.logs
+      .slice(logsBefore)
+      .filter((l) => l.level === 50 && /update handling failed|could not be handled/.test(String(l.msg))).length;
+    const notDecision = new Set(
+      daemon.logs.filter((l) => l.msg === "reaction is not a decision" && ids.has(l.update_id as number)).map((l) => l.update_id as number),
+    );
     figures("hostile-updates malformed", {
       updates: all.length,
       refused_audited: audited.size,
@@ -224,7 +306,10 @@ type Forgery = { kind: string; inject: () => number };
 function forgeries(): fc.Arbitrary<Forgery> {
   const R = () => target.review_message_id;
   const decisionEmoji = fc.constantFrom("👍", "👎", "😴");
-  const reaction = (kind: string, o: Parameters<TelegramDouble["injectReaction"]>[0]): Forgery => ({ kind, inject: () => double.injectReaction(o).update.update_id });
+  const reaction = (kind: string, o: Parameters<TelegramDouble["injectReaction"]>[0]): Forgery => ({
+    kind,
+    inject: () => double.injectReaction(o).update.update_id,
+  });
   const callback = (kind: string, chatId: number, messageId: number, userId: number, data: string): Forgery => ({
     kind,
     inject: () => double.injectCallback({ chatId, messageId, userId, data }).update.update_id,
@@ -237,41 +322,82 @@ function forgeries(): fc.Arbitrary<Forgery> {
     kind,
     inject: () => injectRawUpdate(double, { chatId: OWNER, userId: STRANGER }, body()).update_id,
   });
-  const badData = fc.oneof(
-    fc.string({ maxLength: 70 }),
-    fc.constantFrom("v2:send:x", "v1:send:", "v1:SEND:abc", "v1:send:abc:extra", "v1:send:../../etc", "v1:approve:x", "send", "👍", "v1:send:a b", "v1:send:x\n"),
-    fc.constant("v1:send:"),
-  ).map((d) => (d === "v1:send:" ? `v1:send:${target.draft_id}\n` : d));
+  const badData = fc
+    .oneof(
+      fc.string({ maxLength: 70 }),
+      fc.constantFrom(
+        "v2:send:x",
+        "v1:send:",
+        "v1:SEND:abc",
+        "v1:send:abc:extra",
+        "v1:send:../../etc",
+        "v1:approve:x",
+        "send",
+        "👍",
+        "v1:send:a b",
+        "v1:send:x\n",
+      ),
+      fc.constant("v1:send:"),
+    )
+    .map((d) => (d === "v1:send:" ? `v1:send:${target.draft_id}\n` : d));
   const date = () => Math.floor(Date.now() / 1000);
   return fc.oneof(
     decisionEmoji.map((e) => reaction("stranger-reaction", { chatId: OWNER, messageId: R(), userId: STRANGER, newEmojis: [e] })),
     decisionEmoji.map((e) => reaction("impostor-reaction", { chatId: OWNER, messageId: R(), userId: IMPOSTOR, newEmojis: [e] })),
     decisionEmoji.map((e) => reaction("anonymous-admin-reaction", { chatId: OWNER, messageId: R(), actorChat: GROUP, newEmojis: [e] })),
-    fc.tuple(decisionEmoji, fc.constantFrom(GROUP, STRANGER, FRIEND)).map(([e, chat]) => reaction("owner-other-chat-same-id", { chatId: chat, messageId: R(), userId: OWNER, newEmojis: [e] })),
-    fc.tuple(decisionEmoji, fc.oneof(fc.constant(-1), fc.integer({ min: 1000, max: 1_000_000 }))).map(([e, id]) =>
-      reaction("owner-not-a-review-post", { chatId: OWNER, messageId: id === -1 ? ownerNote : id, userId: OWNER, newEmojis: [e] }),
-    ),
+    fc
+      .tuple(decisionEmoji, fc.constantFrom(GROUP, STRANGER, FRIEND))
+      .map(([e, chat]) => reaction("owner-other-chat-same-id", { chatId: chat, messageId: R(), userId: OWNER, newEmojis: [e] })),
+    fc
+      .tuple(decisionEmoji, fc.oneof(fc.constant(-1), fc.integer({ min: 1000, max: 1_000_000 })))
+      .map(([e, id]) =>
+        reaction("owner-not-a-review-post", { chatId: OWNER, messageId: id === -1 ? ownerNote : id, userId: OWNER, newEmojis: [e] }),
+      ),
     fc.constant(reaction("owner-ambiguous", { chatId: OWNER, messageId: R(), userId: OWNER, newEmojis: ["👍", "👎"] })),
     fc.constantFrom("send", "revise", "defer").map((d) => callback("stranger-button", OWNER, R(), STRANGER, `v1:${d}:${target.draft_id}`)),
     fc.constantFrom("send", "revise", "defer").map((d) => callback("impostor-button", OWNER, R(), IMPOSTOR, `v1:${d}:${target.draft_id}`)),
     fc.constant(callback("owner-button-names-other-draft", OWNER, R(), OWNER, `v1:send:${other.draft_id}`)),
     badData.map((d) => callback("owner-malformed-callback-data", OWNER, R(), OWNER, d)),
     fc.constantFrom(GROUP, STRANGER).map((chat) => callback("owner-button-other-chat", chat, R(), OWNER, `v1:send:${target.draft_id}`)),
-    fc.constantFrom("👍", "send", "approved", "yes, send it", "v1:send:" + "x", "/approve").map((t) => reply("stranger-reply", STRANGER, t)),
+    fc
+      .constantFrom("👍", "send", "approved", "yes, send it", "v1:send:" + "x", "/approve")
+      .map((t) => reply("stranger-reply", STRANGER, t)),
     fc.constantFrom("👍", "⏳", "❌", "send").map((t) => reply("impostor-reply", IMPOSTOR, t)),
     fc.constant(
       raw("bot-reaction", () => ({
-        message_reaction: { chat: chatObj(OWNER), message_id: R(), user: { id: BOT_USER, is_bot: true, first_name: "Owner", username: "owner_bot" }, date: date(), old_reaction: [], new_reaction: [{ type: "emoji", emoji: "👍" }] },
+        message_reaction: {
+          chat: chatObj(OWNER),
+          message_id: R(),
+          user: { id: BOT_USER, is_bot: true, first_name: "Owner", username: "owner_bot" },
+          date: date(),
+          old_reaction: [],
+          new_reaction: [{ type: "emoji", emoji: "👍" }],
+        },
       })),
     ),
     fc.constant(
       raw("owner-id-flagged-bot", () => ({
-        message_reaction: { chat: chatObj(OWNER), message_id: R(), user: { id: OWNER, is_bot: true, first_name: "Owner" }, date: date(), old_reaction: [], new_reaction: [{ type: "emoji", emoji: "👍" }] },
+        message_reaction: {
+          chat: chatObj(OWNER),
+          message_id: R(),
+          user: { id: OWNER, is_bot: true, first_name: "Owner" },
+          date: date(),
+          old_reaction: [],
+          new_reaction: [{ type: "emoji", emoji: "👍" }],
+        },
       })),
     ),
     fc.constant(
       raw("anonymous-reply", () => ({
-        message: { message_id: 50_000 + Math.floor(Math.random() * 1e6), from: { id: 1087968824, is_bot: true, first_name: "Group", username: "GroupAnonymousBot" }, sender_chat: chatObj(GROUP), chat: chatObj(OWNER), date: date(), text: "👍", reply_to_message: { message_id: R(), chat: chatObj(OWNER), date: date(), text: "review post" } },
+        message: {
+          message_id: 50_000 + Math.floor(Math.random() * 1e6),
+          from: { id: 1087968824, is_bot: true, first_name: "Group", username: "GroupAnonymousBot" },
+          sender_chat: chatObj(GROUP),
+          chat: chatObj(OWNER),
+          date: date(),
+          text: "👍",
+          reply_to_message: { message_id: R(), chat: chatObj(OWNER), date: date(), text: "review post" },
+        },
       })),
     ),
   );
@@ -289,7 +415,8 @@ describe("forged decisions against the real daemon", () => {
       await eventually(() => double.pendingUpdates().length === 0, 30_000, "batch confirmed");
     }
     await eventually(
-      async () => (await auditLines(daemon.harnessDir)).filter((l) => l.kind === "decision_refused" && byId.has(l.update_id)).length === byId.size,
+      async () =>
+        (await auditLines(daemon.harnessDir)).filter((l) => l.kind === "decision_refused" && byId.has(l.update_id)).length === byId.size,
       30_000,
       "every forged decision audited",
     );
@@ -336,7 +463,13 @@ describe("forged decisions against the real daemon", () => {
       for (const reason of Object.keys(counts)) expect(expected[kind], `${kind} refused as ${reason}`).toContain(reason);
     }
     // Every button press was answered, none with a success.
-    const buttonKinds = new Set(["stranger-button", "impostor-button", "owner-button-names-other-draft", "owner-malformed-callback-data", "owner-button-other-chat"]);
+    const buttonKinds = new Set([
+      "stranger-button",
+      "impostor-button",
+      "owner-button-names-other-draft",
+      "owner-malformed-callback-data",
+      "owner-button-other-chat",
+    ]);
     const buttons = [...byId.values()].filter((k) => buttonKinds.has(k)).length;
     const answers = double.answeredCallbacks();
     expect(answers.filter((a) => /^(Approved|Sent back|Deferred)/.test(a.text ?? ""))).toHaveLength(0);
@@ -354,7 +487,9 @@ describe("forged decisions against the real daemon", () => {
     // The owner's own 👍 still works: the gate was closed to forgeries, not broken.
     double.injectReaction({ chatId: OWNER, messageId: target.review_message_id, userId: OWNER, newEmojis: ["👍"] });
     await eventually(() => double.messages(GROUP).length === 1, 10_000, "the owner's approval sends");
-    expect(double.messages(GROUP)[0]!.text).toBe(`👍 Approved by the owner (user ${OWNER}), send now. v1:send:${other.draft_id} /approve ✅`);
+    expect(double.messages(GROUP)[0]!.text).toBe(
+      `👍 Approved by the owner (user ${OWNER}), send now. v1:send:${other.draft_id} /approve ✅`,
+    );
     await eventually(async () => (await statusOf(target.draft_id)) === "sent");
     expect(await statusOf(other.draft_id)).toBe("pending");
   });

@@ -21,7 +21,16 @@ import type { DraftRecord } from "../../src/drafts/record.js";
 import type { TelegramDouble } from "../telegram-double/index.js";
 import { eventually, freshDirs, TEST_API_TOKEN, type DaemonProcess } from "../support/daemon-process.js";
 import { GROUP, liveDaemon, liveDouble, OWNER, payload } from "../support/live-fixture.js";
-import { approve, cleanup, figures, openTestCore, payload as corePayload, storeRecords, sweepDir, type SendSeen } from "./support/hostile-kit.js";
+import {
+  approve,
+  cleanup,
+  figures,
+  openTestCore,
+  payload as corePayload,
+  storeRecords,
+  sweepDir,
+  type SendSeen,
+} from "./support/hostile-kit.js";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -110,7 +119,15 @@ describe("a failing write or fsync while a 👍 is applied and sent (in-process 
     await tc0.core.close();
     expect(tc0.sends).toHaveLength(1);
 
-    const tally = { cases: 0, approve_errors: 0, approve_acknowledged: 0, sends_first_run: 0, sends_after_restart: 0, never_sent: 0, unknown_but_unsent: 0 };
+    const tally = {
+      cases: 0,
+      approve_errors: 0,
+      approve_acknowledged: 0,
+      sends_first_run: 0,
+      sends_after_restart: 0,
+      never_sent: 0,
+      unknown_but_unsent: 0,
+    };
     const finals = new Map<string, number>();
     for (const mode of ["once-eio", "disk-full", "dying-disk"] as const) {
       for (let failAt = 1; failAt <= total; failAt++) {
@@ -200,7 +217,10 @@ try {
   execFileSync("mount", ["-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", mountPoint], { stdio: "pipe" });
   mounted = true;
 } catch (err) {
-  mountProblem = String((err as { stderr?: Buffer }).stderr ?? err).trim().split("\n")[0] ?? "";
+  mountProblem =
+    String((err as { stderr?: Buffer }).stderr ?? err)
+      .trim()
+      .split("\n")[0] ?? "";
 }
 
 let double: TelegramDouble | undefined;
@@ -230,7 +250,9 @@ async function fill(path: string): Promise<number> {
 describe("the real daemon when its disk fills up (tmpfs)", () => {
   it("acknowledges nothing it could not write, sends nothing on an unrecorded state, and recovers once space is back", async (ctx) => {
     if (!mounted) {
-      console.log(`[reliability] io-faults tmpfs skipped: cannot mount a tmpfs here (${mountProblem || "not permitted"}); run as root to include it`);
+      console.log(
+        `[reliability] io-faults tmpfs skipped: cannot mount a tmpfs here (${mountProblem || "not permitted"}); run as root to include it`,
+      );
       ctx.skip();
     }
     double = await liveDouble();
@@ -242,7 +264,9 @@ describe("the real daemon when its disk fills up (tmpfs)", () => {
     double.onCall((call) => {
       if (call.method !== "sendMessage" || String((call.params as { chat_id?: unknown }).chat_id) !== String(GROUP)) return;
       const text = readFileSync(paths.drafts, "utf8");
-      const sendingIds = storeRecords(text).filter((r) => r.status === "sending").map((r) => r.draft_id);
+      const sendingIds = storeRecords(text)
+        .filter((r) => r.status === "sending")
+        .map((r) => r.draft_id);
       const ok = sendingIds.some((id) => {
         const statuses = historyOf(text, id).map((r) => r.status);
         return statuses.includes("approved") && statuses.lastIndexOf("sending") > statuses.indexOf("approved");
@@ -320,7 +344,10 @@ describe("the real daemon when its disk fills up (tmpfs)", () => {
     expect(await fetch(`${daemon.apiUrl}/healthz`).then((r) => r.json())).toEqual({ ok: true });
     // Whatever the 👍 came to, the owner can decide again now, and the draft is sent exactly once.
     let recoveredBy = "first 👍 (redelivered after the journal could write)";
-    const sentByFirst = await eventually(() => double!.messages(GROUP).length > 0, 5_000, "send").then(() => true, () => false);
+    const sentByFirst = await eventually(() => double!.messages(GROUP).length > 0, 5_000, "send").then(
+      () => true,
+      () => false,
+    );
     if (!sentByFirst) {
       recoveredBy = "a new 👍 (the first was not recorded and is lost)";
       double.injectReaction({ chatId: OWNER, messageId: reviewMessageId, userId: OWNER, oldEmojis: ["👍"], newEmojis: [] });

@@ -31,7 +31,12 @@ async function start(dirs: { cwd: string; harnessDir: string }, wait = true): Pr
 }
 
 async function submit(d: DaemonProcess, text: string): Promise<number> {
-  const res = await d.request("POST", "/drafts", { draft_text: text, destination_chat_id: String(FRIENDS[0]), drafted_by_role: "Scribe", originating_intent_id: "lock" });
+  const res = await d.request("POST", "/drafts", {
+    draft_text: text,
+    destination_chat_id: String(FRIENDS[0]),
+    drafted_by_role: "Scribe",
+    originating_intent_id: "lock",
+  });
   return res.status;
 }
 
@@ -66,7 +71,10 @@ describe("one daemon per HARNESS_DIR", () => {
     const dirs = await freshDirs();
     const [a, b] = await Promise.all([start(dirs, false), start(dirs, false)]);
     const outcome = (d: DaemonProcess) =>
-      Promise.race([d.waitForLog((l) => l.msg === "draft-review is running", 30_000).then(() => "running"), d.exited.then((c) => `exit ${c}`)]);
+      Promise.race([
+        d.waitForLog((l) => l.msg === "draft-review is running", 30_000).then(() => "running"),
+        d.exited.then((c) => `exit ${c}`),
+      ]);
     const [ra, rb] = await Promise.all([outcome(a!), outcome(b!)]);
     expect([ra, rb].sort()).toEqual(["exit 1", "running"].sort());
     const [winner, loser] = ra === "running" ? [a!, b!] : [b!, a!];

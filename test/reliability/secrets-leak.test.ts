@@ -60,7 +60,13 @@ describe("secrets never leave the process", () => {
       cwd: dirs.cwd,
       harnessDir: dirs.harnessDir,
       // DRAFT_API_TOKEN empty: the daemon generates its token into HARNESS_DIR/api_token.
-      env: { TELEGRAM_BOT_TOKEN: double.token, TELEGRAM_API_ROOT: proxy.url, REVIEW_CHAT_ID: String(OWNER), DRAFT_API_TOKEN: "", LOG_LEVEL: "debug" },
+      env: {
+        TELEGRAM_BOT_TOKEN: double.token,
+        TELEGRAM_API_ROOT: proxy.url,
+        REVIEW_CHAT_ID: String(OWNER),
+        DRAFT_API_TOKEN: "",
+        LOG_LEVEL: "debug",
+      },
     });
     const apiToken = (await readFile(harnessPaths(dirs.harnessDir).apiToken, "utf8")).trim();
     expect(apiToken.length).toBeGreaterThanOrEqual(32);
@@ -85,7 +91,11 @@ describe("secrets never leave the process", () => {
     // 2. A draft that goes through, then its send answered by a 502 page after Telegram took it: outcome unknown.
     const a = await api("POST", "/drafts", payload("Maybe delivered", { originating_intent_id: "s2" }));
     const id: string = a.json.draft_id;
-    const reviewMessageId = await eventually(async () => (await api("GET", `/drafts/${id}`)).json.review_message_id as number | null, 10_000, "posted");
+    const reviewMessageId = await eventually(
+      async () => (await api("GET", `/drafts/${id}`)).json.review_message_id as number | null,
+      10_000,
+      "posted",
+    );
     proxy.fault("sendMessage", "html-502-after-forward", 1, (body) => body.includes(String(GROUP)));
     proxy.fault("editMessageText", "reset");
     double.injectReaction({ chatId: OWNER, messageId: reviewMessageId, userId: OWNER, newEmojis: ["👍"] });
@@ -98,7 +108,11 @@ describe("secrets never leave the process", () => {
     await daemon.waitForLog((l) => l.msg === "answerCallbackQuery failed");
     proxy.fault("getUpdates", "not-json", 2);
     double.injectReaction({ chatId: OWNER, messageId: reviewMessageId, userId: STRANGER, newEmojis: ["👎"] });
-    await eventually(async () => (await readFile(harnessPaths(dirs.harnessDir).audit, "utf8")).includes('"emoji":"👎"'), 15_000, "poll recovered");
+    await eventually(
+      async () => (await readFile(harnessPaths(dirs.harnessDir).audit, "utf8")).includes('"emoji":"👎"'),
+      15_000,
+      "poll recovered",
+    );
 
     // 4. Every API answer, refusals included.
     await api("GET", "/drafts");
@@ -120,7 +134,10 @@ describe("secrets never leave the process", () => {
     expect(found).toEqual([]);
 
     // The URL-bearing errors did happen and were logged, scrubbed.
-    const draft = (await readFile(harnessPaths(dirs.harnessDir).drafts, "utf8")).split("\n").filter((l) => l.includes(id)).at(-1)!;
+    const draft = (await readFile(harnessPaths(dirs.harnessDir).drafts, "utf8"))
+      .split("\n")
+      .filter((l) => l.includes(id))
+      .at(-1)!;
     const reason = String(JSON.parse(draft).reason);
     expect(reason).toMatch(/no answer from Telegram/);
     expect(stderr).toContain("[redacted");
@@ -154,7 +171,11 @@ describe("secrets never leave the process", () => {
         REVIEW_CHAT_ID: String(OWNER),
       };
       // `script` gives the daemon a terminal, so main.ts picks the pretty transport.
-      const child = spawn("script", ["-qfec", `${JSON.stringify(process.execPath)} ${JSON.stringify(MAIN_JS)}`, "/dev/null"], { cwd: dirs.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+      const child = spawn("script", ["-qfec", `${JSON.stringify(process.execPath)} ${JSON.stringify(MAIN_JS)}`, "/dev/null"], {
+        cwd: dirs.cwd,
+        env,
+        stdio: ["pipe", "pipe", "pipe"],
+      });
       let out = "";
       child.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
       child.stderr.setEncoding("utf8").on("data", (c: string) => (out += c));
@@ -185,7 +206,11 @@ describe("secrets never leave the process", () => {
       const found: string[] = [];
       leaks("pretty terminal output", out, [...secretForms(d.token), env.DRAFT_API_TOKEN], found);
       expect(found).toEqual([]);
-      figures("secrets pretty", { terminal_bytes: out.length, leaks: found.length, redactions: (plain().match(/\[redacted/g) ?? []).length });
+      figures("secrets pretty", {
+        terminal_bytes: out.length,
+        leaks: found.length,
+        redactions: (plain().match(/\[redacted/g) ?? []).length,
+      });
     } finally {
       await p.stop();
       await d.stop();

@@ -31,11 +31,17 @@ async function sessionWithOtherWriter(lines: unknown[], writer: string): Promise
   let running = true;
   const other = (async () => {
     while (running && n < 500) {
-      await appendFile(audit, `${JSON.stringify({ ts: new Date().toISOString(), source: writer, kind: "heartbeat", n: n++, note: `quotes us: ${OURS}` })}\n`);
+      await appendFile(
+        audit,
+        `${JSON.stringify({ ts: new Date().toISOString(), source: writer, kind: "heartbeat", n: n++, note: `quotes us: ${OURS}` })}\n`,
+      );
       await new Promise((r) => setTimeout(r, 1));
     }
   })();
-  const run = await runTestModeRaw(lines.map((l) => JSON.stringify(l)), { cwd, harnessDir });
+  const run = await runTestModeRaw(
+    lines.map((l) => JSON.stringify(l)),
+    { cwd, harnessDir },
+  );
   running = false;
   await other;
   expect(run.code, run.stderr).toBe(0);
@@ -47,13 +53,27 @@ beforeAll(async () => {
   await mkdir(harnessDir, { recursive: true, mode: 0o700 });
   // Session 1: three drafts; the reviewer sends one, a stranger tries; another writer appends meanwhile.
   await sessionWithOtherWriter(
-    [payload("Tamper one"), payload("Tamper two"), payload("Tamper three"), { cmd: "react", review_message_id: 1, emoji: "👍" }, { cmd: "react", review_message_id: 2, emoji: "👍", user_id: 42 }],
+    [
+      payload("Tamper one"),
+      payload("Tamper two"),
+      payload("Tamper three"),
+      { cmd: "react", review_message_id: 1, emoji: "👍" },
+      { cmd: "react", review_message_id: 2, emoji: "👍", user_id: 42 },
+    ],
     "other-agent",
   );
-  await appendFile(harnessPaths(harnessDir).audit, `${JSON.stringify({ ts: new Date().toISOString(), source: "scribe", kind: "note", text: "between sessions" })}\n`);
+  await appendFile(
+    harnessPaths(harnessDir).audit,
+    `${JSON.stringify({ ts: new Date().toISOString(), source: "scribe", kind: "note", text: "between sessions" })}\n`,
+  );
   // Session 2: more decisions, and a last line that is a transition.
   await sessionWithOtherWriter(
-    [{ cmd: "reply", review_message_id: 2, text: "warmer, please" }, { cmd: "react", review_message_id: 3, emoji: "😴" }, payload("Tamper four"), { cmd: "react", review_message_id: 5, emoji: "👎" }],
+    [
+      { cmd: "reply", review_message_id: 2, text: "warmer, please" },
+      { cmd: "react", review_message_id: 3, emoji: "😴" },
+      payload("Tamper four"),
+      { cmd: "react", review_message_id: 5, emoji: "👎" },
+    ],
     "cos-agent",
   );
   original = (await readFile(harnessPaths(harnessDir).audit, "utf8")).split("\n").filter((l) => l !== "");
@@ -100,7 +120,12 @@ describe("the audit chain as the daemon writes it", () => {
     const nums = ourLineNumbers(original);
     const gaps = nums.slice(1).filter((n, i) => n - nums[i]! > 1).length;
     expect(gaps).toBeGreaterThan(0);
-    figures("tamper chain", { our_lines: ours.length, other_writers_lines: interleaved, links_with_other_lines_between: gaps, chain_ok: true });
+    figures("tamper chain", {
+      our_lines: ours.length,
+      other_writers_lines: interleaved,
+      links_with_other_lines_between: gaps,
+      chain_ok: true,
+    });
   });
 });
 
@@ -207,7 +232,10 @@ describe("tampering is reported at the first broken link", () => {
     const h = join(dir, ".harness");
     await cp(harnessDir, h, { recursive: true });
     // The last transition and what followed it (a status edit's `status_shown` line): a cut tail the chain cannot see.
-    const lastTransition = ourLineNumbers(original).filter((n) => JSON.parse(original[n - 1]!).kind === "transition").at(-1)! - 1;
+    const lastTransition =
+      ourLineNumbers(original)
+        .filter((n) => JSON.parse(original[n - 1]!).kind === "transition")
+        .at(-1)! - 1;
     const lines = original.filter((l, i) => i < lastTransition || (i > lastTransition && !isOurs(l)));
     const removed = JSON.parse(original[lastTransition]!) as { kind: string; draft_id: string; version: number };
     expect(removed.kind).toBe("transition");
@@ -215,7 +243,10 @@ describe("tampering is reported at the first broken link", () => {
     expect(await verifyAuditChain(harnessPaths(h).audit)).toMatchObject({ ok: true });
     const run = await runTestModeRaw([JSON.stringify({ cmd: "list" })], { cwd: dir, harnessDir: h });
     expect(run.code).toBe(0);
-    const after = (await readFile(harnessPaths(h).audit, "utf8")).split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const after = (await readFile(harnessPaths(h).audit, "utf8"))
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const recovered = after.filter((l) => l.event === "recovered" && l.draft_id === removed.draft_id && l.version === removed.version);
     expect(recovered).toHaveLength(1);
     figures("tamper last-line", { deleted_last_transition: 1, reaudited_as_recovered: recovered.length });

@@ -51,8 +51,12 @@ describe("Telegram faults against the real daemon", () => {
     expect(tooMany).toBeGreaterThan(4);
     const end = await finish(s);
     report("telegram-faults 429-storm", {
-      drafts: drafts.length, sent: drafts.length, answered_429: tooMany, review_chat_waits: s.logs(/rate-limited the review chat/).length,
-      ...end, seconds: Math.round((Date.now() - t0) / 1000),
+      drafts: drafts.length,
+      sent: drafts.length,
+      answered_429: tooMany,
+      review_chat_waits: s.logs(/rate-limited the review chat/).length,
+      ...end,
+      seconds: Math.round((Date.now() - t0) / 1000),
     });
   }, 150_000);
 
@@ -87,8 +91,13 @@ describe("Telegram faults against the real daemon", () => {
     expect([s.delivered(F1, a.text), s.delivered(F2, b.text), s.delivered(F3, c.text)]).toEqual([0, 1, 1]);
     const end = await finish(s);
     report("telegram-faults 5xx", {
-      send_502: "outcome_unknown+notice", post_500: "queued,reposted", edit_500: "reply instead", poll_502: "backoff,resumed",
-      poll_warnings: s.logs(/getUpdates failed/).length, ...end, seconds: Math.round((Date.now() - t0) / 1000),
+      send_502: "outcome_unknown+notice",
+      post_500: "queued,reposted",
+      edit_500: "reply instead",
+      poll_502: "backoff,resumed",
+      poll_warnings: s.logs(/getUpdates failed/).length,
+      ...end,
+      seconds: Math.round((Date.now() - t0) / 1000),
     });
   }, 120_000);
 
@@ -117,8 +126,13 @@ describe("Telegram faults against the real daemon", () => {
     const end = await finish(s);
     expect([s.delivered(F1, a.text), s.delivered(F2, b.text)]).toEqual([1, 1]);
     report("telegram-faults timeouts", {
-      client_timeout_s: 2, send: "outcome_unknown+notice, delivered late once", post: "reposted", orphan_review_posts: orphans,
-      poll_warnings: s.logs(/getUpdates failed/).length, ...end, seconds: Math.round((Date.now() - t0) / 1000),
+      client_timeout_s: 2,
+      send: "outcome_unknown+notice, delivered late once",
+      post: "reposted",
+      orphan_review_posts: orphans,
+      poll_warnings: s.logs(/getUpdates failed/).length,
+      ...end,
+      seconds: Math.round((Date.now() - t0) / 1000),
     });
   }, 120_000);
 
@@ -156,9 +170,14 @@ describe("Telegram faults against the real daemon", () => {
     const end = await finish(s);
     expect([s.delivered(F1, a.text), s.delivered(F2, b.text), s.delivered(F3, c.text), s.delivered(G1, d.text)]).toEqual([0, 1, 1, 1]);
     report("telegram-faults resets+lost-answers", {
-      send_reset: "outcome_unknown+notice (not delivered)", send_answer_lost: "outcome_unknown+notice (delivered once)",
-      post_reset: "reposted", post_answer_lost: "reposted", orphan_review_posts: orphans, poll_reset_and_lost: "decisions kept",
-      ...end, seconds: Math.round((Date.now() - t0) / 1000),
+      send_reset: "outcome_unknown+notice (not delivered)",
+      send_answer_lost: "outcome_unknown+notice (delivered once)",
+      post_reset: "reposted",
+      post_answer_lost: "reposted",
+      orphan_review_posts: orphans,
+      poll_reset_and_lost: "decisions kept",
+      ...end,
+      seconds: Math.round((Date.now() - t0) / 1000),
     });
   }, 120_000);
 
@@ -192,8 +211,13 @@ describe("Telegram faults against the real daemon", () => {
     expect(conflicts).toBeGreaterThanOrEqual(2);
     const end = await finish(s);
     report("telegram-faults 409", {
-      injected_409: 2, intruder_polls: 6, intruder_got_409: intruderConflicts.n, conflicts_logged: conflicts, daemon: "kept running, decisions resumed",
-      ...end, seconds: Math.round((Date.now() - t0) / 1000),
+      injected_409: 2,
+      intruder_polls: 6,
+      intruder_got_409: intruderConflicts.n,
+      conflicts_logged: conflicts,
+      daemon: "kept running, decisions resumed",
+      ...end,
+      seconds: Math.round((Date.now() - t0) / 1000),
     });
   }, 90_000);
 });

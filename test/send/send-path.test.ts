@@ -140,7 +140,11 @@ describe("the guarded send path", () => {
     t = await openTestCore();
     const d = await submitPosted(t, "who approved?");
     // The daemon stopped after recording the approval, before the send began.
-    const approval = { actor: { user_id: REVIEWER, channel: "button" as const, emoji: null, update_id: null }, at: d.updated_at, text_sha256: d.text_sha256 };
+    const approval = {
+      actor: { user_id: REVIEWER, channel: "button" as const, emoji: null, update_id: null },
+      at: d.updated_at,
+      text_sha256: d.text_sha256,
+    };
     await t.core.store.append([{ ...d, status: "approved", approval, version: d.version + 1 }]);
     await t.core.close();
     // Restart with another reviewer configured: the recorded approval no longer counts.

@@ -76,7 +76,10 @@ function runAndKill(path: string, delayMs: number, fromSpawn: boolean): Promise<
     p.on("close", (code, signal) => {
       if (signal !== "SIGKILL") return reject(new Error(`child exited by itself (code ${code}): ${stderr}`));
       const complete = out.slice(0, out.lastIndexOf("\n") + 1).split("\n");
-      const acks = complete.filter((l) => l.startsWith("ack ")).map((l) => l.split(" ")).map(([, id, v]) => [id!, Number(v)] as [string, number]);
+      const acks = complete
+        .filter((l) => l.startsWith("ack "))
+        .map((l) => l.split(" "))
+        .map(([, id, v]) => [id!, Number(v)] as [string, number]);
       resolve({ acks, stderr });
     });
   });

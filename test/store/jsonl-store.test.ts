@@ -108,7 +108,13 @@ describe("JsonlStore: recovery", () => {
   });
 
   it("cuts zeros or garbage appended after the last good line", async () => {
-    const tails = [Buffer.alloc(4096), Buffer.from("\0\0\n\0\0\n"), Buffer.from("garbage\nmore garbage\n"), Buffer.from("\n\n"), Buffer.from('{"draft_id":"z"}\n')];
+    const tails = [
+      Buffer.alloc(4096),
+      Buffer.from("\0\0\n\0\0\n"),
+      Buffer.from("garbage\nmore garbage\n"),
+      Buffer.from("\n\n"),
+      Buffer.from('{"draft_id":"z"}\n'),
+    ];
     for (const tail of tails) {
       const path = await storeWith(records);
       const good = (await stat(path)).size;
@@ -140,7 +146,7 @@ describe("JsonlStore: recovery", () => {
     const end = original.indexOf(10, start);
     for (let i = start; i < end; i++) {
       const buf = Buffer.from(original);
-      buf[i]! ^= 1 << i % 7;
+      buf[i]! ^= 1 << (i % 7);
       await writeFile(path, buf);
       const err = await openAt(path).then(
         () => null,
@@ -158,7 +164,11 @@ describe("JsonlStore: recovery", () => {
     const plain = '{"draft_id":"p","version":1,"text":""}\n';
     await appendFile(path, plain + plain + plain);
     const before = await readFile(path);
-    await expect(openAt(path)).rejects.toMatchObject({ name: "StoreCorruptError", line: 4, message: expect.stringMatching(/another program or version/) });
+    await expect(openAt(path)).rejects.toMatchObject({
+      name: "StoreCorruptError",
+      line: 4,
+      message: expect.stringMatching(/another program or version/),
+    });
     expect(await readFile(path)).toEqual(before);
   });
 

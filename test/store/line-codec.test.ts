@@ -8,12 +8,12 @@ function check(line: string): string | null {
 
 describe("line codec", () => {
   it("writes plain JSON with the checksum as the last key", () => {
-    const line = encodeLine({ draft_id: "a", text: "héllo\n\"x\" 🎉" });
+    const line = encodeLine({ draft_id: "a", text: 'héllo\n"x" 🎉' });
     expect(line.endsWith('"}\n')).toBe(true);
     expect(line.split("\n")).toHaveLength(2);
     const parsed = JSON.parse(line) as Record<string, unknown>;
     expect(Object.keys(parsed).at(-1)).toBe("crc");
-    expect(parsed.text).toBe("héllo\n\"x\" 🎉");
+    expect(parsed.text).toBe('héllo\n"x" 🎉');
     expect(check(line)).toBeNull();
   });
 

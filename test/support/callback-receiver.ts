@@ -50,7 +50,12 @@ export async function startCallbackReceiver(port = 0): Promise<CallbackReceiver>
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const answer = planned.shift() ?? { kind: "status", status: 200 };
-      received.push({ body: Buffer.concat(chunks), headers: req.headers, atMs: Date.now(), answer: answer.kind === "status" ? answer.status : answer.kind });
+      received.push({
+        body: Buffer.concat(chunks),
+        headers: req.headers,
+        atMs: Date.now(),
+        answer: answer.kind === "status" ? answer.status : answer.kind,
+      });
       for (const w of [...waiters]) w();
       switch (answer.kind) {
         case "status":

@@ -65,7 +65,13 @@ export const EVENTS: Record<DraftEvent["type"], DraftEvent> = {
   send_ok: { type: "send_ok", messageId: 9 },
   send_failed: { type: "send_failed", reason: "Forbidden: bot was blocked by the user" },
   send_unknown: { type: "send_unknown", reason: "timeout" },
-  edit: { type: "edit", text: "Hi Anna, see you Friday at 10.", textSha256: textSha256("Hi Anna, see you Friday at 10."), redaction: null, actor: reviewer("reply", "✏️") },
+  edit: {
+    type: "edit",
+    text: "Hi Anna, see you Friday at 10.",
+    textSha256: textSha256("Hi Anna, see you Friday at 10."),
+    redaction: null,
+    actor: reviewer("reply", "✏️"),
+  },
   undo: { type: "undo", actor: reviewer("reaction", "👍") },
   revised: { type: "revised", byDraftId: "d_later" },
 };

@@ -50,5 +50,8 @@ export async function liveDaemon(
 /** The audit log's lines. */
 export async function auditLines(harnessDir: string): Promise<Array<Record<string, any>>> {
   const text = await readFile(join(harnessDir, "swarm.jsonl"), "utf8").catch(() => "");
-  return text.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l));
+  return text
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l));
 }

@@ -31,7 +31,10 @@ export function runTestMode(
     child.on("error", reject);
     child.on("exit", (code) => {
       try {
-        const answers = stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l));
+        const answers = stdout
+          .split("\n")
+          .filter((l) => l !== "")
+          .map((l) => JSON.parse(l));
         resolve({ answers, stderr, code });
       } catch (err) {
         reject(new Error(`stdout is not JSON lines: ${stdout}\n${stderr}`));

@@ -13,7 +13,15 @@ beforeEach(async () => {
   double = await startTelegramDouble({
     chats: [
       { id: REVIEWER, type: "private", firstName: "Rita" },
-      { id: GROUP, type: "supergroup", title: "Review", isForum: true, topics: [7], botIsAdmin: true, members: [{ userId: REVIEWER, status: "creator" }] },
+      {
+        id: GROUP,
+        type: "supergroup",
+        title: "Review",
+        isForum: true,
+        topics: [7],
+        botIsAdmin: true,
+        members: [{ userId: REVIEWER, status: "creator" }],
+      },
       { id: BLOCKED, type: "private", blocked: true },
     ],
   });
@@ -22,7 +30,10 @@ beforeEach(async () => {
 afterEach(() => double.stop());
 
 async function refusal(call: Promise<unknown>): Promise<GrammyError> {
-  const error = await call.then(() => undefined, (e: unknown) => e);
+  const error = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(GrammyError);
   return error as GrammyError;
 }
@@ -51,14 +62,24 @@ describe("sendMessage", () => {
     const second = await api.sendMessage(REVIEWER, "draft two");
     const inTopic = await api.sendMessage(GROUP, "in a topic", { message_thread_id: 7 });
     expect(first).toMatchObject({
-      message_id: 1, text: "draft one", reply_markup: markup,
+      message_id: 1,
+      text: "draft one",
+      reply_markup: markup,
       chat: { id: REVIEWER, type: "private", first_name: "Rita" },
       from: { id: double.botInfo.id, is_bot: true },
     });
     expect(first.date).toBeGreaterThan(1_600_000_000);
     expect(second.message_id).toBe(2);
-    expect(inTopic).toMatchObject({ message_id: 1, message_thread_id: 7, is_topic_message: true, chat: { type: "supergroup", is_forum: true } });
-    expect(double.messages(REVIEWER).map((m) => [m.messageId, m.text, m.parseMode])).toEqual([[1, "draft one", undefined], [2, "draft two", undefined]]);
+    expect(inTopic).toMatchObject({
+      message_id: 1,
+      message_thread_id: 7,
+      is_topic_message: true,
+      chat: { type: "supergroup", is_forum: true },
+    });
+    expect(double.messages(REVIEWER).map((m) => [m.messageId, m.text, m.parseMode])).toEqual([
+      [1, "draft one", undefined],
+      [2, "draft two", undefined],
+    ]);
     expect(double.messages(GROUP)[0]).toMatchObject({ threadId: 7, text: "in a topic" });
   });
 
@@ -69,10 +90,18 @@ describe("sendMessage", () => {
       [api.sendMessage(REVIEWER, "  \n "), 400, "Bad Request: message text is empty"],
       [api.sendMessage(REVIEWER, "x".repeat(4097)), 400, "Bad Request: message is too long"],
       [api.sendMessage(REVIEWER, "😀".repeat(2049)), 400, "Bad Request: message is too long"],
-      [api.sendMessage(REVIEWER, "x", { reply_markup: { inline_keyboard: [[{ text: "a", callback_data: "x".repeat(65) }]] } }), 400, "Bad Request: BUTTON_DATA_INVALID"],
+      [
+        api.sendMessage(REVIEWER, "x", { reply_markup: { inline_keyboard: [[{ text: "a", callback_data: "x".repeat(65) }]] } }),
+        400,
+        "Bad Request: BUTTON_DATA_INVALID",
+      ],
       [api.sendMessage(BLOCKED, "x"), 403, "Forbidden: bot was blocked by the user"],
       [api.sendMessage(GROUP, "x", { message_thread_id: 8 }), 400, "Bad Request: message thread not found"],
-      [api.sendMessage(REVIEWER, "a < b", { parse_mode: "HTML" }), 400, 'Bad Request: can\'t parse entities: Unsupported start tag "" at byte offset 2'],
+      [
+        api.sendMessage(REVIEWER, "a < b", { parse_mode: "HTML" }),
+        400,
+        'Bad Request: can\'t parse entities: Unsupported start tag "" at byte offset 2',
+      ],
     ];
     for (const [call, code, description] of cases) {
       const e = await refusal(call);

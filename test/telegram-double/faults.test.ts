@@ -9,12 +9,21 @@ let double: TelegramDouble;
 let api: Api;
 
 beforeEach(async () => {
-  double = await startTelegramDouble({ chats: [{ id: REVIEWER, type: "private" }, { id: GROUP, type: "supergroup" }] });
+  double = await startTelegramDouble({
+    chats: [
+      { id: REVIEWER, type: "private" },
+      { id: GROUP, type: "supergroup" },
+    ],
+  });
   api = new Api(double.token, { apiRoot: double.url });
 });
 afterEach(() => double.stop());
 
-const settle = (p: Promise<unknown>): Promise<unknown> => p.then((v) => v, (e: unknown) => e);
+const settle = (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    (v) => v,
+    (e: unknown) => e,
+  );
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 describe("rate limits (off by default)", () => {

@@ -19,8 +19,17 @@ import type { DoubleState } from "./methods/index.js";
 import { RateLimiter } from "./rate-limit.js";
 import { type ApiServer, createApiServer } from "./server.js";
 import type {
-  AnsweredCallback, CallbackInjection, CallRecord, ChatConfig, FailSpec, MessageInjection,
-  RateLimitOptions, ReactionInjection, SentMessage, TelegramDoubleOptions, UserConfig,
+  AnsweredCallback,
+  CallbackInjection,
+  CallRecord,
+  ChatConfig,
+  FailSpec,
+  MessageInjection,
+  RateLimitOptions,
+  ReactionInjection,
+  SentMessage,
+  TelegramDoubleOptions,
+  UserConfig,
 } from "./types.js";
 import { UpdateQueue } from "./updates.js";
 import { World } from "./world.js";
@@ -95,9 +104,15 @@ function botInfoFor(options: TelegramDoubleOptions): { token: string; bot: UserF
   const id = options.bot?.id ?? (Number.isSafeInteger(tokenId) ? tokenId : 7_000_000_000 + Math.floor(Math.random() * 900_000_000));
   const token = options.token ?? `${id}:AA${randomBytes(32).toString("base64url").slice(0, 33)}`;
   const bot: UserFromGetMe = {
-    id, is_bot: true, first_name: options.bot?.firstName ?? "Draft Review", username: options.bot?.username ?? "draft_review_test_bot",
-    can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false,
-    can_connect_to_business: false, has_main_web_app: false,
+    id,
+    is_bot: true,
+    first_name: options.bot?.firstName ?? "Draft Review",
+    username: options.bot?.username ?? "draft_review_test_bot",
+    can_join_groups: true,
+    can_read_all_group_messages: false,
+    supports_inline_queries: false,
+    can_connect_to_business: false,
+    has_main_web_app: false,
   } as UserFromGetMe;
   return { token, bot };
 }
@@ -106,8 +121,13 @@ function botInfoFor(options: TelegramDoubleOptions): { token: string; bot: UserF
 export async function startTelegramDouble(options: TelegramDoubleOptions = {}): Promise<TelegramDouble> {
   const { token, bot } = botInfoFor(options);
   const state: DoubleState = {
-    world: new World(bot), updates: new UpdateQueue(options.firstUpdateId ?? 700_000_001), sent: [], answered: [],
-    openCallbacks: new Set(), commands: new Map(), limiter: limiterFor(options.rateLimits),
+    world: new World(bot),
+    updates: new UpdateQueue(options.firstUpdateId ?? 700_000_001),
+    sent: [],
+    answered: [],
+    openCallbacks: new Set(),
+    commands: new Map(),
+    limiter: limiterFor(options.rateLimits),
   };
   state.updates.webhookUrl = options.webhookUrl;
   for (const chat of options.chats ?? []) state.world.addChat(chat);
@@ -136,7 +156,9 @@ interface Parts {
 /** The test's handle on the running double. */
 function facade({ url, token, bot, state, faults, journal, api }: Parts): TelegramDouble {
   return {
-    url, token, botInfo: bot,
+    url,
+    token,
+    botInfo: bot,
     addChat: (chat) => state.world.addChat(chat),
     addUser: (user) => state.world.addUser(user),
     setRateLimits: (o) => void (state.limiter = limiterFor(o)),
@@ -155,15 +177,22 @@ function facade({ url, token, bot, state, faults, journal, api }: Parts): Telegr
     onCall: (listener) => journal.onCall(listener),
     waitForCall: (method, predicate, timeoutMs) => journal.waitFor(method, predicate, timeoutMs),
     answeredCallbacks: () => [...state.answered],
-    get lastAnsweredCallback() { return state.answered.at(-1); },
+    get lastAnsweredCallback() {
+      return state.answered.at(-1);
+    },
     pendingUpdates: () => [...state.updates.unconfirmed()],
     excludedUpdates: () => [...state.updates.excluded()],
-    get allowedUpdates() { return state.updates.allowedUpdates; },
-    get tooManyRequestsCount() { return journal.tooManyRequests; },
-    stop: () => new Promise<void>((resolve) => {
-      api.server.close(() => resolve());
-      api.destroyAll();
-    }),
+    get allowedUpdates() {
+      return state.updates.allowedUpdates;
+    },
+    get tooManyRequestsCount() {
+      return journal.tooManyRequests;
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        api.server.close(() => resolve());
+        api.destroyAll();
+      }),
   };
 }
 

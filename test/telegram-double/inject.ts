@@ -17,10 +17,12 @@ let callbackCounter = 0;
 /** A message_reaction update: a user (or an anonymous admin as `actorChat`) changed their reaction. */
 export function injectReaction(state: DoubleState, o: ReactionInjection): Injected {
   const chat = state.world.requireChat(o.chatId);
-  if ((o.userId === undefined) === (o.actorChat === undefined)) throw new Error("telegram double: give exactly one of userId and actorChat");
-  const actor = o.userId !== undefined
-    ? { user: state.world.userObject(o.userId) }
-    : { actor_chat: state.world.chatObject(state.world.requireChat(o.actorChat!)) };
+  if ((o.userId === undefined) === (o.actorChat === undefined))
+    throw new Error("telegram double: give exactly one of userId and actorChat");
+  const actor =
+    o.userId !== undefined
+      ? { user: state.world.userObject(o.userId) }
+      : { actor_chat: state.world.chatObject(state.world.requireChat(o.actorChat!)) };
   return state.updates.create({
     message_reaction: {
       chat: state.world.chatObject(chat),
@@ -69,7 +71,11 @@ function commandEntities(text: string): MessageEntity[] {
 export function injectMessage(state: DoubleState, o: MessageInjection): Injected {
   const chat = state.world.requireChat(o.chatId);
   if (o.username !== undefined || o.firstName !== undefined) {
-    state.world.addUser({ id: o.userId, ...(o.firstName ? { firstName: o.firstName } : {}), ...(o.username ? { username: o.username } : {}) });
+    state.world.addUser({
+      id: o.userId,
+      ...(o.firstName ? { firstName: o.firstName } : {}),
+      ...(o.username ? { username: o.username } : {}),
+    });
   }
   const replyTo = o.replyToMessageId === undefined ? undefined : chat.messages.get(o.replyToMessageId);
   const entities = commandEntities(o.text);

@@ -13,7 +13,10 @@ let api: Api;
 
 beforeEach(async () => {
   double = await startTelegramDouble({
-    chats: [{ id: REVIEWER, type: "private" }, { id: GROUP, type: "supergroup", title: "Review" }],
+    chats: [
+      { id: REVIEWER, type: "private" },
+      { id: GROUP, type: "supergroup", title: "Review" },
+    ],
   });
   api = new Api(double.token, { apiRoot: double.url });
 });
@@ -52,7 +55,13 @@ describe("getUpdates", () => {
     expect(early.queued).toBe(false);
     expect(await api.getUpdates({ allowed_updates: ALL })).toEqual([]);
     expect(double.allowedUpdates).toEqual(ALL);
-    const late = double.injectReaction({ chatId: REVIEWER, messageId: sent.message_id, userId: REVIEWER, oldEmojis: ["👍"], newEmojis: ["👎"] });
+    const late = double.injectReaction({
+      chatId: REVIEWER,
+      messageId: sent.message_id,
+      userId: REVIEWER,
+      oldEmojis: ["👍"],
+      newEmojis: ["👎"],
+    });
     const [update] = await api.getUpdates();
     expect(update).toEqual(late.update);
     expect(update?.message_reaction).toEqual({
@@ -75,7 +84,8 @@ describe("getUpdates", () => {
     const error = await first;
     expect(error).toBeInstanceOf(GrammyError);
     expect([(error as GrammyError).error_code, (error as GrammyError).description]).toEqual([
-      409, "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running",
+      409,
+      "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running",
     ]);
     double.injectMessage({ chatId: REVIEWER, userId: REVIEWER, text: "for the second" });
     expect((await second)[0]?.message?.text).toBe("for the second");
@@ -97,8 +107,14 @@ describe("getUpdates", () => {
 
   it("refuses getUpdates while a webhook is set, until deleteWebhook", async () => {
     await api.setWebhook("https://example.invalid/hook");
-    const e = (await api.getUpdates().then(() => undefined, (x: unknown) => x)) as GrammyError;
-    expect([e.error_code, e.description]).toEqual([409, "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"]);
+    const e = (await api.getUpdates().then(
+      () => undefined,
+      (x: unknown) => x,
+    )) as GrammyError;
+    expect([e.error_code, e.description]).toEqual([
+      409,
+      "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+    ]);
     await api.deleteWebhook();
     expect(await api.getUpdates()).toEqual([]);
   });
@@ -112,14 +128,23 @@ describe("a real grammY bot", () => {
       seen.push(`button ${ctx.callbackQuery.data} on ${ctx.callbackQuery.message?.message_id}`);
       await ctx.answerCallbackQuery({ text: "Sent" });
     });
-    bot.on("message_reaction", (ctx) => void seen.push(`reaction ${ctx.messageReaction.new_reaction.map((r) => (r.type === "emoji" ? r.emoji : "?")).join("")}`));
+    bot.on(
+      "message_reaction",
+      (ctx) => void seen.push(`reaction ${ctx.messageReaction.new_reaction.map((r) => (r.type === "emoji" ? r.emoji : "?")).join("")}`),
+    );
     bot.on("message:text", (ctx) => void seen.push(`reply "${ctx.message.text}" to ${ctx.message.reply_to_message?.text}`));
     const started = new Promise<void>((resolve) => void bot.start({ allowed_updates: ALL, timeout: 1, onStart: () => resolve() }));
     await started;
-    const review = await bot.api.sendMessage(REVIEWER, "draft", { reply_markup: { inline_keyboard: [[{ text: "👍 Send", callback_data: "send" }]] } });
+    const review = await bot.api.sendMessage(REVIEWER, "draft", {
+      reply_markup: { inline_keyboard: [[{ text: "👍 Send", callback_data: "send" }]] },
+    });
     await until(() => double.allowedUpdates !== undefined);
     const { update } = double.injectCallback({ chatId: REVIEWER, messageId: review.message_id, userId: REVIEWER, data: "send" });
-    expect(update.callback_query?.message).toMatchObject({ message_id: review.message_id, text: "draft", reply_markup: review.reply_markup });
+    expect(update.callback_query?.message).toMatchObject({
+      message_id: review.message_id,
+      text: "draft",
+      reply_markup: review.reply_markup,
+    });
     await double.waitForCall("answerCallbackQuery");
     double.injectMessage({ chatId: REVIEWER, userId: REVIEWER, text: "fix the typo", replyToMessageId: review.message_id });
     double.injectReaction({ chatId: REVIEWER, messageId: review.message_id, userId: REVIEWER, newEmojis: ["👍"] });

@@ -43,7 +43,10 @@ export class RateLimiter {
   private readonly windows: { chat: Window; group: Window; global: Window };
   private readonly buckets = new Map<string, Bucket>();
 
-  constructor(options: RateLimitOptions, private readonly now: () => number = Date.now) {
+  constructor(
+    options: RateLimitOptions,
+    private readonly now: () => number = Date.now,
+  ) {
     this.scale = options.timeScale ?? 1;
     this.windows = {
       chat: { max: options.perChatPerSecond ?? 1, lengthMs: 1000 },

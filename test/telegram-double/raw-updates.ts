@@ -24,8 +24,10 @@ export interface RawSlot {
  */
 export function injectRawUpdate(double: TelegramDouble, slot: RawSlot, body: Record<string, unknown>): Update {
   const { update, queued } = double.injectReaction({ chatId: slot.chatId, messageId: 1, userId: slot.userId, newEmojis: [] });
-  if (!queued) throw new Error("telegram double: the bot has not asked for message_reaction updates yet; inject raw updates after it polls");
-  if (!double.pendingUpdates().includes(update)) throw new Error("telegram double: the queued update is not the one returned; raw injection cannot work");
+  if (!queued)
+    throw new Error("telegram double: the bot has not asked for message_reaction updates yet; inject raw updates after it polls");
+  if (!double.pendingUpdates().includes(update))
+    throw new Error("telegram double: the queued update is not the one returned; raw injection cannot work");
   const target = update as unknown as Record<string, unknown>;
   for (const key of Object.keys(target)) if (key !== "update_id") delete target[key];
   for (const key of Object.keys(body)) {

@@ -42,7 +42,12 @@ function clientGone(res: ServerResponse): AbortSignal {
   return controller.signal;
 }
 
-async function run(handler: Handler, params: Record<string, unknown>, deps: ServerDeps, signal: AbortSignal): Promise<{ result: unknown } | { error: ApiError } | { aborted: true }> {
+async function run(
+  handler: Handler,
+  params: Record<string, unknown>,
+  deps: ServerDeps,
+  signal: AbortSignal,
+): Promise<{ result: unknown } | { error: ApiError } | { aborted: true }> {
   try {
     return { result: await handler(params, deps.state, signal) };
   } catch (error) {
@@ -53,14 +58,23 @@ async function run(handler: Handler, params: Record<string, unknown>, deps: Serv
   }
 }
 
-async function answer(req: IncomingMessage, res: ServerResponse, record: CallRecord, handler: Handler, due: DueFaults, deps: ServerDeps): Promise<CallOutcome> {
+async function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  record: CallRecord,
+  handler: Handler,
+  due: DueFaults,
+  deps: ServerDeps,
+): Promise<CallOutcome> {
   const signal = clientGone(res);
   if (due.delayMs > 0) await new Promise((r) => setTimeout(r, due.delayMs));
   if (due.disruption?.kind === "fail") return replyError(res, due.disruption.error);
   const outcome = await run(handler, record.params, deps, signal);
   if (due.disruption?.kind === "drop") {
     req.socket.destroy();
-    return "result" in outcome ? { kind: "dropped", result: outcome.result } : { kind: "dropped", errorCode: "error" in outcome ? outcome.error.errorCode : undefined };
+    return "result" in outcome
+      ? { kind: "dropped", result: outcome.result }
+      : { kind: "dropped", errorCode: "error" in outcome ? outcome.error.errorCode : undefined };
   }
   if ("aborted" in outcome || signal.aborted) return { kind: "aborted" };
   if ("error" in outcome) return replyError(res, outcome.error);

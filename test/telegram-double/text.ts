@@ -36,7 +36,24 @@ function parseEntities(raw: string, parseMode: string | undefined): string {
   }
 }
 
-const HTML_TAGS = new Set(["b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "span", "tg-spoiler", "a", "code", "pre", "blockquote", "tg-emoji"]);
+const HTML_TAGS = new Set([
+  "b",
+  "strong",
+  "i",
+  "em",
+  "u",
+  "ins",
+  "s",
+  "strike",
+  "del",
+  "span",
+  "tg-spoiler",
+  "a",
+  "code",
+  "pre",
+  "blockquote",
+  "tg-emoji",
+]);
 const HTML_ENTITIES: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"' };
 
 function parseHtml(raw: string): string {
@@ -117,7 +134,8 @@ export function checkReplyMarkup(markup: unknown): { inline_keyboard: unknown[][
 }
 
 function checkButton(button: unknown): void {
-  if (typeof button !== "object" || button === null) throw badRequest("can't parse inline keyboard button: InlineKeyboardButton must be an Object");
+  if (typeof button !== "object" || button === null)
+    throw badRequest("can't parse inline keyboard button: InlineKeyboardButton must be an Object");
   const b = button as Record<string, unknown>;
   if (typeof b["text"] !== "string") throw badRequest("can't parse inline keyboard button: Text must be a String");
   if ("callback_data" in b) {
@@ -126,6 +144,16 @@ function checkButton(button: unknown): void {
     if (bytes < 1 || bytes > CALLBACK_DATA_LIMIT) throw badRequest("BUTTON_DATA_INVALID");
     return;
   }
-  const actions = ["url", "login_url", "switch_inline_query", "switch_inline_query_current_chat", "switch_inline_query_chosen_chat", "callback_game", "pay", "web_app", "copy_text"];
+  const actions = [
+    "url",
+    "login_url",
+    "switch_inline_query",
+    "switch_inline_query_current_chat",
+    "switch_inline_query_chosen_chat",
+    "callback_game",
+    "pay",
+    "web_app",
+    "copy_text",
+  ];
   if (!actions.some((a) => a in b)) throw badRequest("text buttons are unallowed in the inline keyboard");
 }

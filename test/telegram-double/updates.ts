@@ -86,7 +86,10 @@ export class UpdateQueue {
    */
   poll(request: PollRequest, signal: AbortSignal): Promise<Update[]> {
     if (this.webhookUrl) {
-      throw new ApiError(409, "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first");
+      throw new ApiError(
+        409,
+        "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+      );
     }
     if (request.allowedUpdates !== undefined) this.setAllowed(request.allowedUpdates);
     this.confirm(request.offset);

@@ -60,12 +60,24 @@ export class World {
       const user = this.users.get(c.id);
       const firstName = c.firstName ?? user?.firstName ?? `User${c.id}`;
       const username = c.username ?? user?.username;
-      return { id: c.id, type: "private", first_name: firstName, ...(c.lastName ? { last_name: c.lastName } : {}), ...(username ? { username } : {}) };
+      return {
+        id: c.id,
+        type: "private",
+        first_name: firstName,
+        ...(c.lastName ? { last_name: c.lastName } : {}),
+        ...(username ? { username } : {}),
+      };
     }
     const title = c.title ?? `Chat ${c.id}`;
     if (c.type === "group") return { id: c.id, type: "group", title };
     if (c.type === "channel") return { id: c.id, type: "channel", title, ...(c.username ? { username: c.username } : {}) };
-    return { id: c.id, type: "supergroup", title, ...(c.username ? { username: c.username } : {}), ...(c.isForum ? { is_forum: true } : {}) };
+    return {
+      id: c.id,
+      type: "supergroup",
+      title,
+      ...(c.username ? { username: c.username } : {}),
+      ...(c.isForum ? { is_forum: true } : {}),
+    };
   }
 
   /** The User object of a human, from `addUser`, a private chat, or a default name. */

@@ -16,13 +16,19 @@ function network(code: string | undefined, message = "request failed"): HttpErro
 describe("classifySendError: a resend is safe only when the message cannot have been delivered", () => {
   it("429 waits retry_after (at least 1 s)", () => {
     expect(classifySendError(telegramSaid(429, "Too Many Requests: retry after 7", { retry_after: 7 }))).toEqual({
-      kind: "retry_after", seconds: 7, reason: "429: Too Many Requests: retry after 7",
+      kind: "retry_after",
+      seconds: 7,
+      reason: "429: Too Many Requests: retry after 7",
     });
     expect(classifySendError(telegramSaid(429, "Too Many Requests", {}))).toMatchObject({ kind: "retry_after", seconds: 1 });
   });
 
   it("a 4xx answer is a refusal (not sent, never retried)", () => {
-    for (const [code, text] of [[400, "Bad Request: chat not found"], [403, "Forbidden: bot was blocked by the user"], [401, "Unauthorized"]] as const) {
+    for (const [code, text] of [
+      [400, "Bad Request: chat not found"],
+      [403, "Forbidden: bot was blocked by the user"],
+      [401, "Unauthorized"],
+    ] as const) {
       expect(classifySendError(telegramSaid(code, text))).toEqual({ kind: "refused", reason: `${code}: ${text}` });
     }
   });
@@ -41,7 +47,8 @@ describe("classifySendError: a resend is safe only when the message cannot have 
     expect(classifySendError(network("ECONNRESET"))).toEqual({ kind: "unknown", reason: "no answer from Telegram (ECONNRESET)" });
     expect(classifySendError(network("ETIMEDOUT"))).toMatchObject({ kind: "unknown" });
     expect(classifySendError(network(undefined, "The operation was aborted"))).toEqual({
-      kind: "unknown", reason: "no answer from Telegram (The operation was aborted)",
+      kind: "unknown",
+      reason: "no answer from Telegram (The operation was aborted)",
     });
   });
 

@@ -24,13 +24,25 @@ afterEach(async () => {
 /** The review chat's own pacing, 10x faster against the double (answers still go through it, in order). */
 const FAST = { TELEGRAM_RATE_SCALE: "10" };
 
-const exists = (path: string) => stat(path).then(() => true, () => false);
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 /** The owner writes `text` in the review chat; resolves with the daemon's next message there that matches. */
 async function command(text: string, answer: RegExp, from = OWNER): Promise<string> {
   const before = double.messages(OWNER).length;
   double.injectMessage({ chatId: OWNER, userId: from, text });
-  const reply = await eventually(() => double.messages(OWNER).slice(before).find((m) => answer.test(m.text)), 10_000, `an answer to ${text}`);
+  const reply = await eventually(
+    () =>
+      double
+        .messages(OWNER)
+        .slice(before)
+        .find((m) => answer.test(m.text)),
+    10_000,
+    `an answer to ${text}`,
+  );
   return reply.text;
 }
 
@@ -40,7 +52,15 @@ async function confirmResume(answer: RegExp, from = OWNER): Promise<string> {
   const data = JSON.stringify(ask.replyMarkup).match(/owner:resume:[0-9a-f]+/)![0];
   const before = double.messages(OWNER).length;
   double.injectCallback({ chatId: OWNER, messageId: ask.messageId, userId: from, data });
-  const reply = await eventually(() => double.messages(OWNER).slice(before).find((m) => answer.test(m.text)), 10_000, "an answer to the tap");
+  const reply = await eventually(
+    () =>
+      double
+        .messages(OWNER)
+        .slice(before)
+        .find((m) => answer.test(m.text)),
+    10_000,
+    "an answer to the tap",
+  );
   return reply.text;
 }
 
@@ -54,7 +74,13 @@ describe("owner commands in the review chat (live daemon against the double)", (
     const haltFile = join(daemon.harnessDir, "HALT");
     const [menu] = double.calls("setMyCommands");
     expect(menu?.params).toMatchObject({ scope: { type: "chat", chat_id: String(OWNER) } });
-    expect((menu!.params.commands as Array<{ command: string }>).map((c) => c.command)).toEqual(["pending", "status", "halt", "resume", "help"]);
+    expect((menu!.params.commands as Array<{ command: string }>).map((c) => c.command)).toEqual([
+      "pending",
+      "status",
+      "halt",
+      "resume",
+      "help",
+    ]);
 
     const draft = (await daemon.request("POST", "/drafts", payload("Hold this one"))).body;
     expect(draft.status).toBe("pending");
@@ -81,7 +107,12 @@ describe("owner commands in the review chat (live daemon against the double)", (
     expect(status).toContain("⛔ Sends HALTED: halted by the owner (/halt or draft-review halt)");
     expect(status).toContain("Awaiting a decision: 0 pending, 0 deferred, 1 halted");
     expect(double.messages(STRANGER)).toHaveLength(0);
-    expect(double.messages(OWNER).slice(ownerMessages).filter((m) => /resume|halt is lifted/i.test(m.text))).toHaveLength(0);
+    expect(
+      double
+        .messages(OWNER)
+        .slice(ownerMessages)
+        .filter((m) => /resume|halt is lifted/i.test(m.text)),
+    ).toHaveLength(0);
 
     const pending = await command("/pending", /awaiting a decision/);
     expect(pending).toContain("• Scribe → “Destination” · halted · ");
@@ -95,7 +126,9 @@ describe("owner commands in the review chat (live daemon against the double)", (
 
     await command("/resume", /^⚠️ Resume sends\?/);
     expect(await exists(haltFile)).toBe(true);
-    expect(await confirmResume(/halt is lifted/)).toBe("Your halt is lifted. ✅ Sends enabled. Drafts halted meanwhile need a new 👍: /pending lists them.");
+    expect(await confirmResume(/halt is lifted/)).toBe(
+      "Your halt is lifted. ✅ Sends enabled. Drafts halted meanwhile need a new 👍: /pending lists them.",
+    );
     expect(await exists(haltFile)).toBe(false);
     double.injectReaction({ chatId: OWNER, messageId: draft.review_message_id, userId: OWNER, oldEmojis: ["👍"], newEmojis: [] });
     double.injectReaction({ chatId: OWNER, messageId: draft.review_message_id, userId: OWNER, newEmojis: ["👍"] });
@@ -104,7 +137,13 @@ describe("owner commands in the review chat (live daemon against the double)", (
 
     const owner = (await auditLines(daemon.harnessDir)).filter((l) => l.kind === "owner_halt" || l.kind === "owner_resume");
     expect(owner).toEqual([
-      expect.objectContaining({ kind: "owner_halt", user_id: OWNER, channel: "command", changed: true, source: "telegram-draft-for-review" }),
+      expect.objectContaining({
+        kind: "owner_halt",
+        user_id: OWNER,
+        channel: "command",
+        changed: true,
+        source: "telegram-draft-for-review",
+      }),
       expect.objectContaining({ kind: "owner_resume", user_id: OWNER, channel: "command", changed: true }),
     ]);
   });
@@ -118,6 +157,12 @@ describe("owner commands in the review chat (live daemon against the double)", (
     await eventually(async () => (await statusOf(draft.draft_id)) === "halted", 10_000, "halted by the CLI's HALT");
     const verify = await runBin(["audit", "verify", "--json"], { cwd: daemon.cwd, env: cliEnv });
     expect(verify.code).toBe(0);
-    expect(jsonLine(verify)).toMatchObject({ ok: true, chains: [{ source: "telegram-draft-for-review", ok: true }, { source: "draft-review-cli", ok: true, lines: 1 }] });
+    expect(jsonLine(verify)).toMatchObject({
+      ok: true,
+      chains: [
+        { source: "telegram-draft-for-review", ok: true },
+        { source: "draft-review-cli", ok: true, lines: 1 },
+      ],
+    });
   });
 });

@@ -30,7 +30,9 @@ const texts = () => double.messages(OWNER).map((m) => m.text);
 
 describe("the review chat's lanes (simulated clock)", () => {
   it("80 drafts in a burst, then /halt: its answer goes before every queued post", async () => {
-    const posts = Array.from({ length: 80 }, (_, i) => chat.post(draftIn("queued", { draft_id: `d_${i}`, draft_text: `Draft number ${i}` })));
+    const posts = Array.from({ length: 80 }, (_, i) =>
+      chat.post(draftIn("queued", { draft_id: `d_${i}`, draft_text: `Draft number ${i}` })),
+    );
     await chat.whenIdle();
     await advance(3_000);
     const before = double.messages(OWNER).length;

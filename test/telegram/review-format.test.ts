@@ -1,13 +1,25 @@
 import { describe, expect, it } from "vitest";
 import {
-  callbackData, confirmMessage, editedReviewText, readCallbackData, reviewKeyboard, reviewPost, statusLine,
+  callbackData,
+  confirmMessage,
+  editedReviewText,
+  readCallbackData,
+  reviewKeyboard,
+  reviewPost,
+  statusLine,
 } from "../../src/telegram/review-format.js";
 import { draftIn, T0 } from "../support/drafts.js";
 
 const opts = { deferForMs: 24 * 3_600_000, timeZone: "UTC", now: () => T0 };
 const GROUP_AUDIENCE = {
-  chat_id: "-1001234567890", kind: "supergroup" as const, title: "Destination", username: null, member_count: 1234,
-  can_post: true, problem: null, checked_at: new Date(T0).toISOString(),
+  chat_id: "-1001234567890",
+  kind: "supergroup" as const,
+  title: "Destination",
+  username: null,
+  member_count: 1234,
+  can_post: true,
+  problem: null,
+  checked_at: new Date(T0).toISOString(),
 };
 
 function single(post: ReturnType<typeof reviewPost>) {
@@ -46,7 +58,9 @@ describe("the review post", () => {
     expect(single(reviewPost(draftIn("pending", { redaction: { mode: "redact", removed: { email: 2, phone: 1 } } }), opts)).text).toContain(
       "🔒 3 items removed: 2 email, 1 phone",
     );
-    expect(single(reviewPost(draftIn("pending", { redaction: { mode: "off", removed: {} } }), opts)).text).toContain("PII redaction is off");
+    expect(single(reviewPost(draftIn("pending", { redaction: { mode: "off", removed: {} } }), opts)).text).toContain(
+      "PII redaction is off",
+    );
   });
 
   it("splits a long draft into a header and the draft alone, the draft quoted whole", () => {
@@ -62,22 +76,31 @@ describe("the review post", () => {
   it("has buttons while a decision is awaited, the send button naming the destination; none after", () => {
     const rows = reviewKeyboard(draftIn("pending", { audience: GROUP_AUDIENCE }), opts).inline_keyboard;
     expect(rows.flat().map((b) => b.text)).toEqual(["👍 Send to Destination", "❌ Revise", "⏳ +24h", "✏️ Edit"]);
-    expect(reviewKeyboard(draftIn("pending", { audience: { ...GROUP_AUDIENCE, username: "dest" } }), opts).inline_keyboard[0]![0]!.text).toBe(
-      "👍 Send to ⚠️ Destination",
-    );
+    expect(
+      reviewKeyboard(draftIn("pending", { audience: { ...GROUP_AUDIENCE, username: "dest" } }), opts).inline_keyboard[0]![0]!.text,
+    ).toBe("👍 Send to ⚠️ Destination");
     expect(reviewKeyboard(draftIn("sent"), opts).inline_keyboard).toEqual([]);
     // While UNDO_WINDOW runs: the countdown on top, and only ↩️ Undo.
     const waiting = draftIn("approved", { send_after: "2026-11-30T10:03:12.000Z" });
-    expect(reviewKeyboard(waiting, opts).inline_keyboard.flat().map((b) => b.text)).toEqual(["↩️ Undo"]);
+    expect(
+      reviewKeyboard(waiting, opts)
+        .inline_keyboard.flat()
+        .map((b) => b.text),
+    ).toEqual(["↩️ Undo"]);
     expect(statusLine(waiting, { ...opts, timeZone: "UTC" })).toBe("👍 Approved · Sending at 10:03:12 · ↩️ Undo");
     expect(reviewKeyboard(draftIn("approved"), opts).inline_keyboard).toEqual([]);
   });
 
   it("shows an edited version's number and word diff, and a new version's note", () => {
     const edited = draftIn("pending", { draft_text: "See you Friday.", previous_text: "See you Thursday.", text_version: 2 });
-    expect(reviewPost(edited, opts)).toMatchObject({ kind: "single", message: { text: expect.stringContaining("✏️ Edited in review: version 2.\nChanges: See you [-Thursday.-]{+Friday.+}") } });
+    expect(reviewPost(edited, opts)).toMatchObject({
+      kind: "single",
+      message: { text: expect.stringContaining("✏️ Edited in review: version 2.\nChanges: See you [-Thursday.-]{+Friday.+}") },
+    });
     const chained = draftIn("pending", { revises: "d_a", revises_note: "shorter", previous_text: "A long text", draft_text: "Short" });
-    expect(reviewPost(chained, opts)).toMatchObject({ message: { text: expect.stringContaining("🔁 New version of draft d_a.\nYour note: “shorter”") } });
+    expect(reviewPost(chained, opts)).toMatchObject({
+      message: { text: expect.stringContaining("🔁 New version of draft d_a.\nYour note: “shorter”") },
+    });
   });
 
   it("shows the status on top after a change, the entities moved along", () => {
@@ -93,7 +116,9 @@ describe("the review post", () => {
   });
 
   it("names the audience: a person, a group with its members, a public channel with ⚠️", () => {
-    const person = single(reviewPost(draftIn("pending", { audience: { ...GROUP_AUDIENCE, kind: "private", title: "Anna Smith", member_count: null } }), opts));
+    const person = single(
+      reviewPost(draftIn("pending", { audience: { ...GROUP_AUDIENCE, kind: "private", title: "Anna Smith", member_count: null } }), opts),
+    );
     expect(person.text).toContain("— for 👤 Anna Smith · private chat");
     const group = single(reviewPost(draftIn("pending", { audience: GROUP_AUDIENCE }), opts));
     expect(group.text).toContain("— for 👥 “Destination” · supergroup · 1,234 members");
@@ -114,11 +139,24 @@ describe("the review post", () => {
     expect(readCallbackData("v1:confirm:d_x")).toEqual({ action: "confirm", decision: "send", draftId: "d_x", confirmed: true });
     expect(readCallbackData("v1:edit:d_x")).toEqual({ action: "edit", decision: null, draftId: "d_x", confirmed: false });
     expect(readCallbackData("v1:undo:d_x")).toEqual({ action: "undo", decision: null, draftId: "d_x", confirmed: false });
-    for (const bad of [undefined, "", "v1:send", "v2:send:d_x", "v1:approve:d_x", "v1:send:d x", "v1:send:d_x\n"]) expect(readCallbackData(bad)).toBeNull();
+    for (const bad of [undefined, "", "v1:send", "v2:send:d_x", "v1:approve:d_x", "v1:send:d x", "v1:send:d_x\n"])
+      expect(readCallbackData(bad)).toBeNull();
   });
 
   it("has a status line for every status", () => {
-    for (const s of ["queued", "pending", "deferred", "approved", "sending", "halted", "sent", "revise", "expired", "failed", "outcome_unknown"] as const) {
+    for (const s of [
+      "queued",
+      "pending",
+      "deferred",
+      "approved",
+      "sending",
+      "halted",
+      "sent",
+      "revise",
+      "expired",
+      "failed",
+      "outcome_unknown",
+    ] as const) {
       expect(statusLine(draftIn(s), opts).length).toBeGreaterThan(5);
     }
   });

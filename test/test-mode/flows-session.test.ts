@@ -24,7 +24,7 @@ async function session(dirs: { cwd: string; harnessDir: string }, input: unknown
 }
 
 describe("test mode: edit, unreact, advance (contract v2)", () => {
-  it("👍 answers approved; {\"cmd\":\"advance\"} ends the undo window and sends", async () => {
+  it('👍 answers approved; {"cmd":"advance"} ends the undo window and sends', async () => {
     const dirs = await freshDirs();
     const [a] = await session(dirs, [draft("send me later")]);
     const answers = await session(dirs, [
@@ -54,7 +54,10 @@ describe("test mode: edit, unreact, advance (contract v2)", () => {
     expect(answers[2]).toMatchObject({ draft_id: a!.draft_id, status: "pending" });
     expect(answers[5]).toMatchObject({ draft_id: b!.draft_id, status: "sent", refused: "final_state" });
     expect(answers[6]).toHaveProperty("error");
-    const audit = (await readFile(join(dirs.harnessDir, "swarm.jsonl"), "utf8")).split("\n").filter(Boolean).map((l) => JSON.parse(l));
+    const audit = (await readFile(join(dirs.harnessDir, "swarm.jsonl"), "utf8"))
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(audit.find((l) => l.event === "undo")).toMatchObject({ draft_id: a!.draft_id, from: "approved", to: "pending" });
   });
 
@@ -74,7 +77,12 @@ describe("test mode: edit, unreact, advance (contract v2)", () => {
     expect(empty).toMatchObject({ refused: "edit_empty", text_version: 2 });
     expect(approved).toEqual({ draft_id: a!.draft_id, status: "approved" });
     expect(flushed!.transitions.at(-1)).toMatchObject({ to: "sent" });
-    expect(record).toMatchObject({ draft_text: "Hi Anna, Friday works.", original_text: "Hi Anna, Thursday works.", text_version: 2, status: "sent" });
+    expect(record).toMatchObject({
+      draft_text: "Hi Anna, Friday works.",
+      original_text: "Hi Anna, Thursday works.",
+      text_version: 2,
+      status: "sent",
+    });
   });
 
   it("a reply starting with ✏️ edits, a reply `undo` undoes", async () => {
@@ -93,7 +101,11 @@ describe("test mode: edit, unreact, advance (contract v2)", () => {
   it("a payload naming an unknown `revises` is refused naming the field; a known one marks the earlier draft", async () => {
     const dirs = await freshDirs();
     const [a] = await session(dirs, [draft("first")]);
-    const [bad, b, earlier] = await session(dirs, [draft("x", { revises: "d_nope" }), draft("second", { revises: a!.draft_id }), { cmd: "get", draft_id: a!.draft_id }]);
+    const [bad, b, earlier] = await session(dirs, [
+      draft("x", { revises: "d_nope" }),
+      draft("second", { revises: a!.draft_id }),
+      { cmd: "get", draft_id: a!.draft_id },
+    ]);
     expect(bad).toMatchObject({ field: "revises", error: expect.stringMatching(/^revises: /) });
     expect(b).toMatchObject({ status: "pending" });
     expect(earlier).toMatchObject({ status: "revise", reason: "superseded", revised_by: b!.draft_id });

@@ -14,7 +14,10 @@ const draft = (text: string, extra: Record<string, unknown> = {}) => ({
 });
 
 async function lines(path: string): Promise<Array<Record<string, any>>> {
-  return (await readFile(path, "utf8")).split("\n").filter((l) => l !== "").map((l) => JSON.parse(l));
+  return (await readFile(path, "utf8"))
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l));
 }
 
 /** Runs one session per step, on the same files: each step needs the ids the previous one printed. */
@@ -28,7 +31,12 @@ async function session(dirs: { cwd: string; harnessDir: string }, input: unknown
 describe("test mode (TAO_DRAFT_REVIEW_TEST=1)", () => {
   it("runs the seed's verification: 👍 sends, ❌ revises, ⏳ defers, silence expires", async () => {
     const dirs = await freshDirs();
-    const posted = await session(dirs, [draft("send me"), { cmd: "submit", draft: draft("revise me") }, draft("defer me"), draft("let me expire")]);
+    const posted = await session(dirs, [
+      draft("send me"),
+      { cmd: "submit", draft: draft("revise me") },
+      draft("defer me"),
+      draft("let me expire"),
+    ]);
     for (const a of posted) expect(a).toEqual({ draft_id: expect.any(String), review_message_id: expect.any(Number), status: "pending" });
     const [s, r, d, e] = posted as Array<{ draft_id: string; review_message_id: number }>;
 
@@ -55,14 +63,29 @@ describe("test mode (TAO_DRAFT_REVIEW_TEST=1)", () => {
     const last = new Map(store.map((l) => [l.draft_id, l]));
     expect([...last.values()].map((l) => l.status).sort()).toEqual(["expired", "expired", "revise", "sent"]);
     for (const rec of last.values()) {
-      for (const f of ["draft_id", "review_message_id", "destination_chat_id", "destination_thread_id", "draft_text", "status", "drafted_by_role", "originating_intent_id", "drafted_at", "expires_at"]) {
+      for (const f of [
+        "draft_id",
+        "review_message_id",
+        "destination_chat_id",
+        "destination_thread_id",
+        "draft_text",
+        "status",
+        "drafted_by_role",
+        "originating_intent_id",
+        "drafted_at",
+        "expires_at",
+      ]) {
         expect(rec).toHaveProperty(f);
       }
     }
     const audit = await lines(join(dirs.harnessDir, "swarm.jsonl"));
     const sentPath = audit.filter((l) => l.draft_id === s!.draft_id && l.kind === "transition").map((l) => l.to);
     expect(sentPath).toEqual(["queued", "pending", "approved", "sending", "sent"]);
-    expect(audit.find((l) => l.draft_id === r!.draft_id && l.to === "revise")).toMatchObject({ emoji: "❌", channel: "test", draft_text: "revise me" });
+    expect(audit.find((l) => l.draft_id === r!.draft_id && l.to === "revise")).toMatchObject({
+      emoji: "❌",
+      channel: "test",
+      draft_text: "revise me",
+    });
   });
 
   it("refuses decisions after a final state and by non-reviewers, and audits them", async () => {
@@ -79,7 +102,10 @@ describe("test mode (TAO_DRAFT_REVIEW_TEST=1)", () => {
       { draft_id: a!.draft_id, status: "revise", refused: "final_state" },
     ]);
     const refused = (await lines(join(dirs.harnessDir, "swarm.jsonl"))).filter((l) => l.kind === "decision_refused");
-    expect(refused.map((l) => [l.user_id, l.reason])).toEqual([[999, "not_a_reviewer"], [100000001, "final_state"]]);
+    expect(refused.map((l) => [l.user_id, l.reason])).toEqual([
+      [999, "not_a_reviewer"],
+      [100000001, "final_state"],
+    ]);
     expect(refused[0]).toMatchObject({ draft_text: "hello", emoji: "👍", channel: "test" });
   });
 
@@ -105,7 +131,11 @@ describe("test mode (TAO_DRAFT_REVIEW_TEST=1)", () => {
 
   it("replays an idempotency key without posting again, and refuses it with another payload", async () => {
     const dirs = await freshDirs();
-    const answers = await session(dirs, [draft("once", { idempotency_key: "k1" }), draft("once", { idempotency_key: "k1" }), draft("twice", { idempotency_key: "k1" })]);
+    const answers = await session(dirs, [
+      draft("once", { idempotency_key: "k1" }),
+      draft("once", { idempotency_key: "k1" }),
+      draft("twice", { idempotency_key: "k1" }),
+    ]);
     expect(answers[1]).toEqual(answers[0]);
     expect(answers[2]!.error).toMatch(/^idempotency_key: .*different payload/);
   });

@@ -9,7 +9,9 @@ import { printJsonLine } from "../output.js";
 type ChainReport = { readonly source: string } & ChainVerdict;
 
 function describe(c: ChainReport): string {
-  return c.ok ? `  ${c.source}: ${c.lines} line${c.lines === 1 ? "" : "s"}, chain intact` : `  ${c.source}: BROKEN at line ${c.line}: ${c.reason}`;
+  return c.ok
+    ? `  ${c.source}: ${c.lines} line${c.lines === 1 ? "" : "s"}, chain intact`
+    : `  ${c.source}: BROKEN at line ${c.line}: ${c.reason}`;
 }
 
 /**

@@ -20,7 +20,7 @@ export const getCommand: CliCommand = {
     "a line, the text last; exit 2 if there is no such draft. When the daemon is not",
     "running, reads HARNESS_DIR's store (read-only) and says so on stderr.",
     "",
-    "  --json   print the record as one JSON line (an unknown id: {\"error\":...})",
+    '  --json   print the record as one JSON line (an unknown id: {"error":...})',
   ].join("\n"),
   options: { json: { type: "boolean" } },
   positionals: { min: 1, max: 1 },

@@ -35,7 +35,9 @@ async function switchOwnerHalt(io: CliIo, action: "halt" | "resume"): Promise<Ow
   try {
     audit = await AuditLog.open({ path: h.audit, source: CLI_AUDIT_SOURCE, log: cliFileLog(io) });
   } catch (err) {
-    throw new CliFailure(`cannot open the audit log ${h.audit} (${(err as Error).message}); check HARNESS_DIR and that this user may write there`);
+    throw new CliFailure(
+      `cannot open the audit log ${h.audit} (${(err as Error).message}); check HARNESS_DIR and that this user may write there`,
+    );
   }
   try {
     const deps = { haltPath: h.ownerHalt, audit, now: Date.now };

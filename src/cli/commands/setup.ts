@@ -59,10 +59,13 @@ export const setupCommand: CliCommand = {
     if (yes && noWrite) throw new CliFailure("--yes and --no-write contradict each other: pick one");
     const timeoutText = typeof args.values.timeout === "string" ? args.values.timeout : String(DEFAULT_TIMEOUT_SECONDS);
     const timeoutSeconds = Number(timeoutText);
-    if (!/^\d+$/.test(timeoutText) || timeoutSeconds < 1) throw new CliFailure(`--timeout must be a whole number of seconds, 1 or more (got "${timeoutText}")`);
-    const reactionText = typeof args.values["reaction-wait"] === "string" ? args.values["reaction-wait"] : String(DEFAULT_REACTION_WAIT_SECONDS);
+    if (!/^\d+$/.test(timeoutText) || timeoutSeconds < 1)
+      throw new CliFailure(`--timeout must be a whole number of seconds, 1 or more (got "${timeoutText}")`);
+    const reactionText =
+      typeof args.values["reaction-wait"] === "string" ? args.values["reaction-wait"] : String(DEFAULT_REACTION_WAIT_SECONDS);
     const reactionWaitSeconds = Number(reactionText);
-    if (!/^\d+$/.test(reactionText)) throw new CliFailure(`--reaction-wait must be a whole number of seconds, 0 to skip (got "${reactionText}")`);
+    if (!/^\d+$/.test(reactionText))
+      throw new CliFailure(`--reaction-wait must be a whole number of seconds, 0 to skip (got "${reactionText}")`);
     const { runSetup } = await import("../setup/run-setup.js");
     return runSetup(io, { yes, noWrite, json: args.values.json === true, timeoutSeconds, reactionWaitSeconds });
   },

@@ -45,14 +45,25 @@ export const statusCommand: CliCommand = {
       return EXIT.failed;
     }
     if (answer.kind === "store") {
-      const report = buildStatusReport({ mode: "live", nowMs: Date.now(), drafts: answer.drafts, killSwitch: await localKillSwitch(io), digestHour: null });
+      const report = buildStatusReport({
+        mode: "live",
+        nowMs: Date.now(),
+        drafts: answer.drafts,
+        killSwitch: await localKillSwitch(io),
+        digestHour: null,
+      });
       if (json) printJsonLine(io, { ...report, daemon: "not running", read_from: answer.path });
       else io.stdout.write(`${offlineStatusText(report)}\n`);
       return EXIT.ok;
     }
     if (answer.status !== 200) {
       if (json) printJsonLine(io, answer.body);
-      printProblem(io, answer.status === 404 ? `the daemon at ${target.url} has no GET /status: is it an older version? Restart it (\`npm start\`)` : explainStatus(answer.status, target.url));
+      printProblem(
+        io,
+        answer.status === 404
+          ? `the daemon at ${target.url} has no GET /status: is it an older version? Restart it (\`npm start\`)`
+          : explainStatus(answer.status, target.url),
+      );
       return EXIT.failed;
     }
     if (json) printJsonLine(io, answer.body);
@@ -63,7 +74,9 @@ export const statusCommand: CliCommand = {
 
 /** The status text read from the store: the daemon's lines without the ones only a running daemon knows. */
 function offlineStatusText(report: StatusReport): string {
-  const lines = statusText(report).split("\n").filter((l) => !l.startsWith("Daily digest"));
+  const lines = statusText(report)
+    .split("\n")
+    .filter((l) => !l.startsWith("Daily digest"));
   lines[0] = "draft-review (daemon not running; read from the store)";
   return lines.join("\n");
 }

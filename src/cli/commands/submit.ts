@@ -23,7 +23,7 @@ export const submitCommand: CliCommand = {
     "Reads one draft payload (a JSON object) from stdin, or from PATH, and submits it",
     "to the daemon. Prints the daemon's answer as one JSON line, e.g.",
     '  {"draft_id":"d_...","review_message_id":42,"status":"pending"}',
-    "A refused payload prints {\"error\":...,\"field\":...}. Resubmitting the same",
+    'A refused payload prints {"error":...,"field":...}. Resubmitting the same',
     "idempotency_key returns the existing draft and posts nothing new.",
     "",
     "  -f, --file PATH   read the payload from PATH instead of stdin (- is stdin)",

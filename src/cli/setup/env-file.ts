@@ -54,7 +54,10 @@ export function setEnvValues(text: string, values: Readonly<Record<string, strin
  * switch reads .env at every send) sees the old file or the new one, whole.
  */
 export async function writeEnvFile(path: string, text: string): Promise<void> {
-  const old = await stat(path).then((s) => s.mode & 0o777, () => 0o600);
+  const old = await stat(path).then(
+    (s) => s.mode & 0o777,
+    () => 0o600,
+  );
   // A file with a token in it is for its owner's eyes only, whatever its mode was.
   const mode = envTextHoldsSecret(text) ? old & 0o600 : old;
   const temp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
@@ -71,6 +74,8 @@ export async function writeEnvFile(path: string, text: string): Promise<void> {
     await fsyncDir(dirname(path));
   } catch (err) {
     await unlink(temp).catch(() => undefined);
-    throw new Error(`cannot write ${path} (${(err as Error).message}); add the lines yourself, or run setup where the file is writable`, { cause: err });
+    throw new Error(`cannot write ${path} (${(err as Error).message}); add the lines yourself, or run setup where the file is writable`, {
+      cause: err,
+    });
   }
 }

@@ -70,10 +70,14 @@ export async function runSetup(io: CliIo, options: SetupOptions): Promise<number
 async function openSession(io: CliIo, options: SetupOptions): Promise<Session> {
   const token = io.env.TELEGRAM_BOT_TOKEN?.trim() ?? "";
   if (token === "") {
-    throw new CliFailure("TELEGRAM_BOT_TOKEN is not set: create a bot with @BotFather (/newbot), put TELEGRAM_BOT_TOKEN=<token> in .env (copy .env.example), then run setup again.");
+    throw new CliFailure(
+      "TELEGRAM_BOT_TOKEN is not set: create a bot with @BotFather (/newbot), put TELEGRAM_BOT_TOKEN=<token> in .env (copy .env.example), then run setup again.",
+    );
   }
   if (!BOT_TOKEN_SHAPE.test(token)) {
-    throw new CliFailure("TELEGRAM_BOT_TOKEN does not look like a bot token (digits, a colon, then 20+ letters, digits, _ or -): copy it again from @BotFather.");
+    throw new CliFailure(
+      "TELEGRAM_BOT_TOKEN does not look like a bot token (digits, a colon, then 20+ letters, digits, _ or -): copy it again from @BotFather.",
+    );
   }
   const apiRoot = (io.env.TELEGRAM_API_ROOT?.trim() || "https://api.telegram.org").replace(/\/+$/, "");
   const target = apiTarget(io.env);
@@ -135,11 +139,15 @@ async function awaitStart(s: Session, me: UserFromGetMe): Promise<Message> {
     throw telegramFailure(s, err, bot);
   }
   if (!found) {
-    throw new CliFailure(`no /start reached ${bot} within ${wait}: send /start to the bot from the review chat (in a group: /start@${me.username}), then run setup again (--timeout SECONDS waits longer).`);
+    throw new CliFailure(
+      `no /start reached ${bot} within ${wait}: send /start to the bot from the review chat (in a group: /start@${me.username}), then run setup again (--timeout SECONDS waits longer).`,
+    );
   }
   const m = found.message;
   if (m.sender_chat !== undefined || m.from === undefined || m.from.id === ANONYMOUS_ADMIN_ID) {
-    throw new CliFailure("that /start was sent anonymously (as the group), so your user id is hidden: turn off “Remain anonymous” for yourself (group → Administrators), send /start again, then run setup again.");
+    throw new CliFailure(
+      "that /start was sent anonymously (as the group), so your user id is hidden: turn off “Remain anonymous” for yourself (group → Administrators), send /start again, then run setup again.",
+    );
   }
   s.say(`✓ /start from ${describeUser(m)}, in ${describeChat(m)}.`);
   return m;
@@ -173,9 +181,14 @@ async function tightenEnvFile(s: Session): Promise<void> {
   const path = envPath(s.io);
   try {
     const old = await tightenSecretEnvFile(path);
-    if (old !== null) s.say(`✓ ${path} holds the bot token and other users could read it (mode 0${old.toString(8)}): tightened it to 0${(old & 0o600).toString(8)}.`);
+    if (old !== null)
+      s.say(
+        `✓ ${path} holds the bot token and other users could read it (mode 0${old.toString(8)}): tightened it to 0${(old & 0o600).toString(8)}.`,
+      );
   } catch (err) {
-    s.say(`✗ ${path} holds the bot token and other users can read it, and it could not be tightened (${(err as Error).message}): run \`chmod 600 ${path}\`.`);
+    s.say(
+      `✗ ${path} holds the bot token and other users can read it, and it could not be tightened (${(err as Error).message}): run \`chmod 600 ${path}\`.`,
+    );
   }
 }
 
@@ -260,7 +273,9 @@ type ReactionCheck = boolean | null;
 async function checkReaction(s: Session, m: Message, check: ChatCheck): Promise<ReactionCheck> {
   const waitSeconds = s.options.reactionWaitSeconds;
   if (waitSeconds === 0 || check.helloMessageId === null) return null;
-  s.say(`Now react 👍 on that hello in the review chat (long-press it → 👍); waiting up to ${formatDuration(waitSeconds * 1000)} to see whether Telegram delivers reactions to the bot there.`);
+  s.say(
+    `Now react 👍 on that hello in the review chat (long-press it → 👍); waiting up to ${formatDuration(waitSeconds * 1000)} to see whether Telegram delivers reactions to the bot there.`,
+  );
   let found;
   try {
     found = await waitForReaction(s.api, { chatId: m.chat.id, messageId: check.helloMessageId }, ALLOWED_UPDATES, {
@@ -282,10 +297,23 @@ async function checkReaction(s: Session, m: Message, check: ChatCheck): Promise<
   return false;
 }
 
-function finish(s: Session, me: UserFromGetMe, m: Message, values: Record<string, string>, env: EnvOutcome, check: ChatCheck, reaction: ReactionCheck): number {
+function finish(
+  s: Session,
+  me: UserFromGetMe,
+  m: Message,
+  values: Record<string, string>,
+  env: EnvOutcome,
+  check: ChatCheck,
+  reaction: ReactionCheck,
+): number {
   for (const problem of check.problems) s.say(`✗ ${problem}`);
   const ok = check.problems.length === 0;
-  if (ok) s.say(env === "not_written" ? "Done. Add the lines above to .env, then start the daemon with `npm start`." : "Done. Start the daemon with `npm start`.");
+  if (ok)
+    s.say(
+      env === "not_written"
+        ? "Done. Add the lines above to .env, then start the daemon with `npm start`."
+        : "Done. Start the daemon with `npm start`.",
+    );
   if (s.options.json) {
     printJsonLine(s.io, {
       ok,
@@ -300,4 +328,3 @@ function finish(s: Session, me: UserFromGetMe, m: Message, values: Record<string
   }
   return ok ? EXIT.ok : EXIT_CHAT_NEEDS_FIXING;
 }
-

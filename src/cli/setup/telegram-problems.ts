@@ -33,12 +33,16 @@ export function explainTelegramError(err: unknown, ctx: ProblemContext): string 
   if (err.error_code === 429) {
     return `Telegram is rate-limiting the bot (retry after ${err.parameters.retry_after ?? "a few"} s): wait that long and run setup again.`;
   }
-  if (d.includes("blocked by the user")) return `You blocked ${bot}: open the chat with it, tap Restart (or Unblock), then run setup again.`;
+  if (d.includes("blocked by the user"))
+    return `You blocked ${bot}: open the chat with it, tap Restart (or Unblock), then run setup again.`;
   if (d.includes("kicked") || d.includes("not a member") || d.includes("bot was removed")) {
     return `${bot} is not in that group any more: add it back (group info → Add members), then run setup again.`;
   }
-  if (d.includes("not enough rights")) return `${bot} may not post in that chat: allow members to send messages, or make the bot an admin, then run setup again.`;
-  if (d.includes("thread not found") || d.includes("topic")) return "REVIEW_THREAD_ID names no topic in that chat: fix it (the topic's message_thread_id) or unset it.";
-  if (d.includes("chat not found")) return `Telegram does not know that chat for ${bot}: send /start to the bot from the review chat again.`;
+  if (d.includes("not enough rights"))
+    return `${bot} may not post in that chat: allow members to send messages, or make the bot an admin, then run setup again.`;
+  if (d.includes("thread not found") || d.includes("topic"))
+    return "REVIEW_THREAD_ID names no topic in that chat: fix it (the topic's message_thread_id) or unset it.";
+  if (d.includes("chat not found"))
+    return `Telegram does not know that chat for ${bot}: send /start to the bot from the review chat again.`;
   return `Telegram answered ${err.error_code} (${err.description}).`;
 }

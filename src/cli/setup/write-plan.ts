@@ -31,7 +31,10 @@ export function planEnvWrite(inputs: WritePlanInputs): WritePlan {
   if (changes.length === 0) return { kind: "unchanged" };
   if (inputs.yes) return { kind: "write" };
   if (!inputs.interactive) {
-    return { kind: "skip", reason: `stdin is not a terminal, so .env is left as it is: run setup again with --yes to write it, or add the lines above to ${inputs.envPath} yourself.` };
+    return {
+      kind: "skip",
+      reason: `stdin is not a terminal, so .env is left as it is: run setup again with --yes to write it, or add the lines above to ${inputs.envPath} yourself.`,
+    };
   }
   // An empty assignment (`REVIEW_CHAT_ID=`, as .env.example has it) is filled in, not overwritten.
   const overwrites = changes.filter(([name]) => (inputs.existing[name] ?? "") !== "");
@@ -52,6 +55,9 @@ export function isYes(answer: string, defaultYes: boolean): boolean {
  * this user (other reviewers are kept), otherwise this user alone.
  */
 export function proposedReviewers(existing: string | undefined, userId: number): string {
-  const ids = (existing ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const ids = (existing ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
   return ids.includes(String(userId)) ? ids.join(",") : String(userId);
 }

@@ -7,7 +7,9 @@ import { readEnvFile, setEnvValues, writeEnvFile } from "../../../src/cli/setup/
 describe("setEnvValues", () => {
   it("replaces an assignment in place and keeps every other line", () => {
     const text = "# comment\nTELEGRAM_BOT_TOKEN=1:abc\nREVIEW_CHAT_ID=1\n\nTAO_SWARM_ENABLED=1\n";
-    expect(setEnvValues(text, { REVIEW_CHAT_ID: "-100123" })).toBe("# comment\nTELEGRAM_BOT_TOKEN=1:abc\nREVIEW_CHAT_ID=-100123\n\nTAO_SWARM_ENABLED=1\n");
+    expect(setEnvValues(text, { REVIEW_CHAT_ID: "-100123" })).toBe(
+      "# comment\nTELEGRAM_BOT_TOKEN=1:abc\nREVIEW_CHAT_ID=-100123\n\nTAO_SWARM_ENABLED=1\n",
+    );
   });
 
   it("puts a new value after its commented template line, else at the end", () => {

@@ -3,7 +3,16 @@ import { describe, expect, it } from "vitest";
 import { confirmUpTo, isStart, waitForStart, type UpdateSource } from "../../../src/cli/setup/find-start.js";
 
 function message(updateId: number, text: string): Update {
-  return { update_id: updateId, message: { message_id: updateId, date: 0, chat: { id: 5, type: "private", first_name: "O" }, from: { id: 5, is_bot: false, first_name: "O" }, text } } as Update;
+  return {
+    update_id: updateId,
+    message: {
+      message_id: updateId,
+      date: 0,
+      chat: { id: 5, type: "private", first_name: "O" },
+      from: { id: 5, is_bot: false, first_name: "O" },
+      text,
+    },
+  } as Update;
 }
 
 /** A fake getUpdates that answers from a script of batches and records its calls. */

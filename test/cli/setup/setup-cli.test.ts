@@ -32,7 +32,11 @@ afterEach(async () => {
  * Runs setup and sends `text` from `userId` in `chatId` once setup long-polls for it. The 👍
  * check on the hello is skipped (--reaction-wait 0) unless `args` set it.
  */
-async function setupWithStart(args: string[], start: { chatId: number; userId: number; text: string } | null, runEnv: Record<string, string> = env) {
+async function setupWithStart(
+  args: string[],
+  start: { chatId: number; userId: number; text: string } | null,
+  runEnv: Record<string, string> = env,
+) {
   const reactionArgs = args.includes("--reaction-wait") ? [] : ["--reaction-wait", "0"];
   const run = runBin(["setup", ...args, ...reactionArgs], { cwd: work, env: runEnv });
   if (start) {
@@ -46,7 +50,10 @@ async function setupWithStart(args: string[], start: { chatId: number; userId: n
 
 describe("draft-review setup against the Bot API double", () => {
   it("finds the private chat from /start, writes .env with --yes, says hello, and confirms the updates it read", async () => {
-    await writeFile(join(work, ".env"), `TELEGRAM_BOT_TOKEN=${double.token}\nTELEGRAM_API_ROOT=${double.url}\n# REVIEWER_USER_IDS=123456789\nTAO_SWARM_ENABLED=1\n`);
+    await writeFile(
+      join(work, ".env"),
+      `TELEGRAM_BOT_TOKEN=${double.token}\nTELEGRAM_API_ROOT=${double.url}\n# REVIEWER_USER_IDS=123456789\nTAO_SWARM_ENABLED=1\n`,
+    );
     // The token and the API root come from .env alone.
     const run = await setupWithStart(["--yes"], { chatId: OWNER, userId: OWNER, text: "/start" }, { DRAFT_API_PORT: env.DRAFT_API_PORT! });
     expect(run.code, run.stdout + run.stderr).toBe(0);
@@ -71,14 +78,28 @@ describe("draft-review setup against the Bot API double", () => {
     const again = await setupWithStart(["--json"], { chatId: OWNER, userId: OWNER, text: "/start" });
     expect(again.code).toBe(0);
     expect(again.stderr).toContain("already has these values");
-    expect(jsonLine(again)).toMatchObject({ ok: true, chat: { id: OWNER, type: "private" }, user: { id: OWNER }, written: false, checks: { can_post: true, bot_is_admin: null } });
+    expect(jsonLine(again)).toMatchObject({
+      ok: true,
+      chat: { id: OWNER, type: "private" },
+      user: { id: OWNER },
+      written: false,
+      checks: { can_post: true, bot_is_admin: null },
+    });
   });
 
   it("asks for a 👍 on the hello and says that it reached the bot", async () => {
     const run = setupWithStart(["--no-write", "--json", "--reaction-wait", "20"], { chatId: OWNER, userId: OWNER, text: "/start" });
-    const hello = await eventually(() => double.messages(OWNER).find((m) => m.text.startsWith("👋 draft-review is set up")), 10_000, "hello");
+    const hello = await eventually(
+      () => double.messages(OWNER).find((m) => m.text.startsWith("👋 draft-review is set up")),
+      10_000,
+      "hello",
+    );
     // Setup polls for the reaction (a held getUpdates after the hello) before the owner reacts.
-    await eventually(() => double.calls("getUpdates").some((c) => c.outcome.kind === "pending" && c.at >= hello.at), 10_000, "setup waits for the 👍");
+    await eventually(
+      () => double.calls("getUpdates").some((c) => c.outcome.kind === "pending" && c.at >= hello.at),
+      10_000,
+      "setup waits for the 👍",
+    );
     double.injectReaction({ chatId: OWNER, messageId: hello.messageId, userId: OWNER, newEmojis: ["👍"] });
     const done = await run;
     expect(done.code, done.stdout + done.stderr).toBe(0);
@@ -130,7 +151,10 @@ describe("draft-review setup against the Bot API double", () => {
     expect(running.stderr).toMatch(/the draft-review daemon is running .* stop it/);
     expect(double.callCount("getUpdates")).toBe(0);
 
-    double.failNext("getUpdates", { error_code: 409, description: "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running" });
+    double.failNext("getUpdates", {
+      error_code: 409,
+      description: "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running",
+    });
     const conflict = await runBin(["setup"], { cwd: work, env });
     expect(conflict.code).toBe(1);
     expect(conflict.stderr).toMatch(/Another program is polling this bot \(409 Conflict\).*stop it while setup runs/);

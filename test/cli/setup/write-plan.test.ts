@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { isYes, planEnvWrite, proposedReviewers } from "../../../src/cli/setup/write-plan.js";
 
-const base = { existing: {}, proposed: { REVIEW_CHAT_ID: "42", REVIEWER_USER_IDS: "42" }, yes: false, noWrite: false, interactive: true, envPath: "/x/.env" };
+const base = {
+  existing: {},
+  proposed: { REVIEW_CHAT_ID: "42", REVIEWER_USER_IDS: "42" },
+  yes: false,
+  noWrite: false,
+  interactive: true,
+  envPath: "/x/.env",
+};
 
 describe("planEnvWrite", () => {
   it("--no-write only prints; --yes writes; equal values change nothing", () => {
@@ -25,7 +32,14 @@ describe("planEnvWrite", () => {
 
 describe("isYes and proposedReviewers", () => {
   it("reads answers with their default", () => {
-    expect([isYes("", true), isYes("", false), isYes(" Y ", false), isYes("yes", false), isYes("n", true), isYes("whatever", true)]).toEqual([true, false, true, true, false, false]);
+    expect([
+      isYes("", true),
+      isYes("", false),
+      isYes(" Y ", false),
+      isYes("yes", false),
+      isYes("n", true),
+      isYes("whatever", true),
+    ]).toEqual([true, false, true, true, false, false]);
   });
 
   it("keeps an existing list that names the user, else proposes the user alone", () => {

@@ -55,9 +55,16 @@ export function rawRequest(baseUrl: string, request: Buffer | string, options: {
 }
 
 /** An HTTP/1.1 request as bytes: request line, headers as given (duplicates kept), body. */
-export function httpBytes(method: string, path: string, headers: ReadonlyArray<readonly [string, string]>, body: Buffer | string = ""): Buffer {
+export function httpBytes(
+  method: string,
+  path: string,
+  headers: ReadonlyArray<readonly [string, string]>,
+  body: Buffer | string = "",
+): Buffer {
   const b = typeof body === "string" ? Buffer.from(body, "utf8") : body;
-  const head = [`${method} ${path} HTTP/1.1`, "Host: 127.0.0.1", "Connection: close", ...headers.map(([k, v]) => `${k}: ${v}`)].join("\r\n");
+  const head = [`${method} ${path} HTTP/1.1`, "Host: 127.0.0.1", "Connection: close", ...headers.map(([k, v]) => `${k}: ${v}`)].join(
+    "\r\n",
+  );
   return Buffer.concat([Buffer.from(`${head}\r\n\r\n`, "latin1"), b]);
 }
 

@@ -100,7 +100,10 @@ export interface TestCore {
  * mode's edges (simulated clock, made-up review chat) and a destination that
  * records every call together with the store file as it was at that moment.
  */
-export async function openTestCore(harnessDir: string, options: { resume?: boolean; sendOutcome?: () => SendCallOutcome } = {}): Promise<TestCore> {
+export async function openTestCore(
+  harnessDir: string,
+  options: { resume?: boolean; sendOutcome?: () => SendCallOutcome } = {},
+): Promise<TestCore> {
   const config = testConfig(harnessDir);
   const { log, lines } = memoryLogger();
   const clock = new SimulatedClock(Date.parse("2026-11-30T10:00:00.000Z"));
@@ -127,7 +130,13 @@ export async function openTestCore(harnessDir: string, options: { resume?: boole
 
 /** A valid payload for the destination group. */
 export function payload(text: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { draft_text: text, destination_chat_id: "-1001234567890", drafted_by_role: "Scribe", originating_intent_id: "intent-1", ...extra };
+  return {
+    draft_text: text,
+    destination_chat_id: "-1001234567890",
+    drafted_by_role: "Scribe",
+    originating_intent_id: "intent-1",
+    ...extra,
+  };
 }
 
 /** A reviewer's 👍 on a review message, as the reaction handler hands it to the desk. */
@@ -210,7 +219,10 @@ export interface RawTestModeRun {
  * are (a Buffer's bytes unchanged, invalid UTF-8 included), each followed by
  * a newline; collects stdout's JSON lines.
  */
-export function runTestModeRaw(lines: ReadonlyArray<string | Buffer>, options: { cwd: string; harnessDir: string; env?: Record<string, string> }): Promise<RawTestModeRun> {
+export function runTestModeRaw(
+  lines: ReadonlyArray<string | Buffer>,
+  options: { cwd: string; harnessDir: string; env?: Record<string, string> },
+): Promise<RawTestModeRun> {
   const mainJs = join(import.meta.dirname, "../../../dist/main.js");
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [mainJs], {
@@ -227,12 +239,20 @@ export function runTestModeRaw(lines: ReadonlyArray<string | Buffer>, options: {
     child.on("exit", (code) => {
       const text = Buffer.concat(out).toString("utf8");
       try {
-        resolve({ answers: text.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Record<string, any>), stderr, code });
+        resolve({
+          answers: text
+            .split("\n")
+            .filter((l) => l !== "")
+            .map((l) => JSON.parse(l) as Record<string, any>),
+          stderr,
+          code,
+        });
       } catch {
         reject(new Error(`stdout is not JSON lines: ${text.slice(0, 2000)}\n${stderr.slice(-2000)}`));
       }
     });
-    for (const line of lines) child.stdin.write(Buffer.concat([typeof line === "string" ? Buffer.from(line, "utf8") : line, Buffer.from("\n")]));
+    for (const line of lines)
+      child.stdin.write(Buffer.concat([typeof line === "string" ? Buffer.from(line, "utf8") : line, Buffer.from("\n")]));
     child.stdin.end();
   });
 }

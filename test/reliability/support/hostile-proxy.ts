@@ -29,7 +29,8 @@ export interface HostileProxy {
   stop(): Promise<void>;
 }
 
-const NGINX_502 = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n";
+const NGINX_502 =
+  "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n";
 
 export async function startHostileProxy(target: string): Promise<HostileProxy> {
   const plans = new Map<string, Array<{ fault: ProxyFault; times: number; when?: (body: string) => boolean }>>();
@@ -40,11 +41,23 @@ export async function startHostileProxy(target: string): Promise<HostileProxy> {
   const forward = (req: IncomingMessage, body: Buffer): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> =>
     new Promise((resolve, reject) => {
       const out = request(
-        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: req.method,
+          path: req.url,
+          headers: { ...req.headers, host: upstream.host },
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on("data", (c: Buffer) => chunks.push(c));
-          res.on("end", () => resolve({ status: res.statusCode ?? 502, headers: { "content-type": String(res.headers["content-type"] ?? "application/json") }, body: Buffer.concat(chunks) }));
+          res.on("end", () =>
+            resolve({
+              status: res.statusCode ?? 502,
+              headers: { "content-type": String(res.headers["content-type"] ?? "application/json") },
+              body: Buffer.concat(chunks),
+            }),
+          );
           res.on("error", reject);
         },
       );

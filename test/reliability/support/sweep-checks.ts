@@ -26,7 +26,10 @@ export interface SendVerdict {
 
 /** Messages to chats other than the review chat: the sends. */
 export function destinationMessages(double: TelegramDouble): Array<{ chatId: number; text: string; messageId: number }> {
-  return double.messages().filter((m) => m.chatId !== OWNER).map((m) => ({ chatId: m.chatId, text: m.text, messageId: m.messageId }));
+  return double
+    .messages()
+    .filter((m) => m.chatId !== OWNER)
+    .map((m) => ({ chatId: m.chatId, text: m.text, messageId: m.messageId }));
 }
 
 /** Audit lines that record a reviewer's approval (by user id) of a draft, by draft_id. */

@@ -29,10 +29,12 @@ export interface Life {
 export async function startLife(dirs: { cwd: string; harnessDir: string }, env: Record<string, string>): Promise<Life> {
   const proc = await startDaemon({ ...dirs, env, waitUntilRunning: false });
   let url: string | null = null;
-  const running = proc.waitForLog((l) => l.msg === "draft-review is running", 60_000).then(
-    (line) => (url = String(line.api)),
-    () => null,
-  );
+  const running = proc
+    .waitForLog((l) => l.msg === "draft-review is running", 60_000)
+    .then(
+      (line) => (url = String(line.api)),
+      () => null,
+    );
   const life: Life = {
     proc,
     running,

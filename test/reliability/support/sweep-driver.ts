@@ -68,15 +68,29 @@ export class SweepDriver {
     private readonly double: TelegramDouble,
   ) {
     this.tracked = plans.map((plan) => ({
-      plan, draftId: null, acked: false, ackedReviewMessageId: null, submitting: false, attempts: 0,
-      replayed: false, step: 0, waitingFor: null, cut: null, reactions: new Map(),
+      plan,
+      draftId: null,
+      acked: false,
+      ackedReviewMessageId: null,
+      submitting: false,
+      attempts: 0,
+      replayed: false,
+      step: 0,
+      waitingFor: null,
+      cut: null,
+      reactions: new Map(),
     }));
   }
 
   /** True once every draft is answered and every step injected and audited (or cut short). */
   done(): boolean {
     return this.tracked.every(
-      (t) => t.acked && !t.submitting && (t.step >= t.plan.steps.length || t.cut !== null) && t.waitingFor === null && (!t.plan.replay || t.replayed),
+      (t) =>
+        t.acked &&
+        !t.submitting &&
+        (t.step >= t.plan.steps.length || t.cut !== null) &&
+        t.waitingFor === null &&
+        (!t.plan.replay || t.replayed),
     );
   }
 
@@ -164,7 +178,8 @@ export class SweepDriver {
       return;
     }
     const id = String(res.body.draft_id);
-    if (t.draftId !== null && t.draftId !== id) this.answerProblems.push(`draft ${t.plan.n}: key ${t.plan.key} answered ${id}, before ${t.draftId}`);
+    if (t.draftId !== null && t.draftId !== id)
+      this.answerProblems.push(`draft ${t.plan.n}: key ${t.plan.key} answered ${id}, before ${t.draftId}`);
     if (replaying) {
       if (res.status !== 200) this.answerProblems.push(`draft ${t.plan.n}: a replay of its key answered ${res.status}, not 200`);
       t.replayed = true;

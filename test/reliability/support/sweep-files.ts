@@ -51,7 +51,8 @@ async function readArchive(dir: string): Promise<Map<string, DraftRecord>> {
     const fh = await open(join(dir, name), "r");
     try {
       const r = await replay(fh, join(dir, name), (v) => draftRecordSchema.parse(v));
-      if (r.droppedBytes > 0) throw new Error(`archive/${name} has a damaged end (${r.droppedReason}): a month file is only ever replaced whole`);
+      if (r.droppedBytes > 0)
+        throw new Error(`archive/${name} has a damaged end (${r.droppedReason}): a month file is only ever replaced whole`);
       if (r.lines !== r.latest.size) throw new Error(`archive/${name} holds a draft twice (${r.lines} lines, ${r.latest.size} drafts)`);
       for (const [id, d] of r.latest) {
         if (out.has(id)) throw new Error(`draft ${id} is archived twice (again in ${name})`);

@@ -16,8 +16,19 @@ import { BLOCKED, OWNER } from "./sweep-world.js";
 
 /** The kinds of kill point. */
 export const CATEGORIES = [
-  "timed", "startup", "intake-inflight", "review-post-accepted", "decision-delivered", "decision-confirmed",
-  "store-line", "audit-line", "send-inflight", "send-accepted", "compaction", "recovery", "archiving",
+  "timed",
+  "startup",
+  "intake-inflight",
+  "review-post-accepted",
+  "decision-delivered",
+  "decision-confirmed",
+  "store-line",
+  "audit-line",
+  "send-inflight",
+  "send-accepted",
+  "compaction",
+  "recovery",
+  "archiving",
 ] as const;
 export type Category = (typeof CATEGORIES)[number];
 
@@ -93,7 +104,12 @@ export function fits(category: Category, action: Action | null): boolean {
  * for the send kill points). A compaction that the next append will start
  * takes precedence.
  */
-export function choose(queue: Category[], options: readonly Action[], compactionDue: boolean, rand: () => number): { category: Category; action: Action | null } {
+export function choose(
+  queue: Category[],
+  options: readonly Action[],
+  compactionDue: boolean,
+  rand: () => number,
+): { category: Category; action: Action | null } {
   const take = (i: number) => queue.splice(i, 1)[0]!;
   const pick = (c: Category): Action | null | undefined => {
     const fitting = options.filter((a) => fits(c, a));
@@ -143,7 +159,8 @@ function pollCalls(double: TelegramDouble, match: (c: CallRecord) => boolean, on
 
 /** The store status and audit needle that `action` will write, rotating through its steps with `nth`. */
 function targets(action: Action, nth: number): { status: string | null; audit: string } {
-  if (action.kind === "submit") return nth % 2 === 0 ? { status: "queued", audit: '"to":"queued"' } : { status: "pending", audit: '"to":"pending"' };
+  if (action.kind === "submit")
+    return nth % 2 === 0 ? { status: "queued", audit: '"to":"queued"' } : { status: "pending", audit: '"to":"pending"' };
   const { step } = action;
   if (step.who === "stranger" || step.afterFinal) return { status: null, audit: '"kind":"decision_refused"' };
   if (step.decision === "revise") return { status: "revise", audit: '"to":"revise"' };
@@ -209,7 +226,13 @@ function onDecision(x: Setup, confirmed: boolean): void {
         if (!(c.outcome.result as Array<{ update_id: number }>).some((u) => u.update_id === updateId)) return;
         if (!confirmed) return life.kill("decision-delivered");
         // Telegram forgets the update the moment the runner asks past it.
-        x.off(pollCalls(double, (p) => p.method === "getUpdates" && Number(p.params.offset ?? 0) > updateId, () => life.kill("decision-confirmed")));
+        x.off(
+          pollCalls(
+            double,
+            (p) => p.method === "getUpdates" && Number(p.params.offset ?? 0) > updateId,
+            () => life.kill("decision-confirmed"),
+          ),
+        );
       }),
     );
   });
@@ -228,11 +251,23 @@ function onWrite(x: Setup, store: boolean): void {
 function onCompaction(x: Setup): void {
   const { ctx } = x;
   if (ctx.nth % 2 === 0) {
-    x.off(watchHarness(ctx.harnessDir, "telegram_drafts.jsonl", () => {}, (name) => name.endsWith(".compact.tmp") && ctx.life.kill("compaction:temp-file")));
+    x.off(
+      watchHarness(
+        ctx.harnessDir,
+        "telegram_drafts.jsonl",
+        () => {},
+        (name) => name.endsWith(".compact.tmp") && ctx.life.kill("compaction:temp-file"),
+      ),
+    );
     return;
   }
   let stop = false;
-  void ctx.life.proc.waitForLog((l) => stop || l.msg === "compacted the draft store", 60_000).then(() => !stop && ctx.life.kill("compaction:done"), () => {});
+  void ctx.life.proc
+    .waitForLog((l) => stop || l.msg === "compacted the draft store", 60_000)
+    .then(
+      () => !stop && ctx.life.kill("compaction:done"),
+      () => {},
+    );
   x.off(() => (stop = true));
 }
 
@@ -250,8 +285,10 @@ const ARMING: Record<Category, (x: Setup) => void> = {
     ),
   "intake-inflight": (x) => inFlight(x, "intake"),
   "send-inflight": (x) => inFlight(x, "send"),
-  "review-post-accepted": (x) => x.off(x.ctx.double.onCall((c) => isReviewPost(c) && c.outcome.kind === "ok" && x.ctx.life.kill("review-post-accepted"))),
-  "send-accepted": (x) => x.off(x.ctx.double.onCall((c) => isDestinationSend(c) && c.outcome.kind === "ok" && x.ctx.life.kill("send-accepted"))),
+  "review-post-accepted": (x) =>
+    x.off(x.ctx.double.onCall((c) => isReviewPost(c) && c.outcome.kind === "ok" && x.ctx.life.kill("review-post-accepted"))),
+  "send-accepted": (x) =>
+    x.off(x.ctx.double.onCall((c) => isDestinationSend(c) && c.outcome.kind === "ok" && x.ctx.life.kill("send-accepted"))),
   "decision-delivered": (x) => onDecision(x, false),
   "decision-confirmed": (x) => onDecision(x, true),
   "store-line": (x) => onWrite(x, true),

@@ -69,7 +69,9 @@ async function until(life: Life, untilMs: number, fallback: string): Promise<voi
 
 function describeAction(a: Action | null): string {
   if (a === null) return "-";
-  return a.kind === "submit" ? `submit#${a.t.plan.n}` : `${a.step.who}-${a.step.via}-${a.step.decision}${a.step.afterFinal ? "-late" : ""}#${a.t.plan.n}`;
+  return a.kind === "submit"
+    ? `submit#${a.t.plan.n}`
+    : `${a.step.who}-${a.step.via}-${a.step.decision}${a.step.afterFinal ? "-late" : ""}#${a.t.plan.n}`;
 }
 
 /**
@@ -79,7 +81,12 @@ function describeAction(a: Action | null): string {
  */
 async function runLife(l: Lane, queue: Category[], lifeNo: number, last: KillSnapshot | null): Promise<KillSnapshot> {
   const lives = queue.length + lifeNo;
-  const early: Category | null = last !== null && last.sending.length > 0 && l.rand() < 0.6 ? "recovery" : queue[0] === "startup" || queue[0] === "archiving" ? queue.shift()! : null;
+  const early: Category | null =
+    last !== null && last.sending.length > 0 && l.rand() < 0.6
+      ? "recovery"
+      : queue[0] === "startup" || queue[0] === "archiving"
+        ? queue.shift()!
+        : null;
   const t0 = Date.now();
   const life = await startLife(l.dirs, l.env);
   const ctxOf = (category: Category, action: Action | null) => {
@@ -110,7 +117,11 @@ async function runLife(l: Lane, queue: Category[], lifeNo: number, last: KillSna
     const budget = idle ? 20 + Math.floor(l.rand() * 300) : LIFE_BUDGET_MS;
     await until(life, Date.now() + budget, `${category}:${idle ? "idle" : "fallback"}`);
   } else {
-    if (life.killedBy === null) l.ledger.violation(`start-${l.o.lane}-${lifeNo}`, `life ${lifeNo}: the daemon exited on its own: ${life.proc.rawStderr().slice(-2000)}`);
+    if (life.killedBy === null)
+      l.ledger.violation(
+        `start-${l.o.lane}-${lifeNo}`,
+        `life ${lifeNo}: the daemon exited on its own: ${life.proc.rawStderr().slice(-2000)}`,
+      );
     else if (category === "startup") l.ledger.startupKillsBeforeRunning++;
     await until(life, 0, `${category}:fallback`);
   }
@@ -118,7 +129,10 @@ async function runLife(l: Lane, queue: Category[], lifeNo: number, last: KillSna
   for (const x of armed?.landed ?? []) l.ledger.count(l.ledger.landed, x);
   l.double.clearFaults();
   await l.driver.settle();
-  if (l.o.debug) console.log(`lane ${l.o.lane} life ${lifeNo} ${category} ${describeAction(action)} -> ${life.killedBy} start=${startMs}ms life=${Date.now() - t0}ms`);
+  if (l.o.debug)
+    console.log(
+      `lane ${l.o.lane} life ${lifeNo} ${category} ${describeAction(action)} -> ${life.killedBy} start=${startMs}ms life=${Date.now() - t0}ms`,
+    );
   return l.ledger.afterKill(lifeNo, life.killedBy ?? "?");
 }
 
@@ -141,8 +155,14 @@ async function drain(l: Lane, last: KillSnapshot | null): Promise<number | null>
       const open = [...store.drafts.values()].filter((d) => !isFinal(d.status)).map((d) => `${d.draft_id}:${d.status}`);
       const waiting = l.driver.tracked
         .filter((t) => !t.acked || t.waitingFor !== null || (t.step < t.plan.steps.length && t.cut === null))
-        .map((t) => `#${t.plan.n} acked=${t.acked} step=${t.step}/${t.plan.steps.length} waitingFor=${t.waitingFor} status=${t.draftId && store.drafts.get(t.draftId)?.status}`);
-      l.ledger.violation("drain", `the drafts did not all reach a final status within 120 s of the last kill: open ${open.join(", ")}; agents waiting: ${waiting.join(", ")}`);
+        .map(
+          (t) =>
+            `#${t.plan.n} acked=${t.acked} step=${t.step}/${t.plan.steps.length} waitingFor=${t.waitingFor} status=${t.draftId && store.drafts.get(t.draftId)?.status}`,
+        );
+      l.ledger.violation(
+        "drain",
+        `the drafts did not all reach a final status within 120 s of the last kill: open ${open.join(", ")}; agents waiting: ${waiting.join(", ")}`,
+      );
       break;
     }
     l.driver.retry(life);

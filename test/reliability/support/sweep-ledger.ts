@@ -86,21 +86,30 @@ export class SweepLedger {
   /** With the new daemon running (start-up recovery and the journal replay done): sends cut short are unknown, decisions confirmed before the kill are in the audit log. */
   async afterRestart(life: Life, lifeNo: number, snapshot: KillSnapshot | null): Promise<void> {
     this.journalReplayed += logsOf(life, "handling updates a stop left unhandled").reduce((n, l) => n + Number(l.updates ?? 0), 0);
-    this.auditRecovered += logsOf(life, "audited changes that a crash had left out of swarm.jsonl").reduce((n, l) => n + Number(l.recovered ?? 0), 0);
+    this.auditRecovered += logsOf(life, "audited changes that a crash had left out of swarm.jsonl").reduce(
+      (n, l) => n + Number(l.recovered ?? 0),
+      0,
+    );
     const store = await readLiveStore(this.harnessDir);
     this.audit.refresh();
     for (const id of snapshot?.sending ?? []) {
       const d = store.drafts.get(id);
       if (d?.status === "outcome_unknown" && d.reason === CRASH_DURING_SEND) continue;
       this.unresolvedSending++;
-      this.violation(`sending-${id}`, `life ${lifeNo}: draft ${id} was sending at the kill and is ${d?.status} (${d?.reason}) after the restart`);
+      this.violation(
+        `sending-${id}`,
+        `life ${lifeNo}: draft ${id} was sending at the kill and is ${d?.status} (${d?.reason}) after the restart`,
+      );
     }
     // Only what was confirmed before the kill: the new daemon may be handling what it fetched since.
     const confirmed = snapshot?.confirmed ?? new Set<number>();
     for (const inj of this.driver.injected) {
       if (!confirmed.has(inj.updateId) || this.audit.byUpdate.has(inj.updateId)) continue;
       this.lostDecisions.add(inj.updateId);
-      this.violation(`decision-${inj.updateId}`, `life ${lifeNo}: update ${inj.updateId} (draft ${inj.draftN}, ${inj.step.who} ${inj.step.via} ${inj.step.decision}) was delivered and confirmed, and is not in the audit log`);
+      this.violation(
+        `decision-${inj.updateId}`,
+        `life ${lifeNo}: update ${inj.updateId} (draft ${inj.draftN}, ${inj.step.who} ${inj.step.via} ${inj.step.decision}) was delivered and confirmed, and is not in the audit log`,
+      );
     }
   }
 
@@ -117,13 +126,19 @@ export class SweepLedger {
       statuses[d.status] = (statuses[d.status] ?? 0) + 1;
       const times = verdict.countByText.get(d.draft_text) ?? 0;
       if (!isFinal(d.status)) this.violation(`final-${d.draft_id}`, `end: draft ${d.draft_id} is still ${d.status}`);
-      if (d.status === "sent" && times !== 1) this.violation(`sent-${d.draft_id}`, `end: sent draft ${d.draft_id} reached its chat ${times} times`);
-      if (["failed", "revise", "expired"].includes(d.status) && times !== 0) this.violation(`leak-${d.draft_id}`, `end: ${d.status} draft ${d.draft_id} reached its chat`);
-      if (d.approval !== null && d.approval.actor.user_id === STRANGER) this.violation(`stranger-${d.draft_id}`, `end: draft ${d.draft_id} carries a stranger's approval`);
+      if (d.status === "sent" && times !== 1)
+        this.violation(`sent-${d.draft_id}`, `end: sent draft ${d.draft_id} reached its chat ${times} times`);
+      if (["failed", "revise", "expired"].includes(d.status) && times !== 0)
+        this.violation(`leak-${d.draft_id}`, `end: ${d.status} draft ${d.draft_id} reached its chat`);
+      if (d.approval !== null && d.approval.actor.user_id === STRANGER)
+        this.violation(`stranger-${d.draft_id}`, `end: draft ${d.draft_id} carries a stranger's approval`);
       if (d.status === "outcome_unknown") {
         unknown++;
         if (d.review_message_id === null || !notices.has(d.review_message_id)) {
-          this.violation(`notice-${d.draft_id}`, `end: draft ${d.draft_id} is outcome_unknown (${d.reason}) and the review chat was never told`);
+          this.violation(
+            `notice-${d.draft_id}`,
+            `end: draft ${d.draft_id} is outcome_unknown (${d.reason}) and the review chat was never told`,
+          );
         }
       }
     }
@@ -132,7 +147,8 @@ export class SweepLedger {
     this.checkDuplicates(store.drafts);
     const chain = await verifyAuditChain(harnessPaths(this.harnessDir).audit);
     if (!chain.ok) this.violation("chain", `end: the audit chain is broken at line ${chain.line}: ${chain.reason}`);
-    if (this.double.excludedUpdates().length > 0) this.violation("excluded", `end: ${this.double.excludedUpdates().length} injected updates were never delivered (allowed_updates)`);
+    if (this.double.excludedUpdates().length > 0)
+      this.violation("excluded", `end: ${this.double.excludedUpdates().length} injected updates were never delivered (allowed_updates)`);
     for (const p of this.driver.answerProblems) this.violation(`answer-${p}`, p);
     return { store, statuses, unknown, notices: [...notices.values()].reduce((a, b) => a + b, 0) };
   }
@@ -141,13 +157,17 @@ export class SweepLedger {
   async noticesOut(): Promise<boolean> {
     const notices = unknownNotices(this.double);
     const store = await readLiveStore(this.harnessDir);
-    return [...store.drafts.values()].every((d) => d.status !== "outcome_unknown" || (d.review_message_id !== null && notices.has(d.review_message_id)));
+    return [...store.drafts.values()].every(
+      (d) => d.status !== "outcome_unknown" || (d.review_message_id !== null && notices.has(d.review_message_id)),
+    );
   }
 
   /** Review posts Telegram accepted that no draft records (a kill between the post and its record). */
   orphanPosts(drafts: ReadonlyMap<string, DraftRecord>): number {
     const recorded = new Set([...drafts.values()].map((d) => d.review_message_id));
-    return this.double.messages(OWNER).filter((m) => m.replyMarkup !== undefined && m.replyToMessageId === undefined && !recorded.has(m.messageId)).length;
+    return this.double
+      .messages(OWNER)
+      .filter((m) => m.replyMarkup !== undefined && m.replyToMessageId === undefined && !recorded.has(m.messageId)).length;
   }
 
   private checkIntakes(store: StoreView, when: string): void {
@@ -158,7 +178,10 @@ export class SweepLedger {
         this.lostIntakes.add(t.draftId);
         this.violation(`intake-${t.draftId}`, `${when}: acknowledged draft ${t.draftId} (draft ${t.plan.n}) is not in the store`);
       } else if (t.ackedReviewMessageId !== null && d.review_message_id !== t.ackedReviewMessageId) {
-        this.violation(`post-${t.draftId}`, `${when}: draft ${t.draftId} was answered with review message ${t.ackedReviewMessageId}, the store has ${d.review_message_id}`);
+        this.violation(
+          `post-${t.draftId}`,
+          `${when}: draft ${t.draftId} was answered with review message ${t.ackedReviewMessageId}, the store has ${d.review_message_id}`,
+        );
       }
     }
   }
@@ -174,7 +197,11 @@ export class SweepLedger {
       this.violation(`unapproved-${u}`, `${when}: ${u}`);
     }
     for (const d of drafts.values()) {
-      if (d.status === "sent" && (v.countByText.get(d.draft_text) ?? 0) !== 1) this.violation(`sent-${d.draft_id}`, `${when}: draft ${d.draft_id} is sent, its text reached its chat ${v.countByText.get(d.draft_text) ?? 0} times`);
+      if (d.status === "sent" && (v.countByText.get(d.draft_text) ?? 0) !== 1)
+        this.violation(
+          `sent-${d.draft_id}`,
+          `${when}: draft ${d.draft_id} is sent, its text reached its chat ${v.countByText.get(d.draft_text) ?? 0} times`,
+        );
     }
     return v;
   }
@@ -191,10 +218,15 @@ export class SweepLedger {
     for (const inj of this.driver.injected) {
       if (!seen.has(inj.updateId)) {
         this.lostDecisions.add(inj.updateId);
-        this.violation(`decision-${inj.updateId}`, `end: update ${inj.updateId} (draft ${inj.draftN}, ${inj.step.who} ${inj.step.via} ${inj.step.decision}) never reached the audit log`);
+        this.violation(
+          `decision-${inj.updateId}`,
+          `end: update ${inj.updateId} (draft ${inj.draftN}, ${inj.step.who} ${inj.step.via} ${inj.step.decision}) never reached the audit log`,
+        );
       }
-      if ((applied.get(inj.updateId) ?? 0) > 1) this.violation(`twice-${inj.updateId}`, `end: update ${inj.updateId} was applied ${applied.get(inj.updateId)} times`);
-      if (inj.step.who === "stranger" && (applied.get(inj.updateId) ?? 0) > 0) this.violation(`stranger-${inj.updateId}`, `end: a stranger's update ${inj.updateId} changed a draft`);
+      if ((applied.get(inj.updateId) ?? 0) > 1)
+        this.violation(`twice-${inj.updateId}`, `end: update ${inj.updateId} was applied ${applied.get(inj.updateId)} times`);
+      if (inj.step.who === "stranger" && (applied.get(inj.updateId) ?? 0) > 0)
+        this.violation(`stranger-${inj.updateId}`, `end: a stranger's update ${inj.updateId} changed a draft`);
     }
   }
 

@@ -38,7 +38,12 @@ export interface DraftPlan {
 
 const owner = (via: Via, decision: Decision, note?: string): Step => ({ who: "owner", via, decision, ...(note ? { note } : {}) });
 const late = (via: Via, decision: Decision): Step => ({ who: "owner", via, decision, afterFinal: true });
-const stranger = (via: Via, decision: Decision, otherChat = false): Step => ({ who: "stranger", via, decision, ...(otherChat ? { otherChat } : {}) });
+const stranger = (via: Via, decision: Decision, otherChat = false): Step => ({
+  who: "stranger",
+  via,
+  decision,
+  ...(otherChat ? { otherChat } : {}),
+});
 
 interface Template {
   fate: string;

@@ -50,10 +50,14 @@ export class Scenario {
 
   /** Waits until the draft is in `status` (default timeout 30 s). */
   async waitFor(id: string, status: string, timeoutMs = 30_000): Promise<DraftRecord> {
-    return eventually(async () => {
-      const d = await this.draft(id);
-      return d.status === status ? d : null;
-    }, timeoutMs, `draft ${id} ${status}`);
+    return eventually(
+      async () => {
+        const d = await this.draft(id);
+        return d.status === status ? d : null;
+      },
+      timeoutMs,
+      `draft ${id} ${status}`,
+    );
   }
 
   /** The owner's 👍 on the draft's review message. */
@@ -85,13 +89,18 @@ export class Scenario {
 
   /** Replies in the review chat to this draft's review message (a notice or a status line). */
   repliesTo(reviewMessageId: number): string[] {
-    return this.double.messages(OWNER).filter((m) => m.replyToMessageId === reviewMessageId).map((m) => m.text);
+    return this.double
+      .messages(OWNER)
+      .filter((m) => m.replyToMessageId === reviewMessageId)
+      .map((m) => m.text);
   }
 
   /** Review posts (with buttons) Telegram accepted that no draft records. */
   async orphanPosts(): Promise<number> {
     const recorded = new Set([...(await readLiveStore(this.daemon.harnessDir)).drafts.values()].map((d) => d.review_message_id));
-    return this.double.messages(OWNER).filter((m) => m.replyMarkup !== undefined && m.replyToMessageId === undefined && !recorded.has(m.messageId)).length;
+    return this.double
+      .messages(OWNER)
+      .filter((m) => m.replyMarkup !== undefined && m.replyToMessageId === undefined && !recorded.has(m.messageId)).length;
   }
 
   /** No double send, no unapproved send (store and audit log as on disk now). */

@@ -85,7 +85,19 @@ export const getChatAdministrators: Handler = (params, state) => {
   return ids.map((id) => memberOf(state.world, chat, id));
 };
 
-const CHAT_ACTIONS = new Set(["typing", "upload_photo", "record_video", "upload_video", "record_voice", "upload_voice", "upload_document", "choose_sticker", "find_location", "record_video_note", "upload_video_note"]);
+const CHAT_ACTIONS = new Set([
+  "typing",
+  "upload_photo",
+  "record_video",
+  "upload_video",
+  "record_voice",
+  "upload_voice",
+  "upload_document",
+  "choose_sticker",
+  "find_location",
+  "record_video_note",
+  "upload_video_note",
+]);
 
 /** sendChatAction: true for a known action in a reachable chat. */
 export const sendChatAction: Handler = (params, state) => {

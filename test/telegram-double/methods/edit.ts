@@ -27,9 +27,15 @@ function newMarkup(params: Params): { inline_keyboard: unknown[][] } | undefined
   return markup && markup.inline_keyboard.length > 0 ? markup : undefined;
 }
 
-function applyEdit(target: ReturnType<typeof editable>, text: string | undefined, markup: unknown, entities?: Message["entities"]): Message {
+function applyEdit(
+  target: ReturnType<typeof editable>,
+  text: string | undefined,
+  markup: unknown,
+  entities?: Message["entities"],
+): Message {
   const { message } = target;
-  const sameText = text === undefined || (text === message.text && JSON.stringify(entities ?? []) === JSON.stringify(message.entities ?? []));
+  const sameText =
+    text === undefined || (text === message.text && JSON.stringify(entities ?? []) === JSON.stringify(message.entities ?? []));
   if (sameText && JSON.stringify(markup) === JSON.stringify(message.reply_markup)) throw badRequest(NOT_MODIFIED);
   const { reply_markup: _old, ...kept } = message;
   const { entities: _oldEntities, ...rest } = kept as Message.TextMessage;

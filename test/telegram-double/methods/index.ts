@@ -1,4 +1,15 @@
-import { deleteMyCommands, deleteWebhook, getMe, getMyCommands, getUpdates, getWebhookInfo, setMyCommands, setWebhook, stubTrue, answerCallbackQuery } from "./bot.js";
+import {
+  deleteMyCommands,
+  deleteWebhook,
+  getMe,
+  getMyCommands,
+  getUpdates,
+  getWebhookInfo,
+  setMyCommands,
+  setWebhook,
+  stubTrue,
+  answerCallbackQuery,
+} from "./bot.js";
 import { getChat, getChatAdministrators, getChatMember, getChatMemberCount, sendChatAction, setMessageReaction } from "./chats.js";
 import { editMessageReplyMarkup, editMessageText } from "./edit.js";
 import { sendMessage } from "./send.js";
