@@ -1,7 +1,5 @@
-import { open, readFile, rename, unlink } from "node:fs/promises";
-import { dirname } from "node:path";
 import { z } from "zod";
-import { errCode, fsyncDir } from "../store/fs-util.js";
+import { errCode, readNoFollow, writeFileDurably } from "../store/fs-util.js";
 
 /** What the cursor file holds: the last event the receiver acknowledged (2xx). */
 const cursorSchema = z.object({ acked_seq: z.number().int().nonnegative() });
@@ -20,7 +18,7 @@ export class CallbackCursorFile {
   async read(): Promise<number> {
     let text: string;
     try {
-      text = await readFile(this.path, "utf8");
+      text = await readNoFollow(this.path);
     } catch (err) {
       if (errCode(err) === "ENOENT") return 0;
       throw err;
@@ -41,20 +39,8 @@ export class CallbackCursorFile {
     return r.data.acked_seq;
   }
 
-  /** Records `seq` as acknowledged; resolves once it is on disk. */
+  /** Records `seq` as acknowledged; resolves once it is on disk (the one durable write: never through a planted link). */
   async write(seq: number): Promise<void> {
-    const tmp = `${this.path}.tmp`;
-    const fh = await open(tmp, "w", 0o600);
-    try {
-      await fh.writeFile(`${JSON.stringify({ acked_seq: seq })}\n`);
-      await fh.sync();
-    } catch (err) {
-      await fh.close().catch(() => undefined);
-      await unlink(tmp).catch(() => undefined);
-      throw err;
-    }
-    await fh.close();
-    await rename(tmp, this.path);
-    await fsyncDir(dirname(this.path));
+    await writeFileDurably(this.path, `${JSON.stringify({ acked_seq: seq })}\n`, { mode: 0o600 });
   }
 }
