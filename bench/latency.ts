@@ -68,7 +68,12 @@ export interface Stages {
  * `samples` decisions after `warmup` unmeasured ones, in process, with our
  * limiter or the previous Bottleneck one; each stage of the path is timed on the way.
  */
-export async function latencyInProcess(samples: number, warmup: number, which: "ours" | "bottleneck"): Promise<Stages> {
+export async function latencyInProcess(
+  samples: number,
+  warmup: number,
+  which: "ours" | "bottleneck",
+  env: Record<string, string> = {},
+): Promise<Stages> {
   const dests = destinations(samples + warmup);
   const double = await doubleFor(dests);
   const tmp = await tempDir("latency");
@@ -83,7 +88,7 @@ export async function latencyInProcess(samples: number, warmup: number, which: "
     (call: SendMessageCall): SendMessageCall =>
     (target) => (marks.set(`call ${target.chatId}`, performance.now()), call(target));
   try {
-    const config = benchConfig(tmp.dir, double);
+    const config = benchConfig(tmp.dir, double, env);
     const api = new Api(double.token, { apiRoot: double.url });
     const core = await openBenchCore(config, silentLogger(), { api, limiter, clock: systemClock(), wrapCall });
     try {
