@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { findPii } from "../../src/redact/detect.js";
+import { redact } from "../../src/redact/redact.js";
 import { isIpv6 } from "../../src/redact/ip.js";
 import type { PiiKind } from "../../src/redact/kinds.js";
 
@@ -92,4 +93,13 @@ describe("isIpv6", () => {
   it.each(["::", "12:30:45", "1:2:3:4:5:6:7:8:9", "1::2::3", "12345::1", "::ffff:300.0.2.1", "g::1"])("rejects %s", (s) =>
     expect(isIpv6(s)).toBe(false),
   );
+});
+
+describe("context before a candidate", () => {
+  it("does not take the tail of a word cut by the window for a keyword", () => {
+    // 30 characters before the number start inside "string": its "ring" is no phone word.
+    const text = "std::string; version 10.1.2.3 - user 5123456789 ";
+    expect(redact(text)).toEqual({ text, removed: {}, hints: [] });
+    expect(redact("call me at 5123456789").removed).toEqual({ phone: 1 });
+  });
 });
