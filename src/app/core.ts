@@ -19,6 +19,7 @@ import type { SendMessageCall } from "../send/outcome.js";
 import { SendPath } from "../send/send-path.js";
 import { JsonlStore } from "../store/jsonl-store.js";
 import { acquireLock } from "../store/lock.js";
+import type { TelegramBackoffs } from "../retry/backoff.js";
 
 export { harnessPaths };
 
@@ -36,6 +37,8 @@ export interface CoreEdges {
   readonly envFilePath: string;
   /** How often the kill switch is read between sends (live: 1000 ms; default 0 = only at sends and on file changes, for simulated clocks). */
   readonly haltPollMs?: number;
+  /** How review posts and sends Telegram never received are retried (default: as named in src/retry/backoff.ts). */
+  readonly backoffs?: Pick<TelegramBackoffs, "reviewPost" | "send">;
 }
 
 /** The running core: the desk, its intake, and how to close them. */
@@ -95,6 +98,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       confirmOver: config.audienceConfirmOver,
       undoWindowMs: config.undoWindowMs,
       redact: edges.redact,
+      ...(edges.backoffs ? { postBackoff: edges.backoffs.reviewPost } : {}),
       log,
       makeSender: (ledger) =>
         new SendPath({
@@ -105,6 +109,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
           reviewerIds: config.reviewerIds,
           clock: edges.clock,
           log,
+          ...(edges.backoffs ? { backoff: edges.backoffs.send } : {}),
           ...(edges.audience ? { checkAudience: audienceCheck(edges.audience) } : {}),
         }),
     });

@@ -1,7 +1,7 @@
 import { GrammyError, type Bot } from "grammy";
 import type { Clock } from "../clock/clock.js";
 import type { Logger } from "../log/logger.js";
-import { backoffMs, CONNECT_BACKOFF } from "../retry/backoff.js";
+import { backoffMs, CONNECT_BACKOFF, type Backoff } from "../retry/backoff.js";
 
 /**
  * Gets the bot ready before anything else starts: checks the token (getMe),
@@ -10,7 +10,13 @@ import { backoffMs, CONNECT_BACKOFF } from "../retry/backoff.js";
  * final: the operator must fix it. The stop signal aborts every call at once
  * (grammY's `bot.init()` retries a network error by itself for up to an hour).
  */
-export async function connectBot(bot: Bot, log: Logger, stop: Promise<string>, clock: Clock): Promise<"ok" | "fatal" | "stopped"> {
+export async function connectBot(
+  bot: Bot,
+  log: Logger,
+  stop: Promise<string>,
+  clock: Clock,
+  backoff: Backoff = CONNECT_BACKOFF,
+): Promise<"ok" | "fatal" | "stopped"> {
   let stopped = false;
   const abort = new AbortController();
   void stop.then(() => {
@@ -38,7 +44,7 @@ export async function connectBot(bot: Bot, log: Logger, stop: Promise<string>, c
         );
         return "fatal";
       }
-      const waitMs = backoffMs(CONNECT_BACKOFF, attempt);
+      const waitMs = backoffMs(backoff, attempt);
       log.warn({ err, retry_in_ms: waitMs }, "cannot reach Telegram yet; trying again");
       const done = await Promise.race([stop.then(() => true), new Promise<false>((r) => clock.setTimeout(() => r(false), waitMs))]);
       if (done || stopped) return "stopped";

@@ -20,6 +20,7 @@ import { UpdateJournal } from "../telegram/update-journal.js";
 import { Closers } from "./closers.js";
 import { connectBot } from "./connect.js";
 import { withPollingRetry } from "./poll-retry.js";
+import { scaledBackoffs } from "../retry/backoff.js";
 import { ownerFeatures } from "./owner-features.js";
 import { startCallbacks } from "./callbacks.js";
 import { DaemonHealth } from "./health.js";
@@ -64,8 +65,10 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
   const closers = new Closers(log);
   try {
     const clock = systemClock();
+    // TELEGRAM_RATE_SCALE shortens the daemon's own waits against a local test double (1 in real use).
+    const backoffs = scaledBackoffs(rateScale);
     // The stop signal aborts the start-up connect (grammY retries it by itself otherwise).
-    const connected = await connectBot(bot, log, stopSignal.promise, clock);
+    const connected = await connectBot(bot, log, stopSignal.promise, clock, backoffs.connect);
     if (connected !== "ok") return connected === "stopped" ? 0 : 78;
 
     const reviewChat = new TelegramReviewChat({
@@ -88,6 +91,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       processSwitchValue: env.processSwitchValue,
       envFilePath: resolve(".env"),
       haltPollMs: 1000,
+      backoffs,
     });
     // Closing the core waits for the desk work that is running.
     closers.push("core", () => core.close());
@@ -136,7 +140,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
 
     const polling = startJournaledPolling({
       handleUpdate: (update) => bot.handleUpdate(update),
-      fetch: withPollingRetry(fetchReportingHealth(bot, health), log, clock),
+      fetch: withPollingRetry(fetchReportingHealth(bot, health), log, clock, backoffs.poll),
       journal,
       timeoutSeconds,
       log,

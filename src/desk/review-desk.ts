@@ -12,7 +12,7 @@ import { refusedEntry, transitionEntry, type RefusedDecision } from "./audit-ent
 import type { DraftArchive } from "../store/archive.js";
 import { archiveDue } from "./archiving.js";
 import { KeyedQueue } from "./keyed-queue.js";
-import { backoffMs, REVIEW_POST_BACKOFF } from "../retry/backoff.js";
+import { backoffMs, REVIEW_POST_BACKOFF, type Backoff } from "../retry/backoff.js";
 import type { RecoveryDesk, RecoveryFacts } from "./recovery.js";
 import type { PostEntry } from "../audit/audit-schema.js";
 import { prepareDraftText, type Redactor } from "./draft-text.js";
@@ -49,6 +49,8 @@ export interface ReviewDeskOptions {
   readonly archive?: DraftArchive<DraftRecord>;
   /** DRAFT_RETENTION in milliseconds. */
   readonly retentionMs?: number;
+  /** The wait before posting again a draft whose review post failed (default REVIEW_POST_BACKOFF). */
+  readonly postBackoff?: Backoff;
   /** Builds the send path; it gets the desk as its ledger. */
   readonly makeSender: (ledger: DraftLedger) => Sender;
 }
@@ -526,7 +528,7 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
       const result = await this.apply(draftId, { type: "posted", reviewChatId: post.reviewChatId, reviewMessageId: post.reviewMessageId });
       if (!result.ok) this.options.log.warn({ draft_id: draftId, reason: result.reason }, "review post made, but the draft had moved on");
     } catch (err) {
-      const waitMs = backoffMs(REVIEW_POST_BACKOFF, failures + 1);
+      const waitMs = backoffMs(this.options.postBackoff ?? REVIEW_POST_BACKOFF, failures + 1);
       this.options.log.error(
         { err, draft_id: draftId, retry_in_ms: waitMs },
         "could not post the draft for review; it stays queued and is tried again",

@@ -23,6 +23,32 @@ export const POLL_BACKOFF: Backoff = { initialMs: 1_000, maxMs: 30_000 };
 /** A push callback the receiver did not acknowledge: 1 s, doubling, at most 5 min (a receiver's Retry-After may ask for more, up to the cap). */
 export const CALLBACK_BACKOFF: Backoff = { initialMs: 1_000, maxMs: 300_000 };
 
+/** The backoffs of the calls to Telegram, passed together to the edges that retry them. */
+export interface TelegramBackoffs {
+  readonly reviewPost: Backoff;
+  readonly send: Backoff;
+  readonly connect: Backoff;
+  readonly poll: Backoff;
+}
+
+/** The backoffs named above, as Telegram needs them. */
+export const TELEGRAM_BACKOFFS: TelegramBackoffs = {
+  reviewPost: REVIEW_POST_BACKOFF,
+  send: SEND_BACKOFF,
+  connect: CONNECT_BACKOFF,
+  poll: POLL_BACKOFF,
+};
+
+/**
+ * TELEGRAM_RATE_SCALE: every Telegram backoff divided by `scale` (at least 1 ms). A knob
+ * for tests against a local double, which answers in microseconds; 1 leaves them as named.
+ * A wait Telegram asks for itself (429 `retry_after`) is never shortened.
+ */
+export function scaledBackoffs(scale: number, base: TelegramBackoffs = TELEGRAM_BACKOFFS): TelegramBackoffs {
+  const scaled = (b: Backoff): Backoff => ({ initialMs: Math.max(1, b.initialMs / scale), maxMs: Math.max(1, b.maxMs / scale) });
+  return { reviewPost: scaled(base.reviewPost), send: scaled(base.send), connect: scaled(base.connect), poll: scaled(base.poll) };
+}
+
 /** The wait after the `failures`-th failure in a row (1 = the first). */
 export function backoffMs(policy: Backoff, failures: number): number {
   const doublings = Math.min(Math.max(0, failures - 1), 40);

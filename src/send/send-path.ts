@@ -3,7 +3,7 @@ import type { Effect } from "../drafts/effects.js";
 import type { DraftEvent } from "../drafts/events.js";
 import type { TransitionResult } from "../drafts/machine.js";
 import type { DraftRecord } from "../drafts/record.js";
-import { backoffMs, SEND_BACKOFF } from "../retry/backoff.js";
+import { backoffMs, SEND_BACKOFF, type Backoff } from "../retry/backoff.js";
 import { approvalProblem } from "./approval.js";
 import type { AudienceCheck } from "./audience-check.js";
 import { haltVoidsApproval, type HaltSighting } from "./halt-watch.js";
@@ -36,6 +36,8 @@ export interface SendPathOptions {
   readonly log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** Resolves the destination again before the call (audience-check.ts); absent: not checked. */
   readonly checkAudience?: AudienceCheck;
+  /** The wait before retrying a send Telegram never received (default SEND_BACKOFF). */
+  readonly backoff?: Backoff;
   /** How often an error that proves the message was not sent may be retried. Default 5. */
   readonly maxNotSentAttempts?: number;
 }
@@ -143,7 +145,7 @@ export class SendPath {
           return;
         }
         await ledger.apply(draftId, { type: "send_retry", reason: outcome.reason });
-        return this.retryLater(draftId, backoffMs(SEND_BACKOFF, tries));
+        return this.retryLater(draftId, backoffMs(this.options.backoff ?? SEND_BACKOFF, tries));
       }
     }
   }

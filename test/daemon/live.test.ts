@@ -185,7 +185,7 @@ describe("live daemon against the Bot API double", () => {
   });
 
   it("queues drafts past the review chat's rate and posts them at the next free slot", async () => {
-    daemon = await liveDaemon(double);
+    daemon = await liveDaemon(double, { TELEGRAM_RATE_SCALE: "1" });
     const answers = await Promise.all([1, 2, 3].map((i) => submit(daemon!, `Draft ${i}`)));
     expect(answers.map((a) => a.status).sort()).toEqual(["pending", "queued", "queued"]);
     for (const a of answers) await eventually(async () => (await statusOf(daemon!, a.draft_id)) === "pending", 10_000);

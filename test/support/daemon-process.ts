@@ -51,6 +51,9 @@ export async function startDaemon(options: {
       LOG_LEVEL: "debug",
       // Sends at once unless a test sets a window ("" = the default 10 s).
       UNDO_WINDOW: "0",
+      // The double answers at once: the review chat's pacing and the retry backoffs run 20x faster.
+      // A test of the pacing itself sets "1".
+      TELEGRAM_RATE_SCALE: "20",
       ...options.env,
     },
     stdio: ["pipe", "pipe", "pipe"],

@@ -63,6 +63,8 @@ export function daemonEnv(double: TelegramDouble, extra: Record<string, string> 
     TELEGRAM_API_ROOT: double.url,
     REVIEW_CHAT_ID: String(OWNER),
     LOG_LEVEL: "info",
+    // Review-chat pacing and retry backoffs 20x faster against the double (a scenario may set its own).
+    TELEGRAM_RATE_SCALE: "20",
     ...extra,
   };
 }
