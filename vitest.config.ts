@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
@@ -8,5 +9,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // Vitest's default (one core less) is a single worker on a 2-core machine; most test files
+    // wait on child processes and sockets, so two run side by side without starving each other.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });

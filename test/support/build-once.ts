@@ -1,8 +1,9 @@
 /**
  * Vitest globalSetup: builds dist/ once per run, before any test file. The
  * CLI, setup and daemon tests run the compiled code as real processes, so a
- * plain `npx vitest run` must never test a stale build. The build is
- * incremental (tsconfig.build.json): it costs a second or two when nothing changed.
+ * plain `npx vitest run` must never test a stale build. It is `npm run build`:
+ * tsc, incremental (tsconfig.build.json), then the bundle (scripts/bundle.mjs);
+ * a second or two when nothing changed.
  */
 import { spawnSync } from "node:child_process";
 import { join, resolve } from "node:path";
@@ -15,4 +16,6 @@ export default function buildOnce(): void {
     encoding: "utf8",
   });
   if (tsc.status !== 0) throw new Error(`the build failed (tsc -p tsconfig.build.json), so no test can run:\n${tsc.stdout}${tsc.stderr}`);
+  const bundle = spawnSync(process.execPath, [join(ROOT, "scripts/bundle.mjs")], { cwd: ROOT, encoding: "utf8" });
+  if (bundle.status !== 0) throw new Error(`the bundle failed (node scripts/bundle.mjs), so no test can run:\n${bundle.stdout}${bundle.stderr}`);
 }
