@@ -17,5 +17,6 @@ export default function buildOnce(): void {
   });
   if (tsc.status !== 0) throw new Error(`the build failed (tsc -p tsconfig.build.json), so no test can run:\n${tsc.stdout}${tsc.stderr}`);
   const bundle = spawnSync(process.execPath, [join(ROOT, "scripts/bundle.mjs")], { cwd: ROOT, encoding: "utf8" });
-  if (bundle.status !== 0) throw new Error(`the bundle failed (node scripts/bundle.mjs), so no test can run:\n${bundle.stdout}${bundle.stderr}`);
+  if (bundle.status !== 0)
+    throw new Error(`the bundle failed (node scripts/bundle.mjs), so no test can run:\n${bundle.stdout}${bundle.stderr}`);
 }
