@@ -1,7 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startTelegramDouble, type SentMessage, type TelegramDouble } from "../telegram-double/index.js";
-import { eventually, type DaemonProcess } from "../support/daemon-process.js";
-import { auditLines, liveDaemon, OWNER, STRANGER } from "../support/live-fixture.js";
+import { describe, expect, it } from "vitest";
+import { startTelegramDouble, type SentMessage } from "../telegram-double/index.js";
+import { eventually } from "../support/daemon-process.js";
+import { auditLines, OWNER, STRANGER, useLiveDaemon } from "../support/live-fixture.js";
 
 const FRIEND = 7_770_003;
 const GROUP = -1_001_234_567_890;
@@ -11,36 +11,29 @@ const OLD_GROUP = -400_100_200;
 const NEW_SUPERGROUP = -1_004_000_000_003;
 const UNSEEN = -1_005_000_000_004;
 
-let double: TelegramDouble;
-let daemon: DaemonProcess | undefined;
-
-beforeEach(async () => {
-  double = await startTelegramDouble({
-    chats: [
-      { id: OWNER, type: "private", firstName: "Owner" },
-      { id: STRANGER, type: "private", firstName: "Stranger" },
-      { id: FRIEND, type: "private", firstName: "Anna", lastName: "Smith" },
-      { id: GROUP, type: "supergroup", title: "Team", memberCount: 12 },
-      { id: CHANNEL, type: "channel", title: "News", username: "news_chan", botIsAdmin: true, memberCount: 1234 },
-      { id: BIG, type: "supergroup", title: "Big Room", memberCount: 1234 },
-      { id: OLD_GROUP, type: "group", title: "Old Group", memberCount: 5 },
-    ],
-    users: [
-      { id: OWNER, firstName: "Owner" },
-      { id: STRANGER, firstName: "Stranger" },
-    ],
-  });
-  daemon = await liveDaemon(double, { TELEGRAM_RATE_SCALE: "20" });
-});
-
-afterEach(async () => {
-  await daemon?.stop("SIGKILL");
-  daemon = undefined;
-  await double.stop();
+const live = useLiveDaemon({
+  double: () =>
+    startTelegramDouble({
+      chats: [
+        { id: OWNER, type: "private", firstName: "Owner" },
+        { id: STRANGER, type: "private", firstName: "Stranger" },
+        { id: FRIEND, type: "private", firstName: "Anna", lastName: "Smith" },
+        { id: GROUP, type: "supergroup", title: "Team", memberCount: 12 },
+        { id: CHANNEL, type: "channel", title: "News", username: "news_chan", botIsAdmin: true, memberCount: 1234 },
+        { id: BIG, type: "supergroup", title: "Big Room", memberCount: 1234 },
+        { id: OLD_GROUP, type: "group", title: "Old Group", memberCount: 5 },
+      ],
+      users: [
+        { id: OWNER, firstName: "Owner" },
+        { id: STRANGER, firstName: "Stranger" },
+      ],
+    }),
+  env: { TELEGRAM_RATE_SCALE: "20" },
+  start: true,
 });
 
 async function submit(chatId: number, text: string) {
-  const res = await daemon!.request("POST", "/drafts", {
+  const res = await live.daemon.request("POST", "/drafts", {
     draft_text: text,
     destination_chat_id: String(chatId),
     drafted_by_role: "Scribe",
@@ -49,14 +42,14 @@ async function submit(chatId: number, text: string) {
   expect(res.status).toBe(201);
   const answer = res.body as { draft_id: string; review_message_id: number | null; status: string; warnings?: string[] };
   const id = await eventually(async () => {
-    const rec = (await daemon!.request("GET", `/drafts/${answer.draft_id}`)).body;
+    const rec = (await live.daemon.request("GET", `/drafts/${answer.draft_id}`)).body;
     return rec.status === "pending" ? (rec.review_message_id as number) : null;
   });
   return { ...answer, review_message_id: id };
 }
 
-const record = async (id: string) => (await daemon!.request("GET", `/drafts/${id}`)).body;
-const post = (messageId: number): SentMessage => double.messages(OWNER).find((m) => m.messageId === messageId)!;
+const record = async (id: string) => (await live.daemon.request("GET", `/drafts/${id}`)).body;
+const post = (messageId: number): SentMessage => live.double.messages(OWNER).find((m) => m.messageId === messageId)!;
 const statusIs = (id: string, status: string) => eventually(async () => (await record(id)).status === status, 10_000, `status ${status}`);
 
 describe("the audience on the review post", () => {
@@ -79,23 +72,31 @@ describe("the audience on the review post", () => {
 
   it("over AUDIENCE_CONFIRM_OVER, a 👍 reaction asks for one more tap; a stranger's tap is refused; the reviewer's sends", async () => {
     const a = await submit(BIG, "To everyone in the big room");
-    double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, newEmojis: ["👍"] });
-    const ask = await eventually(() => double.messages(OWNER).find((m) => m.text.startsWith("Send to 1,234 members")), 10_000, "question");
+    live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, newEmojis: ["👍"] });
+    const ask = await eventually(
+      () => live.double.messages(OWNER).find((m) => m.text.startsWith("Send to 1,234 members")),
+      10_000,
+      "question",
+    );
     expect(ask.text).toBe("Send to 1,234 members of “Big Room”? Your 👍 counts once you confirm.");
     expect(ask.replyToMessageId).toBe(a.review_message_id);
     const yes = (ask.replyMarkup as any).inline_keyboard[0][0];
     expect(yes.text).toBe("✅ Yes, send to 1,234 members");
     expect((await record(a.draft_id)).status).toBe("pending");
 
-    double.injectCallback({ chatId: OWNER, messageId: ask.messageId, userId: STRANGER, data: yes.callback_data });
-    await eventually(() => double.lastAnsweredCallback?.text === "Only the reviewer can decide on drafts.", 10_000, "stranger answered");
+    live.double.injectCallback({ chatId: OWNER, messageId: ask.messageId, userId: STRANGER, data: yes.callback_data });
+    await eventually(
+      () => live.double.lastAnsweredCallback?.text === "Only the reviewer can decide on drafts.",
+      10_000,
+      "stranger answered",
+    );
     expect((await record(a.draft_id)).status).toBe("pending");
-    expect(double.messages(BIG)).toHaveLength(0);
+    expect(live.double.messages(BIG)).toHaveLength(0);
 
-    double.injectCallback({ chatId: OWNER, messageId: ask.messageId, userId: OWNER, data: yes.callback_data });
+    live.double.injectCallback({ chatId: OWNER, messageId: ask.messageId, userId: OWNER, data: yes.callback_data });
     await statusIs(a.draft_id, "sent");
-    expect(double.messages(BIG).map((m) => m.text)).toEqual(["To everyone in the big room"]);
-    const audit = await auditLines(daemon!.harnessDir);
+    expect(live.double.messages(BIG).map((m) => m.text)).toEqual(["To everyone in the big room"]);
+    const audit = await auditLines(live.daemon.harnessDir);
     expect(audit.filter((l) => l.kind === "decision_refused").map((l) => l.reason)).toEqual(["needs_confirmation", "not_a_reviewer"]);
     expect(audit.find((l) => l.to === "approved")).toMatchObject({ user_id: OWNER, channel: "button", emoji: "✅" });
   });
@@ -104,14 +105,14 @@ describe("the audience on the review post", () => {
     const a = await submit(CHANNEL, "Big news");
     const send = (post(a.review_message_id).replyMarkup as any).inline_keyboard[0][0];
     expect(send.text).toBe("👍 Send to ⚠️ News");
-    double.injectCallback({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, data: send.callback_data });
-    await eventually(() => double.lastAnsweredCallback?.text?.startsWith("One more tap"), 10_000, "asked");
+    live.double.injectCallback({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, data: send.callback_data });
+    await eventually(() => live.double.lastAnsweredCallback?.text?.startsWith("One more tap"), 10_000, "asked");
     const ask = await eventually(
-      () => double.messages(OWNER).find((m) => m.text.startsWith("Send to 1,234 members of “News” (@news_chan, public)?")),
+      () => live.double.messages(OWNER).find((m) => m.text.startsWith("Send to 1,234 members of “News” (@news_chan, public)?")),
       10_000,
     );
-    expect(double.messages(CHANNEL)).toHaveLength(0);
-    double.injectCallback({
+    expect(live.double.messages(CHANNEL)).toHaveLength(0);
+    live.double.injectCallback({
       chatId: OWNER,
       messageId: ask.messageId,
       userId: OWNER,
@@ -124,54 +125,54 @@ describe("the audience on the review post", () => {
 describe("the audience checked again at the send call", () => {
   it("a chat that became public after the post: not sent, halted with the reason, the reviewer told; a new 👍 sends", async () => {
     const a = await submit(GROUP, "For the team only");
-    double.addChat({ id: GROUP, type: "supergroup", username: "team_public" });
-    double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, newEmojis: ["👍"] });
+    live.double.addChat({ id: GROUP, type: "supergroup", username: "team_public" });
+    live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, newEmojis: ["👍"] });
     await statusIs(a.draft_id, "halted");
     expect((await record(a.draft_id)).reason).toBe("the destination changed: the chat became public (@team_public)");
     const told = await eventually(
-      () => double.messages(OWNER).find((m) => m.text.startsWith("⛔ Not sent: the destination changed")),
+      () => live.double.messages(OWNER).find((m) => m.text.startsWith("⛔ Not sent: the destination changed")),
       10_000,
       "told",
     );
     expect(told.replyToMessageId).toBe(a.review_message_id);
     await eventually(
-      () => double.message(OWNER, a.review_message_id)?.text?.includes("@team_public · public supergroup"),
+      () => live.double.message(OWNER, a.review_message_id)?.text?.includes("@team_public · public supergroup"),
       10_000,
       "post shows the new audience",
     );
-    expect(double.messages(GROUP)).toHaveLength(0);
+    expect(live.double.messages(GROUP)).toHaveLength(0);
 
-    double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, oldEmojis: ["👍"], newEmojis: [] });
-    double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, newEmojis: ["👍"] });
+    live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, oldEmojis: ["👍"], newEmojis: [] });
+    live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, newEmojis: ["👍"] });
     await statusIs(a.draft_id, "sent");
-    expect(double.messages(GROUP)).toHaveLength(1);
+    expect(live.double.messages(GROUP)).toHaveLength(1);
   });
 
   it("the bot lost the right to post: not sent, halted", async () => {
     const a = await submit(GROUP, "Before the restriction");
-    double.addChat({ id: GROUP, type: "supergroup", botCanPost: false });
-    double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, newEmojis: ["👍"] });
+    live.double.addChat({ id: GROUP, type: "supergroup", botCanPost: false });
+    live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, newEmojis: ["👍"] });
     await statusIs(a.draft_id, "halted");
     expect((await record(a.draft_id)).reason).toContain("the bot can no longer post there: the bot is restricted here");
-    expect(double.calls("sendMessage").filter((c) => Number(c.params.chat_id) === GROUP)).toHaveLength(0);
+    expect(live.double.calls("sendMessage").filter((c) => Number(c.params.chat_id) === GROUP)).toHaveLength(0);
   });
 
   it("a group migrated to a supergroup: not sent to the old id; halted, the new id becomes the destination; a new 👍 sends there", async () => {
     const a = await submit(OLD_GROUP, "Hello old group");
     expect(post(a.review_message_id).text).toContain("— for 👥 “Old Group” · group · 5 members");
-    double.addChat({ id: NEW_SUPERGROUP, type: "supergroup", title: "Old Group", memberCount: 5 });
-    double.addChat({ id: OLD_GROUP, type: "group", migratedTo: NEW_SUPERGROUP });
-    double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, newEmojis: ["👍"] });
+    live.double.addChat({ id: NEW_SUPERGROUP, type: "supergroup", title: "Old Group", memberCount: 5 });
+    live.double.addChat({ id: OLD_GROUP, type: "group", migratedTo: NEW_SUPERGROUP });
+    live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, newEmojis: ["👍"] });
     await statusIs(a.draft_id, "halted");
     const halted = await record(a.draft_id);
     expect(halted.reason).toBe(
       `the destination changed: the destination is now another chat (id ${OLD_GROUP} → ${NEW_SUPERGROUP}); it now goes to ${NEW_SUPERGROUP}`,
     );
     expect(halted.destination_chat_id).toBe(String(NEW_SUPERGROUP));
-    expect(double.calls("sendMessage").filter((c) => Number(c.params.chat_id) === OLD_GROUP)).toHaveLength(0);
+    expect(live.double.calls("sendMessage").filter((c) => Number(c.params.chat_id) === OLD_GROUP)).toHaveLength(0);
 
-    double.injectCallback({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, data: `v1:send:${a.draft_id}` });
+    live.double.injectCallback({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, data: `v1:send:${a.draft_id}` });
     await statusIs(a.draft_id, "sent");
-    expect(double.messages(NEW_SUPERGROUP).map((m) => m.text)).toEqual(["Hello old group"]);
+    expect(live.double.messages(NEW_SUPERGROUP).map((m) => m.text)).toEqual(["Hello old group"]);
   });
 });

@@ -1,22 +1,10 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { TelegramDouble } from "../telegram-double/index.js";
+import { describe, expect, it } from "vitest";
 import { eventually, type DaemonProcess } from "../support/daemon-process.js";
-import { auditLines, FRIEND, GROUP, liveDaemon, liveDouble, OWNER, payload, STRANGER } from "../support/live-fixture.js";
+import { auditLines, FRIEND, GROUP, OWNER, payload, STRANGER, useLiveDaemon } from "../support/live-fixture.js";
 
-let double: TelegramDouble;
-let daemon: DaemonProcess | undefined;
-
-beforeEach(async () => {
-  double = await liveDouble();
-});
-
-afterEach(async () => {
-  await daemon?.stop("SIGKILL");
-  daemon = undefined;
-  await double.stop();
-});
+const live = useLiveDaemon();
 
 async function submit(d: DaemonProcess, text: string, extra: Record<string, unknown> = {}) {
   const res = await d.request("POST", "/drafts", payload(text, extra));
@@ -37,69 +25,69 @@ async function statusOf(d: DaemonProcess, id: string): Promise<string> {
   return (await d.request("GET", `/drafts/${id}`)).body.status;
 }
 
-const toGroup = () => double.messages(GROUP);
+const toGroup = () => live.double.messages(GROUP);
 
 describe("live daemon against the Bot API double", () => {
   it("posts a draft for review, sends it on the owner's 👍 and shows the outcome", async () => {
-    daemon = await liveDaemon(double);
+    await live.start();
     const text = "Hi team — *not bold*, <b>not html</b>, [not a link](x) _as is_ 🙂";
-    const answer = await submit(daemon, text);
+    const answer = await submit(live.daemon, text);
     expect(answer).toMatchObject({ status: "pending", review_message_id: expect.any(Number) });
 
-    const [post] = double.messages(OWNER);
+    const [post] = live.double.messages(OWNER);
     expect(post!.messageId).toBe(answer.review_message_id);
     expect(post!.parseMode).toBeUndefined();
     expect(post!.text).toContain("✏️ DRAFT (Scribe) — for 👥 “Destination” · supergroup · 1 member");
     expect(post!.text).toContain(`\n${text}\n`);
     expect(JSON.stringify(post!.replyMarkup)).toContain("👍 Send");
-    expect(double.allowedUpdates).toEqual(["message", "callback_query", "message_reaction"]);
+    expect(live.double.allowedUpdates).toEqual(["message", "callback_query", "message_reaction"]);
 
-    double.injectReaction({ chatId: OWNER, messageId: answer.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
+    live.double.injectReaction({ chatId: OWNER, messageId: answer.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
     await eventually(() => toGroup().length === 1, 10_000, "the draft reaches the group");
     expect(toGroup()[0]!.text).toBe(text);
     expect(toGroup()[0]!.parseMode).toBeUndefined();
-    await eventually(async () => (await statusOf(daemon!, answer.draft_id)) === "sent");
+    await eventually(async () => (await statusOf(live.daemon, answer.draft_id)) === "sent");
 
     await eventually(
-      () => double.message(OWNER, answer.review_message_id!)?.text?.startsWith("✅ Sent at"),
+      () => live.double.message(OWNER, answer.review_message_id!)?.text?.startsWith("✅ Sent at"),
       10_000,
       "review message edited",
     );
-    expect(double.message(OWNER, answer.review_message_id!)?.reply_markup?.inline_keyboard ?? []).toEqual([]);
-    const audit = await auditLines(daemon.harnessDir);
+    expect(live.double.message(OWNER, answer.review_message_id!)?.reply_markup?.inline_keyboard ?? []).toEqual([]);
+    const audit = await auditLines(live.daemon.harnessDir);
     const path = audit.filter((l) => l.kind === "transition" && l.draft_id === answer.draft_id).map((l) => l.to);
     expect(path).toEqual(["queued", "pending", "approved", "sending", "sent"]);
     expect(audit.find((l) => l.to === "approved")).toMatchObject({ emoji: "👍", user_id: OWNER, channel: "reaction", draft_text: text });
   });
 
   it("ignores and audits decisions by strangers, anonymous admins and other chats", async () => {
-    daemon = await liveDaemon(double);
-    const a = await submit(daemon, "Only the owner decides");
+    await live.start();
+    const a = await submit(live.daemon, "Only the owner decides");
     const id = a.review_message_id!;
-    double.injectReaction({ chatId: OWNER, messageId: id, userId: STRANGER, newEmojis: ["👍"] });
-    double.injectReaction({ chatId: OWNER, messageId: id, actorChat: GROUP, newEmojis: ["👍"] });
-    double.injectReaction({ chatId: STRANGER, messageId: id, userId: OWNER, newEmojis: ["👍"] });
-    double.injectMessage({ chatId: OWNER, userId: STRANGER, text: "👍", replyToMessageId: id, username: "owner" });
-    await eventually(async () => (await auditLines(daemon!.harnessDir)).filter((l) => l.kind === "decision_refused").length === 4);
-    const refused = (await auditLines(daemon.harnessDir)).filter((l) => l.kind === "decision_refused").map((l) => l.reason);
+    live.double.injectReaction({ chatId: OWNER, messageId: id, userId: STRANGER, newEmojis: ["👍"] });
+    live.double.injectReaction({ chatId: OWNER, messageId: id, actorChat: GROUP, newEmojis: ["👍"] });
+    live.double.injectReaction({ chatId: STRANGER, messageId: id, userId: OWNER, newEmojis: ["👍"] });
+    live.double.injectMessage({ chatId: OWNER, userId: STRANGER, text: "👍", replyToMessageId: id, username: "owner" });
+    await eventually(async () => (await auditLines(live.daemon.harnessDir)).filter((l) => l.kind === "decision_refused").length === 4);
+    const refused = (await auditLines(live.daemon.harnessDir)).filter((l) => l.kind === "decision_refused").map((l) => l.reason);
     expect(refused.sort()).toEqual(["anonymous_actor", "not_a_reviewer", "not_a_reviewer", "other_chat"]);
-    expect(await statusOf(daemon, a.draft_id)).toBe("pending");
+    expect(await statusOf(live.daemon, a.draft_id)).toBe("pending");
     expect(toGroup()).toHaveLength(0);
   });
 
   it("takes decisions from buttons and answers every callback", async () => {
-    daemon = await liveDaemon(double);
-    const a = await submitPosted(daemon, "Button me");
-    const b = await submitPosted(daemon, "Other draft");
+    await live.start();
+    const a = await submitPosted(live.daemon, "Button me");
+    const b = await submitPosted(live.daemon, "Other draft");
     // A button whose data names another draft than the message it sits under does not count.
-    double.injectCallback({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, data: `v1:send:${b.draft_id}` });
-    await eventually(() => double.answeredCallbacks().length === 1);
-    expect(await statusOf(daemon, a.draft_id)).toBe("pending");
-    double.injectCallback({ chatId: OWNER, messageId: a.review_message_id!, userId: STRANGER, data: `v1:send:${a.draft_id}` });
-    double.injectCallback({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, data: `v1:send:${a.draft_id}` });
+    live.double.injectCallback({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, data: `v1:send:${b.draft_id}` });
+    await eventually(() => live.double.answeredCallbacks().length === 1);
+    expect(await statusOf(live.daemon, a.draft_id)).toBe("pending");
+    live.double.injectCallback({ chatId: OWNER, messageId: a.review_message_id!, userId: STRANGER, data: `v1:send:${a.draft_id}` });
+    live.double.injectCallback({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, data: `v1:send:${a.draft_id}` });
     await eventually(() => toGroup().length === 1, 10_000, "sent by button");
-    await eventually(() => double.answeredCallbacks().length === 3);
-    expect(double.answeredCallbacks().map((c) => c.text)).toEqual([
+    await eventually(() => live.double.answeredCallbacks().length === 3);
+    expect(live.double.answeredCallbacks().map((c) => c.text)).toEqual([
       "Not applied: the draft is pending.",
       "Only the reviewer can decide on drafts.",
       "Approved.",
@@ -107,168 +95,175 @@ describe("live daemon against the Bot API double", () => {
   });
 
   it("reads replies: free text asks for a revision with the note, ⏳ defers", async () => {
-    daemon = await liveDaemon(double, { DEFER_FOR: "1h" });
-    const a = await submitPosted(daemon, "Revise me");
-    const b = await submitPosted(daemon, "Defer me");
-    double.injectMessage({ chatId: OWNER, userId: OWNER, text: "Make it warmer, mention Friday", replyToMessageId: a.review_message_id! });
-    double.injectMessage({ chatId: OWNER, userId: OWNER, text: "⏳", replyToMessageId: b.review_message_id! });
-    await eventually(async () => (await statusOf(daemon!, a.draft_id)) === "revise");
-    await eventually(async () => (await statusOf(daemon!, b.draft_id)) === "deferred");
-    const revised = (await daemon.request("GET", `/drafts/${a.draft_id}`)).body;
+    await live.start({ DEFER_FOR: "1h" });
+    const a = await submitPosted(live.daemon, "Revise me");
+    const b = await submitPosted(live.daemon, "Defer me");
+    live.double.injectMessage({
+      chatId: OWNER,
+      userId: OWNER,
+      text: "Make it warmer, mention Friday",
+      replyToMessageId: a.review_message_id!,
+    });
+    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "⏳", replyToMessageId: b.review_message_id! });
+    await eventually(async () => (await statusOf(live.daemon, a.draft_id)) === "revise");
+    await eventually(async () => (await statusOf(live.daemon, b.draft_id)) === "deferred");
+    const revised = (await live.daemon.request("GET", `/drafts/${a.draft_id}`)).body;
     expect(revised.revision_note).toBe("Make it warmer, mention Friday");
-    const deferred = (await daemon.request("GET", `/drafts/${b.draft_id}`)).body;
+    const deferred = (await live.daemon.request("GET", `/drafts/${b.draft_id}`)).body;
     expect(Date.parse(deferred.expires_at) - Date.parse(deferred.drafted_at)).toBe(25 * 3_600_000);
     expect(toGroup()).toHaveLength(0);
   });
 
   it("expires an unanswered draft and never sends it", async () => {
-    daemon = await liveDaemon(double, { DRAFT_TTL: "1s" });
-    const a = await submit(daemon, "Too late");
-    await eventually(async () => (await statusOf(daemon!, a.draft_id)) === "expired", 10_000);
-    double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
+    await live.start({ DRAFT_TTL: "1s" });
+    const a = await submit(live.daemon, "Too late");
+    await eventually(async () => (await statusOf(live.daemon, a.draft_id)) === "expired", 10_000);
+    live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
     await eventually(async () =>
-      (await auditLines(daemon!.harnessDir)).some((l) => l.kind === "decision_refused" && l.reason === "final_state"),
+      (await auditLines(live.daemon.harnessDir)).some((l) => l.kind === "decision_refused" && l.reason === "final_state"),
     );
     expect(toGroup()).toHaveLength(0);
   });
 
   it("halts at the send call when .env flips the kill switch, and sends only after a new approval", async () => {
-    daemon = await liveDaemon(double);
-    const envPath = join(daemon.cwd, ".env");
+    await live.start();
+    const envPath = join(live.daemon.cwd, ".env");
     await writeFile(envPath, "TAO_SWARM_ENABLED=0\n");
-    const a = await submit(daemon, "Hold it");
-    double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
-    await eventually(async () => (await statusOf(daemon!, a.draft_id)) === "halted");
+    const a = await submit(live.daemon, "Hold it");
+    live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
+    await eventually(async () => (await statusOf(live.daemon, a.draft_id)) === "halted");
     await writeFile(envPath, "TAO_SWARM_ENABLED=1\n");
-    double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, oldEmojis: ["👍"], newEmojis: [] });
-    double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, oldEmojis: [], newEmojis: ["👍"] });
+    live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, oldEmojis: ["👍"], newEmojis: [] });
+    live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, oldEmojis: [], newEmojis: ["👍"] });
     await eventually(() => toGroup().length === 1, 10_000, "sent after re-approval");
-    await eventually(async () => (await statusOf(daemon!, a.draft_id)) === "sent");
+    await eventually(async () => (await statusOf(live.daemon, a.draft_id)) === "sent");
     // Every send is audited as `sending` before the call: one, and only after the new approval,
     // so turning the switch back on sent nothing by itself.
-    const path = (await auditLines(daemon.harnessDir)).filter((l) => l.kind === "transition" && l.draft_id === a.draft_id).map((l) => l.to);
+    const path = (await auditLines(live.daemon.harnessDir))
+      .filter((l) => l.kind === "transition" && l.draft_id === a.draft_id)
+      .map((l) => l.to);
     expect(path).toEqual(["queued", "pending", "approved", "halted", "approved", "sending", "sent"]);
     expect(toGroup()).toHaveLength(1);
   });
 
   it("fails a draft Telegram refuses (403), with the reason", async () => {
-    double.addChat({ id: FRIEND, type: "private", blocked: true });
-    daemon = await liveDaemon(double);
-    const a = await submit(daemon, "Hello friend", { destination_chat_id: String(FRIEND) });
-    double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
-    await eventually(async () => (await statusOf(daemon!, a.draft_id)) === "failed");
-    const d = (await daemon.request("GET", `/drafts/${a.draft_id}`)).body;
+    live.double.addChat({ id: FRIEND, type: "private", blocked: true });
+    await live.start();
+    const a = await submit(live.daemon, "Hello friend", { destination_chat_id: String(FRIEND) });
+    live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
+    await eventually(async () => (await statusOf(live.daemon, a.draft_id)) === "failed");
+    const d = (await live.daemon.request("GET", `/drafts/${a.draft_id}`)).body;
     expect(d.reason).toBe("403: Forbidden: bot was blocked by the user");
   });
 
   it("waits out a 429 and sends once", async () => {
-    daemon = await liveDaemon(double);
-    double.failNext("sendMessage", { error_code: 429, description: "Too Many Requests: retry after 1", retry_after: 1 });
-    const a = await submit(daemon, "Patience");
+    await live.start();
+    live.double.failNext("sendMessage", { error_code: 429, description: "Too Many Requests: retry after 1", retry_after: 1 });
+    const a = await submit(live.daemon, "Patience");
     // The review post took the 429 and was retried; now approve.
-    await eventually(async () => (await statusOf(daemon!, a.draft_id)) === "pending");
-    const draft = (await daemon.request("GET", `/drafts/${a.draft_id}`)).body;
-    double.failNext("sendMessage", { error_code: 429, description: "Too Many Requests: retry after 1", retry_after: 1 });
-    double.injectReaction({ chatId: OWNER, messageId: draft.review_message_id, userId: OWNER, newEmojis: ["👍"] });
-    await eventually(async () => (await statusOf(daemon!, a.draft_id)) === "sent", 10_000);
+    await eventually(async () => (await statusOf(live.daemon, a.draft_id)) === "pending");
+    const draft = (await live.daemon.request("GET", `/drafts/${a.draft_id}`)).body;
+    live.double.failNext("sendMessage", { error_code: 429, description: "Too Many Requests: retry after 1", retry_after: 1 });
+    live.double.injectReaction({ chatId: OWNER, messageId: draft.review_message_id, userId: OWNER, newEmojis: ["👍"] });
+    await eventually(async () => (await statusOf(live.daemon, a.draft_id)) === "sent", 10_000);
     expect(toGroup()).toHaveLength(1);
   });
 
   it("never resends when the answer to sendMessage is lost, and tells the reviewer", async () => {
-    daemon = await liveDaemon(double);
-    const a = await submit(daemon, "Maybe delivered");
-    double.dropResponseAfterAccept("sendMessage");
-    double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
-    await eventually(async () => (await statusOf(daemon!, a.draft_id)) === "outcome_unknown", 10_000);
-    await eventually(() => double.messages(OWNER).some((m) => m.text.includes("may or may not have reached")), 10_000, "reviewer told");
+    await live.start();
+    const a = await submit(live.daemon, "Maybe delivered");
+    live.double.dropResponseAfterAccept("sendMessage");
+    live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
+    await eventually(async () => (await statusOf(live.daemon, a.draft_id)) === "outcome_unknown", 10_000);
+    await eventually(
+      () => live.double.messages(OWNER).some((m) => m.text.includes("may or may not have reached")),
+      10_000,
+      "reviewer told",
+    );
     expect(toGroup()).toHaveLength(1);
   });
 
   it("queues drafts past the review chat's rate and posts them at the next free slot", async () => {
-    daemon = await liveDaemon(double, { TELEGRAM_RATE_SCALE: "1" });
-    const answers = await Promise.all([1, 2, 3].map((i) => submit(daemon!, `Draft ${i}`)));
+    await live.start({ TELEGRAM_RATE_SCALE: "1" });
+    const answers = await Promise.all([1, 2, 3].map((i) => submit(live.daemon, `Draft ${i}`)));
     expect(answers.map((a) => a.status).sort()).toEqual(["pending", "queued", "queued"]);
-    for (const a of answers) await eventually(async () => (await statusOf(daemon!, a.draft_id)) === "pending", 10_000);
-    const posts = double.messages(OWNER);
+    for (const a of answers) await eventually(async () => (await statusOf(live.daemon, a.draft_id)) === "pending", 10_000);
+    const posts = live.double.messages(OWNER);
     for (let i = 1; i < posts.length; i++) expect(posts[i]!.at - posts[i - 1]!.at).toBeGreaterThanOrEqual(950);
   });
 
   it("keeps a decision and the drafts across kill -9, and marks a send cut short as unknown", async () => {
-    daemon = await liveDaemon(double);
-    const dirs = { cwd: daemon.cwd, harnessDir: daemon.harnessDir };
-    const a = await submitPosted(daemon, "Survive a crash");
-    const b = await submitPosted(daemon, "Crash mid-send");
-    await daemon.stop("SIGKILL");
+    await live.start();
+    const a = await submitPosted(live.daemon, "Survive a crash");
+    const b = await submitPosted(live.daemon, "Crash mid-send");
+    await live.daemon.stop("SIGKILL");
 
-    daemon = await liveDaemon(double, {}, dirs);
-    double.delayNext("sendMessage", 1500);
-    double.injectReaction({ chatId: OWNER, messageId: b.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
+    await live.restart();
+    live.double.delayNext("sendMessage", 1500);
+    live.double.injectReaction({ chatId: OWNER, messageId: b.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
     await eventually(
-      () => double.calls("sendMessage").some((c) => String((c.params as any).chat_id) === String(GROUP)),
+      () => live.double.calls("sendMessage").some((c) => String((c.params as any).chat_id) === String(GROUP)),
       10_000,
       "send under way",
     );
-    await daemon.stop("SIGKILL");
+    await live.daemon.stop("SIGKILL");
     await eventually(() => toGroup().length === 1, 5_000, "the double accepted the cut-short send");
 
-    daemon = await liveDaemon(double, {}, dirs);
-    await eventually(async () => (await statusOf(daemon!, b.draft_id)) === "outcome_unknown", 10_000);
-    expect(await statusOf(daemon, a.draft_id)).toBe("pending");
-    double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
+    await live.restart();
+    await eventually(async () => (await statusOf(live.daemon, b.draft_id)) === "outcome_unknown", 10_000);
+    expect(await statusOf(live.daemon, a.draft_id)).toBe("pending");
+    live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
     await eventually(() => toGroup().length === 2, 10_000);
-    await eventually(async () => (await statusOf(daemon!, a.draft_id)) === "sent");
+    await eventually(async () => (await statusOf(live.daemon, a.draft_id)) === "sent");
     // Once the daemon has stopped, nothing more can reach the group: the count below is final.
-    expect(await daemon.stop("SIGTERM")).toBe(0);
-    daemon = undefined;
+    expect(await live.daemon.stop("SIGTERM")).toBe(0);
     expect(toGroup().map((m) => m.text)).toEqual(["Crash mid-send", "Survive a crash"]);
   });
 
   it("reviews a 4096-character draft (header posted apart) and sends it byte-identical", async () => {
-    daemon = await liveDaemon(double);
+    await live.start();
     let text = "";
     while (text.length < 4095) text += "Grüße 🙂 — line of a long draft, *not markdown*.\n";
     text = text.slice(0, 4095);
     if (/[\uD800-\uDBFF]$/.test(text)) text = text.slice(0, 4094) + "x";
     text += ".";
     expect(text.length).toBe(4096);
-    const a = await submit(daemon, text);
+    const a = await submit(live.daemon, text);
     expect(a.status).toBe("pending");
-    const posts = double.messages(OWNER);
+    const posts = live.double.messages(OWNER);
     expect(posts).toHaveLength(2);
     expect(posts[0]!.text).toContain("✏️ DRAFT (Scribe)");
     expect(posts[1]!.messageId).toBe(a.review_message_id);
     expect(posts[1]!.text).toBe(text);
-    double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
+    live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
     await eventually(() => toGroup().length === 1, 10_000, "long draft sent");
     expect(toGroup()[0]!.text).toBe(text);
-    await eventually(async () => (await statusOf(daemon!, a.draft_id)) === "sent");
+    await eventually(async () => (await statusOf(live.daemon, a.draft_id)) === "sent");
   });
 
   it("keeps a decision Telegram delivered even when the daemon dies right after confirming it", async () => {
-    daemon = await liveDaemon(double);
-    const dirs = { cwd: daemon.cwd, harnessDir: daemon.harnessDir };
-    const a = await submitPosted(daemon, "Decided, then killed");
+    await live.start();
+    const a = await submitPosted(live.daemon, "Decided, then killed");
     // The send first resolves the destination again (getChat): held here, so the kill lands before
     // the send begins. (A kill during the send is outcome_unknown by design; tested above.)
-    double.delayNext("getChat", 1500);
-    const { update } = double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, newEmojis: ["👍"] });
+    live.double.delayNext("getChat", 1500);
+    const { update } = live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, newEmojis: ["👍"] });
     // Kill as soon as the runner has confirmed the update (its next getUpdates asks for a later
     // offset): Telegram will never deliver it again, so only the journal can still have it
     // if the handler had not finished.
     const confirmed = (c: { params: Record<string, unknown> }) => Number(c.params.offset) > update.update_id;
-    await eventually(() => double.calls("getUpdates").some(confirmed), 10_000, "update confirmed");
-    await daemon.stop("SIGKILL");
-    expect(double.pendingUpdates()).toHaveLength(0);
-    daemon = await liveDaemon(double, {}, dirs);
-    await eventually(async () => (await statusOf(daemon!, a.draft_id)) === "sent", 10_000);
+    await eventually(() => live.double.calls("getUpdates").some(confirmed), 10_000, "update confirmed");
+    await live.daemon.stop("SIGKILL");
+    expect(live.double.pendingUpdates()).toHaveLength(0);
+    await live.restart();
+    await eventually(async () => (await statusOf(live.daemon, a.draft_id)) === "sent", 10_000);
     // Once the daemon has stopped, nothing more can reach the group: the count below is final.
-    expect(await daemon.stop("SIGTERM")).toBe(0);
-    daemon = undefined;
+    expect(await live.daemon.stop("SIGTERM")).toBe(0);
     expect(toGroup().map((m) => m.text)).toEqual(["Decided, then killed"]);
   });
 
   it("stops cleanly on SIGTERM", async () => {
-    daemon = await liveDaemon(double);
-    expect(await daemon.stop("SIGTERM")).toBe(0);
+    await live.start();
+    expect(await live.daemon.stop("SIGTERM")).toBe(0);
   });
 });

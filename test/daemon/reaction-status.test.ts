@@ -1,28 +1,16 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { TelegramDouble } from "../telegram-double/index.js";
-import { eventually, type DaemonProcess } from "../support/daemon-process.js";
-import { liveDaemon, liveDouble, OWNER, payload, STRANGER } from "../support/live-fixture.js";
+import { describe, expect, it } from "vitest";
+import { eventually } from "../support/daemon-process.js";
+import { OWNER, payload, STRANGER, useLiveDaemon } from "../support/live-fixture.js";
 
-let double: TelegramDouble;
-let daemon: DaemonProcess | undefined;
-
-beforeEach(async () => {
-  double = await liveDouble();
-});
-
-afterEach(async () => {
-  await daemon?.stop("SIGKILL");
-  daemon = undefined;
-  await double.stop();
-});
+const live = useLiveDaemon();
 
 /** The owner's /status in the review chat; resolves with the daemon's answer. */
 async function statusInChat(): Promise<string> {
-  const before = double.messages(OWNER).length;
-  double.injectMessage({ chatId: OWNER, userId: OWNER, text: "/status" });
+  const before = live.double.messages(OWNER).length;
+  live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "/status" });
   return eventually(
     () =>
-      double
+      live.double
         .messages(OWNER)
         .slice(before)
         .find((m) => m.text.includes("draft-review ("))?.text,
@@ -33,18 +21,18 @@ async function statusInChat(): Promise<string> {
 
 describe("/status shows when a reaction last reached the daemon", () => {
   it("none at first (with what to do instead), then the time of the last reaction in the review chat", async () => {
-    daemon = await liveDaemon(double);
-    expect((await daemon.request("GET", "/status")).body.last_reaction_at).toBeNull();
+    await live.start();
+    expect((await live.daemon.request("GET", "/status")).body.last_reaction_at).toBeNull();
     expect(await statusInChat()).toContain(
       "Last reaction received: none since the start. If 👍 seems to do nothing, Telegram is not delivering reactions here: use the buttons",
     );
 
-    const posted = await daemon.request("POST", "/drafts", payload("React to me"));
+    const posted = await live.daemon.request("POST", "/drafts", payload("React to me"));
     expect(posted.status).toBe(201);
     // Any reaction counts, even one that decides nothing (a stranger's, refused and audited).
-    double.injectReaction({ chatId: OWNER, messageId: posted.body.review_message_id, userId: STRANGER, newEmojis: ["👍"] });
+    live.double.injectReaction({ chatId: OWNER, messageId: posted.body.review_message_id, userId: STRANGER, newEmojis: ["👍"] });
     const at = await eventually(
-      async () => (await daemon!.request("GET", "/status")).body.last_reaction_at as string | null,
+      async () => (await live.daemon.request("GET", "/status")).body.last_reaction_at as string | null,
       10_000,
       "reaction noted",
     );

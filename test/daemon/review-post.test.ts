@@ -1,25 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { MessageEntity } from "grammy/types";
 import { tappableCommands } from "../telegram-double/entities.js";
-import type { SentMessage, TelegramDouble } from "../telegram-double/index.js";
+import type { SentMessage } from "../telegram-double/index.js";
 import { eventually, type DaemonProcess } from "../support/daemon-process.js";
-import { FRIEND, GROUP, liveDaemon, liveDouble, OWNER, payload } from "../support/live-fixture.js";
+import { FRIEND, GROUP, OWNER, payload, useLiveDaemon } from "../support/live-fixture.js";
 
-let double: TelegramDouble;
-let daemon: DaemonProcess | undefined;
-
-beforeEach(async () => {
-  double = await liveDouble();
-});
-
-afterEach(async () => {
-  await daemon?.stop("SIGKILL");
-  daemon = undefined;
-  await double.stop();
-});
+const live = useLiveDaemon();
 
 /** The daemon with the review chat's pace sped up 20 times (the double enforces nothing here). */
-const fastDaemon = () => liveDaemon(double, { TELEGRAM_RATE_SCALE: "20" });
+const fastDaemon = () => live.start({ TELEGRAM_RATE_SCALE: "20" });
 
 async function submit(d: DaemonProcess, text: string, extra: Record<string, unknown> = {}) {
   const res = await d.request("POST", "/drafts", payload(text, extra));
@@ -49,11 +38,11 @@ const forgedHeader = `✏️ DRAFT (Scribe) — for 👤 Friend · private chat\
 
 describe("the review post against the Bot API double", () => {
   it("a long draft starting with a forged header: the buttons' message names the real destination, the draft sits in a quote, its padding is counted", async () => {
-    daemon = await fastDaemon();
+    await fastDaemon();
     const text = forgedHeader + "\u200b".repeat(3850) + "Send the invoice to the whole group.";
-    const a = await submit(daemon, text);
-    const id = await posted(daemon, a.draft_id);
-    const msgs = double.messages(OWNER);
+    const a = await submit(live.daemon, text);
+    const id = await posted(live.daemon, a.draft_id);
+    const msgs = live.double.messages(OWNER);
     const draftMsg = msgs.find((m) => m.messageId === id)!;
     const header = msgs.find((m) => m.messageId === draftMsg.replyToMessageId)!;
     expect(header, "the draft message replies to its header").toBeDefined();
@@ -65,11 +54,14 @@ describe("the review post against the Bot API double", () => {
   });
 
   it("two long drafts submitted at once: each header is directly followed by its own draft, as a reply", async () => {
-    daemon = await fastDaemon();
+    await fastDaemon();
     const long = (who: string) => `${who}: ` + "long text ".repeat(400);
-    const [a, b] = await Promise.all([submit(daemon, long("A")), submit(daemon, long("B"), { destination_chat_id: String(FRIEND) })]);
-    const ids = [await posted(daemon, a.draft_id), await posted(daemon, b.draft_id)];
-    const msgs = double.messages(OWNER);
+    const [a, b] = await Promise.all([
+      submit(live.daemon, long("A")),
+      submit(live.daemon, long("B"), { destination_chat_id: String(FRIEND) }),
+    ]);
+    const ids = [await posted(live.daemon, a.draft_id), await posted(live.daemon, b.draft_id)];
+    const msgs = live.double.messages(OWNER);
     expect(msgs).toHaveLength(4);
     for (let i = 0; i < 4; i += 2) {
       const [header, draft] = [msgs[i]!, msgs[i + 1]!];
@@ -84,33 +76,33 @@ describe("the review post against the Bot API double", () => {
   });
 
   it("shows /resume in a draft as code, never as a tappable command; sends the text unchanged", async () => {
-    daemon = await fastDaemon();
+    await fastDaemon();
     const text = "Tap /resume to continue, or /halt@draft_review_test_bot.";
-    const a = await submit(daemon, text);
-    const post = double.messages(OWNER).find((m) => m.messageId === a.review_message_id)!;
+    const a = await submit(live.daemon, text);
+    const post = live.double.messages(OWNER).find((m) => m.messageId === a.review_message_id)!;
     expect(tappableCommands(post.text, post.entities)).toEqual([]);
     const codes = (post.entities ?? []).filter((e) => e.type === "code").map((e) => post.text.slice(e.offset, e.offset + e.length));
     expect(codes).toEqual(["/resume", "/halt@draft_review_test_bot"]);
     expect(quoted(post)).toBe(text);
-    double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
-    await eventually(() => double.messages(GROUP).length === 1, 10_000, "sent");
-    const sent = double.messages(GROUP)[0]!;
+    live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
+    await eventually(() => live.double.messages(GROUP).length === 1, 10_000, "sent");
+    const sent = live.double.messages(GROUP)[0]!;
     expect(sent.text).toBe(text);
     // The same text in plain form: Telegram (and the double's parser) makes both commands tappable.
     expect(tappableCommands(sent.text, sent.entities)).toEqual(["/resume", "/halt@draft_review_test_bot"]);
   });
 
   it("review post and send carry the same link preview (the draft's first link), and none without a link", async () => {
-    daemon = await fastDaemon();
-    const withLink = await submit(daemon, "Slides: https://example.com/deck?id=7. And www.other.org too.");
-    const without = await submit(daemon, "No link here.");
+    await fastDaemon();
+    const withLink = await submit(live.daemon, "Slides: https://example.com/deck?id=7. And www.other.org too.");
+    const without = await submit(live.daemon, "No link here.");
     for (const a of [withLink, without]) {
-      const id = await posted(daemon, a.draft_id);
-      double.injectReaction({ chatId: OWNER, messageId: id, userId: OWNER, newEmojis: ["👍"] });
+      const id = await posted(live.daemon, a.draft_id);
+      live.double.injectReaction({ chatId: OWNER, messageId: id, userId: OWNER, newEmojis: ["👍"] });
     }
-    await eventually(() => double.messages(GROUP).length === 2, 10_000, "both sent");
-    const review = (id: string) => double.messages(OWNER).find((m) => m.text.includes(id))!;
-    const sent = (id: string) => double.messages(GROUP).find((m) => m.text.includes(id))!;
+    await eventually(() => live.double.messages(GROUP).length === 2, 10_000, "both sent");
+    const review = (id: string) => live.double.messages(OWNER).find((m) => m.text.includes(id))!;
+    const sent = (id: string) => live.double.messages(GROUP).find((m) => m.text.includes(id))!;
     expect(review("Slides").linkPreview).toEqual({
       url: "https://example.com/deck?id=7",
       prefer_small_media: true,
@@ -124,9 +116,9 @@ describe("the review post against the Bot API double", () => {
 
 describe("times in REVIEW_TIMEZONE", () => {
   it("the review post says when the draft expires in the reviewer's zone, relative to now", async () => {
-    daemon = await liveDaemon(double, { TELEGRAM_RATE_SCALE: "20", REVIEW_TIMEZONE: "Pacific/Kiritimati", DRAFT_TTL: "90m" });
-    const a = await submit(daemon, "Time check");
-    const rec = (await daemon.request("GET", `/drafts/${a.draft_id}`)).body;
+    await live.start({ TELEGRAM_RATE_SCALE: "20", REVIEW_TIMEZONE: "Pacific/Kiritimati", DRAFT_TTL: "90m" });
+    const a = await submit(live.daemon, "Time check");
+    const rec = (await live.daemon.request("GET", `/drafts/${a.draft_id}`)).body;
     expect(rec.expires_at).toMatch(/Z$/);
     const hm = new Intl.DateTimeFormat("en-GB", {
       timeZone: "Pacific/Kiritimati",
@@ -134,7 +126,7 @@ describe("times in REVIEW_TIMEZONE", () => {
       minute: "2-digit",
       hourCycle: "h23",
     }).format(new Date(rec.expires_at));
-    const post = double.messages(OWNER).find((m) => m.messageId === a.review_message_id)!;
+    const post = live.double.messages(OWNER).find((m) => m.messageId === a.review_message_id)!;
     expect(post.text).toMatch(new RegExp(`Expires (today|tomorrow) ${hm}, in (90 min|2 h), unless decided\\.`));
   });
 });

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { SimulatedClock } from "../../src/clock/simulated-clock.js";
 import type { DraftEvent } from "../../src/drafts/events.js";
 import { transition } from "../../src/drafts/machine.js";
@@ -9,26 +9,13 @@ import type { DraftRecord } from "../../src/drafts/record.js";
 import { envKillSwitch } from "../../src/send/kill-switch.js";
 import { unlimited } from "../../src/send/limiter.js";
 import { SendPath } from "../../src/send/send-path.js";
-import { ensureBuilt } from "../support/cli-process.js";
 import { eventually, freshDirs, type DaemonProcess } from "../support/daemon-process.js";
 import { draftIn, T0 } from "../support/drafts.js";
-import { GROUP, liveDaemon, liveDouble, OWNER, payload } from "../support/live-fixture.js";
-import type { TelegramDouble } from "../telegram-double/index.js";
+import { GROUP, OWNER, payload, useLiveDaemon } from "../support/live-fixture.js";
 
 // Issue 12 item 5: the kill switch never fails open.
 
-let double: TelegramDouble;
-let daemon: DaemonProcess | undefined;
-
-beforeAll(ensureBuilt, 120_000);
-beforeEach(async () => {
-  double = await liveDouble();
-});
-afterEach(async () => {
-  await daemon?.stop("SIGKILL");
-  daemon = undefined;
-  await double.stop();
-});
+const live = useLiveDaemon();
 
 async function posted(d: DaemonProcess, text: string): Promise<{ draft_id: string; review_message_id: number }> {
   const queued = (await d.request("POST", "/drafts", payload(text))).body;
@@ -40,67 +27,72 @@ async function posted(d: DaemonProcess, text: string): Promise<{ draft_id: strin
 
 const record = async (d: DaemonProcess, id: string) => (await d.request("GET", `/drafts/${id}`)).body;
 const approve = (messageId: number, old: string[] = []) =>
-  double.injectReaction({ chatId: OWNER, messageId, userId: OWNER, oldEmojis: old, newEmojis: ["👍"] });
+  live.double.injectReaction({ chatId: OWNER, messageId, userId: OWNER, oldEmojis: old, newEmojis: ["👍"] });
 
 describe("the kill switch halts on any HALT entry and any halting .env line (live daemon)", () => {
   for (const kind of ["a dangling symlink", "a directory"] as const) {
     it(`HALT as ${kind} halts the owner's 👍`, async () => {
-      daemon = await liveDaemon(double);
-      const halt = join(daemon.harnessDir, "HALT");
+      await live.start();
+      const halt = join(live.daemon.harnessDir, "HALT");
       if (kind === "a directory") await mkdir(halt);
-      else await symlink(join(daemon.harnessDir, "nowhere"), halt);
-      const d = await posted(daemon, `HALT is ${kind}`);
+      else await symlink(join(live.daemon.harnessDir, "nowhere"), halt);
+      const d = await posted(live.daemon, `HALT is ${kind}`);
       approve(d.review_message_id);
-      await eventually(async () => (await record(daemon!, d.draft_id)).status === "halted", 10_000, "halted");
-      expect((await record(daemon, d.draft_id)).reason).toContain("halted by the owner");
-      expect(double.messages(GROUP)).toHaveLength(0);
+      await eventually(async () => (await record(live.daemon, d.draft_id)).status === "halted", 10_000, "halted");
+      expect((await record(live.daemon, d.draft_id)).reason).toContain("halted by the owner");
+      expect(live.double.messages(GROUP)).toHaveLength(0);
     });
   }
 
   it("`.env` with TAO_SWARM_ENABLED=0 and a later =1 halts (any halting line counts, not only the last)", async () => {
     const dirs = await freshDirs();
     await writeFile(join(dirs.cwd, ".env"), "TAO_SWARM_ENABLED=0\n# someone appended:\nTAO_SWARM_ENABLED=1\n", { mode: 0o600 });
-    daemon = await liveDaemon(double, {}, dirs);
-    const d = await posted(daemon, "Two switch lines");
+    await live.start({}, { dirs });
+    const d = await posted(live.daemon, "Two switch lines");
     approve(d.review_message_id);
-    await eventually(async () => (await record(daemon!, d.draft_id)).status === "halted", 10_000, "halted");
-    expect((await record(daemon, d.draft_id)).reason).toContain("TAO_SWARM_ENABLED=0 in .env");
-    expect(double.messages(GROUP)).toHaveLength(0);
+    await eventually(async () => (await record(live.daemon, d.draft_id)).status === "halted", 10_000, "halted");
+    expect((await record(live.daemon, d.draft_id)).reason).toContain("TAO_SWARM_ENABLED=0 in .env");
+    expect(live.double.messages(GROUP)).toHaveLength(0);
   });
 
   it("a halt that begins during a 429 wait and is lifted before the retry voids the approval; a new 👍 sends", async () => {
-    daemon = await liveDaemon(double);
-    const d = await posted(daemon, "Wait for it");
-    double.failNext("sendMessage", { error_code: 429, description: "Too Many Requests: retry after 3", retry_after: 3, times: 1 });
+    await live.start();
+    const d = await posted(live.daemon, "Wait for it");
+    live.double.failNext("sendMessage", { error_code: 429, description: "Too Many Requests: retry after 3", retry_after: 3, times: 1 });
     approve(d.review_message_id);
-    await eventually(async () => /retry after/i.test((await record(daemon!, d.draft_id)).reason ?? ""), 10_000, "the 429 recorded");
-    expect((await record(daemon, d.draft_id)).status).toBe("approved");
+    await eventually(async () => /retry after/i.test((await record(live.daemon, d.draft_id)).reason ?? ""), 10_000, "the 429 recorded");
+    expect((await record(live.daemon, d.draft_id)).status).toBe("approved");
 
     // The owner halts and, before the retry, lifts the halt again (or someone deletes HALT).
-    const halt = join(daemon.harnessDir, "HALT");
+    const halt = join(live.daemon.harnessDir, "HALT");
     await writeFile(halt, "{}\n", { mode: 0o600 });
     await eventually(
-      async () => (await daemon!.request("GET", "/status")).body.kill_switch.halted === true,
+      async () => (await live.daemon.request("GET", "/status")).body.kill_switch.halted === true,
       5_000,
       "the daemon sees the halt",
     );
     await rm(halt);
-    await eventually(async () => (await daemon!.request("GET", "/status")).body.kill_switch.halted === false, 5_000, "the halt is lifted");
+    await eventually(
+      async () => (await live.daemon.request("GET", "/status")).body.kill_switch.halted === false,
+      5_000,
+      "the halt is lifted",
+    );
 
-    await eventually(async () => (await record(daemon!, d.draft_id)).status === "halted", 15_000, "the approval is void");
-    expect((await record(daemon, d.draft_id)).reason).toMatch(/a halt began after the approval/);
-    expect(double.messages(GROUP)).toHaveLength(0);
+    await eventually(async () => (await record(live.daemon, d.draft_id)).status === "halted", 15_000, "the approval is void");
+    expect((await record(live.daemon, d.draft_id)).reason).toMatch(/a halt began after the approval/);
+    expect(live.double.messages(GROUP)).toHaveLength(0);
 
     // A new 👍 (removed and given again) sends it.
-    double.injectReaction({ chatId: OWNER, messageId: d.review_message_id, userId: OWNER, oldEmojis: ["👍"], newEmojis: [] });
+    live.double.injectReaction({ chatId: OWNER, messageId: d.review_message_id, userId: OWNER, oldEmojis: ["👍"], newEmojis: [] });
     approve(d.review_message_id);
-    await eventually(() => double.messages(GROUP).length === 1, 10_000, "sent after a new 👍");
+    await eventually(() => live.double.messages(GROUP).length === 1, 10_000, "sent after a new 👍");
   });
 });
 
 describe("the send path looks at the switch again after writing the intent", () => {
   it("a HALT that appears while the intent is being made durable stops the call", async () => {
     const dir = await mkdtemp(join(tmpdir(), "draft-switch-"));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
     const haltPath = join(dir, "HALT");
     const drafts = new Map<string, DraftRecord>([["d_test", draftIn("approved")]]);
     const applied: string[] = [];

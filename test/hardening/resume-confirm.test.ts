@@ -1,25 +1,12 @@
 import { stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ensureBuilt } from "../support/cli-process.js";
-import { eventually, type DaemonProcess } from "../support/daemon-process.js";
-import { auditLines, liveDaemon, liveDouble, OWNER, STRANGER } from "../support/live-fixture.js";
-import type { TelegramDouble } from "../telegram-double/index.js";
+import { describe, expect, it } from "vitest";
+import { eventually } from "../support/daemon-process.js";
+import { auditLines, OWNER, STRANGER, useLiveDaemon } from "../support/live-fixture.js";
 
 // Issue 12 item 2: "/resume" in any text (a draft's too) is one tap away; it must not lift a halt by itself.
 
-let double: TelegramDouble;
-let daemon: DaemonProcess | undefined;
-
-beforeAll(ensureBuilt, 120_000);
-beforeEach(async () => {
-  double = await liveDouble();
-});
-afterEach(async () => {
-  await daemon?.stop("SIGKILL");
-  daemon = undefined;
-  await double.stop();
-});
+const live = useLiveDaemon();
 
 const exists = (path: string) =>
   stat(path).then(
@@ -30,7 +17,7 @@ const exists = (path: string) =>
 async function nextMessage(before: number, match: RegExp): Promise<{ text: string; messageId: number; replyMarkup: unknown }> {
   return eventually(
     () =>
-      double
+      live.double
         .messages(OWNER)
         .slice(before)
         .find((m) => match.test(m.text)),
@@ -41,48 +28,48 @@ async function nextMessage(before: number, match: RegExp): Promise<{ text: strin
 
 describe("/resume asks for a reviewer's confirmation tap", () => {
   it("a tapped /resume only asks; a stranger's or a stale tap changes nothing; the owner's tap lifts the halt and says so", async () => {
-    daemon = await liveDaemon(double, { TELEGRAM_RATE_SCALE: "10" });
-    const haltFile = join(daemon.harnessDir, "HALT");
+    await live.start({ TELEGRAM_RATE_SCALE: "10" });
+    const haltFile = join(live.daemon.harnessDir, "HALT");
     await writeFile(haltFile, "{}\n", { mode: 0o600 });
 
     // What Telegram delivers when the owner taps "/resume" inside a draft's text: a plain command from the owner.
-    let before = double.messages(OWNER).length;
-    double.injectMessage({ chatId: OWNER, userId: OWNER, text: "/resume" });
+    let before = live.double.messages(OWNER).length;
+    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "/resume" });
     const ask = await nextMessage(before, /^⚠️ Resume sends\?/);
     expect(await exists(haltFile)).toBe(true);
     const data = JSON.stringify(ask.replyMarkup).match(/owner:resume:[0-9a-f]+/)![0];
 
     // A stranger in the review chat taps the button: refused, audited, answered; the halt stays.
-    double.injectCallback({ chatId: OWNER, messageId: ask.messageId, userId: STRANGER, data });
-    await eventually(() => double.answeredCallbacks().length === 1);
-    expect(double.answeredCallbacks()[0]!.text).toBe("Only a reviewer can resume sends. Nothing changed.");
-    const refused = (await auditLines(daemon.harnessDir)).filter((l) => l.kind === "command_refused");
+    live.double.injectCallback({ chatId: OWNER, messageId: ask.messageId, userId: STRANGER, data });
+    await eventually(() => live.double.answeredCallbacks().length === 1);
+    expect(live.double.answeredCallbacks()[0]!.text).toBe("Only a reviewer can resume sends. Nothing changed.");
+    const refused = (await auditLines(live.daemon.harnessDir)).filter((l) => l.kind === "command_refused");
     expect(refused).toEqual([
       expect.objectContaining({ command: "resume", reason: "not_a_reviewer", channel: "button", user_id: STRANGER }),
     ]);
     expect(await exists(haltFile)).toBe(true);
 
     // A button whose token was never issued (forged data) changes nothing.
-    double.injectCallback({ chatId: OWNER, messageId: ask.messageId, userId: OWNER, data: "owner:resume:0123456789abcdef" });
-    await eventually(() => double.answeredCallbacks().length === 2);
-    expect(double.answeredCallbacks()[1]!.text).toMatch(/no longer valid: nothing changed/);
+    live.double.injectCallback({ chatId: OWNER, messageId: ask.messageId, userId: OWNER, data: "owner:resume:0123456789abcdef" });
+    await eventually(() => live.double.answeredCallbacks().length === 2);
+    expect(live.double.answeredCallbacks()[1]!.text).toMatch(/no longer valid: nothing changed/);
     expect(await exists(haltFile)).toBe(true);
 
     // The owner's tap on the real button lifts the halt, and the chat says so.
-    before = double.messages(OWNER).length;
-    double.injectCallback({ chatId: OWNER, messageId: ask.messageId, userId: OWNER, data });
+    before = live.double.messages(OWNER).length;
+    live.double.injectCallback({ chatId: OWNER, messageId: ask.messageId, userId: OWNER, data });
     const done = await nextMessage(before, /halt is lifted/);
     expect(done.text).toMatch(/^Your halt is lifted\. ✅ Sends enabled\./);
     expect(await exists(haltFile)).toBe(false);
-    await eventually(() => double.answeredCallbacks().length === 3);
-    expect(double.answeredCallbacks()[2]!.text).toBe("Resumed.");
-    expect(double.message(OWNER, ask.messageId)?.reply_markup?.inline_keyboard ?? []).toEqual([]);
+    await eventually(() => live.double.answeredCallbacks().length === 3);
+    expect(live.double.answeredCallbacks()[2]!.text).toBe("Resumed.");
+    expect(live.double.message(OWNER, ask.messageId)?.reply_markup?.inline_keyboard ?? []).toEqual([]);
 
     // The same button a second time: used up.
-    double.injectCallback({ chatId: OWNER, messageId: ask.messageId, userId: OWNER, data });
-    await eventually(() => double.answeredCallbacks().length === 4);
-    expect(double.answeredCallbacks()[3]!.text).toMatch(/no longer valid/);
-    const resumes = (await auditLines(daemon.harnessDir)).filter((l) => l.kind === "owner_resume");
+    live.double.injectCallback({ chatId: OWNER, messageId: ask.messageId, userId: OWNER, data });
+    await eventually(() => live.double.answeredCallbacks().length === 4);
+    expect(live.double.answeredCallbacks()[3]!.text).toMatch(/no longer valid/);
+    const resumes = (await auditLines(live.daemon.harnessDir)).filter((l) => l.kind === "owner_resume");
     expect(resumes).toEqual([expect.objectContaining({ user_id: OWNER, changed: true })]);
   });
 });

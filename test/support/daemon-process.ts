@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -25,10 +25,26 @@ export interface DaemonProcess {
   exited: Promise<number | null>;
 }
 
-/** Where a test daemon keeps its files: a fresh cwd (for `.env`) with HARNESS_DIR inside it. */
+/** Every freshDirs cwd of this test file not yet removed. */
+const madeDirs: string[] = [];
+/** Every daemon this test file started that has not exited yet. */
+const running = new Set<DaemonProcess>();
+
+/** Where a test daemon keeps its files: a fresh cwd (for `.env`) with HARNESS_DIR inside it; `removeFreshDirs` removes it. */
 export async function freshDirs(): Promise<{ cwd: string; harnessDir: string }> {
   const cwd = await mkdtemp(join(tmpdir(), "draft-review-"));
+  madeDirs.push(cwd);
   return { cwd, harnessDir: join(cwd, ".harness") };
+}
+
+/** Removes every dir `freshDirs` made so far (call it once the daemons on them have stopped). */
+export async function removeFreshDirs(): Promise<void> {
+  for (const d of madeDirs.splice(0)) await rm(d, { recursive: true, force: true });
+}
+
+/** SIGKILLs every daemon started so far that still runs, and waits until each has exited. */
+export async function killDaemons(): Promise<void> {
+  await Promise.all([...running].map((d) => d.stop("SIGKILL")));
 }
 
 /**
@@ -105,13 +121,11 @@ export async function startDaemon(options: {
     });
 
   let apiUrl = "";
-  if (options.waitUntilRunning !== false) {
-    const running = await waitForLog((l) => l.msg === "draft-review is running", 15_000);
-    apiUrl = String(running.api);
-  }
-  return {
+  const daemon: DaemonProcess = {
     child,
-    apiUrl,
+    get apiUrl() {
+      return apiUrl;
+    },
     harnessDir: options.harnessDir,
     cwd: options.cwd,
     logs,
@@ -132,6 +146,13 @@ export async function startDaemon(options: {
     },
     exited,
   };
+  running.add(daemon);
+  void exited.then(() => running.delete(daemon));
+  if (options.waitUntilRunning !== false) {
+    const started = await waitForLog((l) => l.msg === "draft-review is running", 15_000);
+    apiUrl = String(started.api);
+  }
+  return daemon;
 }
 
 /** Polls `fn` until it returns a truthy value; rejects after `timeoutMs`. */

@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { startTelegramDouble, type TelegramDouble } from "../telegram-double/index.js";
-import { freshDirs, startDaemon, type DaemonProcess } from "./daemon-process.js";
+import { freshDirs, killDaemons, removeFreshDirs, startDaemon, type DaemonProcess } from "./daemon-process.js";
 
 /** The owner: a private review chat whose user is the reviewer. */
 export const OWNER = 5_550_001;
@@ -33,18 +34,96 @@ export async function liveDouble(): Promise<TelegramDouble> {
   });
 }
 
+/** The environment that points a daemon at `double`, with the owner's private chat as review chat. */
+export function daemonEnv(double: TelegramDouble): Record<string, string> {
+  return { TELEGRAM_BOT_TOKEN: double.token, TELEGRAM_API_ROOT: double.url, REVIEW_CHAT_ID: String(OWNER) };
+}
+
 /** Starts the daemon against `double` with the owner's private chat as review chat. */
-export async function liveDaemon(
-  double: TelegramDouble,
-  env: Record<string, string> = {},
-  dirs?: { cwd: string; harnessDir: string },
-): Promise<DaemonProcess> {
+export async function liveDaemon(double: TelegramDouble, env: Record<string, string> = {}, dirs?: DaemonDirs): Promise<DaemonProcess> {
   const d = dirs ?? (await freshDirs());
-  return startDaemon({
-    cwd: d.cwd,
-    harnessDir: d.harnessDir,
-    env: { TELEGRAM_BOT_TOKEN: double.token, TELEGRAM_API_ROOT: double.url, REVIEW_CHAT_ID: String(OWNER), ...env },
-  });
+  return startDaemon({ cwd: d.cwd, harnessDir: d.harnessDir, env: { ...daemonEnv(double), ...env } });
+}
+
+/** The dirs a daemon keeps its files in: a cwd (for `.env`) with HARNESS_DIR inside it. */
+export type DaemonDirs = { cwd: string; harnessDir: string };
+
+/** How `start` runs the daemon besides its environment. */
+export interface StartOptions {
+  /** Where it keeps its files; default: fresh dirs. */
+  readonly dirs?: DaemonDirs;
+  /** false: resolve as soon as it is spawned (for a start that is meant to fail); default true. */
+  readonly waitUntilRunning?: boolean;
+}
+
+/** A test's Bot API double and the daemons it started against it; see `useLiveDaemon`. */
+export interface LiveDaemonFixture {
+  /** This test's Bot API double (made before each test, or once for the file). */
+  readonly double: TelegramDouble;
+  /** The daemon started last; throws when none was started. */
+  readonly daemon: DaemonProcess;
+  /** Starts a daemon against the double with the fixture's env, then `env`, on fresh dirs unless `options.dirs`. */
+  start(env?: Record<string, string>, options?: StartOptions): Promise<DaemonProcess>;
+  /** SIGKILLs the daemon started last (when it still runs) and starts another on the same dirs, as after a crash. */
+  restart(env?: Record<string, string>): Promise<DaemonProcess>;
+}
+
+/**
+ * One live daemon setup for a test file: registers the hooks that make a Bot
+ * API double (`options.double`, default `liveDouble`) before each test, or
+ * before the file with `scope: "file"`, and afterwards SIGKILL every daemon
+ * started, stop the double and remove the temp dirs (`freshDirs`) made
+ * meanwhile. With `start: true` a daemon (with `options.env`) is started
+ * right after the double; otherwise the test calls `start`.
+ */
+export function useLiveDaemon(
+  options: { env?: Record<string, string>; double?: () => Promise<TelegramDouble>; start?: boolean; scope?: "test" | "file" } = {},
+): LiveDaemonFixture {
+  let double: TelegramDouble | undefined;
+  let current: DaemonProcess | undefined;
+  const fixture: LiveDaemonFixture = {
+    get double() {
+      if (!double) throw new Error("no Bot API double: the fixture's hooks have not run");
+      return double;
+    },
+    get daemon() {
+      if (!current) throw new Error("no daemon started: call start() first");
+      return current;
+    },
+    async start(env = {}, how = {}) {
+      const dirs = how.dirs ?? (await freshDirs());
+      current = await startDaemon({
+        ...dirs,
+        waitUntilRunning: how.waitUntilRunning,
+        env: { ...daemonEnv(fixture.double), ...options.env, ...env },
+      });
+      return current;
+    },
+    async restart(env = {}) {
+      const last = fixture.daemon;
+      await last.stop("SIGKILL");
+      return fixture.start(env, { dirs: { cwd: last.cwd, harnessDir: last.harnessDir } });
+    },
+  };
+  const setUp = async () => {
+    double = await (options.double ?? liveDouble)();
+    if (options.start) await fixture.start();
+  };
+  const tearDown = async () => {
+    await killDaemons();
+    current = undefined;
+    await double?.stop();
+    double = undefined;
+    await removeFreshDirs();
+  };
+  if (options.scope === "file") {
+    beforeAll(setUp);
+    afterAll(tearDown);
+  } else {
+    beforeEach(setUp);
+    afterEach(tearDown);
+  }
+  return fixture;
 }
 
 /** The audit log's lines. */

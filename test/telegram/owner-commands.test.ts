@@ -1,25 +1,11 @@
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ensureBuilt, jsonLine, runBin } from "../support/cli-process.js";
-import { eventually, TEST_API_TOKEN, type DaemonProcess } from "../support/daemon-process.js";
-import { auditLines, GROUP, liveDaemon, liveDouble, OWNER, payload, STRANGER } from "../support/live-fixture.js";
-import type { TelegramDouble } from "../telegram-double/index.js";
+import { describe, expect, it } from "vitest";
+import { jsonLine, runBin } from "../support/cli-process.js";
+import { eventually, TEST_API_TOKEN } from "../support/daemon-process.js";
+import { auditLines, GROUP, OWNER, payload, STRANGER, useLiveDaemon } from "../support/live-fixture.js";
 
-let double: TelegramDouble;
-let daemon: DaemonProcess | undefined;
-
-beforeAll(ensureBuilt, 120_000);
-
-beforeEach(async () => {
-  double = await liveDouble();
-});
-
-afterEach(async () => {
-  await daemon?.stop("SIGKILL");
-  daemon = undefined;
-  await double.stop();
-});
+const live = useLiveDaemon();
 
 /** The review chat's own pacing, 10x faster against the double (answers still go through it, in order). */
 const FAST = { TELEGRAM_RATE_SCALE: "10" };
@@ -32,11 +18,11 @@ const exists = (path: string) =>
 
 /** The owner writes `text` in the review chat; resolves with the daemon's next message there that matches. */
 async function command(text: string, answer: RegExp, from = OWNER): Promise<string> {
-  const before = double.messages(OWNER).length;
-  double.injectMessage({ chatId: OWNER, userId: from, text });
+  const before = live.double.messages(OWNER).length;
+  live.double.injectMessage({ chatId: OWNER, userId: from, text });
   const reply = await eventually(
     () =>
-      double
+      live.double
         .messages(OWNER)
         .slice(before)
         .find((m) => answer.test(m.text)),
@@ -48,13 +34,13 @@ async function command(text: string, answer: RegExp, from = OWNER): Promise<stri
 
 /** Taps the button of the latest /resume confirmation as `from`; resolves with the daemon's next matching message. */
 async function confirmResume(answer: RegExp, from = OWNER): Promise<string> {
-  const ask = [...double.messages(OWNER)].reverse().find((m) => m.text.startsWith("⚠️ Resume sends?"))!;
+  const ask = [...live.double.messages(OWNER)].reverse().find((m) => m.text.startsWith("⚠️ Resume sends?"))!;
   const data = JSON.stringify(ask.replyMarkup).match(/owner:resume:[0-9a-f]+/)![0];
-  const before = double.messages(OWNER).length;
-  double.injectCallback({ chatId: OWNER, messageId: ask.messageId, userId: from, data });
+  const before = live.double.messages(OWNER).length;
+  live.double.injectCallback({ chatId: OWNER, messageId: ask.messageId, userId: from, data });
   const reply = await eventually(
     () =>
-      double
+      live.double
         .messages(OWNER)
         .slice(before)
         .find((m) => answer.test(m.text)),
@@ -65,14 +51,14 @@ async function confirmResume(answer: RegExp, from = OWNER): Promise<string> {
 }
 
 async function statusOf(id: string): Promise<string> {
-  return (await daemon!.request("GET", `/drafts/${id}`)).body.status;
+  return (await live.daemon.request("GET", `/drafts/${id}`)).body.status;
 }
 
 describe("owner commands in the review chat (live daemon against the double)", () => {
   it("/halt then 👍 halts; strangers are ignored and audited; /status, /pending, /resume; GET /status and the CLI agree", async () => {
-    daemon = await liveDaemon(double, FAST);
-    const haltFile = join(daemon.harnessDir, "HALT");
-    const [menu] = double.calls("setMyCommands");
+    await live.start(FAST);
+    const haltFile = join(live.daemon.harnessDir, "HALT");
+    const [menu] = live.double.calls("setMyCommands");
     expect(menu?.params).toMatchObject({ scope: { type: "chat", chat_id: String(OWNER) } });
     expect((menu!.params.commands as Array<{ command: string }>).map((c) => c.command)).toEqual([
       "pending",
@@ -82,21 +68,23 @@ describe("owner commands in the review chat (live daemon against the double)", (
       "help",
     ]);
 
-    const draft = (await daemon.request("POST", "/drafts", payload("Hold this one"))).body;
+    const draft = (await live.daemon.request("POST", "/drafts", payload("Hold this one"))).body;
     expect(draft.status).toBe("pending");
 
-    expect(await command(`/halt@${double.botInfo.username}`, /Sends halted/)).toMatch(/^⛔ Sends halted\. Nothing goes out until \/resume/);
+    expect(await command(`/halt@${live.double.botInfo.username}`, /Sends halted/)).toMatch(
+      /^⛔ Sends halted\. Nothing goes out until \/resume/,
+    );
     expect(await exists(haltFile)).toBe(true);
-    double.injectReaction({ chatId: OWNER, messageId: draft.review_message_id, userId: OWNER, newEmojis: ["👍"] });
+    live.double.injectReaction({ chatId: OWNER, messageId: draft.review_message_id, userId: OWNER, newEmojis: ["👍"] });
     await eventually(async () => (await statusOf(draft.draft_id)) === "halted", 10_000, "the approval halts");
-    expect(double.messages(GROUP)).toHaveLength(0);
+    expect(live.double.messages(GROUP)).toHaveLength(0);
 
     // A stranger writing to the bot, and a stranger in the review chat: ignored, audited, unanswered.
-    const ownerMessages = double.messages(OWNER).length;
-    double.injectMessage({ chatId: STRANGER, userId: STRANGER, text: "/resume" });
-    double.injectMessage({ chatId: OWNER, userId: STRANGER, text: "/resume" });
-    await eventually(async () => (await auditLines(daemon!.harnessDir)).filter((l) => l.kind === "command_refused").length === 2);
-    const refused = (await auditLines(daemon.harnessDir)).filter((l) => l.kind === "command_refused");
+    const ownerMessages = live.double.messages(OWNER).length;
+    live.double.injectMessage({ chatId: STRANGER, userId: STRANGER, text: "/resume" });
+    live.double.injectMessage({ chatId: OWNER, userId: STRANGER, text: "/resume" });
+    await eventually(async () => (await auditLines(live.daemon.harnessDir)).filter((l) => l.kind === "command_refused").length === 2);
+    const refused = (await auditLines(live.daemon.harnessDir)).filter((l) => l.kind === "command_refused");
     expect(refused.map((l) => [l.command, l.reason, l.user_id, l.chat_id])).toEqual([
       ["resume", "other_chat", STRANGER, String(STRANGER)],
       ["resume", "not_a_reviewer", STRANGER, String(OWNER)],
@@ -106,9 +94,9 @@ describe("owner commands in the review chat (live daemon against the double)", (
     const status = await command("/status", /^draft-review \(live mode\)/);
     expect(status).toContain("⛔ Sends HALTED: halted by the owner (/halt or draft-review halt)");
     expect(status).toContain("Awaiting a decision: 0 pending, 0 deferred, 1 halted");
-    expect(double.messages(STRANGER)).toHaveLength(0);
+    expect(live.double.messages(STRANGER)).toHaveLength(0);
     expect(
-      double
+      live.double
         .messages(OWNER)
         .slice(ownerMessages)
         .filter((m) => /resume|halt is lifted/i.test(m.text)),
@@ -118,10 +106,14 @@ describe("owner commands in the review chat (live daemon against the double)", (
     expect(pending).toContain("• Scribe → “Destination” · halted · ");
     expect(pending).toContain(`· message ${draft.review_message_id}`);
 
-    const api = (await daemon.request("GET", "/status")).body;
+    const api = (await live.daemon.request("GET", "/status")).body;
     expect(api).toMatchObject({ mode: "live", kill_switch: { halted: true }, queue: { halted: 1 } });
-    const cliEnv = { DRAFT_API_PORT: new URL(daemon.apiUrl).port, DRAFT_API_TOKEN: TEST_API_TOKEN, HARNESS_DIR: daemon.harnessDir };
-    const cli = await runBin(["status", "--json"], { cwd: daemon.cwd, env: cliEnv });
+    const cliEnv = {
+      DRAFT_API_PORT: new URL(live.daemon.apiUrl).port,
+      DRAFT_API_TOKEN: TEST_API_TOKEN,
+      HARNESS_DIR: live.daemon.harnessDir,
+    };
+    const cli = await runBin(["status", "--json"], { cwd: live.daemon.cwd, env: cliEnv });
     expect(jsonLine(cli)).toMatchObject({ kill_switch: { halted: true }, queue: { halted: 1 } });
 
     await command("/resume", /^⚠️ Resume sends\?/);
@@ -130,12 +122,12 @@ describe("owner commands in the review chat (live daemon against the double)", (
       "Your halt is lifted. ✅ Sends enabled. Drafts halted meanwhile need a new 👍: /pending lists them.",
     );
     expect(await exists(haltFile)).toBe(false);
-    double.injectReaction({ chatId: OWNER, messageId: draft.review_message_id, userId: OWNER, oldEmojis: ["👍"], newEmojis: [] });
-    double.injectReaction({ chatId: OWNER, messageId: draft.review_message_id, userId: OWNER, newEmojis: ["👍"] });
-    await eventually(() => double.messages(GROUP).length === 1, 10_000, "sent after /resume and a new 👍");
+    live.double.injectReaction({ chatId: OWNER, messageId: draft.review_message_id, userId: OWNER, oldEmojis: ["👍"], newEmojis: [] });
+    live.double.injectReaction({ chatId: OWNER, messageId: draft.review_message_id, userId: OWNER, newEmojis: ["👍"] });
+    await eventually(() => live.double.messages(GROUP).length === 1, 10_000, "sent after /resume and a new 👍");
     expect(await command("/help", /^Commands \(reviewers only\)/)).toContain("/halt — Halt every send until /resume");
 
-    const owner = (await auditLines(daemon.harnessDir)).filter((l) => l.kind === "owner_halt" || l.kind === "owner_resume");
+    const owner = (await auditLines(live.daemon.harnessDir)).filter((l) => l.kind === "owner_halt" || l.kind === "owner_resume");
     expect(owner).toEqual([
       expect.objectContaining({
         kind: "owner_halt",
@@ -149,13 +141,13 @@ describe("owner commands in the review chat (live daemon against the double)", (
   });
 
   it("`draft-review halt` while the daemon runs halts its next send, and its audit chain stays intact", async () => {
-    daemon = await liveDaemon(double, FAST);
-    const draft = (await daemon.request("POST", "/drafts", payload("CLI halt"))).body;
-    const cliEnv = { HARNESS_DIR: daemon.harnessDir };
-    expect((await runBin(["halt"], { cwd: daemon.cwd, env: cliEnv })).code).toBe(0);
-    double.injectReaction({ chatId: OWNER, messageId: draft.review_message_id, userId: OWNER, newEmojis: ["👍"] });
+    await live.start(FAST);
+    const draft = (await live.daemon.request("POST", "/drafts", payload("CLI halt"))).body;
+    const cliEnv = { HARNESS_DIR: live.daemon.harnessDir };
+    expect((await runBin(["halt"], { cwd: live.daemon.cwd, env: cliEnv })).code).toBe(0);
+    live.double.injectReaction({ chatId: OWNER, messageId: draft.review_message_id, userId: OWNER, newEmojis: ["👍"] });
     await eventually(async () => (await statusOf(draft.draft_id)) === "halted", 10_000, "halted by the CLI's HALT");
-    const verify = await runBin(["audit", "verify", "--json"], { cwd: daemon.cwd, env: cliEnv });
+    const verify = await runBin(["audit", "verify", "--json"], { cwd: live.daemon.cwd, env: cliEnv });
     expect(verify.code).toBe(0);
     expect(jsonLine(verify)).toMatchObject({
       ok: true,
