@@ -1,38 +1,21 @@
 import { chmod, chown, mkdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ensureBuilt } from "../support/cli-process.js";
-import { freshDirs, startDaemon, type DaemonProcess } from "../support/daemon-process.js";
-import { OWNER, liveDouble } from "../support/live-fixture.js";
-import type { TelegramDouble } from "../telegram-double/index.js";
+import { describe, expect, it } from "vitest";
+import { freshDirs } from "../support/daemon-process.js";
+import { useLiveDaemon } from "../support/live-fixture.js";
 
 // Issue 12 item 4: HARNESS_DIR is ours alone.
 
-let double: TelegramDouble;
-let daemon: DaemonProcess | undefined;
-
-beforeAll(ensureBuilt, 120_000);
-beforeEach(async () => {
-  double = await liveDouble();
-});
-afterEach(async () => {
-  await daemon?.stop("SIGKILL");
-  daemon = undefined;
-  await double.stop();
-});
+const live = useLiveDaemon();
 
 /** Starts the daemon on `dirs` and expects it to refuse: resolves with its exit code and stderr. */
 async function refusedStart(dirs: { cwd: string; harnessDir: string }, env: Record<string, string> = {}) {
-  daemon = await startDaemon({
-    ...dirs,
-    waitUntilRunning: false,
-    env: { TELEGRAM_BOT_TOKEN: double.token, TELEGRAM_API_ROOT: double.url, REVIEW_CHAT_ID: String(OWNER), ...env },
-  });
+  const daemon = await live.start(env, { dirs, waitUntilRunning: false });
   const code = await Promise.race([
     daemon.exited,
     new Promise<"running">(
       (r) =>
-        void daemon!
+        void daemon
           .waitForLog((l) => l.msg === "draft-review is running", 15_000)
           .then(
             () => r("running"),
@@ -93,10 +76,7 @@ describe("HARNESS_DIR must be the daemon user's alone (live daemon)", () => {
 
   it("creates a missing HARNESS_DIR with mode 0700 and says so", async () => {
     const dirs = await freshDirs();
-    daemon = await startDaemon({
-      ...dirs,
-      env: { TELEGRAM_BOT_TOKEN: double.token, TELEGRAM_API_ROOT: double.url, REVIEW_CHAT_ID: String(OWNER) },
-    });
+    const daemon = await live.start({}, { dirs });
     expect((await stat(dirs.harnessDir)).mode & 0o777).toBe(0o700);
     expect(daemon.logs.some((l) => l.msg === "created HARNESS_DIR, readable and writable by this user only")).toBe(true);
   });

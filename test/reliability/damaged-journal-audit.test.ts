@@ -12,39 +12,28 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { harnessPaths } from "../../src/app/paths.js";
 import { verifyAuditChain } from "../../src/audit/audit-log.js";
 import { UpdateJournal } from "../../src/telegram/update-journal.js";
-import type { TelegramDouble } from "../telegram-double/index.js";
 import { injectRawUpdate } from "../telegram-double/raw-updates.js";
-import { eventually, freshDirs, startDaemon, type DaemonProcess } from "../support/daemon-process.js";
-import { auditLines, liveDaemon, liveDouble, OWNER, payload, STRANGER } from "../support/live-fixture.js";
+import { eventually, freshDirs, type DaemonProcess } from "../support/daemon-process.js";
+import { auditLines, OWNER, payload, STRANGER, useLiveDaemon } from "../support/live-fixture.js";
 import { cleanup, figures, flipBit, lineStarts, memoryLogger, prng, sample, scaled, sweepDir } from "./support/hostile-kit.js";
 
-let double: TelegramDouble;
+const live = useLiveDaemon({ scope: "file" });
 let dirs: { cwd: string; harnessDir: string };
 let journal: Buffer;
 let reviewMessageId: number;
-const daemons: DaemonProcess[] = [];
 
-async function start(d = dirs, env: Record<string, string> = {}): Promise<DaemonProcess> {
-  const daemon = await liveDaemon(double, env, d);
-  daemons.push(daemon);
-  return daemon;
+function start(d = dirs, env: Record<string, string> = {}): Promise<DaemonProcess> {
+  return live.start(env, { dirs: d });
 }
 
 /** Starts the daemon expecting it to refuse; resolves with its exit code and stderr. */
 async function startRefused(d: { cwd: string; harnessDir: string }): Promise<{ code: number | null; stderr: string }> {
-  const daemon = await startDaemon({
-    cwd: d.cwd,
-    harnessDir: d.harnessDir,
-    env: { TELEGRAM_BOT_TOKEN: double.token, TELEGRAM_API_ROOT: double.url, REVIEW_CHAT_ID: String(OWNER) },
-    waitUntilRunning: false,
-  });
-  daemons.push(daemon);
+  const daemon = await live.start({}, { dirs: d, waitUntilRunning: false });
   const code = await daemon.exited;
   return { code, stderr: daemon.rawStderr() };
 }
 
 beforeAll(async () => {
-  double = await liveDouble();
   dirs = await freshDirs();
   const daemon = await start();
   const res = await daemon.request("POST", "/drafts", payload("Journal me"));
@@ -52,19 +41,15 @@ beforeAll(async () => {
   reviewMessageId = res.body.review_message_id;
   // Five updates in one batch: four reactions that decide nothing and a stranger's 👍.
   for (const e of ["❤", "🔥", "🎉", "👀"])
-    double.injectReaction({ chatId: OWNER, messageId: reviewMessageId, userId: OWNER, newEmojis: [e] });
-  double.injectReaction({ chatId: OWNER, messageId: reviewMessageId, userId: STRANGER, newEmojis: ["👍"] });
+    live.double.injectReaction({ chatId: OWNER, messageId: reviewMessageId, userId: OWNER, newEmojis: [e] });
+  live.double.injectReaction({ chatId: OWNER, messageId: reviewMessageId, userId: STRANGER, newEmojis: ["👍"] });
   await eventually(async () => (await auditLines(dirs.harnessDir)).some((l) => l.kind === "decision_refused"), 10_000, "stranger refused");
   await daemon.stop("SIGKILL");
   journal = await readFile(harnessPaths(dirs.harnessDir).updates);
   expect(journal.toString("utf8").trimEnd().split("\n")).toHaveLength(5);
 });
 
-afterAll(async () => {
-  for (const d of daemons) await d.stop("SIGKILL");
-  await double.stop();
-  await cleanup();
-});
+afterAll(cleanup);
 
 describe("damaged update journal", () => {
   it("UpdateJournal.open cuts the last line torn at every byte offset and keeps the updates before it", async () => {
@@ -150,7 +135,7 @@ describe("a journaled update whose handling fails", () => {
     const res = await first.request("POST", "/drafts", payload("Poisoned?"));
     // Malformed but JSON: a reaction update without its chat makes the handler throw.
     const poison = injectRawUpdate(
-      double,
+      live.double,
       { chatId: OWNER, userId: STRANGER },
       {
         message_reaction: {
@@ -185,11 +170,11 @@ describe("audit log: another writer's torn last line", () => {
     expect(daemon.rawStderr()).toContain("the audit log ends with an incomplete line");
     const count = async () => (await readFile(paths.audit, "utf8")).split("\n").filter((l) => l.includes('"decision_refused"')).length;
     const before = await count();
-    double.injectReaction({ chatId: OWNER, messageId: reviewMessageId, userId: STRANGER, newEmojis: ["👎"] });
+    live.double.injectReaction({ chatId: OWNER, messageId: reviewMessageId, userId: STRANGER, newEmojis: ["👎"] });
     await eventually(async () => (await count()) === before + 1, 10_000, "refusal audited");
     // Another writer tears a line while the daemon runs.
     await appendFile(paths.audit, tornWhileRunning);
-    double.injectReaction({ chatId: OWNER, messageId: reviewMessageId, userId: STRANGER, newEmojis: ["😴"] });
+    live.double.injectReaction({ chatId: OWNER, messageId: reviewMessageId, userId: STRANGER, newEmojis: ["😴"] });
     await eventually(async () => (await count()) === before + 2, 10_000, "second refusal audited");
     expect((await daemon.request("GET", "/healthz")).status).toBe(200);
 
