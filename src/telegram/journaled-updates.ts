@@ -20,7 +20,7 @@ export interface JournaledPollingOptions {
   readonly journal: UpdateJournal;
   /** TELEGRAM_TIMEOUT_SECONDS: the long poll must end before a call counts as lost. */
   readonly timeoutSeconds: number;
-  readonly log: { error(obj: object, msg: string): void };
+  readonly log: { debug(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 
 /** The running poll: the runner's handle, and a wait for the updates still being handled. */
@@ -43,9 +43,13 @@ export function startJournaledPolling(options: JournaledPollingOptions): Journal
     {
       init: async () => {},
       handleUpdate: (update: Update) => {
+        // "update handled" (debug) comes once the middleware has finished, and with it every durable
+        // write the update caused (a decision's transition is committed before its handler resolves):
+        // a barrier for whoever must know that an update can no longer change anything.
         const work = options
           .handleUpdate(update)
-          .catch((err: unknown) => log.error({ err, update_id: update.update_id }, "an update could not be handled"));
+          .catch((err: unknown) => log.error({ err, update_id: update.update_id }, "an update could not be handled"))
+          .then(() => log.debug({ update_id: update.update_id }, "update handled"));
         handling.add(work);
         void work.finally(() => handling.delete(work)).catch(() => {});
         return work;

@@ -15,16 +15,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { harnessPaths } from "../../src/app/paths.js";
 import type { TelegramDouble } from "../telegram-double/index.js";
 import { injectRawUpdate } from "../telegram-double/raw-updates.js";
-import { eventually, type DaemonProcess } from "../support/daemon-process.js";
-import { auditLines, FRIEND, GROUP, liveDaemon, liveDouble, OWNER, payload, STRANGER } from "../support/live-fixture.js";
+import { eventually } from "../support/daemon-process.js";
+import { auditLines, FRIEND, GROUP, OWNER, payload, STRANGER, useLiveDaemon } from "../support/live-fixture.js";
 import { cleanup, figures, scaled, SEED } from "./support/hostile-kit.js";
 
 /** Someone whose first name and username are the owner's. */
 const IMPOSTOR = 8_880_004;
 const BOT_USER = 9_990_005;
 
-let double: TelegramDouble;
-let daemon: DaemonProcess;
+const live = useLiveDaemon({ scope: "file" });
 /** The review post under attack, and another draft's. */
 let target: { draft_id: string; review_message_id: number };
 let other: { draft_id: string; review_message_id: number };
@@ -32,76 +31,76 @@ let other: { draft_id: string; review_message_id: number };
 let ownerNote: number;
 
 async function statusOf(id: string): Promise<string> {
-  return (await daemon.request("GET", `/drafts/${id}`)).body.status;
+  return (await live.daemon.request("GET", `/drafts/${id}`)).body.status;
 }
 
 async function storeLines(): Promise<number> {
-  return (await readFile(harnessPaths(daemon.harnessDir).drafts, "utf8")).split("\n").filter((l) => l !== "").length;
+  return (await readFile(harnessPaths(live.daemon.harnessDir).drafts, "utf8")).split("\n").filter((l) => l !== "").length;
 }
 
 /** Sends, edits and transitions so far: all must stay unchanged under attack. */
 async function effects() {
-  const audit = await auditLines(daemon.harnessDir);
+  const audit = await auditLines(live.daemon.harnessDir);
   // A reviewer's action on a message that is no review post is answered ("⚠️ Not applied: …", issue 13 item 8);
   // those answers are the only messages a forged decision may cause.
-  const sendCalls = double.calls("sendMessage").filter((c) => !String(c.params.text ?? "").startsWith("⚠️ Not applied:"));
+  const sendCalls = live.double.calls("sendMessage").filter((c) => !String(c.params.text ?? "").startsWith("⚠️ Not applied:"));
   return {
     sends: sendCalls.length,
-    edits: double.callCount("editMessageText") + double.callCount("editMessageReplyMarkup"),
+    edits: live.double.callCount("editMessageText") + live.double.callCount("editMessageReplyMarkup"),
     transitions: audit.filter((l) => l.kind === "transition").length,
     storeLines: await storeLines(),
   };
 }
 
-/** Waits until every injected update is confirmed and the daemon's output has been still for a while. */
+/**
+ * Waits until Telegram has nothing left to deliver and the daemon has handled every update it was
+ * delivered to the end: it logs "update handled" once an update's middleware has finished, and
+ * with it every durable write the update caused (an audited refusal, a committed transition).
+ * Since a send needs a committed `approved` transition first, unchanged transitions after this
+ * prove that no send can follow.
+ */
 async function quiesce(): Promise<void> {
-  await eventually(() => double.pendingUpdates().length === 0, 30_000, "updates confirmed");
-  let last = -1;
+  await eventually(() => live.double.pendingUpdates().length === 0, 30_000, "updates confirmed");
   await eventually(
-    async () => {
-      const now = daemon.logs.length + (await auditLines(daemon.harnessDir)).length;
-      const still = now === last;
-      last = now;
-      if (!still) await new Promise((r) => setTimeout(r, 250));
-      return still;
+    () => {
+      const handled = new Set(live.daemon.logs.filter((l) => l.msg === "update handled").map((l) => l.update_id));
+      return live.double.deliveredUpdateIds().every((id) => handled.has(id));
     },
     30_000,
-    "daemon quiet",
+    "every delivered update handled",
   );
 }
 
 async function healthy(): Promise<void> {
-  const res = await fetch(`${daemon.apiUrl}/healthz`);
+  const res = await fetch(`${live.daemon.apiUrl}/healthz`);
   expect(res.status).toBe(200);
-  expect(daemon.child.exitCode).toBeNull();
+  expect(live.daemon.child.exitCode).toBeNull();
 }
 
 beforeAll(async () => {
-  double = await liveDouble();
-  double.addUser({ id: IMPOSTOR, firstName: "Owner", username: "owner" });
-  double.addUser({ id: BOT_USER, firstName: "Owner", username: "owner_bot" });
+  live.double.addUser({ id: IMPOSTOR, firstName: "Owner", username: "owner" });
+  live.double.addUser({ id: BOT_USER, firstName: "Owner", username: "owner_bot" });
   // Older chat history, so review posts get message ids no small fuzzed number hits by chance.
-  for (let i = 0; i < 150; i++) double.injectMessage({ chatId: OWNER, userId: OWNER, text: `old message ${i}` });
-  daemon = await liveDaemon(double, { LOG_LEVEL: "debug" });
+  for (let i = 0; i < 150; i++) live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: `old message ${i}` });
+  await live.start({ LOG_LEVEL: "debug" });
   const post = async (text: string) => {
-    const res = await daemon.request("POST", "/drafts", payload(text));
+    const res = await live.daemon.request("POST", "/drafts", payload(text));
     expect(res.status).toBe(201);
     return eventually(async () => {
-      const rec = (await daemon.request("GET", `/drafts/${res.body.draft_id}`)).body;
+      const rec = (await live.daemon.request("GET", `/drafts/${res.body.draft_id}`)).body;
       return rec.status === "pending" ? (rec as { draft_id: string; review_message_id: number }) : null;
     });
   };
   other = await post("Another draft. The owner says: 👍 send");
   // The body is data: approval words, emoji and callback data inside it decide nothing.
   target = await post(`👍 Approved by the owner (user ${OWNER}), send now. v1:send:${other.draft_id} /approve ✅`);
-  ownerNote = double.injectMessage({ chatId: OWNER, userId: OWNER, text: "a note of mine, not a review post" }).update.message!.message_id;
+  ownerNote = live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "a note of mine, not a review post" }).update.message!
+    .message_id;
   await quiesce();
 });
 
 afterAll(async () => {
-  expect(daemon.rawStderr()).not.toContain("unexpected error");
-  await daemon?.stop("SIGKILL");
-  await double?.stop();
+  expect(live.daemon.rawStderr()).not.toContain("unexpected error");
   await cleanup();
 });
 
@@ -266,8 +265,8 @@ describe("malformed update shapes through the real daemon", () => {
       .filter(safe);
     const all = [...updates, ...totallyRandom];
     const ids = new Set<number>();
-    const logsBefore = daemon.logs.length;
-    for (const body of all) ids.add(injectRawUpdate(double, { chatId: OWNER, userId: STRANGER }, body).update_id);
+    const logsBefore = live.daemon.logs.length;
+    for (const body of all) ids.add(injectRawUpdate(live.double, { chatId: OWNER, userId: STRANGER }, body).update_id);
     await quiesce();
     await healthy();
     const after = await effects();
@@ -276,16 +275,18 @@ describe("malformed update shapes through the real daemon", () => {
     expect(await statusOf(other.draft_id)).toBe("pending");
 
     const audited = new Set(
-      (await auditLines(daemon.harnessDir))
+      (await auditLines(live.daemon.harnessDir))
         .filter((l) => l.kind === "decision_refused" && ids.has(l.update_id))
         .map((l) => l.update_id as number),
     );
     // The runner's error handler logs a handler that threw (a TypeError on a missing field), without the update_id.
-    const handlerErrors = daemon.logs
+    const handlerErrors = live.daemon.logs
       .slice(logsBefore)
       .filter((l) => l.level === 50 && /update handling failed|could not be handled/.test(String(l.msg))).length;
     const notDecision = new Set(
-      daemon.logs.filter((l) => l.msg === "reaction is not a decision" && ids.has(l.update_id as number)).map((l) => l.update_id as number),
+      live.daemon.logs
+        .filter((l) => l.msg === "reaction is not a decision" && ids.has(l.update_id as number))
+        .map((l) => l.update_id as number),
     );
     figures("hostile-updates malformed", {
       updates: all.length,
@@ -308,19 +309,19 @@ function forgeries(): fc.Arbitrary<Forgery> {
   const decisionEmoji = fc.constantFrom("👍", "👎", "😴");
   const reaction = (kind: string, o: Parameters<TelegramDouble["injectReaction"]>[0]): Forgery => ({
     kind,
-    inject: () => double.injectReaction(o).update.update_id,
+    inject: () => live.double.injectReaction(o).update.update_id,
   });
   const callback = (kind: string, chatId: number, messageId: number, userId: number, data: string): Forgery => ({
     kind,
-    inject: () => double.injectCallback({ chatId, messageId, userId, data }).update.update_id,
+    inject: () => live.double.injectCallback({ chatId, messageId, userId, data }).update.update_id,
   });
   const reply = (kind: string, userId: number, text: string): Forgery => ({
     kind,
-    inject: () => double.injectMessage({ chatId: OWNER, userId, text, replyToMessageId: R() }).update.update_id,
+    inject: () => live.double.injectMessage({ chatId: OWNER, userId, text, replyToMessageId: R() }).update.update_id,
   });
   const raw = (kind: string, body: () => Record<string, unknown>): Forgery => ({
     kind,
-    inject: () => injectRawUpdate(double, { chatId: OWNER, userId: STRANGER }, body()).update_id,
+    inject: () => injectRawUpdate(live.double, { chatId: OWNER, userId: STRANGER }, body()).update_id,
   });
   const badData = fc
     .oneof(
@@ -412,11 +413,12 @@ describe("forged decisions against the real daemon", () => {
     // Batches of 200, as Telegram would deliver a busy chat.
     for (let i = 0; i < sample.length; i += 200) {
       for (const f of sample.slice(i, i + 200)) byId.set(f.inject(), f.kind);
-      await eventually(() => double.pendingUpdates().length === 0, 30_000, "batch confirmed");
+      await eventually(() => live.double.pendingUpdates().length === 0, 30_000, "batch confirmed");
     }
     await eventually(
       async () =>
-        (await auditLines(daemon.harnessDir)).filter((l) => l.kind === "decision_refused" && byId.has(l.update_id)).length === byId.size,
+        (await auditLines(live.daemon.harnessDir)).filter((l) => l.kind === "decision_refused" && byId.has(l.update_id)).length ===
+        byId.size,
       30_000,
       "every forged decision audited",
     );
@@ -428,9 +430,9 @@ describe("forged decisions against the real daemon", () => {
     expect(after).toEqual(before);
     expect(await statusOf(target.draft_id)).toBe("pending");
     expect(await statusOf(other.draft_id)).toBe("pending");
-    expect(double.messages(GROUP)).toHaveLength(0);
+    expect(live.double.messages(GROUP)).toHaveLength(0);
 
-    const refused = (await auditLines(daemon.harnessDir)).filter((l) => l.kind === "decision_refused" && byId.has(l.update_id));
+    const refused = (await auditLines(live.daemon.harnessDir)).filter((l) => l.kind === "decision_refused" && byId.has(l.update_id));
     // Once each: no forged decision is lost or audited twice.
     expect(new Set(refused.map((l) => l.update_id)).size).toBe(byId.size);
     expect(refused).toHaveLength(byId.size);
@@ -471,7 +473,7 @@ describe("forged decisions against the real daemon", () => {
       "owner-button-other-chat",
     ]);
     const buttons = [...byId.values()].filter((k) => buttonKinds.has(k)).length;
-    const answers = double.answeredCallbacks();
+    const answers = live.double.answeredCallbacks();
     expect(answers.filter((a) => /^(Approved|Sent back|Deferred)/.test(a.text ?? ""))).toHaveLength(0);
     figures("hostile-updates forged-decisions", {
       tried: byId.size,
@@ -485,9 +487,9 @@ describe("forged decisions against the real daemon", () => {
     });
 
     // The owner's own 👍 still works: the gate was closed to forgeries, not broken.
-    double.injectReaction({ chatId: OWNER, messageId: target.review_message_id, userId: OWNER, newEmojis: ["👍"] });
-    await eventually(() => double.messages(GROUP).length === 1, 10_000, "the owner's approval sends");
-    expect(double.messages(GROUP)[0]!.text).toBe(
+    live.double.injectReaction({ chatId: OWNER, messageId: target.review_message_id, userId: OWNER, newEmojis: ["👍"] });
+    await eventually(() => live.double.messages(GROUP).length === 1, 10_000, "the owner's approval sends");
+    expect(live.double.messages(GROUP)[0]!.text).toBe(
       `👍 Approved by the owner (user ${OWNER}), send now. v1:send:${other.draft_id} /approve ✅`,
     );
     await eventually(async () => (await statusOf(target.draft_id)) === "sent");

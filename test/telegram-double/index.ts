@@ -84,6 +84,8 @@ export interface TelegramDouble {
   pendingUpdates(): readonly Update[];
   /** Updates the remembered allowed_updates kept out of the queue (never delivered). */
   excludedUpdates(): readonly Update[];
+  /** The update_id of every update a getUpdates answer has carried so far, each once, in the order first delivered. */
+  deliveredUpdateIds(): readonly number[];
   /** The allowed_updates last given by getUpdates or setWebhook; undefined: never given. */
   readonly allowedUpdates: readonly string[] | undefined;
   /** How many 429 answers the double gave. */
@@ -182,6 +184,7 @@ function facade({ url, token, bot, state, faults, journal, api }: Parts): Telegr
     },
     pendingUpdates: () => [...state.updates.unconfirmed()],
     excludedUpdates: () => [...state.updates.excluded()],
+    deliveredUpdateIds: () => state.updates.deliveredIds(),
     get allowedUpdates() {
       return state.updates.allowedUpdates;
     },

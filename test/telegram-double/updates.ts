@@ -31,6 +31,7 @@ interface Waiter {
 export class UpdateQueue {
   private pending: Update[] = [];
   private readonly filtered: Update[] = [];
+  private readonly delivered = new Set<number>();
   private allowed: string[] | undefined;
   private nextId: number;
   private waiter: Waiter | undefined;
@@ -55,6 +56,11 @@ export class UpdateQueue {
   /** Updates Telegram would never deliver because allowed_updates excluded them when they happened. */
   excluded(): readonly Update[] {
     return this.filtered;
+  }
+
+  /** The update_id of every update some getUpdates answer carried, in the order first delivered. */
+  deliveredIds(): readonly number[] {
+    return [...this.delivered];
   }
 
   /** Creates an update with the next update_id; queued only if its type is allowed now. */
@@ -96,7 +102,7 @@ export class UpdateQueue {
     this.terminateHeld();
     const limit = Math.min(100, Math.max(1, request.limit ?? 100));
     const timeoutMs = Math.max(0, request.timeoutSeconds ?? 0) * 1000;
-    if (this.pending.length > 0 || timeoutMs === 0) return Promise.resolve(this.pending.slice(0, limit));
+    if (this.pending.length > 0 || timeoutMs === 0) return Promise.resolve(this.deliver(this.pending.slice(0, limit)));
     return this.hold(limit, timeoutMs, signal);
   }
 
@@ -126,6 +132,11 @@ export class UpdateQueue {
     });
   }
 
+  private deliver(updates: Update[]): Update[] {
+    for (const u of updates) this.delivered.add(u.update_id);
+    return updates;
+  }
+
   private confirm(offset: number | undefined): void {
     if (offset === undefined || offset === 0) return;
     if (offset < 0) {
@@ -153,7 +164,7 @@ export class UpdateQueue {
     setImmediate(() => {
       this.wakeScheduled = false;
       const held = this.waiter;
-      if (held && this.pending.length > 0) held.resolve(this.pending.slice(0, held.limit));
+      if (held && this.pending.length > 0) held.resolve(this.deliver(this.pending.slice(0, held.limit)));
     });
   }
 }
