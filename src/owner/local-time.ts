@@ -42,23 +42,41 @@ export function shortAge(ms: number): string {
   return `${Math.floor(s / 86_400)}d${h > 0 ? ` ${h}h` : ""}`;
 }
 
+/** Built once per zone: constructing an Intl.DateTimeFormat costs far more than using one (~1 ms each on a review post). */
+const formatters = new Map<string, { parts: Intl.DateTimeFormat; month: Intl.DateTimeFormat }>();
+
+function formattersFor(timeZone: string | undefined): { parts: Intl.DateTimeFormat; month: Intl.DateTimeFormat } {
+  // No zone: the process's, which follows process.env.TZ (REVIEW_TIMEZONE sets it; tests change it).
+  const key = timeZone ?? `process:${process.env.TZ ?? ""}`;
+  let f = formatters.get(key);
+  if (f === undefined) {
+    f = {
+      parts: new Intl.DateTimeFormat("en-GB", {
+        timeZone,
+        year: "numeric",
+        month: "2-digit",
+        day: "2-digit",
+        hour: "2-digit",
+        minute: "2-digit",
+        hourCycle: "h23",
+        weekday: "short",
+      }),
+      month: new Intl.DateTimeFormat("en-GB", { timeZone, month: "short" }),
+    };
+    formatters.set(key, f);
+  }
+  return f;
+}
+
 /** The calendar fields of an instant in a time zone (undefined: the process's zone, which REVIEW_TIMEZONE sets). */
 function zoned(
   ms: number,
   timeZone: string | undefined,
 ): { y: number; mo: number; d: number; h: number; mi: number; wd: string; mon: string } {
-  const parts = new Intl.DateTimeFormat("en-GB", {
-    timeZone,
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    hourCycle: "h23",
-    weekday: "short",
-  }).formatToParts(new Date(ms));
+  const f = formattersFor(timeZone);
+  const parts = f.parts.formatToParts(new Date(ms));
   const get = (type: string) => parts.find((p) => p.type === type)?.value ?? "";
-  const mon = new Intl.DateTimeFormat("en-GB", { timeZone, month: "short" }).format(new Date(ms));
+  const mon = f.month.format(new Date(ms));
   return {
     y: Number(get("year")),
     mo: Number(get("month")),

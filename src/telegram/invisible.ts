@@ -9,6 +9,8 @@
 const FILLERS = new Set([0x115f, 0x1160, 0x3164, 0xffa0, 0x2800, 0x180e, 0x034f]);
 const ZWJ = 0x200d;
 const TAG_BLACK_FLAG = 0x1f3f4;
+/** Every character that countInvisible may count: format controls (tags and ZWJ among them), fillers, variation selectors. */
+const MAY_COUNT = /\p{Cf}|[\u115f\u1160\u3164\uffa0\u2800\u180e]|\u034f|\p{Variation_Selector}/u;
 
 function isPictographic(cp: number | undefined): boolean {
   return cp !== undefined && /\p{Extended_Pictographic}|[#*0-9]/u.test(String.fromCodePoint(cp));
@@ -28,6 +30,8 @@ function isTag(cp: number): boolean {
  * subdivision flag such as 🏴󠁧󠁢󠁳󠁣󠁴󠁿) are part of what is shown and do not count.
  */
 export function countInvisible(text: string): number {
+  // Most drafts hold none of the characters counted below: one scan of the string instead of a test per character.
+  if (!MAY_COUNT.test(text)) return 0;
   const cps = Array.from(text, (c) => c.codePointAt(0)!);
   let count = 0;
   let inFlagTags = false;
