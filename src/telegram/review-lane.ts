@@ -28,7 +28,6 @@ export type Turn = () => Promise<void>;
 
 interface Job {
   readonly lane: Lane;
-  readonly seq: number;
   run(): void;
   drop(err: Error): void;
 }
@@ -40,14 +39,16 @@ interface Job {
  * post) and takes a turn before each call it makes.
  */
 export class ReviewLane {
-  private readonly jobs: Job[] = [];
+  /** Waiting jobs, one FIFO per lane (index = lane): the next job is the head of the first non-empty one. */
+  private readonly lanes: Job[][] = Object.values(LANE).map(() => []);
+  /** Jobs waiting, all lanes. */
+  private waitingJobs = 0;
   /** When each message of the last minute started. */
   private readonly starts: number[] = [];
   private lastEnd = -Infinity;
   private pausedUntil = -Infinity;
   private running = false;
   private claimed = 0;
-  private seq = 0;
   private timer: TimerHandle | undefined;
   private readonly waits = new Set<{ handle: TimerHandle; reject: (err: Error) => void }>();
   private idleWaiters: Array<() => void> = [];
@@ -66,7 +67,7 @@ export class ReviewLane {
    * cannot both take the last slot.
    */
   claimFreeSlot(): boolean {
-    if (this.running || this.jobs.length > 0 || this.stopped) return false;
+    if (this.running || this.waitingJobs > 0 || this.stopped) return false;
     const now = this.clock.now();
     if (this.readyAt(LANE.post, now) > now) return false;
     this.starts.push(now);
@@ -78,10 +79,9 @@ export class ReviewLane {
   run<T>(lane: Lane, work: (turn: Turn) => Promise<T>): Promise<T> {
     if (this.stopped) return Promise.reject(new Error("the review chat is stopped"));
     return new Promise<T>((resolve, reject) => {
-      const seq = this.seq++;
-      this.jobs.push({
+      this.waitingJobs++;
+      this.lanes[lane]!.push({
         lane,
-        seq,
         drop: reject,
         run: () => {
           const turn = this.turnFor(lane);
@@ -138,14 +138,15 @@ export class ReviewLane {
 
   /** How many jobs wait (not counting the one running). */
   get queued(): number {
-    return this.jobs.length;
+    return this.waitingJobs;
   }
 
   /** Drops waiting jobs (they reject) and ends waits; the running call finishes. */
   stop(): void {
     this.stopped = true;
     if (this.timer) this.clock.clearTimeout(this.timer);
-    for (const job of this.jobs.splice(0)) job.drop(new Error("the review chat was stopped"));
+    this.waitingJobs = 0;
+    for (const queue of this.lanes) for (const job of queue.splice(0)) job.drop(new Error("the review chat was stopped"));
     for (const w of this.waits) {
       this.clock.clearTimeout(w.handle);
       w.reject(new Error("the review chat was stopped"));
@@ -180,15 +181,9 @@ export class ReviewLane {
     };
   }
 
-  /** The index of the job to run next: the lowest lane, then the oldest. */
-  private best(): number {
-    let best = -1;
-    for (let i = 0; i < this.jobs.length; i++) {
-      const j = this.jobs[i]!;
-      const b = this.jobs[best];
-      if (b === undefined || j.lane < b.lane || (j.lane === b.lane && j.seq < b.seq)) best = i;
-    }
-    return best;
+  /** The queue whose head runs next: the lowest lane with a job (each lane is oldest first). */
+  private nextQueue(): Job[] | undefined {
+    return this.lanes.find((queue) => queue.length > 0);
   }
 
   /**
@@ -198,16 +193,17 @@ export class ReviewLane {
   private pump(): void {
     if (this.timer) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.running || this.stopped || this.jobs.length === 0) return;
-    const index = this.best();
-    const job = this.jobs[index]!;
+    const queue = this.running || this.stopped ? undefined : this.nextQueue();
+    if (queue === undefined) return;
+    const job = queue[0]!;
     const now = this.clock.now();
     const ready = job.lane === LANE.post && this.claimed > 0 ? now : this.readyAt(job.lane, now);
     if (ready > now) {
       this.timer = this.clock.setTimeout(() => this.pump(), ready - now);
       return;
     }
-    this.jobs.splice(index, 1);
+    queue.shift();
+    this.waitingJobs--;
     this.running = true;
     job.run();
   }
