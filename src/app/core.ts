@@ -1,13 +1,14 @@
 import { guardHarnessDir } from "./harness-guard.js";
 import { harnessPaths } from "./paths.js";
 import { AuditLog } from "../audit/audit-log.js";
-import type { Clock, TimerHandle } from "../clock/clock.js";
+import type { Clock } from "../clock/clock.js";
 import type { Config } from "../config/config.js";
 import type { AudienceSource, ReviewChat } from "../desk/ports.js";
 import { audienceCheck } from "../send/audience-check.js";
 import { Intake, type Redactor } from "../desk/intake.js";
 import { reconcileAudit } from "../desk/recovery.js";
 import { archiveMonthOf } from "../desk/archiving.js";
+import { scheduleArchiving, type ArchivingSchedule } from "../desk/archive-schedule.js";
 import { DraftArchive } from "../store/archive.js";
 import { ReviewDesk } from "../desk/review-desk.js";
 import { draftRecordSchema, type DraftRecord } from "../drafts/record.js";
@@ -50,6 +51,8 @@ export interface Core {
   readonly killSwitch: WatchedKillSwitch;
   readonly store: JsonlStore<DraftRecord>;
   readonly audit: AuditLog;
+  /** The archiving passes: why the last one failed, if it did. */
+  readonly archiving: ArchivingSchedule;
   close(): Promise<void>;
 }
 
@@ -114,8 +117,8 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
         }),
     });
     await reconcileAudit(desk);
-    await desk.archiveOld();
-    const archiving = everyDay(edges.clock, () => desk.archiveOld(), log);
+    // At start, then daily; a failed pass (a full disk) is logged, shown by /healthz, and tried again within the hour.
+    const archiving = await scheduleArchiving(edges.clock, () => desk.archiveOld(), log);
     const intake = new Intake({
       desk,
       reviewChat,
@@ -131,6 +134,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       killSwitch,
       store,
       audit,
+      archiving,
       async close() {
         await archiving.stop();
         killSwitch.stop();
@@ -145,30 +149,4 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
     await lock.release();
     throw err;
   }
-}
-
-/** Runs `work` once a day on the injected clock (archiving); failures are logged and tried again the next day. */
-function everyDay(clock: Clock, work: () => Promise<unknown>, log: Logger): { stop(): Promise<void> } {
-  let handle: TimerHandle | undefined;
-  let stopped = false;
-  let running: Promise<void> = Promise.resolve();
-  const arm = () => {
-    handle = clock.setTimeout(() => {
-      running = work()
-        .then(() => undefined)
-        .catch((err: unknown) => log.error({ err }, "archiving old drafts failed; they stay in the store and are tried again tomorrow"))
-        .finally(() => {
-          if (!stopped) arm();
-        });
-    }, 24 * 3_600_000);
-  };
-  arm();
-  return {
-    /** Stops the timer and waits for a pass under way. */
-    async stop() {
-      stopped = true;
-      if (handle) clock.clearTimeout(handle);
-      await running;
-    },
-  };
 }

@@ -109,7 +109,9 @@ export class AuditLog {
       // A long read (no usable checkpoint, or a crash long after the last one) is saved at once;
       // a short one waits for the next checkpoint (every checkpointEvery lines, and at close).
       audit.sinceCheckpoint = scan.bytesRead > 0 ? 1 : 0;
-      if (opts.checkpointPath !== undefined && scan.bytesRead > CHECKPOINT_AT_OPEN_BYTES) await audit.writeCheckpoint();
+      // A checkpoint that cannot be written (a full disk, a directory at its path) never stops the start.
+      if (opts.checkpointPath !== undefined && scan.bytesRead > CHECKPOINT_AT_OPEN_BYTES)
+        await audit.writeCheckpoint().catch((err: unknown) => audit.checkpointFailed(err));
       return audit;
     } catch (err) {
       await fh.close().catch(() => undefined);
@@ -153,12 +155,7 @@ export class AuditLog {
     await this.queue.exclusive(async () => {
       // Lines since the checkpoint, or drafts forgotten (archived) that the checkpoint still holds.
       if ((this.sinceCheckpoint > 0 || this.index.pruned) && !this.needsRescan) {
-        await this.writeCheckpoint().catch((err: unknown) => {
-          this.log.warn(
-            { path: this.checkpointPath, err: errMessage(err) },
-            "could not write the audit index checkpoint; the next start reads more of the audit log",
-          );
-        });
+        await this.writeCheckpoint().catch((err: unknown) => this.checkpointFailed(err));
       }
       await this.fh.close();
     });
@@ -211,14 +208,7 @@ export class AuditLog {
     this.sinceCheckpoint += added.length;
     if (this.checkpointPath !== undefined && this.sinceCheckpoint >= this.checkpointEvery && !this.checkpointQueued) {
       this.checkpointQueued = true;
-      this.queue
-        .exclusive(() => this.writeCheckpoint())
-        .catch((err: unknown) =>
-          this.log.warn(
-            { path: this.checkpointPath, err: errMessage(err) },
-            "could not write the audit index checkpoint; the next start reads more of the audit log",
-          ),
-        );
+      this.queue.exclusive(() => this.writeCheckpoint()).catch((err: unknown) => this.checkpointFailed(err));
     }
   }
 
@@ -232,6 +222,14 @@ export class AuditLog {
     this.index.pruneUpdates(this.now());
     await saveCheckpoint(this.checkpointPath, this.index.snapshot(this.source));
     this.sinceCheckpoint = 0;
+  }
+
+  /** Logs a checkpoint that could not be written: the daemon goes on, the next start reads more of the log. */
+  private checkpointFailed(err: unknown): void {
+    this.log.warn(
+      { path: this.checkpointPath, err: errMessage(err) },
+      "could not write the audit index checkpoint; the next start reads more of the audit log",
+    );
   }
 
   /** True when the file does not end with a newline (another writer's torn or unfinished line). */

@@ -3,10 +3,12 @@ import { join } from "node:path";
 import type { Clock } from "../clock/clock.js";
 import { errMessage } from "../store/fs-util.js";
 
-/** What `GET /healthz` answers: ok, or the reasons the daemon cannot accept or send. */
+/** What `GET /healthz` answers: ok, or the reasons the daemon cannot accept or send; warnings do not make it fail. */
 export interface HealthReport {
   readonly ok: boolean;
   readonly reasons: readonly string[];
+  /** Problems that do not stop accepting or sending (archiving old drafts failed). */
+  readonly warnings?: readonly string[];
 }
 
 /** What the health is built from. */
@@ -18,6 +20,8 @@ export interface DaemonHealthOptions {
   readonly telegramGraceMs?: number;
   /** A write probe's result is reused for this long, so /healthz cannot be used to hammer the disk; default 5000. */
   readonly probeEveryMs?: number;
+  /** Why the last archiving pass failed, or null (see archive-schedule.ts). */
+  readonly archiving?: () => string | null;
 }
 
 /**
@@ -82,7 +86,8 @@ export class DaemonHealth {
         "another program is polling this bot (409 Conflict): decisions are not received; stop the other instance or give it its own bot token",
       );
     }
-    return { ok: reasons.length === 0, reasons };
+    const archiving = this.options.archiving?.() ?? null;
+    return { ok: reasons.length === 0, reasons, ...(archiving === null ? {} : { warnings: [archiving] }) };
   }
 
   /** null when a small file can be written and fsync'd in HARNESS_DIR, else why not. */

@@ -97,7 +97,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
     closers.push("core", () => core.close());
     const paths = harnessPaths(config.harnessDir);
     const events = auditEventFeed(core.audit);
-    const health = new DaemonHealth({ clock: core.desk.clock, harnessDir: config.harnessDir });
+    const health = new DaemonHealth({ clock: core.desk.clock, harnessDir: config.harnessDir, archiving: () => core.archiving.problem() });
     core.desk.onTransition(() => health.storeWritten());
     const callbacks = await startCallbacks(config, core, events, log);
     closers.push("callbacks", () => callbacks?.stop());

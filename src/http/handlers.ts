@@ -10,7 +10,7 @@ import { storeWriteFailure } from "./write-failure.js";
 
 /** The daemon's health as the API uses it (DaemonHealth fits). */
 export interface ApiHealth {
-  check(): Promise<{ readonly ok: boolean; readonly reasons: readonly string[] }>;
+  check(): Promise<{ readonly ok: boolean; readonly reasons: readonly string[]; readonly warnings?: readonly string[] }>;
   /** Told when a submission could not be written. */
   storeFailed(cause: string): void;
 }
@@ -119,10 +119,14 @@ export async function getStatus(deps: HandlerDeps): Promise<JsonReply> {
   return reply(200, await deps.status());
 }
 
-/** `GET /healthz`: answers without a token, so a supervisor can probe it: 200 `{"ok": true}`, or 503 with the reasons. */
+/**
+ * `GET /healthz`: answers without a token, so a supervisor can probe it: 200 `{"ok": true}`, or 503 with the reasons;
+ * either carries `warnings` when something that does not stop accepting or sending failed (archiving).
+ */
 export async function healthz(deps: HandlerDeps): Promise<JsonReply> {
   const health = (await deps.health?.check()) ?? { ok: true, reasons: [] };
-  return health.ok ? reply(200, { ok: true }) : reply(503, { ok: false, reasons: health.reasons });
+  const warnings = health.warnings !== undefined && health.warnings.length > 0 ? { warnings: health.warnings } : {};
+  return health.ok ? reply(200, { ok: true, ...warnings }) : reply(503, { ok: false, reasons: health.reasons, ...warnings });
 }
 
 /** A query parameter as a whole number in [min, max], its default when absent, or an error message. */

@@ -122,14 +122,24 @@ export class JsonlStore<T extends { draft_id: string }> {
    * Drops records from the store (the caller has archived them durably): the
    * file is rewritten without them, atomically, like a compaction. Until the
    * rewrite is durable a crash keeps them in the store (and the caller's next
-   * pass finds them archived already).
+   * pass finds them archived already). A rewrite that fails keeps them, so
+   * the next pass tries again.
    */
   forget(ids: ReadonlySet<string>): Promise<void> {
     if (this.closed) return Promise.reject(new Error(`${this.path} is closed; this is a bug in the caller`));
     if (ids.size === 0) return Promise.resolve();
     return this.queue.exclusive(async () => {
-      for (const id of ids) this.map.delete(id);
-      await this.compactNow();
+      const dropped: T[] = [];
+      for (const id of ids) {
+        const record = this.map.get(id);
+        if (record !== undefined && this.map.delete(id)) dropped.push(record);
+      }
+      try {
+        await this.compactNow();
+      } catch (err) {
+        for (const record of dropped) this.map.set(record.draft_id, record);
+        throw err;
+      }
     });
   }
 

@@ -102,11 +102,12 @@ export interface TestCore {
  */
 export async function openTestCore(
   harnessDir: string,
-  options: { resume?: boolean; sendOutcome?: () => SendCallOutcome } = {},
+  options: { resume?: boolean; sendOutcome?: () => SendCallOutcome; clock?: SimulatedClock } = {},
 ): Promise<TestCore> {
   const config = testConfig(harnessDir);
   const { log, lines } = memoryLogger();
-  const clock = new SimulatedClock(Date.parse("2026-11-30T10:00:00.000Z"));
+  // A restart keeps the clock it is given (a fresh one starts at 2026-11-30T10:00Z).
+  const clock = options.clock ?? new SimulatedClock(Date.parse("2026-11-30T10:00:00.000Z"));
   const sends: SendSeen[] = [];
   let chat: FakeReviewChat | undefined;
   const core = await openCore(config, log, {
