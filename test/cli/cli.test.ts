@@ -2,11 +2,11 @@ import { randomBytes } from "node:crypto";
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { resolveApiToken } from "../../src/app/api-token.js";
 import { startApiServer, type ApiServer } from "../../src/http/server.js";
 import { captureLog, memoryCore, payload } from "../http/memory-core.js";
-import { ensureBuilt, freePort, runBin } from "../support/cli-process.js";
+import { freePort, runBin } from "../support/cli-process.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const BIN = join(ROOT, "bin/draft-review.js");
@@ -34,10 +34,6 @@ let work: string;
 let server: ApiServer;
 let core: ReturnType<typeof memoryCore>;
 let env: Record<string, string>;
-
-beforeAll(async () => {
-  await ensureBuilt();
-}, 120_000);
 
 beforeEach(async () => {
   work = await mkdtemp(join(tmpdir(), "cli-"));

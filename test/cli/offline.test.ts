@@ -5,11 +5,9 @@
  */
 import { appendFile, readdir, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
-import { ensureBuilt, freePort, jsonLine, runBin } from "../support/cli-process.js";
+import { describe, expect, it } from "vitest";
+import { freePort, jsonLine, runBin } from "../support/cli-process.js";
 import { openTestCore, submitPosted } from "../support/core.js";
-
-beforeAll(ensureBuilt, 120_000);
 
 async function storeWithDrafts() {
   const t = await openTestCore();

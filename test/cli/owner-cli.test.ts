@@ -3,19 +3,17 @@ import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AuditLog, verifyAuditChain } from "../../src/audit/audit-log.js";
 import { startApiServer, type ApiServer } from "../../src/http/server.js";
 import { buildStatusReport } from "../../src/owner/status-report.js";
 import { captureLog, memoryCore, payload } from "../http/memory-core.js";
-import { ensureBuilt, jsonLine, runBin } from "../support/cli-process.js";
+import { jsonLine, runBin } from "../support/cli-process.js";
 import { noticeEntry, transitionLine } from "../audit/entries.js";
 
 const TOKEN = randomBytes(32).toString("hex");
 let work: string;
 let harness: string;
-
-beforeAll(ensureBuilt, 120_000);
 
 beforeEach(async () => {
   work = await mkdtemp(join(tmpdir(), "owner-cli-"));

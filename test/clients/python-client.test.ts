@@ -8,25 +8,21 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import { mkdtemp, readFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { TelegramDouble } from "../telegram-double/index.js";
 import { freePort } from "../support/cli-process.js";
 import { freshDirs, TEST_API_TOKEN, type DaemonProcess } from "../support/daemon-process.js";
-import { liveDaemon, liveDouble, OWNER } from "../support/live-fixture.js";
+import { OWNER, useLiveDaemon } from "../support/live-fixture.js";
 
 const CLIENT_DIR = resolve(import.meta.dirname, "../../clients/python");
 const PYTHON = spawnSync("python3", ["--version"], { stdio: "ignore" }).status === 0;
 const SECRET = "python-callback-secret-0123456789";
 
-let double: TelegramDouble | undefined;
+const live = useLiveDaemon();
 let daemon: DaemonProcess | undefined;
 let control: Server | undefined;
 afterAll(async () => {
-  await daemon?.stop("SIGKILL");
-  await double?.stop();
   await new Promise((r) => (control ? control.close(r) : r(undefined)));
 });
 
@@ -41,16 +37,14 @@ describe("the Python client (clients/python/draft_review.py)", () => {
   it.skipIf(!PYTHON)(
     "passes its unittest suite against the real daemon, end to end with callbacks across a restart",
     async () => {
-      double = await liveDouble();
       const dirs = await freshDirs();
       const apiPort = await freePort();
-      const figuresFile = join(await mkdtemp(join(tmpdir(), "draft-py-")), "figures.json");
+      const figuresFile = join((await freshDirs()).cwd, "figures.json");
       let daemonEnv: Record<string, string> = {};
       const start = async () => {
-        daemon = await liveDaemon(
-          double!,
+        daemon = await live.start(
           { DRAFT_API_PORT: String(apiPort), UNDO_WINDOW: "0", TELEGRAM_RATE_SCALE: "10", CALLBACK_SECRET: SECRET, ...daemonEnv },
-          dirs,
+          { dirs },
         );
       };
       const routes: Record<string, (body: Record<string, any>) => Promise<unknown>> = {
@@ -66,11 +60,18 @@ describe("the Python client (clients/python/draft_review.py)", () => {
           return { ok: true, exit_code: code };
         },
         "POST /reply": async (b) =>
-          double!.injectMessage({ chatId: OWNER, userId: OWNER, text: String(b.text), replyToMessageId: Number(b.review_message_id) }),
+          live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: String(b.text), replyToMessageId: Number(b.review_message_id) }),
         "POST /react": async (b) =>
-          double!.injectReaction({ chatId: OWNER, messageId: Number(b.review_message_id), userId: OWNER, newEmojis: [String(b.emoji)] }),
+          live.double.injectReaction({
+            chatId: OWNER,
+            messageId: Number(b.review_message_id),
+            userId: OWNER,
+            newEmojis: [String(b.emoji)],
+          }),
         "GET /review-chat": async () => ({
-          messages: double!.messages(OWNER).map((m) => ({ message_id: m.messageId, text: m.text, reply_to: m.replyToMessageId ?? null })),
+          messages: live.double
+            .messages(OWNER)
+            .map((m) => ({ message_id: m.messageId, text: m.text, reply_to: m.replyToMessageId ?? null })),
         }),
       };
       control = createServer((req, res) => {

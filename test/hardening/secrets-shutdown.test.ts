@@ -2,25 +2,18 @@ import { spawnSync } from "node:child_process";
 import { chmod, stat, writeFile } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ensureBuilt, freePort, runBin } from "../support/cli-process.js";
-import { freshDirs, MAIN_JS, startDaemon, type DaemonProcess } from "../support/daemon-process.js";
-import { liveDaemon, liveDouble, OWNER } from "../support/live-fixture.js";
-import type { TelegramDouble } from "../telegram-double/index.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { freePort, runBin } from "../support/cli-process.js";
+import { freshDirs, MAIN_JS } from "../support/daemon-process.js";
+import { useLiveDaemon } from "../support/live-fixture.js";
 
 // Issue 12 item 6: secrets and shutdown.
 
-let daemon: DaemonProcess | undefined;
-let double: TelegramDouble | undefined;
+const live = useLiveDaemon();
 let blackhole: Server | undefined;
 const sockets: Socket[] = [];
 
-beforeAll(ensureBuilt, 120_000);
 afterEach(async () => {
-  await daemon?.stop("SIGKILL");
-  daemon = undefined;
-  await double?.stop();
-  double = undefined;
   for (const s of sockets.splice(0)) s.destroy();
   await new Promise<void>((r) => (blackhole ? blackhole.close(() => r()) : r()));
   blackhole = undefined;
@@ -47,11 +40,10 @@ describe("secrets are not echoed, and .env with a token is kept private", () => 
   });
 
   it("warns at start when .env holds a token and other users can read it", async () => {
-    double = await liveDouble();
     const dirs = await freshDirs();
-    await writeFile(join(dirs.cwd, ".env"), `TELEGRAM_BOT_TOKEN=${double.token}\n`);
+    await writeFile(join(dirs.cwd, ".env"), `TELEGRAM_BOT_TOKEN=${live.double.token}\n`);
     await chmod(join(dirs.cwd, ".env"), 0o644);
-    daemon = await liveDaemon(double, {}, dirs);
+    const daemon = await live.start({}, { dirs });
     const warning = daemon.logs.find((l) => typeof l.msg === "string" && l.msg.includes("holds a token and other users can read it"));
     expect(warning).toMatchObject({ level: 40, mode: "0644" });
     expect(String(warning!.msg)).toContain(`chmod 600 ${join(dirs.cwd, ".env")}`);
@@ -60,10 +52,9 @@ describe("secrets are not echoed, and .env with a token is kept private", () => 
 
 describe("setup tightens a .env that holds the token", () => {
   it("finds .env at 0644 with the token in it, tightens it to 0600 and says so", async () => {
-    double = await liveDouble();
     const dirs = await freshDirs();
     const envPath = join(dirs.cwd, ".env");
-    await writeFile(envPath, `TELEGRAM_BOT_TOKEN=${double.token}\nTELEGRAM_API_ROOT=${double.url}\n`);
+    await writeFile(envPath, `TELEGRAM_BOT_TOKEN=${live.double.token}\nTELEGRAM_API_ROOT=${live.double.url}\n`);
     await chmod(envPath, 0o644);
     const run = await runBin(["setup", "--timeout", "1", "--no-write"], {
       cwd: dirs.cwd,
@@ -86,11 +77,10 @@ describe("SIGTERM while Telegram is unreachable at start", () => {
     await new Promise<void>((r) => blackhole!.listen(0, "127.0.0.1", r));
     const port = (blackhole!.address() as { port: number }).port;
     const dirs = await freshDirs();
-    daemon = await startDaemon({
-      ...dirs,
-      waitUntilRunning: false,
-      env: { TELEGRAM_BOT_TOKEN: BOT_TOKEN, TELEGRAM_API_ROOT: `http://127.0.0.1:${port}`, REVIEW_CHAT_ID: String(OWNER) },
-    });
+    const daemon = await live.start(
+      { TELEGRAM_BOT_TOKEN: BOT_TOKEN, TELEGRAM_API_ROOT: `http://127.0.0.1:${port}` },
+      { dirs, waitUntilRunning: false },
+    );
     await connected;
     const asked = Date.now();
     daemon.child.kill("SIGTERM");

@@ -8,15 +8,13 @@
  * /healthz afterwards.
  */
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TelegramDouble } from "../telegram-double/index.js";
-import { TEST_API_TOKEN, type DaemonProcess } from "../support/daemon-process.js";
-import { liveDaemon, liveDouble } from "../support/live-fixture.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { TEST_API_TOKEN } from "../support/daemon-process.js";
+import { useLiveDaemon } from "../support/live-fixture.js";
 import { fetchJson, httpBytes, rawRequest } from "./support/hostile-http.js";
 import { cleanup, figures, payload, scaled, SEED } from "./support/hostile-kit.js";
 
-let double: TelegramDouble;
-let daemon: DaemonProcess;
+const live = useLiveDaemon({ scope: "file", env: { PII_REDACTION: "off", LOG_LEVEL: "info" }, start: true });
 const statuses = new Map<number, number>();
 let cases = 0;
 
@@ -61,7 +59,7 @@ function parsedKeys(text: string): string[] {
 }
 
 async function post(body: string | Buffer, headers: Record<string, string> = {}) {
-  const res = await fetchJson(`${daemon.apiUrl}/drafts`, {
+  const res = await fetchJson(`${live.daemon.apiUrl}/drafts`, {
     method: "POST",
     headers: { authorization: `Bearer ${TEST_API_TOKEN}`, "content-type": "application/json", ...headers },
     body,
@@ -80,20 +78,13 @@ function expectRefusal(res: { status: number; json: any; text: string }, allowed
 }
 
 async function healthy(): Promise<void> {
-  const h = await fetchJson(`${daemon.apiUrl}/healthz`, {});
+  const h = await fetchJson(`${live.daemon.apiUrl}/healthz`, {});
   expect(h.status).toBe(200);
-  expect(daemon.child.exitCode).toBeNull();
+  expect(live.daemon.child.exitCode).toBeNull();
 }
 
-beforeAll(async () => {
-  double = await liveDouble();
-  daemon = await liveDaemon(double, { PII_REDACTION: "off", LOG_LEVEL: "info" });
-});
-
 afterAll(async () => {
-  expect(daemon.rawStderr()).not.toContain("unexpected error");
-  await daemon.stop("SIGKILL");
-  await double.stop();
+  expect(live.daemon.rawStderr()).not.toContain("unexpected error");
   await cleanup();
   figures("hostile-http total", { cases, statuses: Object.fromEntries([...statuses].sort()) });
 });
@@ -169,7 +160,7 @@ describe("POST /drafts under fuzzing", () => {
         }
         if (res.status === 201) {
           seen.accepted++;
-          const got = await fetchJson(`${daemon.apiUrl}/drafts/${res.json.draft_id}`, {
+          const got = await fetchJson(`${live.daemon.apiUrl}/drafts/${res.json.draft_id}`, {
             headers: { authorization: `Bearer ${TEST_API_TOKEN}` },
           });
           expect(got.status).toBe(200);
@@ -203,7 +194,7 @@ describe("POST /drafts under fuzzing", () => {
     expect([a.status, b.status]).toEqual([201, 201]);
     expect(a.json.draft_id).not.toBe(b.json.draft_id);
     for (const id of [a.json.draft_id, b.json.draft_id]) {
-      const got = await fetchJson(`${daemon.apiUrl}/drafts/${id}`, { headers: { authorization: `Bearer ${TEST_API_TOKEN}` } });
+      const got = await fetchJson(`${live.daemon.apiUrl}/drafts/${id}`, { headers: { authorization: `Bearer ${TEST_API_TOKEN}` } });
       expect(got.json).toMatchObject({ idempotency_key: null, destination_thread_id: null });
     }
     figures("hostile-http prototype-pollution", { attempts: attempts.length, refused: attempts.length, later_submissions_clean: 2 });
@@ -294,7 +285,7 @@ describe("POST /drafts under fuzzing", () => {
       { numRuns: scaled(80), seed: SEED + 3 },
     );
     // No content type at all.
-    const none = await fetchJson(`${daemon.apiUrl}/drafts`, {
+    const none = await fetchJson(`${live.daemon.apiUrl}/drafts`, {
       method: "POST",
       headers: { authorization: `Bearer ${TEST_API_TOKEN}` },
       body: new Uint8Array(Buffer.from("{}")),
@@ -458,7 +449,7 @@ describe("POST /drafts under fuzzing", () => {
     ];
     const results: Array<{ name: string; status: number }> = [];
     for (const c of cases_) {
-      const res = await rawRequest(daemon.apiUrl, c.bytes);
+      const res = await rawRequest(live.daemon.apiUrl, c.bytes);
       count(res.status);
       results.push({ name: c.name, status: res.status });
       expect(c.allowed, `${c.name}: ${res.raw.slice(0, 300)}`).toContain(res.status);
@@ -467,7 +458,7 @@ describe("POST /drafts under fuzzing", () => {
     }
     // A body shorter than its declared length, then the client leaves: nothing is stored, nothing breaks.
     const short = await rawRequest(
-      daemon.apiUrl,
+      live.daemon.apiUrl,
       httpBytes("POST", "/drafts", [["Authorization", good], json, ["Content-Length", "5000"]], body.slice(0, 50)),
       { timeoutMs: 300 },
     );
@@ -491,7 +482,7 @@ describe("POST /drafts under fuzzing", () => {
       fc.asyncProperty(fc.array(fc.tuple(name, value), { maxLength: 20 }), fc.uuid(), async (headers, intent) => {
         const body = JSON.stringify(payload("Random headers", { originating_intent_id: intent }));
         const res = await rawRequest(
-          daemon.apiUrl,
+          live.daemon.apiUrl,
           httpBytes(
             "POST",
             "/drafts",

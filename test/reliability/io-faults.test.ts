@@ -18,9 +18,8 @@ import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { harnessPaths } from "../../src/app/paths.js";
 import { verifyAuditChain } from "../../src/audit/audit-log.js";
 import type { DraftRecord } from "../../src/drafts/record.js";
-import type { TelegramDouble } from "../telegram-double/index.js";
-import { eventually, freshDirs, TEST_API_TOKEN, type DaemonProcess } from "../support/daemon-process.js";
-import { GROUP, liveDaemon, liveDouble, OWNER, payload } from "../support/live-fixture.js";
+import { eventually, freshDirs, TEST_API_TOKEN } from "../support/daemon-process.js";
+import { GROUP, OWNER, payload, useLiveDaemon } from "../support/live-fixture.js";
 import {
   approve,
   cleanup,
@@ -223,11 +222,7 @@ try {
       .split("\n")[0] ?? "";
 }
 
-let double: TelegramDouble | undefined;
-let daemon: DaemonProcess | undefined;
 afterAll(async () => {
-  await daemon?.stop("SIGKILL");
-  await double?.stop();
   if (mounted) execFileSync("umount", ["-l", mountPoint], { stdio: "pipe" });
   await rm(mountPoint, { recursive: true, force: true });
 });
@@ -248,6 +243,7 @@ async function fill(path: string): Promise<number> {
 }
 
 describe("the real daemon when its disk fills up (tmpfs)", () => {
+  const live = useLiveDaemon();
   it("acknowledges nothing it could not write, sends nothing on an unrecorded state, and recovers once space is back", async (ctx) => {
     if (!mounted) {
       console.log(
@@ -255,7 +251,7 @@ describe("the real daemon when its disk fills up (tmpfs)", () => {
       );
       ctx.skip();
     }
-    double = await liveDouble();
+    const double = live.double;
     const cwd = (await freshDirs()).cwd;
     const harnessDir = join(mountPoint, ".harness");
     const paths = harnessPaths(harnessDir);
@@ -273,9 +269,9 @@ describe("the real daemon when its disk fills up (tmpfs)", () => {
       });
       if (!ok) violations.push(`sendMessage without approved+sending on disk: ${JSON.stringify(call.params).slice(0, 200)}`);
     });
-    daemon = await liveDaemon(double, {}, { cwd, harnessDir });
+    let daemon = await live.start({}, { dirs: { cwd, harnessDir } });
     const submit = async (text: string) => {
-      const res = await fetch(`${daemon!.apiUrl}/drafts`, {
+      const res = await fetch(`${daemon.apiUrl}/drafts`, {
         method: "POST",
         headers: { authorization: `Bearer ${TEST_API_TOKEN}`, "content-type": "application/json" },
         body: JSON.stringify(payload(text, { originating_intent_id: text })),
@@ -285,7 +281,7 @@ describe("the real daemon when its disk fills up (tmpfs)", () => {
     const a = await submit("Pending when the disk fills");
     expect(a.status).toBe(201);
     const reviewMessageId = await eventually(async () => {
-      const r = (await daemon!.request("GET", `/drafts/${a.body.draft_id}`)).body;
+      const r = (await daemon.request("GET", `/drafts/${a.body.draft_id}`)).body;
       return r.status === "pending" ? (r.review_message_id as number) : null;
     });
 
@@ -326,8 +322,8 @@ describe("the real daemon when its disk fills up (tmpfs)", () => {
     const NOT_WRITTEN = ["could not journal fetched updates; they will be fetched again", "a reviewer's decision could not be saved"];
     await eventually(
       async () =>
-        daemon!.logs.some((l) => NOT_WRITTEN.includes(String(l.msg))) ||
-        (await daemon!.request("GET", `/drafts/${a.body.draft_id}`)).body.status !== "pending",
+        daemon.logs.some((l) => NOT_WRITTEN.includes(String(l.msg))) ||
+        (await daemon.request("GET", `/drafts/${a.body.draft_id}`)).body.status !== "pending",
       10_000,
       `the 👍 (update ${update.update_id}) handled`,
     );
@@ -344,7 +340,7 @@ describe("the real daemon when its disk fills up (tmpfs)", () => {
     expect(await fetch(`${daemon.apiUrl}/healthz`).then((r) => r.json())).toEqual({ ok: true });
     // Whatever the 👍 came to, the owner can decide again now, and the draft is sent exactly once.
     let recoveredBy = "first 👍 (redelivered after the journal could write)";
-    const sentByFirst = await eventually(() => double!.messages(GROUP).length > 0, 5_000, "send").then(
+    const sentByFirst = await eventually(() => double.messages(GROUP).length > 0, 5_000, "send").then(
       () => true,
       () => false,
     );
@@ -352,16 +348,16 @@ describe("the real daemon when its disk fills up (tmpfs)", () => {
       recoveredBy = "a new 👍 (the first was not recorded and is lost)";
       double.injectReaction({ chatId: OWNER, messageId: reviewMessageId, userId: OWNER, oldEmojis: ["👍"], newEmojis: [] });
       double.injectReaction({ chatId: OWNER, messageId: reviewMessageId, userId: OWNER, oldEmojis: [], newEmojis: ["👍"] });
-      await eventually(() => double!.messages(GROUP).length > 0, 10_000, "send after re-approval");
+      await eventually(() => double.messages(GROUP).length > 0, 10_000, "send after re-approval");
     }
     const recoveryMs = Math.round(performance.now() - freedAt);
-    await eventually(async () => (await daemon!.request("GET", `/drafts/${a.body.draft_id}`)).body.status === "sent", 10_000, "sent");
+    await eventually(async () => (await daemon.request("GET", `/drafts/${a.body.draft_id}`)).body.status === "sent", 10_000, "sent");
 
     // Everything acknowledged is on disk; a restart changes nothing and sends nothing more.
     expect(await daemon.stop("SIGTERM")).toBe(0);
     const stored = new Set(storeRecords(await readFile(paths.drafts, "utf8")).map((r) => r.draft_id));
     for (const id of acknowledged) expect(stored.has(id), id).toBe(true);
-    daemon = await liveDaemon(double, {}, { cwd, harnessDir });
+    daemon = await live.restart();
     // The restart resumed every draft before its API came up; once it has stopped cleanly, nothing
     // more can be sent, so the count below is final.
     expect(await daemon.stop("SIGTERM")).toBe(0);

@@ -6,28 +6,17 @@
  * taken over.
  */
 import { existsSync } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LOCK_FILE } from "../../src/store/lock.js";
-import { eventually, freshDirs, startDaemon, type DaemonProcess } from "../support/daemon-process.js";
-import type { TelegramDouble } from "../telegram-double/index.js";
+import { eventually, freshDirs, type DaemonProcess } from "../support/daemon-process.js";
+import { useLiveDaemon } from "../support/live-fixture.js";
 import { daemonEnv, FRIENDS, OWNER, report, sweepDouble } from "./support/sweep-world.js";
 
-let double: TelegramDouble | undefined;
-const daemons: DaemonProcess[] = [];
+const live = useLiveDaemon({ double: sweepDouble });
 
-afterEach(async () => {
-  await Promise.all(daemons.splice(0).map((d) => d.stop("SIGKILL")));
-  await double?.stop();
-  double = undefined;
-});
-
-async function start(dirs: { cwd: string; harnessDir: string }, wait = true): Promise<DaemonProcess> {
-  const d = await startDaemon({ ...dirs, env: daemonEnv(double!), waitUntilRunning: wait });
-  daemons.push(d);
-  return d;
+function start(dirs: { cwd: string; harnessDir: string }, wait = true): Promise<DaemonProcess> {
+  return live.start(daemonEnv(live.double), { dirs, waitUntilRunning: wait });
 }
 
 async function submit(d: DaemonProcess, text: string): Promise<number> {
@@ -42,11 +31,10 @@ async function submit(d: DaemonProcess, text: string): Promise<number> {
 
 describe("one daemon per HARNESS_DIR", () => {
   it("refuses a second daemon, naming the pid that holds the lock, and leaves the first undisturbed", async () => {
-    double = await sweepDouble();
     const dirs = await freshDirs();
     const first = await start(dirs);
     // Another working directory, the same HARNESS_DIR.
-    const other = { cwd: await mkdtemp(join(tmpdir(), "draft-review-other-")), harnessDir: dirs.harnessDir };
+    const other = { cwd: (await freshDirs()).cwd, harnessDir: dirs.harnessDir };
     const t0 = Date.now();
     const second = await start(other, false);
     const code = await second.exited;
@@ -67,7 +55,6 @@ describe("one daemon per HARNESS_DIR", () => {
   }, 60_000);
 
   it("two daemons started at once: exactly one runs, the other names it", async () => {
-    double = await sweepDouble();
     const dirs = await freshDirs();
     const [a, b] = await Promise.all([start(dirs, false), start(dirs, false)]);
     const outcome = (d: DaemonProcess) =>
@@ -83,7 +70,6 @@ describe("one daemon per HARNESS_DIR", () => {
   }, 60_000);
 
   it("takes over the lock a kill -9 left, and removes it on a clean stop", async () => {
-    double = await sweepDouble();
     const dirs = await freshDirs();
     const first = await start(dirs);
     await first.stop("SIGKILL");
@@ -91,7 +77,7 @@ describe("one daemon per HARNESS_DIR", () => {
     const next = await start(dirs);
     expect(next.logs.some((l) => String(l.msg).startsWith("took over a stale daemon lock") && l.stalePid === first.child.pid)).toBe(true);
     expect(await submit(next, "After a takeover")).toBe(201);
-    await eventually(() => double!.messages(OWNER).length === 1, 10_000, "posted for review");
+    await eventually(() => live.double.messages(OWNER).length === 1, 10_000, "posted for review");
     expect(await next.stop("SIGTERM")).toBe(0);
     expect(existsSync(join(dirs.harnessDir, LOCK_FILE))).toBe(false);
     report("lock stale-takeover", { took_over_from_pid: first.child.pid, clean_stop_removes_lock: true });

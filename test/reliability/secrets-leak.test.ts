@@ -13,21 +13,17 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { harnessPaths } from "../../src/app/paths.js";
 import { createLogger } from "../../src/log/logger.js";
-import type { TelegramDouble } from "../telegram-double/index.js";
-import { eventually, freshDirs, MAIN_JS, startDaemon, type DaemonProcess } from "../support/daemon-process.js";
-import { GROUP, liveDouble, OWNER, payload, STRANGER } from "../support/live-fixture.js";
+import { eventually, freshDirs, MAIN_JS } from "../support/daemon-process.js";
+import { GROUP, OWNER, payload, STRANGER, useLiveDaemon } from "../support/live-fixture.js";
 import { fetchJson } from "./support/hostile-http.js";
 import { startHostileProxy, type HostileProxy } from "./support/hostile-proxy.js";
 import { cleanup, figures, tempDir } from "./support/hostile-kit.js";
 
-let double: TelegramDouble | undefined;
+const live = useLiveDaemon();
 let proxy: HostileProxy | undefined;
-let daemon: DaemonProcess | undefined;
 
 afterAll(async () => {
-  await daemon?.stop("SIGKILL");
   await proxy?.stop();
-  await double?.stop();
   await cleanup();
 });
 
@@ -51,29 +47,19 @@ async function allFiles(dir: string): Promise<Array<[string, string]>> {
 
 describe("secrets never leave the process", () => {
   it("keeps both tokens out of debug logs, errors, HTTP answers, files and Telegram messages, through URL-bearing network errors", async () => {
-    double = await liveDouble();
+    const double = live.double;
     proxy = await startHostileProxy(double.url);
     const dirs = await freshDirs();
     // getMe's first attempt is reset: the connect error's message names the URL.
     proxy.fault("getMe", "reset");
-    daemon = await startDaemon({
-      cwd: dirs.cwd,
-      harnessDir: dirs.harnessDir,
-      // DRAFT_API_TOKEN empty: the daemon generates its token into HARNESS_DIR/api_token.
-      env: {
-        TELEGRAM_BOT_TOKEN: double.token,
-        TELEGRAM_API_ROOT: proxy.url,
-        REVIEW_CHAT_ID: String(OWNER),
-        DRAFT_API_TOKEN: "",
-        LOG_LEVEL: "debug",
-      },
-    });
+    // DRAFT_API_TOKEN empty: the daemon generates its token into HARNESS_DIR/api_token.
+    const daemon = await live.start({ TELEGRAM_API_ROOT: proxy.url, DRAFT_API_TOKEN: "", LOG_LEVEL: "debug" }, { dirs });
     const apiToken = (await readFile(harnessPaths(dirs.harnessDir).apiToken, "utf8")).trim();
     expect(apiToken.length).toBeGreaterThanOrEqual(32);
     const auth = { authorization: `Bearer ${apiToken}` };
     const answers: string[] = [];
     const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = auth) => {
-      const res = await fetchJson(`${daemon!.apiUrl}${path}`, {
+      const res = await fetchJson(`${daemon.apiUrl}${path}`, {
         method,
         headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -100,7 +86,7 @@ describe("secrets never leave the process", () => {
     proxy.fault("editMessageText", "reset");
     double.injectReaction({ chatId: OWNER, messageId: reviewMessageId, userId: OWNER, newEmojis: ["👍"] });
     await eventually(async () => (await api("GET", `/drafts/${id}`)).json.status === "outcome_unknown", 10_000, "outcome unknown");
-    await eventually(() => double!.messages(OWNER).some((m) => m.text.includes("may or may not have reached")), 10_000, "reviewer told");
+    await eventually(() => double.messages(OWNER).some((m) => m.text.includes("may or may not have reached")), 10_000, "reviewer told");
 
     // 3. A button whose answer is reset, and getUpdates calls that fail.
     proxy.fault("answerCallbackQuery", "reset");
@@ -154,7 +140,7 @@ describe("secrets never leave the process", () => {
   });
 
   it("keeps the token out of pretty logs on a terminal (pino-pretty through a pty)", async () => {
-    const d = await liveDouble();
+    const d = live.double;
     const p = await startHostileProxy(d.url);
     try {
       const dirs = await freshDirs();
@@ -213,7 +199,6 @@ describe("secrets never leave the process", () => {
       });
     } finally {
       await p.stop();
-      await d.stop();
     }
   });
 

@@ -1,10 +1,10 @@
 import { createServer } from "node:net";
 import { spawn } from "node:child_process";
-import { stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 
-/** The repository root and the `draft-review` bin the tests run. */
+/** The repository root. */
 export const ROOT = resolve(import.meta.dirname, "../..");
+/** The `draft-review` bin the tests run (it runs dist/, which test/support/build-once.ts builds before every run). */
 export const BIN = join(ROOT, "bin/draft-review.js");
 
 /** What a CLI run came to. */
@@ -12,14 +12,6 @@ export interface CliRun {
   code: number | null;
   stdout: string;
   stderr: string;
-}
-
-/**
- * The bin runs dist/, which the run's globalSetup (test/support/build-once.ts)
- * has just built from the current sources; this only checks it is there.
- */
-export async function ensureBuilt(): Promise<void> {
-  await stat(join(ROOT, "dist/cli/main.js"));
 }
 
 /** Runs the real bin as a child process with a clean environment plus `env` (async: servers it talks to live in this process). */

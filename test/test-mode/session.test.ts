@@ -1,8 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { freshDirs } from "../support/daemon-process.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { freshDirs, removeFreshDirs } from "../support/daemon-process.js";
 import { runTestMode } from "../support/test-mode-process.js";
+
+/** Each session runs in fresh dirs; they go once it has ended. */
+afterEach(removeFreshDirs);
 
 const draft = (text: string, extra: Record<string, unknown> = {}) => ({
   draft_text: text,

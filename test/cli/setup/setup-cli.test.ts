@@ -1,31 +1,21 @@
 import { createServer as createHttpServer } from "node:http";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ensureBuilt, freePort, jsonLine, runBin } from "../../support/cli-process.js";
-import { eventually } from "../../support/daemon-process.js";
-import { liveDouble, OWNER, STRANGER } from "../../support/live-fixture.js";
-import type { TelegramDouble } from "../../telegram-double/index.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { freePort, jsonLine, runBin } from "../../support/cli-process.js";
+import { eventually, freshDirs } from "../../support/daemon-process.js";
+import { OWNER, STRANGER, useLiveDaemon } from "../../support/live-fixture.js";
 
 const GROUP = -1_009_990_001;
-let double: TelegramDouble;
+const live = useLiveDaemon();
 let work: string;
 let env: Record<string, string>;
 
-beforeAll(ensureBuilt, 120_000);
-
 beforeEach(async () => {
-  double = await liveDouble();
-  double.addChat({ id: GROUP, type: "supergroup", title: "Review room", members: [{ userId: OWNER, status: "creator" }] });
-  work = await mkdtemp(join(tmpdir(), "setup-"));
+  live.double.addChat({ id: GROUP, type: "supergroup", title: "Review room", members: [{ userId: OWNER, status: "creator" }] });
+  work = (await freshDirs()).cwd;
   // Only the token (and where the Bot API is); no daemon listens on the API port.
-  env = { TELEGRAM_BOT_TOKEN: double.token, TELEGRAM_API_ROOT: double.url, DRAFT_API_PORT: String(await freePort()) };
-});
-
-afterEach(async () => {
-  await double.stop();
-  await rm(work, { recursive: true, force: true });
+  env = { TELEGRAM_BOT_TOKEN: live.double.token, TELEGRAM_API_ROOT: live.double.url, DRAFT_API_PORT: String(await freePort()) };
 });
 
 /**
@@ -41,9 +31,9 @@ async function setupWithStart(
   const run = runBin(["setup", ...args, ...reactionArgs], { cwd: work, env: runEnv });
   if (start) {
     // Setup is long-polling (the call is held open) before the owner writes.
-    await eventually(() => double.calls("getUpdates").some((c) => c.outcome.kind === "pending"), 10_000, "setup polls");
-    double.injectMessage({ chatId: OWNER, userId: OWNER, text: "hello, not a command" });
-    double.injectMessage(start);
+    await eventually(() => live.double.calls("getUpdates").some((c) => c.outcome.kind === "pending"), 10_000, "setup polls");
+    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "hello, not a command" });
+    live.double.injectMessage(start);
   }
   return run;
 }
@@ -52,27 +42,27 @@ describe("draft-review setup against the Bot API double", () => {
   it("finds the private chat from /start, writes .env with --yes, says hello, and confirms the updates it read", async () => {
     await writeFile(
       join(work, ".env"),
-      `TELEGRAM_BOT_TOKEN=${double.token}\nTELEGRAM_API_ROOT=${double.url}\n# REVIEWER_USER_IDS=123456789\nTAO_SWARM_ENABLED=1\n`,
+      `TELEGRAM_BOT_TOKEN=${live.double.token}\nTELEGRAM_API_ROOT=${live.double.url}\n# REVIEWER_USER_IDS=123456789\nTAO_SWARM_ENABLED=1\n`,
     );
     // The token and the API root come from .env alone.
     const run = await setupWithStart(["--yes"], { chatId: OWNER, userId: OWNER, text: "/start" }, { DRAFT_API_PORT: env.DRAFT_API_PORT! });
     expect(run.code, run.stdout + run.stderr).toBe(0);
-    expect(run.stdout).toContain(`✓ Token accepted: @${double.botInfo.username}`);
+    expect(run.stdout).toContain(`✓ Token accepted: @${live.double.botInfo.username}`);
     expect(run.stdout).toContain("Waiting up to 5m for /start");
     expect(run.stdout).toContain(`✓ /start from Owner (@owner), user id ${OWNER}, in your private chat with the bot (chat id ${OWNER}).`);
     expect(run.stdout).toContain(`  REVIEW_CHAT_ID=${OWNER}\n  REVIEWER_USER_IDS=${OWNER}\n`);
     expect(run.stdout).toContain("✓ The bot can post in the review chat");
     expect(run.stdout).toContain("Done. Start the daemon with `npm start`.");
-    expect(run.stdout + run.stderr).not.toContain(double.token.split(":")[1]!);
+    expect(run.stdout + run.stderr).not.toContain(live.double.token.split(":")[1]!);
 
     const written = await readFile(join(work, ".env"), "utf8");
     expect(written).toBe(
-      `TELEGRAM_BOT_TOKEN=${double.token}\nTELEGRAM_API_ROOT=${double.url}\n# REVIEWER_USER_IDS=123456789\nREVIEWER_USER_IDS=${OWNER}\nTAO_SWARM_ENABLED=1\nREVIEW_CHAT_ID=${OWNER}\n`,
+      `TELEGRAM_BOT_TOKEN=${live.double.token}\nTELEGRAM_API_ROOT=${live.double.url}\n# REVIEWER_USER_IDS=123456789\nREVIEWER_USER_IDS=${OWNER}\nTAO_SWARM_ENABLED=1\nREVIEW_CHAT_ID=${OWNER}\n`,
     );
-    expect(double.messages(OWNER).map((m) => m.text)).toEqual([expect.stringMatching(/^👋 draft-review is set up/)]);
+    expect(live.double.messages(OWNER).map((m) => m.text)).toEqual([expect.stringMatching(/^👋 draft-review is set up/)]);
     // The daemon will not see the /start, and Telegram queues reactions for it again.
-    expect(double.pendingUpdates()).toEqual([]);
-    expect(double.allowedUpdates).toEqual(["message", "callback_query", "message_reaction"]);
+    expect(live.double.pendingUpdates()).toEqual([]);
+    expect(live.double.allowedUpdates).toEqual(["message", "callback_query", "message_reaction"]);
 
     // Run again: the values are there already, nothing to write.
     const again = await setupWithStart(["--json"], { chatId: OWNER, userId: OWNER, text: "/start" });
@@ -90,25 +80,25 @@ describe("draft-review setup against the Bot API double", () => {
   it("asks for a 👍 on the hello and says that it reached the bot", async () => {
     const run = setupWithStart(["--no-write", "--json", "--reaction-wait", "20"], { chatId: OWNER, userId: OWNER, text: "/start" });
     const hello = await eventually(
-      () => double.messages(OWNER).find((m) => m.text.startsWith("👋 draft-review is set up")),
+      () => live.double.messages(OWNER).find((m) => m.text.startsWith("👋 draft-review is set up")),
       10_000,
       "hello",
     );
     // Setup polls for the reaction (a held getUpdates after the hello) before the owner reacts.
     await eventually(
-      () => double.calls("getUpdates").some((c) => c.outcome.kind === "pending" && c.at >= hello.at),
+      () => live.double.calls("getUpdates").some((c) => c.outcome.kind === "pending" && c.at >= hello.at),
       10_000,
       "setup waits for the 👍",
     );
-    double.injectReaction({ chatId: OWNER, messageId: hello.messageId, userId: OWNER, newEmojis: ["👍"] });
+    live.double.injectReaction({ chatId: OWNER, messageId: hello.messageId, userId: OWNER, newEmojis: ["👍"] });
     const done = await run;
     expect(done.code, done.stdout + done.stderr).toBe(0);
     expect(done.stderr).toContain("Now react 👍 on that hello in the review chat");
     expect(done.stderr).toContain("✓ Your 👍 reached the bot: reactions work in this chat.");
     expect(jsonLine(done)).toMatchObject({ ok: true, checks: { can_post: true, reaction_arrived: true } });
     // The reaction was setup's to read: the daemon will not see it; Telegram keeps the daemon's update types.
-    expect(double.pendingUpdates()).toEqual([]);
-    expect(double.allowedUpdates).toEqual(["message", "callback_query", "message_reaction"]);
+    expect(live.double.pendingUpdates()).toEqual([]);
+    expect(live.double.allowedUpdates).toEqual(["message", "callback_query", "message_reaction"]);
   });
 
   it("says plainly when no reaction arrives within the wait, and what to use instead", async () => {
@@ -120,7 +110,7 @@ describe("draft-review setup against the Bot API double", () => {
   });
 
   it("in a group where the bot is no admin: prints the ids, does not write without a terminal, explains the fix, exit 3", async () => {
-    const run = await setupWithStart([], { chatId: GROUP, userId: OWNER, text: `/start@${double.botInfo.username}` });
+    const run = await setupWithStart([], { chatId: GROUP, userId: OWNER, text: `/start@${live.double.botInfo.username}` });
     expect(run.code, run.stdout + run.stderr).toBe(3);
     expect(run.stdout).toContain(`in the supergroup “Review room” (chat id ${GROUP})`);
     expect(run.stdout).toContain(`  REVIEW_CHAT_ID=${GROUP}\n  REVIEWER_USER_IDS=${OWNER}\n`);
@@ -128,7 +118,7 @@ describe("draft-review setup against the Bot API double", () => {
     expect(run.stdout).toMatch(/✗ @\w+ is not an admin in “Review room”, so Telegram will not send it reactions .*make it an admin/);
     await expect(readFile(join(work, ".env"), "utf8")).rejects.toThrow();
 
-    double.addChat({ id: GROUP, type: "supergroup", botIsAdmin: true });
+    live.double.addChat({ id: GROUP, type: "supergroup", botIsAdmin: true });
     const fixed = await setupWithStart(["--no-write"], { chatId: GROUP, userId: OWNER, text: "/start" });
     expect(fixed.code, fixed.stdout).toBe(0);
     expect(fixed.stdout).toContain("✓ The bot is an admin in the group");
@@ -136,7 +126,7 @@ describe("draft-review setup against the Bot API double", () => {
   });
 
   it("explains a bot the owner blocked (cannot post), exit 3", async () => {
-    double.addChat({ id: OWNER, type: "private", blocked: true });
+    live.double.addChat({ id: OWNER, type: "private", blocked: true });
     const run = await setupWithStart(["--no-write"], { chatId: OWNER, userId: OWNER, text: "/start" });
     expect(run.code).toBe(3);
     expect(run.stdout).toMatch(/✗ You blocked @\w+: open the chat with it, tap Restart \(or Unblock\), then run setup again\./);
@@ -149,9 +139,9 @@ describe("draft-review setup against the Bot API double", () => {
     await new Promise((r) => fakeDaemon.close(r));
     expect(running.code).toBe(1);
     expect(running.stderr).toMatch(/the draft-review daemon is running .* stop it/);
-    expect(double.callCount("getUpdates")).toBe(0);
+    expect(live.double.callCount("getUpdates")).toBe(0);
 
-    double.failNext("getUpdates", {
+    live.double.failNext("getUpdates", {
       error_code: 409,
       description: "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running",
     });
@@ -170,11 +160,11 @@ describe("draft-review setup against the Bot API double", () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/TELEGRAM_BOT_TOKEN is not set: create a bot with @BotFather/);
 
-    double.injectMessage({ chatId: STRANGER, userId: STRANGER, text: "/help" });
+    live.double.injectMessage({ chatId: STRANGER, userId: STRANGER, text: "/help" });
     const late = await runBin(["setup", "--timeout", "1"], { cwd: work, env });
     expect(late.code).toBe(1);
     expect(late.stderr).toMatch(/no \/start reached @\w+ within 1s: send \/start to the bot/);
-    expect(double.allowedUpdates).toEqual(["message", "callback_query", "message_reaction"]);
-    expect(double.pendingUpdates()).toHaveLength(0); // the stranger's /help was read and confirmed
+    expect(live.double.allowedUpdates).toEqual(["message", "callback_query", "message_reaction"]);
+    expect(live.double.pendingUpdates()).toHaveLength(0); // the stranger's /help was read and confirmed
   });
 });
