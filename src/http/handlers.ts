@@ -5,6 +5,7 @@ import { STATUSES, type DraftStatus } from "../drafts/status.js";
 import { isJsonContentType, MAX_BODY_BYTES, readJsonBody } from "./body.js";
 import type { EventFeed } from "./event-feed.js";
 import type { StatusReport } from "../owner/status-report.js";
+import { ArchiveDamagedError } from "../store/archive.js";
 import { errorReply, reply, type JsonReply } from "./respond.js";
 import { storeWriteFailure } from "./write-failure.js";
 
@@ -88,7 +89,14 @@ export function submitReply(outcome: SubmitOutcome): JsonReply {
 /** `GET /drafts/<draft_id>`: the current record, or 404. */
 export async function getDraft(deps: HandlerDeps, ctx: RequestContext): Promise<JsonReply> {
   const id = ctx.draftId ?? "";
-  const draft = id === "" ? undefined : await deps.desk.find(id);
+  let draft: DraftRecord | undefined;
+  try {
+    draft = id === "" ? undefined : await deps.desk.find(id);
+  } catch (err) {
+    // A damaged archive file that may hold it: say which file and line, never "not found".
+    if (err instanceof ArchiveDamagedError) return errorReply(500, err.message);
+    throw err;
+  }
   if (!draft) return errorReply(404, `no draft with id ${JSON.stringify(id)}; GET /drafts lists the drafts there are`);
   return reply(200, draft);
 }

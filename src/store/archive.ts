@@ -38,6 +38,37 @@ export interface OpenArchiveOptions<T> {
 const CATALOG = "catalog.bin";
 const MONTH_FILE = /^telegram_drafts-(\d{4}-\d{2})\.jsonl$/;
 
+/** A line of a month file that fails its checksum (or is torn): kept as it is, never dropped. */
+export interface DamagedLine {
+  /** 1-based line number. */
+  readonly line: number;
+  readonly problem: string;
+  /** The draft_id its first bytes name, when they still read as one (a hint: the bytes are damaged). */
+  readonly draftId: string | null;
+}
+
+/**
+ * A lookup that cannot be answered because a month file that may hold the
+ * answer has damaged lines: never a silent "not found". The message names the
+ * file and the lines.
+ */
+export class ArchiveDamagedError extends Error {
+  override readonly name = "ArchiveDamagedError";
+}
+
+/** The records of one month file, and its damaged lines. */
+interface MonthRead<T> {
+  readonly path: string;
+  readonly records: Map<string, T>;
+  readonly damaged: readonly DamagedLine[];
+}
+
+const DRAFT_ID_HEAD = /^\{"draft_id":"([^"\\]{1,200})"/;
+
+function damageText(m: { path: string; damaged: readonly DamagedLine[] }): string {
+  return `${m.path} ${m.damaged.map((d) => `line ${d.line} (${d.problem})`).join(", ")}`;
+}
+
 /** The month file of `month`. */
 export function monthFileName(month: string): string {
   return `telegram_drafts-${month}.jsonl`;
@@ -77,7 +108,15 @@ export class DraftArchive<T extends Archivable> {
     const entries: Array<[number, number]> = [];
     for (const month of months) {
       const m = archive.monthIndex(month);
-      for (const record of (await archive.readMonth(month)).values()) entries.push(...archive.keysOf(record, m));
+      const read = await archive.readMonth(month);
+      for (const record of read.records.values()) entries.push(...archive.keysOf(record, m));
+      // A damaged line still names its draft, most often: lookups of it then name the damage instead of "not found".
+      for (const d of read.damaged) if (d.draftId !== null) entries.push([idKey(d.draftId), m]);
+      if (read.damaged.length > 0)
+        options.log.warn(
+          { problem: damageText(read) },
+          "an archive month file has damaged lines; they are kept as they are (restore the file from a backup)",
+        );
     }
     archive.merge(entries);
     await archive.saveCatalog();
@@ -93,10 +132,14 @@ export class DraftArchive<T extends Archivable> {
     const months = (await archive.monthsOnDisk()).reverse();
     return {
       async get(id) {
+        const damaged: Array<MonthRead<T>> = [];
         for (const month of months) {
-          const found = (await archive.readMonth(month)).get(id);
+          const read = await archive.readMonth(month);
+          const found = read.records.get(id);
           if (found) return found;
+          if (read.damaged.length > 0) damaged.push(read);
         }
+        if (damaged.length > 0) throw notFoundInDamage(`draft ${id}`, damaged);
         return undefined;
       },
     };
@@ -107,20 +150,32 @@ export class DraftArchive<T extends Archivable> {
     return this.pairs.length / 2;
   }
 
-  /** The archived record of a draft, or undefined. */
+  /**
+   * The archived record of a draft, or undefined. Throws ArchiveDamagedError
+   * when it is not among the good lines of a month file the catalog names for
+   * it and that file has damaged lines (it may be one of them).
+   */
   async get(draftId: string): Promise<T | undefined> {
-    for (const month of this.candidates(idKey(draftId))) {
-      const found = (await this.readMonth(month)).get(draftId);
-      if (found) return found;
-    }
-    return undefined;
+    return this.lookUp(idKey(draftId), `draft ${draftId}`, (read) => read.records.get(draftId));
   }
 
-  /** The archived record submitted with this idempotency key, or undefined. */
+  /** The archived record submitted with this idempotency key, or undefined; throws like `get`. */
   async byIdempotencyKey(key: string): Promise<T | undefined> {
-    for (const month of this.candidates(idemKey(key))) {
-      for (const record of (await this.readMonth(month)).values()) if (record.idempotency_key === key) return record;
+    return this.lookUp(idemKey(key), `the draft with idempotency key ${JSON.stringify(key)}`, (read) => {
+      for (const record of read.records.values()) if (record.idempotency_key === key) return record;
+      return undefined;
+    });
+  }
+
+  private async lookUp(hash: number, what: string, pick: (read: MonthRead<T>) => T | undefined): Promise<T | undefined> {
+    const damaged: Array<MonthRead<T>> = [];
+    for (const month of this.candidates(hash)) {
+      const read = await this.readMonth(month);
+      const found = pick(read);
+      if (found) return found;
+      if (read.damaged.length > 0) damaged.push(read);
     }
+    if (damaged.length > 0) throw notFoundInDamage(what, damaged);
     return undefined;
   }
 
@@ -150,10 +205,22 @@ export class DraftArchive<T extends Archivable> {
     const entries: Array<[number, number]> = [];
     for (const [month, list] of byMonth) {
       const existing = await this.readMonth(month);
-      const fresh = list.filter((r) => !existing.has(r.draft_id));
+      const fresh = list.filter((r) => !existing.records.has(r.draft_id));
       if (fresh.length > 0) {
-        const lines = [...existing.values(), ...fresh].map((r) => encodeLine(Object.assign({ draft_id: r.draft_id }, r)));
-        await writeFileDurably(join(this.options.dir, monthFileName(month)), lines.join(""), { mode: 0o600 });
+        const encode = (r: T) => encodeLine(Object.assign({ draft_id: r.draft_id }, r));
+        let body: string | Buffer;
+        if (existing.damaged.length === 0) body = [...existing.records.values(), ...fresh].map(encode).join("");
+        else {
+          // Damaged lines are kept byte for byte (never dropped by a rewrite); the new lines follow on lines of their own.
+          const old = await readFileNoFollow(existing.path, 1 << 30);
+          const sep = old.length > 0 && old[old.length - 1] !== 0x0a ? "\n" : "";
+          body = Buffer.concat([old, Buffer.from(sep + fresh.map(encode).join(""))]);
+          this.options.log.warn(
+            { problem: damageText(existing) },
+            "an archive month file has damaged lines; they are kept as they are (restore the file from a backup)",
+          );
+        }
+        await writeFileDurably(existing.path, body, { mode: 0o600 });
       }
       const m = this.monthIndex(month);
       for (const r of list) entries.push(...this.keysOf(r, m));
@@ -221,35 +288,59 @@ export class DraftArchive<T extends Archivable> {
     }
   }
 
-  /** The records of one month file (missing = none), by draft_id. A damaged line stops with an error naming it. */
-  private async readMonth(month: string): Promise<Map<string, T>> {
+  /**
+   * The records of one month file (missing = none), by draft_id, and its
+   * damaged lines (a checksum that fails, a torn last line): those are
+   * reported, never dropped nor thrown away.
+   */
+  private async readMonth(month: string): Promise<MonthRead<T>> {
     const path = join(this.options.dir, monthFileName(month));
     const records = new Map<string, T>();
+    const damaged: DamagedLine[] = [];
     let fh;
     try {
       fh = await open(path, NOFOLLOW.read);
     } catch (err) {
-      if (errCode(err) === "ENOENT") return records;
+      if (errCode(err) === "ENOENT") return { path, records, damaged };
       throw err;
     }
-    try {
-      await readLines(
-        fh,
-        (buf, start, end, lineNo) => {
-          const bad = checkLine(buf, start, end);
-          if (bad !== null) throw new Error(`${path} line ${lineNo}: ${bad}; the archive file is damaged (restore it from a backup)`);
+    const take = (buf: Buffer, start: number, end: number, lineNo: number, problem: string | null) => {
+      if (problem === null) {
+        try {
           const record = this.options.parse(JSON.parse(`${buf.toString("utf8", start, end - CRC_SUFFIX_BYTES)}}`));
           records.set(record.draft_id, record);
-        },
-        { chunkBytes: 1 << 20 },
-      );
+          return;
+        } catch (err) {
+          problem = `not a draft record: ${errMessage(err).slice(0, 200)}`;
+        }
+      }
+      const head = DRAFT_ID_HEAD.exec(buf.toString("utf8", start, Math.min(end, start + 256)));
+      damaged.push({ line: lineNo, problem, draftId: head?.[1] ?? null });
+    };
+    try {
+      const read = await readLines(fh, (buf, start, end, lineNo) => take(buf, start, end, lineNo, checkLine(buf, start, end)), {
+        chunkBytes: 1 << 20,
+      });
+      if (read.tailBytes > 0) {
+        const tail = Buffer.alloc(Math.min(read.tailBytes, 1 << 20));
+        await fh.read(tail, 0, tail.length, read.size - read.tailBytes);
+        take(tail, 0, tail.length, read.lines + 1, "torn last line (no newline)");
+      }
     } catch (err) {
       throw new Error(`could not read the archive ${path}: ${errMessage(err)}`, { cause: err });
     } finally {
       await fh.close();
     }
-    return records;
+    return { path, records, damaged };
   }
+}
+
+/** The error of a lookup that missed where damaged lines may hold the answer. */
+function notFoundInDamage(what: string, months: ReadonlyArray<{ path: string; damaged: readonly DamagedLine[] }>): ArchiveDamagedError {
+  return new ArchiveDamagedError(
+    `${what} may be archived in a damaged line: ${months.map(damageText).join("; ")}. ` +
+      "The archive keeps those lines as they are: restore the file from a backup.",
+  );
 }
 
 type CatalogRead = { ok: true; pairs: Uint32Array; months: string[] } | { ok: false; problem: string };

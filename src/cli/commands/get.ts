@@ -52,7 +52,7 @@ export const getCommand: CliCommand = {
       if (!json) printProblem(io, (answer.body as { error?: string }).error ?? "no such draft");
       return EXIT.refused;
     }
-    printProblem(io, explainStatus(answer.status, apiTarget(io.env).url));
+    printProblem(io, explainStatus(answer.status, apiTarget(io.env).url, answer.body));
     return EXIT.failed;
   },
 };
