@@ -310,8 +310,18 @@ describe("the real daemon when the disk is full as start-up archives (tmpfs)", (
       const post = await eventually(async () => (await daemon!.request("GET", `/drafts/${res.body.draft_id}`)).body.review_message_id);
       double.injectReaction({ chatId: OWNER, messageId: post, userId: OWNER, newEmojis: ["👍"] });
     }
-    for (const id of ids) await eventually(async () => (await daemon!.request("GET", `/drafts/${id}`)).body.status === "sent", 10_000, id);
+    const sentAt: number[] = [];
+    for (const id of ids) {
+      const sent = await eventually(async () => {
+        const r = (await daemon!.request("GET", `/drafts/${id}`)).body;
+        return r.status === "sent" ? (r.updated_at as string) : null;
+      });
+      sentAt.push(Date.parse(sent));
+    }
     expect(await daemon.stop("SIGTERM")).toBe(0);
+    // The next start must find them past DRAFT_RETENTION (1 s after their last change).
+    const due = Math.max(...sentAt) + 1_100 - Date.now();
+    if (due > 0) await new Promise((r) => setTimeout(r, due));
 
     // The disk fills up; the next start finds the drafts past DRAFT_RETENTION and cannot archive them.
     const filler = join(mountPoint, "filler");
