@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,6 +10,7 @@ import { buildStatusReport } from "../../src/owner/status-report.js";
 import { captureLog, memoryCore, payload } from "../http/memory-core.js";
 import { jsonLine, runBin } from "../support/cli-process.js";
 import { noticeEntry, transitionLine } from "../audit/entries.js";
+import { pathExists } from "../support/daemon-process.js";
 
 const TOKEN = randomBytes(32).toString("hex");
 let work: string;
@@ -34,18 +35,12 @@ async function auditLines(): Promise<Array<Record<string, any>>> {
     .map((l) => JSON.parse(l));
 }
 
-const exists = (path: string) =>
-  stat(path).then(
-    () => true,
-    () => false,
-  );
-
 describe("draft-review halt and resume", () => {
   it("create and remove HARNESS_DIR/HALT, audited in the CLI's own chain", async () => {
     const halt = await cli(["halt"]);
     expect(halt.code, halt.stderr).toBe(0);
     expect(halt.stdout).toMatch(/^Sends halted by the owner/);
-    expect(await exists(join(harness, "HALT"))).toBe(true);
+    expect(await pathExists(join(harness, "HALT"))).toBe(true);
     expect(JSON.parse(await readFile(join(harness, "HALT"), "utf8"))).toMatchObject({ channel: "cli", user_id: null });
 
     const again = jsonLine(await cli(["halt", "--json"]));
@@ -58,7 +53,7 @@ describe("draft-review halt and resume", () => {
     const resume = await cli(["resume"]);
     expect(resume.code).toBe(0);
     expect(resume.stdout).toBe("The owner's halt is lifted. ✅ Sends enabled.\n");
-    expect(await exists(join(harness, "HALT"))).toBe(false);
+    expect(await pathExists(join(harness, "HALT"))).toBe(false);
     expect((await cli(["resume"])).stdout).toMatch(/^There was no owner halt to lift/);
 
     const lines = await auditLines();

@@ -8,15 +8,7 @@ const live = useLiveDaemon();
 async function statusInChat(): Promise<string> {
   const before = live.double.messages(OWNER).length;
   live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "/status" });
-  return eventually(
-    () =>
-      live.double
-        .messages(OWNER)
-        .slice(before)
-        .find((m) => m.text.includes("draft-review ("))?.text,
-    10_000,
-    "/status answered",
-  );
+  return (await live.reviewChatMessage(before, (text) => text.includes("draft-review ("), "/status answered")).text;
 }
 
 describe("/status shows when a reaction last reached the daemon", () => {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -153,6 +153,14 @@ export async function startDaemon(options: {
     apiUrl = String(started.api);
   }
   return daemon;
+}
+
+/** Whether anything (a file, a directory, a link that resolves) is at `path`. */
+export function pathExists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Polls `fn` until it returns a truthy value; rejects after `timeoutMs`. */

@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
-import { startTelegramDouble, type TelegramDouble } from "../telegram-double/index.js";
-import { freshDirs, killDaemons, removeFreshDirs, startDaemon, type DaemonProcess } from "./daemon-process.js";
+import { startTelegramDouble, type SentMessage, type TelegramDouble } from "../telegram-double/index.js";
+import { eventually, freshDirs, killDaemons, removeFreshDirs, startDaemon, type DaemonProcess } from "./daemon-process.js";
 
 /** The owner: a private review chat whose user is the reviewer. */
 export const OWNER = 5_550_001;
@@ -66,6 +66,11 @@ export interface LiveDaemonFixture {
   start(env?: Record<string, string>, options?: StartOptions): Promise<DaemonProcess>;
   /** SIGKILLs the daemon started last (when it still runs) and starts another on the same dirs, as after a crash. */
   restart(env?: Record<string, string>): Promise<DaemonProcess>;
+  /**
+   * The first message in the review chat (the owner's private chat), after its first `before`
+   * messages, whose text `match`es; rejects naming `what` after 10 s.
+   */
+  reviewChatMessage(before: number, match: RegExp | ((text: string) => boolean), what: string): Promise<SentMessage>;
 }
 
 /**
@@ -103,6 +108,18 @@ export function useLiveDaemon(
       const last = fixture.daemon;
       await last.stop("SIGKILL");
       return fixture.start(env, { dirs: { cwd: last.cwd, harnessDir: last.harnessDir } });
+    },
+    reviewChatMessage(before, match, what) {
+      const matches = typeof match === "function" ? match : (text: string) => match.test(text);
+      return eventually(
+        () =>
+          fixture.double
+            .messages(OWNER)
+            .slice(before)
+            .find((m) => matches(m.text)),
+        10_000,
+        what,
+      );
     },
   };
   const setUp = async () => {

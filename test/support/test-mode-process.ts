@@ -1,6 +1,18 @@
 import { spawn } from "node:child_process";
 import { MAIN_JS } from "./daemon-process.js";
 
+/** A draft payload for a test-mode session (to a group), with `extra` fields over it. */
+export function draft(text: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    draft_text: text,
+    destination_chat_id: "-1001234567890",
+    destination_thread_id: null,
+    drafted_by_role: "Scribe",
+    originating_intent_id: "intent-1",
+    ...extra,
+  };
+}
+
 /** What a test-mode run printed and how it ended. */
 export interface TestModeRun {
   readonly answers: Array<Record<string, any>>;

@@ -1,8 +1,7 @@
-import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { jsonLine, runBin } from "../support/cli-process.js";
-import { eventually, TEST_API_TOKEN } from "../support/daemon-process.js";
+import { eventually, TEST_API_TOKEN, pathExists } from "../support/daemon-process.js";
 import { auditLines, GROUP, OWNER, payload, STRANGER, useLiveDaemon } from "../support/live-fixture.js";
 
 const live = useLiveDaemon();
@@ -10,26 +9,11 @@ const live = useLiveDaemon();
 /** The review chat's own pacing, 10x faster against the double (answers still go through it, in order). */
 const FAST = { TELEGRAM_RATE_SCALE: "10" };
 
-const exists = (path: string) =>
-  stat(path).then(
-    () => true,
-    () => false,
-  );
-
 /** The owner writes `text` in the review chat; resolves with the daemon's next message there that matches. */
 async function command(text: string, answer: RegExp, from = OWNER): Promise<string> {
   const before = live.double.messages(OWNER).length;
   live.double.injectMessage({ chatId: OWNER, userId: from, text });
-  const reply = await eventually(
-    () =>
-      live.double
-        .messages(OWNER)
-        .slice(before)
-        .find((m) => answer.test(m.text)),
-    10_000,
-    `an answer to ${text}`,
-  );
-  return reply.text;
+  return (await live.reviewChatMessage(before, answer, `an answer to ${text}`)).text;
 }
 
 /** Taps the button of the latest /resume confirmation as `from`; resolves with the daemon's next matching message. */
@@ -38,16 +22,7 @@ async function confirmResume(answer: RegExp, from = OWNER): Promise<string> {
   const data = JSON.stringify(ask.replyMarkup).match(/owner:resume:[0-9a-f]+/)![0];
   const before = live.double.messages(OWNER).length;
   live.double.injectCallback({ chatId: OWNER, messageId: ask.messageId, userId: from, data });
-  const reply = await eventually(
-    () =>
-      live.double
-        .messages(OWNER)
-        .slice(before)
-        .find((m) => answer.test(m.text)),
-    10_000,
-    "an answer to the tap",
-  );
-  return reply.text;
+  return (await live.reviewChatMessage(before, answer, "an answer to the tap")).text;
 }
 
 async function statusOf(id: string): Promise<string> {
@@ -74,7 +49,7 @@ describe("owner commands in the review chat (live daemon against the double)", (
     expect(await command(`/halt@${live.double.botInfo.username}`, /Sends halted/)).toMatch(
       /^⛔ Sends halted\. Nothing goes out until \/resume/,
     );
-    expect(await exists(haltFile)).toBe(true);
+    expect(await pathExists(haltFile)).toBe(true);
     live.double.injectReaction({ chatId: OWNER, messageId: draft.review_message_id, userId: OWNER, newEmojis: ["👍"] });
     await eventually(async () => (await statusOf(draft.draft_id)) === "halted", 10_000, "the approval halts");
     expect(live.double.messages(GROUP)).toHaveLength(0);
@@ -89,7 +64,7 @@ describe("owner commands in the review chat (live daemon against the double)", (
       ["resume", "other_chat", STRANGER, String(STRANGER)],
       ["resume", "not_a_reviewer", STRANGER, String(OWNER)],
     ]);
-    expect(await exists(haltFile)).toBe(true);
+    expect(await pathExists(haltFile)).toBe(true);
 
     const status = await command("/status", /^draft-review \(live mode\)/);
     expect(status).toContain("⛔ Sends HALTED: halted by the owner (/halt or draft-review halt)");
@@ -117,11 +92,11 @@ describe("owner commands in the review chat (live daemon against the double)", (
     expect(jsonLine(cli)).toMatchObject({ kill_switch: { halted: true }, queue: { halted: 1 } });
 
     await command("/resume", /^⚠️ Resume sends\?/);
-    expect(await exists(haltFile)).toBe(true);
+    expect(await pathExists(haltFile)).toBe(true);
     expect(await confirmResume(/halt is lifted/)).toBe(
       "Your halt is lifted. ✅ Sends enabled. Drafts halted meanwhile need a new 👍: /pending lists them.",
     );
-    expect(await exists(haltFile)).toBe(false);
+    expect(await pathExists(haltFile)).toBe(false);
     live.double.injectReaction({ chatId: OWNER, messageId: draft.review_message_id, userId: OWNER, oldEmojis: ["👍"], newEmojis: [] });
     live.double.injectReaction({ chatId: OWNER, messageId: draft.review_message_id, userId: OWNER, newEmojis: ["👍"] });
     await eventually(() => live.double.messages(GROUP).length === 1, 10_000, "sent after /resume and a new 👍");

@@ -2,19 +2,10 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { freshDirs, removeFreshDirs } from "../support/daemon-process.js";
-import { runTestMode } from "../support/test-mode-process.js";
+import { draft, runTestMode } from "../support/test-mode-process.js";
 
 /** Each session runs in fresh dirs; they go once it has ended. */
 afterEach(removeFreshDirs);
-
-const draft = (text: string, extra: Record<string, unknown> = {}) => ({
-  draft_text: text,
-  destination_chat_id: "-1001234567890",
-  destination_thread_id: null,
-  drafted_by_role: "Scribe",
-  originating_intent_id: "intent-1",
-  ...extra,
-});
 
 async function lines(path: string): Promise<Array<Record<string, any>>> {
   return (await readFile(path, "utf8"))
