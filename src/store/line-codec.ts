@@ -1,4 +1,4 @@
-import { crc32 } from "./crc32.js";
+import { crc32, crc32Byte } from "./crc32.js";
 
 /**
  * The on-disk form of one store line: the record's JSON with one extra last
@@ -11,7 +11,6 @@ import { crc32 } from "./crc32.js";
 /** `,"crc":"` + 8 hex digits + `"}`: the fixed-size tail of every line. */
 export const CRC_SUFFIX_BYTES = 18;
 const SUFFIX_HEAD = Buffer.from(',"crc":"');
-const CLOSE_BRACE = Buffer.from("}");
 const QUOTE = 0x22;
 const BRACE = 0x7d;
 
@@ -44,7 +43,8 @@ export function checkLine(buf: Uint8Array, start: number, end: number): string |
   }
   const stored = parseHex8(buf, end - 10);
   if (stored < 0) return "malformed checksum";
-  const actual = crc32(CLOSE_BRACE, 0, 1, crc32(buf, start, body));
+  // The checksum covers the JSON without the crc key: the body, then the closing brace.
+  const actual = crc32Byte(crc32(buf, start, body), BRACE);
   return actual === stored ? null : "checksum mismatch";
 }
 

@@ -7,9 +7,10 @@ import { StoreCorruptError } from "./store-errors.js";
  * Rebuilds the latest record per `draft_id` from a store file, in two
  * streaming passes. Pass 1 verifies every line's checksum and notes the last
  * line of each draft (reading the id from the line's first key, without
- * parsing it). Pass 2 decodes, JSON-parses and validates only those lines:
- * superseded versions are never used, and not materialising them keeps a
- * replay of a long, churned file fast and light on garbage collection.
+ * parsing it) and where it lies. Pass 2 reads back only those lines (adjacent
+ * ones in one read) and decodes, JSON-parses and validates them: superseded
+ * versions are never read twice nor materialised, which keeps a replay of a
+ * long, churned file fast and light on garbage collection.
  */
 
 /** The outcome of a replay. */
@@ -27,8 +28,10 @@ export interface Replayed<T> {
 }
 
 interface Scanned {
-  /** draft_id -> its last line number, in first-seen order. */
-  lastLine: Map<string, number>;
+  /** draft_id -> its slot in `last`, in first-seen order. */
+  slots: Map<string, number>;
+  /** Per slot: the draft's last line. */
+  last: LastLines;
   lines: number;
   goodBytes: number;
   droppedBytes: number;
@@ -44,11 +47,11 @@ export async function replay<T extends { draft_id: string }>(
   parse: (value: unknown) => T,
 ): Promise<Replayed<T>> {
   const scan = await scanLines(fh, path);
-  const byLine = await readLatest(fh, path, scan, parse);
+  const bySlot = await readLatest(fh, path, scan, parse);
   const latest = new Map<string, T>();
-  for (const [id, line] of scan.lastLine) {
-    const record = byLine.get(line);
-    if (record?.draft_id !== id) throw new StoreCorruptError(path, line, "the record's draft_id changed in validation");
+  for (const [id, slot] of scan.slots) {
+    const record = bySlot[slot];
+    if (record?.draft_id !== id) throw new StoreCorruptError(path, scan.last.line[slot]!, "the record's draft_id changed in validation");
     latest.set(id, record);
   }
   const { lines, goodBytes, droppedBytes, droppedReason } = scan;
@@ -66,7 +69,8 @@ interface BadRun {
 
 /** Pass 1: checksums, draft ids, the good prefix. */
 async function scanLines(fh: FileHandle, path: string): Promise<Scanned> {
-  const lastLine = new Map<string, number>();
+  const slots = new Map<string, number>();
+  const last = new LastLines();
   let lines = 0;
   let goodBytes = 0;
   let bad: BadRun | undefined;
@@ -81,9 +85,22 @@ async function scanLines(fh: FileHandle, path: string): Promise<Scanned> {
     if (bad) throw new StoreCorruptError(path, bad.line, bad.reason);
     lines++;
     goodBytes = offset + (end - start) + 1;
-    lastLine.set(lineId(buf, start, end - CRC_SUFFIX_BYTES, lineNo, path), lineNo);
+    const id = lineId(buf, start, end - CRC_SUFFIX_BYTES, lineNo, path);
+    let slot = slots.get(id);
+    if (slot === undefined) {
+      slot = last.add();
+      slots.set(id, slot);
+    }
+    last.set(slot, lineNo, offset, end - start);
   });
-  return { lastLine, lines, goodBytes, droppedBytes: read.size - goodBytes, droppedReason: tailVerdict(path, bad, read.tailBytes, lines) };
+  return {
+    slots,
+    last,
+    lines,
+    goodBytes,
+    droppedBytes: read.size - goodBytes,
+    droppedReason: tailVerdict(path, bad, read.tailBytes, lines),
+  };
 }
 
 /**
@@ -116,19 +133,37 @@ function looksLikeRecord(buf: Buffer, start: number, end: number): boolean {
   }
 }
 
-/** Pass 2: parse and validate the last line of each draft. Returns records by line number. */
-async function readLatest<T>(fh: FileHandle, path: string, scan: Scanned, parse: (value: unknown) => T): Promise<Map<number, T>> {
-  const wanted = Int32Array.from(scan.lastLine.values()).sort();
-  const byLine = new Map<number, T>();
-  let next = 0;
-  await readLines(
-    fh,
-    (buf, start, end, lineNo) => {
-      if (lineNo !== wanted[next]) return;
+/** Reads coalesce lines closer than this into one read, up to READ_BYTES. */
+const GAP_BYTES = 64 << 10;
+const READ_BYTES = 4 << 20;
+
+/** Pass 2: read back, parse and validate the last line of each draft (in file order, neighbours in one read). Returns records by slot. */
+async function readLatest<T>(fh: FileHandle, path: string, scan: Scanned, parse: (value: unknown) => T): Promise<T[]> {
+  const { last } = scan;
+  const order = Uint32Array.from({ length: last.size }, (_, i) => i).sort((a, b) => last.offset[a]! - last.offset[b]!);
+  const bySlot = new Array<T>(last.size);
+  let buf = Buffer.allocUnsafe(0);
+  for (let first = 0; first < order.length; ) {
+    // One read from the first line of the run to the end of its last one.
+    const from = last.offset[order[first]!]!;
+    let next = first + 1;
+    let to = from + last.length[order[first]!]!;
+    while (next < order.length) {
+      const o = last.offset[order[next]!]!;
+      const end = o + last.length[order[next]!]!;
+      if (o - to > GAP_BYTES || end - from > READ_BYTES) break;
+      to = end;
       next++;
-      const json = `${buf.toString("utf8", start, end - CRC_SUFFIX_BYTES)}}`;
+    }
+    if (to - from > buf.length) buf = Buffer.allocUnsafe(Math.max(to - from, Math.min(READ_BYTES, scan.goodBytes - from)));
+    await readFully(fh, buf, to - from, from);
+    for (let k = first; k < next; k++) {
+      const slot = order[k]!;
+      const start = last.offset[slot]! - from;
+      const lineNo = last.line[slot]!;
+      const json = `${buf.toString("utf8", start, start + last.length[slot]! - CRC_SUFFIX_BYTES)}}`;
       try {
-        byLine.set(lineNo, parse(JSON.parse(json)));
+        bySlot[slot] = parse(JSON.parse(json));
       } catch (err) {
         const why = err instanceof Error ? err.message.slice(0, 500) : String(err);
         throw new StoreCorruptError(
@@ -137,10 +172,48 @@ async function readLatest<T>(fh: FileHandle, path: string, scan: Scanned, parse:
           `checksum is valid but the record does not validate (written by another version?): ${why}`,
         );
       }
-    },
-    { endOffset: scan.goodBytes },
-  );
-  return byLine;
+    }
+    first = next;
+  }
+  return bySlot;
+}
+
+/** Reads `length` bytes at `position` into `buf`; the file cannot be shorter (pass 1 read them). */
+async function readFully(fh: FileHandle, buf: Buffer, length: number, position: number): Promise<void> {
+  for (let done = 0; done < length; ) {
+    const { bytesRead } = await fh.read(buf, done, length - done, position + done);
+    if (bytesRead === 0) throw new Error(`the file shrank while it was read (byte ${position + done})`);
+    done += bytesRead;
+  }
+}
+
+/** Per draft (a slot): its last line's number, byte offset and length, in growable typed arrays. */
+class LastLines {
+  line = new Float64Array(1024);
+  offset = new Float64Array(1024);
+  length = new Float64Array(1024);
+  size = 0;
+
+  /** A new slot. */
+  add(): number {
+    if (this.size === this.line.length) {
+      const grow = (a: Float64Array) => {
+        const b = new Float64Array(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.line = grow(this.line);
+      this.offset = grow(this.offset);
+      this.length = grow(this.length);
+    }
+    return this.size++;
+  }
+
+  set(slot: number, line: number, offset: number, length: number): void {
+    this.line[slot] = line;
+    this.offset[slot] = offset;
+    this.length[slot] = length;
+  }
 }
 
 /** The draft_id of a checksummed line whose JSON is `buf[start, body)` + `}`. */
