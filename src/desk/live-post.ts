@@ -26,6 +26,10 @@ export function liveAnswer(draft: DraftRecord | undefined): string {
 /** The answer to a refused action that the reviewer should hear about, or null for none (a repeated 👍, say). */
 export function refusalAnswer(kind: ActionKind, reason: string, draft: DraftRecord | undefined): string | null {
   const status = draft?.status ?? "unknown";
+  if (reason === "archived") {
+    const since = draft ? ` since ${draft.updated_at.slice(0, 10)}` : "";
+    return `⚠️ Not applied: this draft is archived (${status}${since}, older than DRAFT_RETENTION) and can no longer change.`;
+  }
   if (kind === "undo") {
     if (reason === "undo_closed" || reason === "final_state") {
       return status === "sent" ? "↩️ Too late to undo: the draft was already sent." : `↩️ Too late to undo: the draft is ${status}.`;

@@ -113,9 +113,9 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     return id === undefined ? undefined : this.get(id);
   }
 
-  /** True when `messageId` is a review post (live or replaced) or an edit prompt. */
+  /** True when `messageId` is a review post (live or replaced) or an edit prompt, or may be an archived draft's post. */
   knowsMessage(messageId: number): boolean {
-    return this.byReviewMessage.has(messageId);
+    return this.byReviewMessage.has(messageId) || (this.options.archive?.mayHoldMessage(messageId) ?? false);
   }
 
   /** True when `messageId` is an edit prompt the bot sent. */
@@ -338,7 +338,10 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
   ): Promise<DecisionOutcome> {
     const byMessage = this.draftOfMessage(request.reviewMessageId);
     // A button names its draft: on a post the desk does not know (an orphan a crash left), that finds the draft.
-    const draft = byMessage ?? (request.claimedDraftId === undefined ? undefined : this.get(request.claimedDraftId));
+    const live = byMessage ?? (request.claimedDraftId === undefined ? undefined : this.get(request.claimedDraftId));
+    // The post of a draft archived since (DRAFT_RETENTION): read from archive/, refused and answered below.
+    const archived = live === undefined ? await this.options.archive?.byMessage(request.reviewMessageId) : undefined;
+    const draft = live ?? archived;
     const refuse = async (reason: string, answer = true): Promise<DecisionOutcome> => {
       const refusal = { decision, actor: request.actor, reason, chat_id: request.reviewChatId, review_message_id: request.reviewMessageId };
       await this.auditRefusal(refusal, draft);
@@ -347,11 +350,12 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     };
     if (!this.options.reviewerIds.has(request.actor.user_id)) return refuse("not_a_reviewer");
     if (!draft || (draft.review_chat_id !== null && draft.review_chat_id !== request.reviewChatId)) return refuse("unknown_review_message");
+    if (archived) return refuse("archived");
     if (byMessage && request.claimedDraftId !== undefined && request.claimedDraftId !== draft.draft_id) {
       return refuse("button_names_another_draft", false);
     }
-    const live = draft.review_message_id === request.reviewMessageId || this.isEditPrompt(request.reviewMessageId);
-    if (!live) return refuse("not_live_post");
+    const onLivePost = draft.review_message_id === request.reviewMessageId || this.isEditPrompt(request.reviewMessageId);
+    if (!onLivePost) return refuse("not_live_post");
     const result = await run(draft);
     if (!result.ok) return refuse(result.reason);
     return { ok: true, draft: result.draft };
@@ -365,7 +369,8 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
    * one per UNKNOWN_ANSWER_GAP_MS, so they cannot flood it.
    */
   private answerRefusal(kind: ActionKind, reason: string, draft: DraftRecord | undefined, actedOn: number): void {
-    const current = draft && this.get(draft.draft_id);
+    // An archived draft is not in the store: its record is the one read from archive/.
+    const current = draft && (this.get(draft.draft_id) ?? (reason === "archived" ? draft : undefined));
     const text =
       reason === "not_live_post" || reason === "outdated_version" || reason === "unknown_review_message"
         ? liveAnswer(current)
@@ -408,7 +413,8 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
 
   private async auditRefusal(refusal: RefusedDecision, draft: DraftRecord | undefined): Promise<void> {
     this.options.log.warn({ ...refusal, draft_id: draft?.draft_id }, "decision refused");
-    await this.options.audit.append([refusedEntry(refusal, draft && this.get(draft.draft_id))]);
+    // A draft the store no longer holds (archived) is audited with the record it was given.
+    await this.options.audit.append([refusedEntry(refusal, draft && (this.get(draft.draft_id) ?? draft))]);
   }
 
   /** Runs the effect of a post, expiry or send again after a start (see recovery.ts). */

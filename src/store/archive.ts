@@ -12,8 +12,8 @@ import type { StoreLog } from "./jsonl-store.js";
  * lines, draft_id first). A month file is only ever replaced whole (the one
  * durable temp-file write), so a crash leaves the old file or the new one.
  *
- * A small catalog (`catalog.bin`: 32-bit hashes of every archived draft_id
- * and idempotency key, with their month) finds the month file to read without
+ * A small catalog (`catalog.bin`: 32-bit hashes of every archived draft_id,
+ * idempotency key and review message id, with their month) finds the month file to read without
  * holding the records: lookups cost one month file, memory 8 bytes per key.
  * The catalog is derived data: missing or damaged, it is rebuilt from the
  * month files, with a log line.
@@ -23,6 +23,9 @@ import type { StoreLog } from "./jsonl-store.js";
 export interface Archivable {
   readonly draft_id: string;
   readonly idempotency_key: string | null;
+  /** The draft's review post, and the posts an edit replaced: a reply or reaction on one is refused, naming the draft. */
+  readonly review_message_id?: number | null;
+  readonly superseded_posts?: readonly number[];
 }
 
 /** How to open the archive. */
@@ -36,6 +39,8 @@ export interface OpenArchiveOptions<T> {
 }
 
 const CATALOG = "catalog.bin";
+/** 2: review message ids are keys too. A catalog of another version is rebuilt from the month files. */
+const CATALOG_VERSION = 2;
 const MONTH_FILE = /^telegram_drafts-(\d{4}-\d{2})\.jsonl$/;
 
 /** A line of a month file that fails its checksum (or is torn): kept as it is, never dropped. */
@@ -76,6 +81,12 @@ export function monthFileName(month: string): string {
 
 const idKey = (id: string) => hash32(`i:${id}`);
 const idemKey = (key: string) => hash32(`k:${key}`);
+const messageKey = (messageId: number) => hash32(`m:${messageId}`);
+
+/** The review posts of a record. */
+function postsOf(record: Archivable): number[] {
+  return [...(record.review_message_id == null ? [] : [record.review_message_id]), ...(record.superseded_posts ?? [])];
+}
 
 function hash32(s: string): number {
   return crc32(Buffer.from(s));
@@ -159,6 +170,22 @@ export class DraftArchive<T extends Archivable> {
     return this.lookUp(idKey(draftId), `draft ${draftId}`, (read) => read.records.get(draftId));
   }
 
+  /**
+   * True when an archived draft may have had this review post (a catalog
+   * look-up, no read: a false positive is rare and `byMessage` settles it).
+   */
+  mayHoldMessage(messageId: number): boolean {
+    return this.candidates(messageKey(messageId)).length > 0;
+  }
+
+  /** The archived draft whose review post (live or replaced) this message was, or undefined; throws like `get`. */
+  async byMessage(messageId: number): Promise<T | undefined> {
+    return this.lookUp(messageKey(messageId), `the draft of review message ${messageId}`, (read) => {
+      for (const record of read.records.values()) if (postsOf(record).includes(messageId)) return record;
+      return undefined;
+    });
+  }
+
   /** The archived record submitted with this idempotency key, or undefined; throws like `get`. */
   async byIdempotencyKey(key: string): Promise<T | undefined> {
     return this.lookUp(idemKey(key), `the draft with idempotency key ${JSON.stringify(key)}`, (read) => {
@@ -232,6 +259,7 @@ export class DraftArchive<T extends Archivable> {
   private keysOf(record: T, monthIndex: number): Array<[number, number]> {
     const keys: Array<[number, number]> = [[idKey(record.draft_id), monthIndex]];
     if (record.idempotency_key !== null) keys.push([idemKey(record.idempotency_key), monthIndex]);
+    for (const post of postsOf(record)) keys.push([messageKey(post), monthIndex]);
     return keys;
   }
 
@@ -275,7 +303,7 @@ export class DraftArchive<T extends Archivable> {
 
   private async saveCatalog(): Promise<void> {
     const body = Buffer.from(this.pairs.buffer, this.pairs.byteOffset, this.pairs.byteLength);
-    const header = encodeLine({ v: 1, months: this.months, count: this.pairs.length / 2, body_crc: crc32(body) });
+    const header = encodeLine({ v: CATALOG_VERSION, months: this.months, count: this.pairs.length / 2, body_crc: crc32(body) });
     await writeFileDurably(join(this.options.dir, CATALOG), Buffer.concat([Buffer.from(header), body]), { mode: 0o600 });
   }
 
@@ -362,7 +390,7 @@ async function readCatalog(path: string): Promise<CatalogRead> {
   }
   const { months, count, body_crc } = header;
   if (
-    header.v !== 1 ||
+    header.v !== CATALOG_VERSION ||
     !Array.isArray(months) ||
     !months.every((m) => typeof m === "string") ||
     typeof count !== "number" ||
