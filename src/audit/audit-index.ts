@@ -31,6 +31,9 @@ export interface AuditedDraft {
   readonly to: DraftStatus;
 }
 
+/** The packed feed map: `seq.offset` pairs, base 36, comma-separated (empty: no samples). */
+const FEED_PACKED = /^(?:[0-9a-z]{1,10}\.[0-9a-z]{1,10}(?:,[0-9a-z]{1,10}\.[0-9a-z]{1,10})*)?$/;
+
 /** The checkpoint's JSON (without its checksum). */
 export const indexSnapshotSchema = z.object({
   v: z.literal(1),
@@ -45,7 +48,12 @@ export const indexSnapshotSchema = z.object({
   updates: z.array(z.tuple([z.number().int(), z.number()])),
   notices: z.array(z.tuple([z.string(), z.number()])),
   drafts: z.array(z.tuple([z.string(), z.number().int(), z.enum(STATUSES)])),
-  feed: z.array(z.tuple([z.number().int(), z.number().int().nonnegative()])),
+  /**
+   * The feed map, `seq.offset` pairs in base 36 joined by commas (FEED_PACKED): it grows with the
+   * history (one pair per FEED_SAMPLE_EVERY transitions), so it is one string checked by one regex,
+   * not thousands of tuples checked one by one at every start. Older checkpoints hold the tuples.
+   */
+  feed: z.union([z.string().regex(FEED_PACKED), z.array(z.tuple([z.number().int(), z.number().int().nonnegative()]))]),
   // Review posts (added later: a checkpoint without them is read as empty).
   posts_due: z.array(z.tuple([z.string(), z.number().int()])).default([]),
   posts_shown: z.array(z.tuple([z.string(), z.number().int()])).default([]),
@@ -197,7 +205,7 @@ export class AuditIndex {
       updates: [...this.updates],
       notices: [...this.notices],
       drafts: [...this.drafts].map(([id, d]) => [id, d.version, d.to] as [string, number, DraftStatus]),
-      feed: this.feedSeqs.map((seq, i) => [seq, this.feedOffsets[i]!] as [number, number]),
+      feed: this.feedSeqs.map((seq, i) => `${seq.toString(36)}.${this.feedOffsets[i]!.toString(36)}`).join(","),
       posts_due: [...this.postsDue],
       posts_shown: [...this.postsShown],
       posts_superseded: [...this.postsSuperseded].map((key) => {
@@ -223,12 +231,26 @@ export class AuditIndex {
     for (const [id, v] of s.posts_shown) index.postsShown.set(id, v);
     for (const [id, m] of s.posts_superseded) index.postsSuperseded.add(`${id}:${m}`);
     for (const [m, draftId, textVersion] of s.edit_prompts) index.editPrompts.set(m, { draftId, textVersion });
-    for (const [seq, offset] of s.feed) {
+    for (const [seq, offset] of feedPairs(s.feed)) {
       index.feedSeqs.push(seq);
       index.feedOffsets.push(offset);
     }
     return index;
   }
+}
+
+/** A checkpoint's feed map as [seq, offset] pairs, packed or not (a packed one's shape is checked by FEED_PACKED: 10 base-36 digits stay below 2^53). */
+export function feedPairs(feed: IndexSnapshot["feed"]): Array<[number, number]> {
+  if (typeof feed !== "string") return feed;
+  return unpackFeed(feed);
+}
+
+function unpackFeed(packed: string): Array<[number, number]> {
+  if (packed === "") return [];
+  return packed.split(",").map((pair) => {
+    const dot = pair.indexOf(".");
+    return [Number.parseInt(pair.slice(0, dot), 36), Number.parseInt(pair.slice(dot + 1), 36)];
+  });
 }
 
 function noticeKey(draftId: string, status: DraftStatus): string {

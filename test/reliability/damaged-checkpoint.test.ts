@@ -25,7 +25,7 @@ import { join } from "node:path";
 import type { Update } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { harnessPaths } from "../../src/app/paths.js";
-import type { IndexSnapshot } from "../../src/audit/audit-index.js";
+import { feedPairs, type IndexSnapshot } from "../../src/audit/audit-index.js";
 import { AuditLog } from "../../src/audit/audit-log.js";
 import { loadCheckpoint } from "../../src/audit/checkpoint.js";
 import { encodeLine } from "../../src/store/line-codec.js";
@@ -143,7 +143,7 @@ function essence(s: IndexSnapshot) {
     updates: s.updates.map(([id]) => id).filter((id) => !markers.has(id)),
     notices: s.notices.map(([k]) => k).sort(),
     drafts: [...s.drafts].sort(),
-    feed: s.feed.map(([seq]) => seq),
+    feed: feedPairs(s.feed).map(([seq]) => seq),
     posts_due: [...s.posts_due].sort(),
     posts_shown: [...s.posts_shown].sort(),
   };
