@@ -4,6 +4,9 @@
  * twice in fresh processes. The first start reads the whole audit log (no
  * checkpoint yet) and archives the drafts past DRAFT_RETENTION (a one-off);
  * the second is every later start. `BENCH_HISTORY_SIZES=1000,10000` picks sizes.
+ * Every size runs with DRAFT_RETENTION=21d (BENCH_HISTORY_RETENTION), so each
+ * keeps the same ~1,000 most recent drafts live and the sizes differ only by
+ * history; at the default 30d the 1k size could not fill the live set.
  */
 import { execFile } from "node:child_process";
 import { join } from "node:path";
@@ -76,7 +79,13 @@ export async function historySection(): Promise<Row[]> {
     const t = big.seconds / small.seconds;
     const m = big.maxRssMB / small.maxRssMB;
     rows.push(
-      judged("6", `start-up time, ${Math.max(...sizes)} vs ${Math.min(...sizes)} finished drafts`, `${fixed(t)}x`, "≤ 1.5x", t <= 1.5),
+      judged(
+        "6",
+        `start-up time, ${Math.max(...sizes)} vs ${Math.min(...sizes)} finished drafts (same live set: ${big.liveDrafts} vs ${small.liveDrafts})`,
+        `${fixed(t)}x`,
+        "≤ 1.5x",
+        t <= 1.5,
+      ),
     );
     rows.push(
       judged("6", `peak RSS at start, ${Math.max(...sizes)} vs ${Math.min(...sizes)} finished drafts`, `${fixed(m)}x`, "≤ 1.5x", m <= 1.5),
