@@ -17,6 +17,8 @@ export const listCommand: CliCommand = {
     "Asks the running daemon for every draft, or those in STATUS, and prints one line",
     "each: id, status, role, destination, age, the start of the text. When the daemon",
     "is not running, reads HARNESS_DIR's store (read-only) and says so on stderr.",
+    "Lists the store: drafts awaiting a decision and final ones younger than",
+    "DRAFT_RETENTION. Older final drafts are in archive/: `draft-review get <id>` finds them.",
     `STATUS is one of: ${STATUSES.join(", ")}.`,
     "",
     "  -s, --status STATUS   only drafts in this status (an unknown one exits 2)",
