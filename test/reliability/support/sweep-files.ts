@@ -10,6 +10,7 @@ import { basename, join } from "node:path";
 import { harnessPaths } from "../../../src/app/paths.js";
 import { draftRecordSchema, type DraftRecord } from "../../../src/drafts/record.js";
 import { replay } from "../../../src/store/replay.js";
+import { dueForArchive } from "../../../src/desk/archiving.js";
 
 /** The store as a restart would load it. */
 export interface StoreView {
@@ -38,6 +39,23 @@ export async function readStore(harnessDir: string): Promise<StoreView> {
     const drafts = new Map(archived);
     for (const [id, d] of r.latest) drafts.set(id, d);
     return { drafts, lines: r.lines, droppedBytes: r.droppedBytes };
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * How many drafts the next start will move to archive/: final drafts still in
+ * `telegram_drafts.jsonl` that ended more than `retentionMs` ago (the daemon's own rule).
+ */
+export async function archivingDue(harnessDir: string, retentionMs: number): Promise<number> {
+  const path = harnessPaths(harnessDir).drafts;
+  const fh = await open(path, "r").catch(() => null);
+  if (fh === null) return 0;
+  try {
+    const r = await replay(fh, path, (v) => draftRecordSchema.parse(v));
+    // A second of margin: the start that archives comes a moment after this check.
+    return dueForArchive(r.latest.values(), Date.now() - 1000, retentionMs).length;
   } finally {
     await fh.close();
   }

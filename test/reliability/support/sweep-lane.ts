@@ -10,7 +10,7 @@ import { eventually, freshDirs } from "../../support/daemon-process.js";
 import type { TelegramDouble } from "../../telegram-double/index.js";
 import { startLife, type Life } from "./sweep-daemon.js";
 import { SweepDriver, type Action } from "./sweep-driver.js";
-import { AuditTail, readLiveStore, type StoreView } from "./sweep-files.js";
+import { archivingDue, AuditTail, readLiveStore, type StoreView } from "./sweep-files.js";
 import { arm, choose, fits, schedule, type Armed, type Category } from "./sweep-kills.js";
 import { SweepLedger, type KillSnapshot } from "./sweep-ledger.js";
 import { buildPlans } from "./sweep-plan.js";
@@ -20,6 +20,8 @@ import { daemonEnv, prng, sweepDouble } from "./sweep-world.js";
 export const COMPACT_AFTER_LINES = 40;
 /** After this long a life whose kill point did not come is killed anyway (counted as a fallback). */
 const LIFE_BUDGET_MS = 700;
+/** DRAFT_RETENTION in the sweep: final drafts move to archive/ at a start a minute after they ended. */
+const RETENTION_MS = 60_000;
 
 /** What a lane is asked to do. */
 export interface LaneOptions {
@@ -75,6 +77,24 @@ function describeAction(a: Action | null): string {
 }
 
 /**
+ * Takes the archiving kill point at the head of `queue` for this life when the
+ * start will have drafts to move (else the kill would find no archiving to
+ * cut): otherwise it goes to the back of the queue, or, when only archiving is
+ * left, the lane waits (at most 90 s) until a final draft is past DRAFT_RETENTION.
+ */
+async function archivingLife(l: Lane, queue: Category[]): Promise<Category | null> {
+  const due = () => archivingDue(l.dirs.harnessDir, RETENTION_MS);
+  if ((await due()) === 0) {
+    if (queue.some((c) => c !== "archiving")) {
+      queue.push(queue.shift()!);
+      return null;
+    }
+    await eventually(due, 90_000, "a draft past DRAFT_RETENTION").catch(() => {});
+  }
+  return queue.shift()!;
+}
+
+/**
  * One life: start (a start-up or recovery kill is armed before), check the
  * restart, choose the kill point and the action that goes with it, act, kill,
  * check the files.
@@ -84,9 +104,11 @@ async function runLife(l: Lane, queue: Category[], lifeNo: number, last: KillSna
   const early: Category | null =
     last !== null && last.sending.length > 0 && l.rand() < 0.6
       ? "recovery"
-      : queue[0] === "startup" || queue[0] === "archiving"
+      : queue[0] === "startup"
         ? queue.shift()!
-        : null;
+        : queue[0] === "archiving"
+          ? await archivingLife(l, queue)
+          : null;
   const t0 = Date.now();
   const life = await startLife(l.dirs, l.env);
   const ctxOf = (category: Category, action: Action | null) => {
@@ -188,7 +210,7 @@ export async function runLane(o: LaneOptions): Promise<LaneResult> {
     DRAFT_STORE_COMPACT_AFTER_LINES: String(COMPACT_AFTER_LINES),
     // Final drafts move to archive/ at a start a minute after they ended: archiving is swept too
     // (readStore reads both). Not shorter: the agents still reply to drafts that just ended.
-    DRAFT_RETENTION: "60s",
+    DRAFT_RETENTION: `${RETENTION_MS / 1000}s`,
   });
   const driver = new SweepDriver(buildPlans(o.drafts, rand, `${o.seed.toString(36)}-${o.lane}`), double);
   const audit = AuditTail.of(dirs.harnessDir);
