@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
+import SlowestFirst from "./test/support/slow-first.js";
 
 export default defineConfig({
   test: {
@@ -12,5 +13,7 @@ export default defineConfig({
     // Vitest's default (one core less) is a single worker on a 2-core machine; most test files
     // wait on child processes and sockets, so two run side by side without starving each other.
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    // The longest files first, so that none is left to run alone at the end.
+    sequence: { sequencer: SlowestFirst },
   },
 });

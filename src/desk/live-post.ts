@@ -1,5 +1,6 @@
 import type { DraftRecord } from "../drafts/record.js";
 import { isFinal } from "../drafts/status.js";
+import { localMinute } from "../owner/local-time.js";
 import { reviewLink } from "../owner/pending-text.js";
 
 /** What a reviewer did that did not count. */
@@ -27,7 +28,8 @@ export function liveAnswer(draft: DraftRecord | undefined): string {
 export function refusalAnswer(kind: ActionKind, reason: string, draft: DraftRecord | undefined): string | null {
   const status = draft?.status ?? "unknown";
   if (reason === "archived") {
-    const since = draft ? ` since ${draft.updated_at.slice(0, 10)}` : "";
+    // In REVIEW_TIMEZONE, like every time the reviewer reads.
+    const since = draft ? ` since ${localMinute(Date.parse(draft.updated_at))}` : "";
     return `⚠️ Not applied: this draft is archived (${status}${since}, older than DRAFT_RETENTION) and can no longer change.`;
   }
   if (kind === "undo") {
