@@ -29,7 +29,7 @@ export function refusalAnswer(kind: ActionKind, reason: string, draft: DraftReco
   const status = draft?.status ?? "unknown";
   if (reason === "archived") {
     // In REVIEW_TIMEZONE, like every time the reviewer reads.
-    const since = draft ? ` since ${localMinute(Date.parse(draft.updated_at))}` : "";
+    const since = draft ? ` ${localMinute(Date.parse(draft.updated_at))}` : "";
     return `⚠️ Not applied: this draft is archived (${status}${since}, older than DRAFT_RETENTION) and can no longer change.`;
   }
   if (kind === "undo") {

@@ -73,7 +73,7 @@ describe("the review post of an archived draft", () => {
     expect(a).toMatchObject({ reason: "archived", draft_id: draftId, review_message_id: post });
     expect(JSON.stringify(a)).toContain("Sent, then archived");
     await eventually(() => answers().length === 1, 10_000, "the answer in the review chat");
-    expect(answers()[0]).toMatch(/archived \(sent since \d{4}-\d{2}-\d{2}, older than DRAFT_RETENTION\)/);
+    expect(answers()[0]).toMatch(/archived \(sent \d{4}-\d{2}-\d{2} \d{2}:\d{2}, older than DRAFT_RETENTION\)/);
 
     const reply = double.injectMessage({ chatId: OWNER, userId: OWNER, text: "Margot: one more change", replyToMessageId: post });
     expect(await refusalOf(reply.update.update_id)).toMatchObject({ reason: "archived", draft_id: draftId });
