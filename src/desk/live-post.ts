@@ -29,8 +29,8 @@ export function refusalAnswer(kind: ActionKind, reason: string, draft: DraftReco
   const status = draft?.status ?? "unknown";
   if (reason === "archived") {
     // In REVIEW_TIMEZONE, like every time the reviewer reads.
-    const since = draft ? ` ${localMinute(Date.parse(draft.updated_at))}` : "";
-    return `⚠️ Not applied: this draft is archived (${status}${since}, older than DRAFT_RETENTION) and can no longer change.`;
+    const at = draft ? ` ${localMinute(Date.parse(draft.updated_at))}` : "";
+    return `⚠️ Not applied: this draft is archived (${status}${at}, older than DRAFT_RETENTION) and can no longer change.`;
   }
   if (kind === "undo") {
     if (reason === "undo_closed" || reason === "final_state") {
