@@ -118,7 +118,8 @@ describe("damaged draft store: the tail is recovered every time", () => {
       cases++;
     }
     figures("damaged-store torn-tail", { offsets: cases, recovered: cases, cut_with_warning: warned, resent: 0 });
-  });
+    // ~1,000 opens of the core, one per byte offset: ~15 s alone, twice that beside another test file on 2 cores.
+  }, 90_000);
 
   it("cuts zeros and garbage appended after the last good line", async () => {
     const rand = prng(7);
