@@ -16,7 +16,7 @@ import { harnessPaths } from "../../src/app/paths.js";
 import type { TelegramDouble } from "../telegram-double/index.js";
 import { freshDirs, type DaemonProcess } from "../support/daemon-process.js";
 import { SimulatedClock } from "../../src/clock/simulated-clock.js";
-import { openTestCore, REVIEWER, submitPosted, type TestCore } from "../support/core.js";
+import { openTestCore, submitPosted, submitRevised } from "../support/core.js";
 import { T0 } from "../support/drafts.js";
 import { liveDaemon, liveDouble } from "../support/live-fixture.js";
 import { cleanup, figures, tempDir } from "./support/hostile-kit.js";
@@ -32,19 +32,6 @@ const daemons: DaemonProcess[] = [];
 /** HARNESS_DIR before and after one archiving pass, the drafts it moved, one archived earlier, one pending. */
 let states: { before: string; after: string; moved: string[]; early: string; kept: string };
 
-async function revise(t: TestCore, text: string): Promise<string> {
-  const d = await submitPosted(t, text);
-  await t.core.desk.decide({
-    reviewChatId: d.review_chat_id!,
-    reviewMessageId: d.review_message_id!,
-    decision: "revise",
-    note: "shorter",
-    actor: { user_id: REVIEWER, channel: "test", emoji: null, update_id: null },
-  });
-  await t.core.desk.settle();
-  return d.draft_id;
-}
-
 beforeAll(async () => {
   double = await liveDouble();
   const root = await tempDir("archive-kill-");
@@ -52,10 +39,10 @@ beforeAll(async () => {
   const after = join(root, "after", ".harness");
   // An earlier pass, so the month file and the catalog exist before the pass under test replaces them.
   let t = await openTestCore(before, { env: ENV });
-  const early = await revise(t, "Archived in an earlier pass");
+  const early = await submitRevised(t, "Archived in an earlier pass");
   await t.clock.advance(2 * HOUR);
   expect(await t.core.desk.archiveOld()).toBe(1);
-  const moved = [await revise(t, "Moved first"), await revise(t, "Moved second"), await revise(t, "Moved third")];
+  const moved = [await submitRevised(t, "Moved first"), await submitRevised(t, "Moved second"), await submitRevised(t, "Moved third")];
   const kept = (await submitPosted(t, "Still pending")).draft_id;
   await t.close();
   await cp(before, after, { recursive: true });

@@ -18,7 +18,7 @@ import { monthFileName } from "../../src/store/archive.js";
 import type { TelegramDouble } from "../telegram-double/index.js";
 import { freshDirs, type DaemonProcess } from "../support/daemon-process.js";
 import { freePort, runBin } from "../support/cli-process.js";
-import { openTestCore, REVIEWER, submitPosted, type TestCore } from "../support/core.js";
+import { openTestCore, submitRevised } from "../support/core.js";
 import { liveDaemon, liveDouble } from "../support/live-fixture.js";
 import { cleanup, figures, flipBit, lineStarts, tempDir } from "./support/hostile-kit.js";
 
@@ -30,24 +30,15 @@ const daemons: DaemonProcess[] = [];
 let built: { dir: string; ids: string[]; month: string };
 const seconds: Record<string, number> = {};
 
-async function revise(t: TestCore, text: string): Promise<string> {
-  const d = await submitPosted(t, text);
-  await t.core.desk.decide({
-    reviewChatId: d.review_chat_id!,
-    reviewMessageId: d.review_message_id!,
-    decision: "revise",
-    note: "shorter",
-    actor: { user_id: REVIEWER, channel: "test", emoji: null, update_id: null },
-  });
-  await t.core.desk.settle();
-  return d.draft_id;
-}
-
 beforeAll(async () => {
   double = await liveDouble();
   const dir = join(await tempDir("damaged-archive-"), ".harness");
   const t = await openTestCore(dir, { env: { DRAFT_RETENTION: "1h" } });
-  const ids = [await revise(t, "Archived first"), await revise(t, "Archived second"), await revise(t, "Archived third")];
+  const ids = [
+    await submitRevised(t, "Archived first"),
+    await submitRevised(t, "Archived second"),
+    await submitRevised(t, "Archived third"),
+  ];
   const month = archiveMonthOf(t.core.desk.get(ids[0]!)!);
   await t.clock.advance(2 * HOUR);
   expect(await t.core.desk.archiveOld()).toBe(3);
@@ -136,7 +127,7 @@ describe("a damaged archive month file", () => {
     const d = await damaged(tornLast);
     const before = await readFile(d.monthPath);
     const t = await openTestCore(d.harnessDir, { env: { DRAFT_RETENTION: "1h" } });
-    const later = await revise(t, "Archived after the damage");
+    const later = await submitRevised(t, "Archived after the damage");
     await t.clock.advance(2 * HOUR);
     expect(await t.core.desk.archiveOld()).toBe(1);
     const after = await readFile(d.monthPath);

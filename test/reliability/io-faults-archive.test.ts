@@ -1,22 +1,4 @@
-/**
- * I/O faults while final drafts move to archive/ and while the audit index
- * checkpoint is written. In-process, on the real start-up path (openCore) and
- * the simulated clock: every write and fsync of one archiving pass (the month
- * file, the catalog, the store rewrite that forgets the drafts) fails in turn,
- * once (ENOSPC on a write, half of it written; EIO on an fsync), as a disk that
- * stays full, and as a disk whose every later fsync fails. The rules: no draft
- * is lost or filed twice, every draft is still found (store or archive), the
- * failure is logged and shown by /healthz's warnings, and the pass is tried
- * again within the hour and then succeeds; a restart changes nothing. Then a
- * checkpoint that cannot be written (at close, and at an open that read a
- * long log): the log goes on, the old checkpoint (or none) is used, and the
- * index is the one a full scan builds. Then the real daemon on a tiny tmpfs
- * that is full when start-up archives: it starts, serves, says so in /healthz,
- * and archives at the next start once there is room.
- */
-import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, open, readFile, rm, writeFile, type FileHandle } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, open, readFile, rm, writeFile, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { harnessPaths } from "../../src/app/paths.js";
@@ -28,6 +10,7 @@ import { eventually, freshDirs, type DaemonProcess } from "../support/daemon-pro
 import { liveDaemon, liveDouble, OWNER, payload as livePayload } from "../support/live-fixture.js";
 import { approve, cleanup, figures, memoryLogger, openTestCore, payload, sweepDir, type TestCore } from "./support/hostile-kit.js";
 import { readStore } from "./support/sweep-files.js";
+import { fillDisk, tinyTmpfs } from "./support/tiny-tmpfs.js";
 
 const DAY = 86_400_000;
 const DRAFTS = 4;
@@ -248,43 +231,14 @@ describe("a checkpoint that cannot be written (disk full)", () => {
 
 /* ---------- the real daemon on a tiny tmpfs ---------- */
 
-const mountPoint = await mkdtemp(join(tmpdir(), "archive-tmpfs-"));
-let mounted = false;
-let mountProblem = "";
-try {
-  execFileSync("mount", ["-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", mountPoint], { stdio: "pipe" });
-  mounted = true;
-} catch (err) {
-  mountProblem =
-    String((err as { stderr?: Buffer }).stderr ?? err)
-      .trim()
-      .split("\n")[0] ?? "";
-}
+const { mountPoint, mounted, problem: mountProblem } = await tinyTmpfs("archive-tmpfs-");
 
 let double: TelegramDouble | undefined;
 let daemon: DaemonProcess | undefined;
 afterAll(async () => {
   await daemon?.stop("SIGKILL");
   await double?.stop();
-  if (mounted) execFileSync("umount", ["-l", mountPoint], { stdio: "pipe" });
-  await rm(mountPoint, { recursive: true, force: true });
 });
-
-/** Fills the file system with one file until ENOSPC, then gives `spare` bytes back. */
-async function fill(path: string, spare: number): Promise<number> {
-  const fh = await open(path, "w");
-  const chunk = Buffer.alloc(4096, 0x20);
-  let written = 0;
-  try {
-    for (;;) written += (await fh.write(chunk)).bytesWritten;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOSPC") throw err;
-  } finally {
-    await fh.truncate(Math.max(0, written - spare));
-    await fh.close();
-  }
-  return written - spare;
-}
 
 describe("the real daemon when the disk is full as start-up archives (tmpfs)", () => {
   it("starts, serves every draft, warns in /healthz and the log, and archives at the next start", async (ctx) => {
@@ -326,7 +280,7 @@ describe("the real daemon when the disk is full as start-up archives (tmpfs)", (
     // The disk fills up; the next start finds the drafts past DRAFT_RETENTION and cannot archive them.
     const filler = join(mountPoint, "filler");
     // Room for the lock file and a few audit lines, not for the month file's temp copy.
-    const filled = await fill(filler, 4096);
+    const filled = await fillDisk(filler, 4096);
     daemon = await liveDaemon(double, env, { cwd, harnessDir });
     const failed = await daemon.waitForLog((l) => l.msg === FAILED);
     for (const id of ids) expect((await daemon.request("GET", `/drafts/${id}`)).body.status).toBe("sent");

@@ -1,18 +1,5 @@
-/**
- * I/O faults. In-process, on the real start-up path (openCore): every write
- * and fsync of a reviewer's 👍 and of the send that follows fails in turn
- * (once with EIO, as a disk that stays full with ENOSPC and a torn first
- * write, as a dying disk whose every later fsync fails). Then the real daemon
- * on a tiny tmpfs that fills up while a draft is pending. The rule checked
- * everywhere: a change is acknowledged only once it is on disk, the caller of
- * a change that was not recorded gets an error, and sendMessage is called only
- * when `approved` AND `sending` are on disk. After the disk frees up (or a
- * restart) nothing is sent twice.
- */
-import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdir, mkdtemp, open, readFile, rm, type FileHandle } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, open, readFile, rm, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { harnessPaths } from "../../src/app/paths.js";
@@ -30,6 +17,7 @@ import {
   sweepDir,
   type SendSeen,
 } from "./support/hostile-kit.js";
+import { fillDisk, tinyTmpfs } from "./support/tiny-tmpfs.js";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -209,38 +197,7 @@ describe("an expiry that cannot be written (disk full when the draft expires)", 
 
 /* ---------- the real daemon on a tiny tmpfs ---------- */
 
-const mountPoint = await mkdtemp(join(tmpdir(), "hostile-tmpfs-"));
-let mounted = false;
-let mountProblem = "";
-try {
-  execFileSync("mount", ["-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", mountPoint], { stdio: "pipe" });
-  mounted = true;
-} catch (err) {
-  mountProblem =
-    String((err as { stderr?: Buffer }).stderr ?? err)
-      .trim()
-      .split("\n")[0] ?? "";
-}
-
-afterAll(async () => {
-  if (mounted) execFileSync("umount", ["-l", mountPoint], { stdio: "pipe" });
-  await rm(mountPoint, { recursive: true, force: true });
-});
-
-/** Fills the file system with one file until ENOSPC; returns the bytes written. */
-async function fill(path: string): Promise<number> {
-  const fh = await open(path, "w");
-  const chunk = Buffer.alloc(4096, 0x20);
-  let written = 0;
-  try {
-    for (;;) written += (await fh.write(chunk)).bytesWritten;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOSPC") throw err;
-  } finally {
-    await fh.close();
-  }
-  return written;
-}
+const { mountPoint, mounted, problem: mountProblem } = await tinyTmpfs("hostile-tmpfs-");
 
 describe("the real daemon when its disk fills up (tmpfs)", () => {
   const live = useLiveDaemon();
@@ -287,7 +244,7 @@ describe("the real daemon when its disk fills up (tmpfs)", () => {
 
     // The disk fills up; then the intake is pushed until it must refuse.
     const filler = join(mountPoint, "filler");
-    const filled = await fill(filler);
+    const filled = await fillDisk(filler);
     const answers = new Map<number, number>();
     const acknowledged: string[] = [];
     for (let i = 0; i < 40; i++) {
