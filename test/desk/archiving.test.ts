@@ -5,7 +5,7 @@ import { archiveMonthOf } from "../../src/desk/archiving.js";
 import { draftRecordSchema, type DraftRecord } from "../../src/drafts/record.js";
 import { DraftArchive } from "../../src/store/archive.js";
 import { memoryLog } from "../store/helpers.js";
-import { openTestCore, REVIEWER, submitPosted, type TestCore } from "../support/core.js";
+import { openTestCore, REVIEWER, submitPosted, submitRevised, type TestCore } from "../support/core.js";
 
 const DAY = 86_400_000;
 const open_: TestCore[] = [];
@@ -34,16 +34,8 @@ async function history(t: TestCore) {
   };
   const sent = await submitPosted(t, "sent long ago", { idempotency_key: "key-sent" });
   await approve(sent.draft_id);
-  const revised = await submitPosted(t, "revised long ago");
-  await t.core.desk.decide({
-    reviewChatId: revised.review_chat_id!,
-    reviewMessageId: revised.review_message_id!,
-    decision: "revise",
-    note: "shorter",
-    actor: { user_id: REVIEWER, channel: "test", emoji: null, update_id: null },
-  });
-  await t.core.desk.settle();
-  return { sent: sent.draft_id, revised: revised.draft_id };
+  const revised = await submitRevised(t, "revised long ago");
+  return { sent: sent.draft_id, revised };
 }
 
 async function archiveFiles(dir: string): Promise<string[]> {
