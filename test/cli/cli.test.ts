@@ -1,16 +1,15 @@
-import { randomBytes } from "node:crypto";
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { resolveApiToken } from "../../src/app/api-token.js";
-import { startApiServer, type ApiServer } from "../../src/http/server.js";
-import { captureLog, memoryCore, payload } from "../http/memory-core.js";
+import type { ApiServer } from "../../src/http/server.js";
+import { serve, TOKEN } from "../http/api-helpers.js";
+import { memoryCore, payload } from "../http/memory-core.js";
 import { freePort, runBin } from "../support/cli-process.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const BIN = join(ROOT, "bin/draft-review.js");
-const TOKEN = randomBytes(32).toString("hex");
 
 interface Run {
   code: number | null;
@@ -38,15 +37,7 @@ let env: Record<string, string>;
 beforeEach(async () => {
   work = await mkdtemp(join(tmpdir(), "cli-"));
   core = memoryCore();
-  server = await startApiServer({
-    host: "127.0.0.1",
-    port: 0,
-    token: TOKEN,
-    intake: core.intake,
-    desk: core.desk,
-    events: core.feed,
-    log: captureLog(),
-  });
+  server = await serve(core);
   env = { DRAFT_API_HOST: "127.0.0.1", DRAFT_API_PORT: String(server.port), DRAFT_API_TOKEN: TOKEN };
 });
 
@@ -130,15 +121,7 @@ describe("draft-review submit", () => {
     const harness = join(work, "state");
     const fileToken = await resolveApiToken({ api: { token: null } }, harness);
     await server.close();
-    server = await startApiServer({
-      host: "127.0.0.1",
-      port: 0,
-      token: fileToken,
-      intake: core.intake,
-      desk: core.desk,
-      events: core.feed,
-      log: captureLog(),
-    });
+    server = await serve(core, { token: fileToken });
     await writeFile(join(work, ".env"), `DRAFT_API_PORT=${server.port}\nHARNESS_DIR=state\n`);
     const run = await cli(["submit"], { stdin: JSON.stringify(payload()) });
     expect(run.code, run.stderr).toBe(0);

@@ -1,18 +1,17 @@
-import { randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AuditLog, verifyAuditChain } from "../../src/audit/audit-log.js";
-import { startApiServer, type ApiServer } from "../../src/http/server.js";
+import type { ApiServer } from "../../src/http/server.js";
+import { serve, TOKEN } from "../http/api-helpers.js";
 import { buildStatusReport } from "../../src/owner/status-report.js";
 import { captureLog, memoryCore, payload } from "../http/memory-core.js";
 import { jsonLine, runBin } from "../support/cli-process.js";
 import { noticeEntry, transitionLine } from "../audit/entries.js";
 import { pathExists } from "../support/daemon-process.js";
 
-const TOKEN = randomBytes(32).toString("hex");
 let work: string;
 let harness: string;
 
@@ -142,16 +141,7 @@ describe("draft-review status", () => {
         killSwitch: { halted: true, reason: "halted by the owner (/halt or draft-review halt)" },
         digestHour: 8,
       });
-    server = await startApiServer({
-      host: "127.0.0.1",
-      port: 0,
-      token: TOKEN,
-      intake: core.intake,
-      desk: core.desk,
-      events: core.feed,
-      status,
-      log: captureLog(),
-    });
+    server = await serve(core, { status });
     const env = { DRAFT_API_PORT: String(server.port), DRAFT_API_TOKEN: TOKEN };
     const human = await cli(["status"], env);
     expect(human.code, human.stderr).toBe(0);

@@ -15,20 +15,25 @@ export function closeServersAfterEach(): void {
   });
 }
 
-/** Starts the real API on a free port over a memory core; `overrides` replace any option. */
-export async function start(overrides: Partial<ApiServerOptions> = {}) {
-  const core = memoryCore();
-  const log = captureLog();
-  const server = await startApiServer({
+/** Starts the real API over `core` on a free port with TOKEN; `overrides` replace any option. The caller closes it. */
+export function serve(core: ReturnType<typeof memoryCore>, overrides: Partial<ApiServerOptions> = {}): Promise<ApiServer> {
+  return startApiServer({
     host: "127.0.0.1",
     port: 0,
     token: TOKEN,
     intake: core.intake,
     desk: core.desk,
     events: core.feed,
-    log,
+    log: captureLog(),
     ...overrides,
   });
+}
+
+/** Starts the real API on a free port over a new memory core; `overrides` replace any option. Closed by closeServersAfterEach. */
+export async function start(overrides: Partial<ApiServerOptions> = {}) {
+  const core = memoryCore();
+  const log = captureLog();
+  const server = await serve(core, { log, ...overrides });
   running.push(server);
   return { core, log, server };
 }
