@@ -121,7 +121,7 @@ function untilUndoWindowsEnd(o: TestSessionOptions): number {
 }
 
 /**
- * A reviewer action other than a decision (edit, undo) on a review message;
+ * A reviewer action on a review message (a decision, an edit, an undo);
  * answers with the draft's status, and its review post and text version.
  */
 async function act(
@@ -148,6 +148,7 @@ async function act(
   return outcome.ok ? answer : { ...answer, refused: outcome.reason };
 }
 
+/** A decision on a review message, through `act`; answers with the draft's status alone. */
 async function decide(
   o: TestSessionOptions,
   reviewMessageId: number,
@@ -155,17 +156,8 @@ async function decide(
   actor: Actor,
   note: string | null,
 ): Promise<Answer> {
-  const { desk } = o.core;
-  const reviewChatId = desk.draftOfMessage(reviewMessageId)?.review_chat_id ?? "";
-  const outcome = await desk.decide({ reviewChatId, reviewMessageId, decision, actor, note });
-  await desk.settle();
-  const draft = outcome.draft && desk.get(outcome.draft.draft_id);
-  if (!draft)
-    return {
-      error: `review_message_id: no draft was posted as message ${reviewMessageId}`,
-      refused: outcome.ok ? undefined : outcome.reason,
-    };
-  return outcome.ok
-    ? { draft_id: draft.draft_id, status: draft.status }
-    : { draft_id: draft.draft_id, status: draft.status, refused: outcome.reason };
+  const answer = await act(o, reviewMessageId, (where) => o.core.desk.decide({ ...where, decision, actor, note }));
+  if ("error" in answer) return answer;
+  const { draft_id, status, refused } = answer;
+  return refused === undefined ? { draft_id, status } : { draft_id, status, refused };
 }
