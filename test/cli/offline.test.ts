@@ -7,19 +7,12 @@ import { appendFile, readdir, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { freePort, jsonLine, runBin } from "../support/cli-process.js";
-import { openTestCore, submitPosted } from "../support/core.js";
+import { openTestCore, submitPosted, submitRevised } from "../support/core.js";
 
 async function storeWithDrafts() {
   const t = await openTestCore();
   const a = await submitPosted(t, "First draft, pending");
-  const b = await submitPosted(t, "Second draft, revised");
-  await t.core.desk.decide({
-    reviewChatId: b.review_chat_id!,
-    reviewMessageId: b.review_message_id!,
-    decision: "revise",
-    note: "Margot: check the Q2 numbers",
-    actor: { user_id: 100000001, channel: "test", emoji: null, update_id: null },
-  });
+  const b = t.core.desk.get(await submitRevised(t, "Second draft, revised", "Margot: check the Q2 numbers"))!;
   await t.close();
   return { dir: t.dir, a, b };
 }
@@ -77,15 +70,7 @@ describe("the CLI without the daemon", () => {
 
   it("get finds a draft that moved to archive/ (DRAFT_RETENTION), still read-only", async () => {
     const t = await openTestCore(undefined, { env: { DRAFT_RETENTION: "1h" } });
-    const b = await submitPosted(t, "Revised, then archived");
-    await t.core.desk.decide({
-      reviewChatId: b.review_chat_id!,
-      reviewMessageId: b.review_message_id!,
-      decision: "revise",
-      note: "shorter",
-      actor: { user_id: 100000001, channel: "test", emoji: null, update_id: null },
-    });
-    await t.core.desk.settle();
+    const b = t.core.desk.get(await submitRevised(t, "Revised, then archived"))!;
     await t.clock.advance(2 * 3_600_000);
     expect(await t.core.desk.archiveOld()).toBe(1);
     await t.close();

@@ -89,14 +89,14 @@ export async function submitPosted(t: TestCore, text: string, extra: Record<stri
   return t.core.desk.get(outcome.answer.draft_id)!;
 }
 
-/** Submits a draft, posts it, and has the reviewer send it back for revision: a final draft (`revise`). Resolves with its id. */
-export async function submitRevised(t: TestCore, text: string): Promise<string> {
+/** Submits a draft, posts it, and has the reviewer send it back for revision with `note`: a final draft (`revise`). Resolves with its id. */
+export async function submitRevised(t: TestCore, text: string, note = "shorter"): Promise<string> {
   const d = await submitPosted(t, text);
   await t.core.desk.decide({
     reviewChatId: d.review_chat_id!,
     reviewMessageId: d.review_message_id!,
     decision: "revise",
-    note: "shorter",
+    note,
     actor: { user_id: REVIEWER, channel: "test", emoji: null, update_id: null },
   });
   await t.core.desk.settle();

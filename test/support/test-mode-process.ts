@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { expect } from "vitest";
 import { MAIN_JS } from "./daemon-process.js";
 
 /** A draft payload for a test-mode session (to a group), with `extra` fields over it. */
@@ -55,4 +56,19 @@ export function runTestMode(
     for (const line of lines) child.stdin.write((typeof line === "string" ? line : JSON.stringify(line)) + "\n");
     child.stdin.end();
   });
+}
+
+/**
+ * One test-mode session on `dirs` (a step of a test: each needs the ids the
+ * previous one printed): expects exit 0 and one answer per input line.
+ */
+export async function testModeSession(
+  dirs: { cwd: string; harnessDir: string },
+  input: unknown[],
+  env?: Record<string, string>,
+): Promise<Array<Record<string, any>>> {
+  const run = await runTestMode(input, { ...dirs, env });
+  expect(run.code, run.stderr).toBe(0);
+  expect(run.answers).toHaveLength(input.length);
+  return run.answers;
 }

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { readFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { freshDirs, removeFreshDirs } from "../support/daemon-process.js";
-import { draft, runTestMode } from "../support/test-mode-process.js";
+import { draft, testModeSession } from "../support/test-mode-process.js";
 
 /** Each session runs in fresh dirs; they go once it has ended. */
 afterEach(removeFreshDirs);
@@ -10,12 +10,8 @@ afterEach(removeFreshDirs);
 /** The default UNDO_WINDOW (10 s): "" leaves the variable unset for the daemon. */
 const DEFAULT_WINDOW = { UNDO_WINDOW: "" };
 
-async function session(dirs: { cwd: string; harnessDir: string }, input: unknown[], env: Record<string, string> = DEFAULT_WINDOW) {
-  const run = await runTestMode(input, { ...dirs, env });
-  expect(run.code, run.stderr).toBe(0);
-  expect(run.answers).toHaveLength(input.length);
-  return run.answers;
-}
+const session = (dirs: { cwd: string; harnessDir: string }, input: unknown[], env: Record<string, string> = DEFAULT_WINDOW) =>
+  testModeSession(dirs, input, env);
 
 describe("test mode: edit, unreact, advance (contract v2)", () => {
   it('👍 answers approved; {"cmd":"advance"} ends the undo window and sends', async () => {

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { freshDirs, removeFreshDirs } from "../support/daemon-process.js";
-import { draft, runTestMode } from "../support/test-mode-process.js";
+import { draft, testModeSession } from "../support/test-mode-process.js";
 
 /** Each session runs in fresh dirs; they go once it has ended. */
 afterEach(removeFreshDirs);
@@ -15,12 +15,7 @@ async function lines(path: string): Promise<Array<Record<string, any>>> {
 }
 
 /** Runs one session per step, on the same files: each step needs the ids the previous one printed. */
-async function session(dirs: { cwd: string; harnessDir: string }, input: unknown[], env?: Record<string, string>) {
-  const run = await runTestMode(input, { ...dirs, env });
-  expect(run.code, run.stderr).toBe(0);
-  expect(run.answers).toHaveLength(input.length);
-  return run.answers;
-}
+const session = testModeSession;
 
 describe("test mode (TAO_DRAFT_REVIEW_TEST=1)", () => {
   it("runs the seed's verification: 👍 sends, ❌ revises, ⏳ defers, silence expires", async () => {
