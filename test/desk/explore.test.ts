@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { explore, violationKind } from "./explore/explore.js";
+import { totals } from "./explore/world.js";
+
+/**
+ * The model-based test of issue 19 (item 6). `npm test` runs a short budget
+ * from a fixed seed; `npm run explore` runs long (EXPLORE_RUNS runs per seed,
+ * EXPLORE_SEEDS seeds from EXPLORE_SEED, EXPLORE_STEPS steps a run at most,
+ * EXPLORE_SKIP a comma list of step kinds to leave out) and prints every
+ * distinct violation it shrank.
+ */
+const LONG = process.env.EXPLORE_LONG === "1";
+const RUNS = Number(process.env.EXPLORE_RUNS ?? (LONG ? 200 : 25));
+const SEED = Number(process.env.EXPLORE_SEED ?? 19);
+const SEEDS = Number(process.env.EXPLORE_SEEDS ?? (LONG ? 5 : 1));
+const MAX_STEPS = Number(process.env.EXPLORE_STEPS ?? 40);
+const SKIP = new Set((process.env.EXPLORE_SKIP ?? "").split(",").filter(Boolean));
+
+describe("the desk explored: random owner actions, halts, audience changes, failures and restarts", () => {
+  it.skipIf(LONG)(
+    "every send has an approval made on a message that showed that text, audience and sender, with no halt since, once per draft",
+    async () => {
+      const report = await explore({ seed: SEED, numRuns: RUNS, maxSteps: MAX_STEPS, skip: SKIP });
+      console.log(
+        `explorer: seed ${SEED}, ${report.runs} runs, ${report.steps} steps${report.failure ? `\n${report.failure}` : ", no violation"}`,
+      );
+      expect(report.failure).toBeNull();
+    },
+    120_000,
+  );
+
+  it.runIf(LONG)(
+    "long run: the same invariant over many seeds, every distinct violation shrunk and printed",
+    async () => {
+      const kinds = new Map<string, string>();
+      for (let seed = SEED; seed < SEED + SEEDS; seed++) {
+        const report = await explore({ seed, numRuns: RUNS, maxSteps: MAX_STEPS, skip: SKIP });
+        console.log(
+          `explorer: seed ${seed}: ${report.runs} runs, ${report.steps} steps, ${report.failure ? "a violation" : "no violation"}`,
+        );
+        if (report.failure && !kinds.has(violationKind(report.failure))) kinds.set(violationKind(report.failure), report.failure);
+      }
+      console.log(`explorer: ${totals.runs} runs, ${totals.steps} steps in all; ${kinds.size} distinct violation(s)`);
+      for (const failure of kinds.values()) console.log(`\n${failure}`);
+      expect([...kinds.keys()]).toEqual([]);
+    },
+    24 * 3_600_000,
+  );
+});

@@ -1,0 +1,166 @@
+import fc from "fast-check";
+import type { ChatMessage, ChatTruth, SendOutcome } from "./fake-telegram.js";
+import type { World } from "./world.js";
+
+/** A step of the explorer: fast-check's async command over the world (the model lives inside it). */
+type Step = fc.AsyncCommand<object, World>;
+
+/** Picks a message counted from the newest: mostly the last few, sometimes any ever posted. */
+const messagePick = fc.oneof({ weight: 4, arbitrary: fc.nat(3) }, { weight: 1, arbitrary: fc.nat(40) });
+
+/** The audiences the destination can have: small, large, public and large. */
+export const AUDIENCES: Record<string, ChatTruth> = {
+  small: { title: "Book club", username: null, members: 5 },
+  large: { title: "Book club", username: null, members: 5000 },
+  public: { title: "Book club", username: "bookclub_open", members: 50_000 },
+};
+
+/** A step that acts on one message of the review chat; nothing happens while the chat is empty. */
+abstract class OnMessage implements Step {
+  constructor(readonly fromEnd: number) {}
+  check(): boolean {
+    return true;
+  }
+  async run(_m: object, world: World): Promise<void> {
+    const message = world.recent(this.fromEnd);
+    await world.run(`${this.toString()} → message ${message?.id ?? "none"}`, async () => {
+      if (message !== undefined) await this.act(world, message);
+    });
+  }
+  protected abstract act(world: World, message: ChatMessage): Promise<void>;
+  abstract toString(): string;
+}
+
+class React extends OnMessage {
+  constructor(
+    fromEnd: number,
+    readonly emoji: string | null,
+  ) {
+    super(fromEnd);
+  }
+  protected act(world: World, message: ChatMessage): Promise<void> {
+    return world.react(message, this.emoji);
+  }
+  toString(): string {
+    return this.emoji === null ? `unreact(${this.fromEnd})` : `react(${this.fromEnd}, ${this.emoji})`;
+  }
+}
+
+class Tap extends OnMessage {
+  constructor(
+    fromEnd: number,
+    readonly button: number,
+    readonly old: boolean,
+  ) {
+    super(fromEnd);
+  }
+  protected async act(world: World, message: ChatMessage): Promise<void> {
+    const gone = [...message.everButtons].filter((b) => !message.buttons.includes(b));
+    const choices = this.old && gone.length > 0 ? gone : message.buttons;
+    if (choices.length === 0) return;
+    await world.tap(message, choices[this.button % choices.length]!, this.old ? "old" : "current");
+  }
+  toString(): string {
+    return `tap(${this.fromEnd}, button ${this.button}${this.old ? ", old" : ""})`;
+  }
+}
+
+class Forge extends OnMessage {
+  constructor(
+    fromEnd: number,
+    readonly draft: number,
+    readonly action: string,
+  ) {
+    super(fromEnd);
+  }
+  protected async act(world: World, message: ChatMessage): Promise<void> {
+    if (this.action === "resume") return world.tap(message, `owner:resume:${this.draft.toString(16).padStart(16, "0")}`, "forged");
+    if (world.drafts.length === 0) return;
+    const id = world.drafts[world.drafts.length - 1 - (this.draft % world.drafts.length)]!;
+    await world.tap(message, `v1:${this.action}:${id}`, "forged");
+  }
+  toString(): string {
+    return `forge(${this.fromEnd}, ${this.action}, draft ${this.draft})`;
+  }
+}
+
+class Reply extends OnMessage {
+  constructor(
+    fromEnd: number,
+    readonly kind: string,
+  ) {
+    super(fromEnd);
+  }
+  protected act(world: World, message: ChatMessage): Promise<void> {
+    const draft = world.draftOf(message);
+    if (this.kind === "✏️") return world.write(`✏️ ${world.newText()}`, message, draft);
+    if (this.kind === "text") return world.write(world.newText(), message, draft);
+    return world.write(this.kind, message, null);
+  }
+  toString(): string {
+    return `reply(${this.fromEnd}, ${this.kind})`;
+  }
+}
+
+/** A step that is not about one message. */
+class Plain implements Step {
+  constructor(
+    readonly name: string,
+    readonly act: (world: World) => Promise<void>,
+  ) {}
+  check(): boolean {
+    return true;
+  }
+  async run(_m: object, world: World): Promise<void> {
+    await world.run(this.name, () => this.act(world));
+  }
+  toString(): string {
+    return this.name;
+  }
+}
+
+const SECOND = 1000;
+const advances = [1 * SECOND, 10 * SECOND, 31 * SECOND, 61 * SECOND, 20 * 60 * SECOND, 3 * 3600 * SECOND];
+const outcomes: SendOutcome[] = ["not_sent", "unknown", "retry_after", "refused"];
+
+/** Every kind of step, weighted towards the owner's actions; `skip` leaves kinds out (by name: "forge", "restart", ...). */
+export function explorerSteps(skip: ReadonlySet<string> = new Set()): fc.Arbitrary<Step>[] {
+  const all: Array<[string, number, fc.Arbitrary<Step>]> = [
+    ["submit", 4, fc.constant(new Plain("submit", (world) => world.submit()))],
+    ["react", 6, fc.tuple(messagePick, fc.constantFrom("👍", "👍", "👎", "😴", null)).map(([m, e]) => new React(m, e))],
+    ["tap", 6, fc.tuple(messagePick, fc.nat(5), fc.boolean()).map(([m, b, old]) => new Tap(m, b, old))],
+    [
+      "forge",
+      2,
+      fc.tuple(messagePick, fc.nat(3), fc.constantFrom("send", "confirm", "undo", "edit", "resume")).map(([m, d, a]) => new Forge(m, d, a)),
+    ],
+    ["reply", 4, fc.tuple(messagePick, fc.constantFrom("👍", "👎", "😴", "undo", "✏️", "text")).map(([m, k]) => new Reply(m, k))],
+    ["halt", 2, fc.constant(new Plain("/halt", (world) => world.write("/halt", null, null)))],
+    ["resume", 2, fc.constant(new Plain("/resume", (world) => world.write("/resume", null, null)))],
+    ["env", 1, fc.boolean().map((halt) => new Plain(`.env TAO_SWARM_ENABLED=${halt ? 0 : 1}`, (world) => world.envSwitch(halt)))],
+    ["advance", 5, fc.constantFrom(...advances).map((ms) => new Plain(`advance ${ms / SECOND}s`, (world) => world.advance(ms)))],
+    [
+      "audience",
+      2,
+      fc
+        .constantFrom(...Object.keys(AUDIENCES))
+        .map((name) => new Plain(`audience ${name}`, async (world) => void (world.telegram.truth = AUDIENCES[name]!))),
+    ],
+    [
+      "answering",
+      2,
+      fc
+        .boolean()
+        .map(
+          (up) => new Plain(`audience ${up ? "answers" : "not answering"}`, async (world) => void (world.telegram.audienceAnswering = up)),
+        ),
+    ],
+    [
+      "sendfail",
+      1,
+      fc.constantFrom(...outcomes).map((o) => new Plain(`next send ${o}`, async (world) => void world.telegram.sendOutcomes.push(o))),
+    ],
+    ["restart", 1, fc.constant(new Plain("restart", (world) => world.restart()))],
+  ];
+  return [fc.oneof(...all.filter(([name]) => !skip.has(name)).map(([, weight, arbitrary]) => ({ weight, arbitrary })))];
+}

@@ -1,0 +1,54 @@
+import fc from "fast-check";
+import { explorerSteps } from "./commands.js";
+import { totals, World } from "./world.js";
+
+/** How long and from where the explorer runs. */
+export interface ExploreOptions {
+  readonly seed: number;
+  readonly numRuns: number;
+  /** Steps per run, at most. */
+  readonly maxSteps: number;
+  /** Step kinds left out (see explorerSteps), to look past a violation already known. */
+  readonly skip?: ReadonlySet<string>;
+}
+
+/** What a run of the explorer found: how much it ran, and the shrunk counterexample if any. */
+export interface ExploreReport {
+  readonly runs: number;
+  readonly steps: number;
+  readonly failure: string | null;
+}
+
+/**
+ * Runs random step sequences against a fresh daemon each (fast-check
+ * `commands`), checking the invariant after every step; a violation is
+ * shrunk to a short sequence and reported with the steps that led to it.
+ */
+export async function explore(options: ExploreOptions): Promise<ExploreReport> {
+  const before = { ...totals };
+  const steps = fc.commands(explorerSteps(options.skip), { maxCommands: options.maxSteps, size: "max" });
+  const property = fc.asyncProperty(steps, async (sequence) => {
+    totals.runs++;
+    const world = await World.open();
+    try {
+      await fc.asyncModelRun(() => ({ model: {}, real: world }), sequence);
+    } finally {
+      await world.close();
+    }
+  });
+  const result = await fc.check(property, { seed: options.seed, numRuns: options.numRuns });
+  const failure = result.failed
+    ? `seed ${result.seed}, path "${result.counterexamplePath}":\n${(result.errorInstance as Error | undefined)?.message ?? String(result.errorInstance)}`
+    : null;
+  return { runs: totals.runs - before.runs, steps: totals.steps - before.steps, failure };
+}
+
+/** The first line of a violation with ids, steps and texts taken out: what kind of violation it is. */
+export function violationKind(failure: string): string {
+  const line = failure.split("\n").find((l) => l.startsWith("step ")) ?? failure;
+  return line
+    .replace(/step \d+/g, "step N")
+    .replace(/"[^"]*"/g, "…")
+    .replace(/message \d+/g, "message M")
+    .replace(/\d+ members/g, "N members");
+}

@@ -1,0 +1,245 @@
+import { GrammyError, HttpError, type Transformer } from "grammy";
+import type { InlineKeyboardMarkup, MessageEntity, ReactionTypeEmoji, Update } from "grammy/types";
+
+/** The bot's own user id in the explorer's Telegram. */
+export const BOT_ID = 777000111;
+/** The owner: the one reviewer, and the review chat (a private chat with the bot). */
+export const OWNER = 4242;
+/** The destination group of every draft the explorer submits. */
+export const DESTINATION = "-1005550001";
+
+/** Who reads the destination, as the explorer's Telegram answers getChat and getChatMemberCount. */
+export interface ChatTruth {
+  readonly title: string;
+  readonly username: string | null;
+  readonly members: number;
+}
+
+/** A message in the review chat as Telegram holds it now (the bot's and the owner's alike). */
+export interface ChatMessage {
+  readonly id: number;
+  readonly fromBot: boolean;
+  text: string;
+  entities: MessageEntity[];
+  /** Callback data of the buttons it carries now. */
+  buttons: string[];
+  /** Every callback data it ever carried (an old client may still tap one). */
+  readonly everButtons: Set<string>;
+  readonly replyTo: number | null;
+  /** The replied-to message's text and entities when this one was sent (what its quote showed). */
+  readonly quoted: { readonly text: string; readonly entities: MessageEntity[] } | null;
+}
+
+/** A sendMessage to a destination: what went out, and what Telegram answered. */
+export interface DestinationCall {
+  readonly chatId: string;
+  readonly text: string;
+  readonly outcome: SendOutcome;
+}
+
+/** How the next destination sendMessage ends. `unknown`: Telegram got it, the answer was lost. */
+export type SendOutcome = "ok" | "not_sent" | "unknown" | "retry_after" | "refused";
+
+/** What the bot asked of Telegram, for a failure that names the call. */
+type Payload = Record<string, unknown>;
+
+function buttonsOf(markup: unknown): string[] {
+  const rows = (markup as InlineKeyboardMarkup | undefined)?.inline_keyboard ?? [];
+  return rows.flat().flatMap((b) => ("callback_data" in b && b.callback_data !== undefined ? [b.callback_data] : []));
+}
+
+function networkDown(method: string): HttpError {
+  const cause = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+  return new HttpError(`Network request for '${method}' failed!`, cause);
+}
+
+/**
+ * The explorer's Telegram: an in-process Bot API behind a grammY transformer.
+ * It keeps the review chat as the owner sees it (each message's current text
+ * and buttons), answers getChat/getChatMemberCount from the truth the
+ * explorer sets (or not at all), and records every destination sendMessage
+ * with the outcome the explorer chose. Message and update ids never repeat,
+ * across restarts of the daemon.
+ */
+export class FakeTelegram {
+  readonly messages: ChatMessage[] = [];
+  readonly calls: DestinationCall[] = [];
+  /** The destination as Telegram would describe it now. */
+  truth: ChatTruth = { title: "Book club", username: null, members: 5 };
+  /** False: getChat and getChatMemberCount fail (Telegram not answering). */
+  audienceAnswering = true;
+  /** Outcomes for the next destination sends, first first; empty: ok. */
+  readonly sendOutcomes: SendOutcome[] = [];
+  /** Called with each destination call as it happens (the model stamps it). */
+  onDestinationCall: (call: DestinationCall) => void = () => {};
+  private nextMessageId = 1;
+  private nextUpdateId = 1;
+  private readonly byId = new Map<number, ChatMessage>();
+
+  /** The transformer that answers every Bot API call of the daemon's Bot. */
+  readonly transformer: Transformer = async (_prev, method, payload) => {
+    const result = this.answer(method, payload as Payload);
+    return { ok: true, result } as never;
+  };
+
+  /** A message of the review chat by id. */
+  message(id: number): ChatMessage | undefined {
+    return this.byId.get(id);
+  }
+
+  private answer(method: string, p: Payload): unknown {
+    switch (method) {
+      case "sendMessage":
+        return String(p.chat_id) === String(OWNER) ? this.postInReviewChat(p) : this.sendToDestination(p);
+      case "editMessageText":
+      case "editMessageReplyMarkup":
+        return this.edit(method, p);
+      case "getChat":
+      case "getChatMemberCount":
+      case "getChatMember":
+        return this.audience(method, p);
+      default:
+        return true;
+    }
+  }
+
+  private postInReviewChat(p: Payload): unknown {
+    const replyTo = (p.reply_parameters as { message_id?: number } | undefined)?.message_id ?? null;
+    const message = this.add({
+      fromBot: true,
+      text: String(p.text),
+      entities: (p.entities as MessageEntity[] | undefined) ?? [],
+      buttons: buttonsOf(p.reply_markup),
+      replyTo,
+    });
+    return this.wire(message);
+  }
+
+  private edit(method: string, p: Payload): unknown {
+    const message = this.byId.get(Number(p.message_id));
+    if (message === undefined)
+      throw new GrammyError(
+        "Bad Request: message to edit not found",
+        { ok: false, error_code: 400, description: "Bad Request: message to edit not found" },
+        method,
+        p,
+      );
+    if (method === "editMessageText") {
+      message.text = String(p.text);
+      message.entities = (p.entities as MessageEntity[] | undefined) ?? [];
+    }
+    message.buttons = buttonsOf(p.reply_markup);
+    for (const b of message.buttons) message.everButtons.add(b);
+    return this.wire(message);
+  }
+
+  private audience(method: string, p: Payload): unknown {
+    if (!this.audienceAnswering) throw networkDown(method);
+    const t = this.truth;
+    if (method === "getChatMemberCount") return t.members;
+    if (method === "getChatMember")
+      return { status: "administrator", can_post_messages: true, user: { id: BOT_ID, is_bot: true, first_name: "Bot" } };
+    return { id: Number(p.chat_id), type: "supergroup", title: t.title, ...(t.username === null ? {} : { username: t.username }) };
+  }
+
+  private sendToDestination(p: Payload): unknown {
+    const outcome = this.sendOutcomes.shift() ?? "ok";
+    const call: DestinationCall = { chatId: String(p.chat_id), text: String(p.text), outcome };
+    this.calls.push(call);
+    this.onDestinationCall(call);
+    const fail = (code: number, description: string, parameters = {}) => {
+      throw new GrammyError(description, { ok: false, error_code: code, description, parameters }, "sendMessage", p);
+    };
+    if (outcome === "not_sent") throw networkDown("sendMessage");
+    if (outcome === "unknown") fail(502, "Bad Gateway");
+    if (outcome === "retry_after") fail(429, "Too Many Requests: retry after 5", { retry_after: 5 });
+    if (outcome === "refused") fail(403, "Forbidden: bot was kicked from the supergroup chat");
+    return {
+      message_id: 90_000 + this.calls.length,
+      date: 0,
+      chat: { id: Number(p.chat_id), type: "supergroup", title: this.truth.title },
+      text: p.text,
+    };
+  }
+
+  /** Adds a message to the review chat (the bot's, or one the owner writes). */
+  add(m: { fromBot: boolean; text: string; entities?: MessageEntity[]; buttons?: string[]; replyTo: number | null }): ChatMessage {
+    const quotedFrom = m.replyTo === null ? undefined : this.byId.get(m.replyTo);
+    const message: ChatMessage = {
+      id: this.nextMessageId++,
+      fromBot: m.fromBot,
+      text: m.text,
+      entities: m.entities ?? [],
+      buttons: m.buttons ?? [],
+      everButtons: new Set(m.buttons ?? []),
+      replyTo: m.replyTo,
+      quoted: quotedFrom === undefined ? null : { text: quotedFrom.text, entities: [...quotedFrom.entities] },
+    };
+    this.messages.push(message);
+    this.byId.set(message.id, message);
+    return message;
+  }
+
+  /** A message as the Bot API returns it. */
+  private wire(m: ChatMessage): unknown {
+    return { message_id: m.id, date: 0, chat: { id: OWNER, type: "private", first_name: "Owner" }, text: m.text };
+  }
+
+  private wireFull(m: ChatMessage): Update["message"] {
+    return {
+      message_id: m.id,
+      date: 0,
+      chat: { id: OWNER, type: "private", first_name: "Owner" },
+      ...(m.fromBot ? { from: { id: BOT_ID, is_bot: true, first_name: "Bot" } } : { from: owner() }),
+      text: m.text,
+    } as Update["message"];
+  }
+
+  /** The owner's reaction update on a message: `before` → `after`. */
+  reaction(messageId: number, before: readonly string[], after: readonly string[], date: number): Update {
+    const emoji = (e: string): ReactionTypeEmoji => ({ type: "emoji", emoji: e as ReactionTypeEmoji["emoji"] });
+    return {
+      update_id: this.nextUpdateId++,
+      message_reaction: {
+        chat: { id: OWNER, type: "private", first_name: "Owner" },
+        message_id: messageId,
+        user: owner(),
+        date,
+        old_reaction: before.map(emoji),
+        new_reaction: after.map(emoji),
+      },
+    };
+  }
+
+  /** The owner's tap on a button of a message, with whatever data (a current, an old or a forged one). */
+  tap(messageId: number, data: string): Update {
+    const m = this.byId.get(messageId)!;
+    return {
+      update_id: this.nextUpdateId++,
+      callback_query: { id: `q${this.nextUpdateId}`, from: owner(), chat_instance: "ci", data, message: this.wireFull(m) as never },
+    };
+  }
+
+  /** The owner writes `text` in the review chat, as a reply to `replyTo` when given. */
+  write(text: string, replyTo: number | null, date: number): Update {
+    const sent = this.add({ fromBot: false, text, replyTo });
+    const target = replyTo === null ? undefined : this.byId.get(replyTo);
+    const command = /^\/\w+/.exec(text);
+    return {
+      update_id: this.nextUpdateId++,
+      message: {
+        message_id: sent.id,
+        date,
+        chat: { id: OWNER, type: "private", first_name: "Owner" },
+        from: owner(),
+        text,
+        ...(command ? { entities: [{ type: "bot_command", offset: 0, length: command[0].length }] } : {}),
+        ...(target ? { reply_to_message: this.wireFull(target) as never } : {}),
+      },
+    } as Update;
+  }
+}
+
+function owner() {
+  return { id: OWNER, is_bot: false, first_name: "Owner", username: "owner" };
+}

@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import type { ChatTruth } from "./fake-telegram.js";
+import { ExploreModel } from "./model.js";
+import type { Surface } from "./surface.js";
+
+const RULES = { undoWindowMs: 30_000, confirmOver: 1000 };
+const TRUTH: ChatTruth = { title: "Book club", username: null, members: 5 };
+const POST: Surface = {
+  messageId: 1,
+  draftText: "v1",
+  audience: { kind: "known", title: "Book club", members: 5, public: false },
+  identity: "bot",
+  isQuestion: false,
+  decisionControl: true,
+  isEditPrompt: false,
+};
+
+function modelWith(...steps: Array<(m: ExploreModel) => void>): ExploreModel {
+  const m = new ExploreModel(RULES);
+  m.noteText("v1", "d1");
+  m.noteText("v2", "d1");
+  for (const s of steps) s(m);
+  return m;
+}
+const approve =
+  (step: number, surface: Surface = POST, kind: "approve" | "confirm" = "approve") =>
+  (m: ExploreModel) =>
+    m.actions.push({ step, at: step * 1000, kind, how: "👍", surface });
+const send =
+  (step: number, text = "v1", truth: ChatTruth | null = TRUTH) =>
+  (m: ExploreModel) =>
+    m.sends.push({ step, at: step * 1000, call: { chatId: "-1", text, outcome: "ok" }, truth, haltedThroughout: false });
+
+describe("the explorer's invariant (judged from its own record alone)", () => {
+  it("accepts a send approved on a message that showed that text and audience", () => {
+    expect(modelWith(approve(1), send(2)).checkNewSends()).toEqual([]);
+  });
+
+  it("flags another text version, another audience, a halt since, an undo, a second send, no evidence", () => {
+    const flagged = (m: ExploreModel) => m.checkNewSends().join("\n");
+    expect(flagged(modelWith(approve(1), send(2, "v2")))).toMatch(/it showed "v1"/);
+    expect(flagged(modelWith(approve(1), send(2, "v1", { ...TRUTH, username: "open" })))).toMatch(/at the send: public/);
+    expect(flagged(modelWith(approve(1), (m) => m.haltBegins.push(2), send(3)))).toMatch(/a halt began at step 2/);
+    expect(
+      flagged(modelWith(approve(1), (m) => m.actions.push({ step: 2, at: 2000, kind: "undo", how: "↩️", surface: POST }), send(3))),
+    ).toMatch(/undone at step 2/);
+    expect(flagged(modelWith(approve(1), send(2), send(3)))).toMatch(/a second send of d1/);
+    expect(flagged(modelWith(approve(1), send(2, "v1", null)))).toMatch(/did not answer/);
+  });
+
+  it("a large or unknown audience binds only through the confirmation tap", () => {
+    const large = { ...TRUTH, members: 5000 };
+    const shownLarge: Surface = { ...POST, audience: { kind: "known", title: "Book club", members: 5000, public: false } };
+    expect(
+      modelWith(approve(1, shownLarge), send(2, "v1", large))
+        .checkNewSends()
+        .join(),
+    ).toMatch(/need the confirmation tap/);
+    expect(modelWith(approve(1, shownLarge, "confirm"), send(2, "v1", large)).checkNewSends()).toEqual([]);
+    const unknown: Surface = { ...POST, audience: { kind: "unknown" } };
+    expect(modelWith(approve(1, unknown), send(2)).checkNewSends().join()).toMatch(/unknown/);
+  });
+});

@@ -1,0 +1,129 @@
+import type { ChatTruth, DestinationCall } from "./fake-telegram.js";
+import type { Surface } from "./surface.js";
+
+/** An owner's action that may approve a send, or take an approval back. */
+export interface OwnerAction {
+  readonly step: number;
+  readonly at: number;
+  /** `approve`: a 👍 (reaction, reply, send button); `confirm`: a "Yes, send" tap; `undo`: a 👍 removed, ↩️, a reply `undo`. */
+  readonly kind: "approve" | "confirm" | "undo";
+  readonly how: string;
+  readonly surface: Surface;
+}
+
+/** A destination sendMessage, stamped with what was true when it was made. */
+export interface SendSeen {
+  readonly step: number;
+  readonly at: number;
+  readonly call: DestinationCall;
+  /** Who reads the destination at that moment; null when Telegram was not answering about it. */
+  readonly truth: ChatTruth | null;
+  /** A halt was in force before and after the step that sent (set false once the step ends unhalted). */
+  haltedThroughout: boolean;
+}
+
+/** What the explorer's rules say about when a send is allowed. */
+export interface Rules {
+  readonly undoWindowMs: number;
+  readonly confirmOver: number;
+}
+
+/**
+ * The explorer's own record of what happened: the owner's actions with what
+ * each message showed when he acted, when halts began, which texts belong to
+ * which draft, and every send. It never asks the desk; the invariant is
+ * judged from this record alone.
+ */
+export class ExploreModel {
+  readonly actions: OwnerAction[] = [];
+  readonly haltBegins: number[] = [];
+  readonly sends: SendSeen[] = [];
+  readonly violations: string[] = [];
+  /** Each text the owner's side wrote (a submission or an edit), and the draft it was for. */
+  private readonly draftOfText = new Map<string, string>();
+  /** Drafts a send may have reached (Telegram said ok, or nobody knows). */
+  private readonly delivered = new Set<string>();
+  private checked = 0;
+
+  constructor(private readonly rules: Rules) {}
+
+  /** Notes that `text` was written as (a version of) `draftId`. */
+  noteText(text: string, draftId: string): void {
+    if (!this.draftOfText.has(text)) this.draftOfText.set(text, draftId);
+  }
+
+  /** Judges every send not judged yet; returns the new violations. */
+  checkNewSends(): string[] {
+    const found: string[] = [];
+    for (; this.checked < this.sends.length; this.checked++) found.push(...this.judge(this.sends[this.checked]!));
+    this.violations.push(...found);
+    return found;
+  }
+
+  private judge(send: SendSeen): string[] {
+    const out: string[] = [];
+    const text = send.call.text;
+    const key = this.draftOfText.get(text) ?? `text ${JSON.stringify(text)}`;
+    const where = `step ${send.step}: sendMessage of ${JSON.stringify(text)} (${send.call.outcome})`;
+    if (this.delivered.has(key)) out.push(`${where}: a second send of ${key}, which had already gone out (or may have)`);
+    if (send.call.outcome === "ok" || send.call.outcome === "unknown") this.delivered.add(key);
+    if (send.haltedThroughout) out.push(`${where}: sent while a halt was in force`);
+    if (send.truth === null) {
+      out.push(`${where}: sent although Telegram did not answer who reads the destination`);
+      return out;
+    }
+    const why = this.approvalFor(send, send.truth);
+    if (why !== null) out.push(`${where}: no approval that binds to it (${why})`);
+    return out;
+  }
+
+  /** Null when some approval binds to this send; otherwise why each candidate does not. */
+  private approvalFor(send: SendSeen, truth: ChatTruth): string | null {
+    const reasons: string[] = [];
+    for (const a of this.actions) {
+      if (a.kind === "undo" || a.step >= send.step) continue;
+      const why = this.whyNot(a, send, truth);
+      if (why === null) return null;
+      reasons.push(`step ${a.step} ${a.how} on message ${a.surface.messageId}: ${why}`);
+    }
+    return reasons.length === 0 ? "no approval at all" : reasons.slice(-4).join("; ");
+  }
+
+  private whyNot(a: OwnerAction, send: SendSeen, truth: ChatTruth): string | null {
+    const s = a.surface;
+    if (s.draftText !== send.call.text) return `it showed ${s.draftText === null ? "no draft text" : JSON.stringify(s.draftText)}`;
+    if (s.identity !== "bot") return "it showed another sender";
+    const audience = audienceProblem(s, truth, a.kind === "confirm", this.rules.confirmOver);
+    if (audience !== null) return audience;
+    const halt = this.haltBegins.find((h) => h > a.step && h <= send.step);
+    if (halt !== undefined) return `a halt began at step ${halt}, after it`;
+    const undo = this.actions.find(
+      (u) =>
+        u.kind === "undo" &&
+        u.step > a.step &&
+        u.step < send.step &&
+        u.at < a.at + this.rules.undoWindowMs &&
+        (u.surface.messageId === s.messageId || (u.surface.decisionControl && u.surface.draftText === s.draftText)),
+    );
+    if (undo !== undefined) return `undone at step ${undo.step} (${undo.how}) within the window`;
+    return null;
+  }
+}
+
+/**
+ * Why the audience a message showed does not bind a send to `truth`, or null.
+ * A known audience must be the same (title, members, public or not); an
+ * unknown one binds only through a confirmation tap (the owner accepted not
+ * knowing). A large audience needs the confirmation tap too.
+ */
+export function audienceProblem(s: Surface, truth: ChatTruth, confirmed: boolean, confirmOver: number): string | null {
+  const a = s.audience;
+  if (a === null) return "it showed no audience";
+  if (a.kind === "unknown") return confirmed ? null : "it showed the audience as unknown and was no confirmation";
+  const isPublic = truth.username !== null;
+  if (a.title !== truth.title || a.members !== truth.members || a.public !== isPublic) {
+    return `it showed ${a.public ? "public " : ""}“${a.title}” with ${a.members} members; at the send: ${isPublic ? "public " : ""}“${truth.title}” with ${truth.members}`;
+  }
+  if (truth.members > confirmOver && !confirmed) return `${truth.members} members need the confirmation tap`;
+  return null;
+}

@@ -1,0 +1,82 @@
+import type { MessageEntity } from "grammy/types";
+import type { ChatMessage } from "./fake-telegram.js";
+
+/** Who the owner was told will read the draft. `unknown`: the message said it could not be told. */
+export type ShownAudience =
+  | { readonly kind: "known"; readonly title: string | null; readonly members: number | null; readonly public: boolean }
+  | { readonly kind: "unknown" };
+
+/**
+ * What a message in the review chat showed the owner when he acted on it:
+ * the draft text (the blockquote of a review post, the `pre` block of an Edit
+ * prompt), who will read it, and who it goes out as. What the message itself
+ * does not show is taken from the message it replies to, as that one was
+ * when the reply was sent (a confirmation question quotes the post it is
+ * about). Read from the text and entities Telegram holds, never from the desk.
+ */
+export interface Surface {
+  readonly messageId: number;
+  readonly draftText: string | null;
+  readonly audience: ShownAudience | null;
+  /** "bot" unless the message says the draft goes out as the owner. */
+  readonly identity: "bot" | "owner";
+  /** A confirmation question (its button is the extra tap a large audience needs). */
+  readonly isQuestion: boolean;
+  /** The message carries, or carried, a decision control: a draft's buttons, or it is an Edit prompt. */
+  readonly decisionControl: boolean;
+  /** An Edit prompt: a reply to it is the draft's new text, whatever it says. */
+  readonly isEditPrompt: boolean;
+}
+
+function draftTextOf(text: string, entities: readonly MessageEntity[]): string | null {
+  const block = entities.find((e) => e.type === "blockquote" || e.type === "pre");
+  return block === undefined ? null : text.slice(block.offset, block.offset + block.length);
+}
+
+/** The part of a message that describes the audience: a review post's "— for …" line, or a question's "Send to …". */
+function audienceTextOf(text: string, draftText: string | null): string | null {
+  const outside = draftText === null ? text : text.replace(draftText, "");
+  const forLine = /— for (.*)/.exec(outside);
+  if (forLine) return forLine[1]!;
+  const question = /^Send to (.*)$/m.exec(outside);
+  return question ? question[1]! : null;
+}
+
+/** Reads an audience line: a “title”, N members, public (an @username). No title and no count: unknown. */
+export function readAudience(line: string): ShownAudience {
+  const members = /([\d,]+) members?\b/.exec(line);
+  const title = /“([^”]*)”/.exec(line);
+  if (members === null && title === null) return { kind: "unknown" };
+  return {
+    kind: "known",
+    title: title ? title[1]! : null,
+    members: members ? Number(members[1]!.replace(/,/g, "")) : null,
+    public: /@[A-Za-z0-9_]{3,}/.test(line) || /\bpublic\b/.test(line),
+  };
+}
+
+/** What `message` shows now, completed from what its quote showed. */
+export function surfaceOf(message: ChatMessage): Surface {
+  const own = partsOf(message.text, message.entities);
+  const quoted = message.quoted === null ? null : partsOf(message.quoted.text, message.quoted.entities);
+  return {
+    messageId: message.id,
+    draftText: own.draftText ?? quoted?.draftText ?? null,
+    audience: own.audience ?? quoted?.audience ?? null,
+    identity: /\bas you\b/.test(message.text) ? "owner" : "bot",
+    isQuestion: message.fromBot && /^Send to /.test(message.text),
+    decisionControl: [...message.everButtons].some((b) => b.startsWith("v1:")) || isEditPrompt(message),
+    isEditPrompt: isEditPrompt(message),
+  };
+}
+
+/** The bot's ✏️ Edit prompt (the text to copy in a `pre` block). */
+export function isEditPrompt(message: ChatMessage): boolean {
+  return message.fromBot && message.entities.some((e) => e.type === "pre");
+}
+
+function partsOf(text: string, entities: readonly MessageEntity[]): { draftText: string | null; audience: ShownAudience | null } {
+  const draftText = draftTextOf(text, entities);
+  const line = audienceTextOf(text, draftText);
+  return { draftText, audience: line === null ? null : readAudience(line) };
+}

@@ -1,0 +1,176 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Update } from "grammy/types";
+import { harnessPaths } from "../../../src/app/paths.js";
+import { SimulatedClock } from "../../../src/clock/simulated-clock.js";
+import { CONFIRM_OVER, DeskHarness, UNDO_WINDOW_MS } from "./desk-harness.js";
+import { DESTINATION, FakeTelegram, type ChatMessage } from "./fake-telegram.js";
+import { ExploreModel, type OwnerAction } from "./model.js";
+import { isEditPrompt, surfaceOf } from "./surface.js";
+
+/** The explorer's start time: a fixed instant, so a seed replays the same run. */
+const T0 = Date.parse("2026-11-30T10:00:00.000Z");
+
+/** How many steps all worlds ran (the report's count). */
+export const totals = { steps: 0, runs: 0 };
+
+/**
+ * One run of the explorer: the daemon (restartable) on its own directory and
+ * simulated clock, the Telegram it talks to, and the model that records what
+ * the owner did and saw. Each step is one owner action or one change of the
+ * world; after it, every new send is judged.
+ */
+export class World {
+  readonly model = new ExploreModel({ undoWindowMs: UNDO_WINDOW_MS, confirmOver: CONFIRM_OVER });
+  readonly log: string[] = [];
+  /** Draft ids the submissions were answered with, in order. */
+  readonly drafts: string[] = [];
+  /** The owner's reaction on each message, as Telegram keeps it. */
+  private readonly reactions = new Map<number, string>();
+  private step = 0;
+  private halted = false;
+  private envHalted = false;
+  private textSerial = 0;
+
+  private constructor(
+    readonly dir: string,
+    readonly clock: SimulatedClock,
+    readonly telegram: FakeTelegram,
+    private desk: DeskHarness,
+  ) {
+    telegram.onDestinationCall = (call) =>
+      this.model.sends.push({
+        step: this.step,
+        at: clock.now(),
+        call,
+        truth: telegram.audienceAnswering ? { ...telegram.truth } : null,
+        haltedThroughout: this.halted,
+      });
+  }
+
+  static async open(): Promise<World> {
+    const dir = await mkdtemp(join(tmpdir(), "draft-explore-"));
+    const clock = new SimulatedClock(T0);
+    const telegram = new FakeTelegram();
+    return new World(dir, clock, telegram, await DeskHarness.open(dir, clock, telegram));
+  }
+
+  async close(): Promise<void> {
+    await this.desk.close();
+    await rm(this.dir, { recursive: true, force: true });
+  }
+
+  /** A message of the review chat counted from the newest (0 = newest); undefined when there is none. */
+  recent(fromEnd: number): ChatMessage | undefined {
+    const all = this.telegram.messages;
+    return all.length === 0 ? undefined : all[all.length - 1 - (fromEnd % all.length)];
+  }
+
+  /** A new text no other draft or version has. */
+  newText(): string {
+    const words = ["lunch", "agenda", "minutes", "budget", "venue", "tickets", "photos", "notes"];
+    const n = ++this.textSerial;
+    return `Text ${n}: the ${words[n % words.length]} for Thursday`;
+  }
+
+  /** Runs one step: `act`, then the halt state is read and every new send judged. Throws on a violation. */
+  async run(what: string, act: () => Promise<void>): Promise<void> {
+    this.step++;
+    totals.steps++;
+    this.log.push(`${this.step}. ${what}`);
+    const haltedBefore = this.halted;
+    await act();
+    this.halted = this.envHalted || existsSync(harnessPaths(this.dir).ownerHalt);
+    if (this.halted && !haltedBefore) this.model.haltBegins.push(this.step);
+    // A send is "while halted" only if the halt held before and after its step.
+    if (!this.halted) for (const s of this.model.sends) if (s.step === this.step) s.haltedThroughout = false;
+    const found = this.model.checkNewSends();
+    if (found.length > 0) throw new Error(`invariant broken:\n${found.join("\n")}\nsteps:\n${this.log.join("\n")}`);
+  }
+
+  /** Submits a new draft to the destination. */
+  async submit(): Promise<void> {
+    const text = this.newText();
+    const outcome = await this.desk.core.intake.submit({
+      draft_text: text,
+      destination_chat_id: DESTINATION,
+      drafted_by_role: "CoS",
+      originating_intent_id: `i-${this.textSerial}`,
+    });
+    if (!outcome.ok) throw new Error(`submission refused: ${JSON.stringify(outcome)}`);
+    this.drafts.push(outcome.answer.draft_id);
+    this.model.noteText(text, outcome.answer.draft_id);
+    await this.desk.quiesce();
+  }
+
+  /** The owner sets his reaction on a message (`null`: takes it away). */
+  async react(message: ChatMessage, emoji: string | null): Promise<void> {
+    const before = this.reactions.get(message.id);
+    if (before === emoji || (before === undefined && emoji === null)) return;
+    if (before === "👍") this.note("undo", `👍 taken away${emoji ? ` for ${emoji}` : ""}`, message, emoji === null);
+    if (emoji === "👍") this.note("approve", "👍 reaction", message);
+    if (emoji === null) this.reactions.delete(message.id);
+    else this.reactions.set(message.id, emoji);
+    await this.deliver(this.telegram.reaction(message.id, before ? [before] : [], emoji ? [emoji] : [], this.date()));
+  }
+
+  /** The owner taps a button with `data` on a message (whether the message carries it or not). */
+  async tap(message: ChatMessage, data: string, how: string): Promise<void> {
+    const action = /^v1:(\w+):/.exec(data)?.[1];
+    if (action === "send") this.note("approve", `${how} 👍 button`, message);
+    if (action === "confirm") this.note("confirm", `${how} "Yes, send" button`, message);
+    if (action === "undo") this.note("undo", `${how} ↩️ button`, message);
+    await this.deliver(this.telegram.tap(message.id, data));
+  }
+
+  /** The owner writes in the review chat, as a reply to `message` when given. Returns the text he wrote. */
+  async write(text: string, message: ChatMessage | null, draftId: string | null): Promise<void> {
+    if (message !== null && text.trim() === "👍") this.note("approve", "reply 👍", message);
+    // A reply to an Edit prompt is the new text, whatever it says.
+    if (message !== null && /^undo$/i.test(text.trim()) && !isEditPrompt(message)) this.note("undo", "reply undo", message);
+    if (draftId !== null) this.model.noteText(text.replace(/^✏️/u, "").trim(), draftId);
+    await this.deliver(this.telegram.write(text, message?.id ?? null, this.date()));
+  }
+
+  /** The draft a message is about, as the owner can tell: a button naming it, or the message it replies to. */
+  draftOf(message: ChatMessage): string | null {
+    for (const data of message.everButtons) {
+      const id = /^v1:\w+:(.+)$/.exec(data)?.[1];
+      if (id !== undefined && this.drafts.includes(id)) return id;
+    }
+    const replied = message.replyTo === null ? undefined : this.telegram.message(message.replyTo);
+    return replied === undefined ? null : this.draftOf(replied);
+  }
+
+  async advance(ms: number): Promise<void> {
+    await this.desk.advance(ms);
+  }
+
+  /** TAO_SWARM_ENABLED in `.env`: 0 halts, 1 lifts that halt. */
+  async envSwitch(halt: boolean): Promise<void> {
+    this.envHalted = halt;
+    await writeFile(join(this.dir, ".env"), `TAO_SWARM_ENABLED=${halt ? 0 : 1}\n`);
+    await this.desk.quiesce();
+  }
+
+  /** Stops the daemon and starts it again on the same files and clock. */
+  async restart(): Promise<void> {
+    await this.desk.close();
+    this.desk = await DeskHarness.open(this.dir, this.clock, this.telegram);
+  }
+
+  private note(kind: OwnerAction["kind"], how: string, message: ChatMessage, counts = true): void {
+    if (!counts) return;
+    this.model.actions.push({ step: this.step, at: this.clock.now(), kind, how, surface: surfaceOf(message) });
+  }
+
+  private date(): number {
+    return Math.floor(this.clock.now() / 1000);
+  }
+
+  private async deliver(update: Update): Promise<void> {
+    await this.desk.deliver(update);
+  }
+}
