@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import type { ChatMessage, ChatTruth, SendOutcome } from "./fake-telegram.js";
+import { isEditPrompt } from "./surface.js";
 import type { World } from "./world.js";
 
 /** A step of the explorer: fast-check's async command over the world (the model lives inside it). */
@@ -102,6 +103,20 @@ class Reply extends OnMessage {
   }
 }
 
+/** The owner's whole edit through the button: ✏️ Edit on a message, then the new text as a reply to the prompt that comes. */
+class EditFlow extends OnMessage {
+  protected async act(world: World, message: ChatMessage): Promise<void> {
+    const button = message.buttons.find((b) => b.startsWith("v1:edit:"));
+    if (button === undefined) return;
+    await world.tap(message, button, "current");
+    const prompt = world.recent(0);
+    if (prompt !== undefined && isEditPrompt(prompt)) await world.write(world.newText(), prompt, world.draftOf(prompt));
+  }
+  toString(): string {
+    return `edit(${this.fromEnd})`;
+  }
+}
+
 /** A step that is not about one message. */
 class Plain implements Step {
   constructor(
@@ -134,6 +149,7 @@ export function explorerSteps(skip: ReadonlySet<string> = new Set()): fc.Arbitra
       2,
       fc.tuple(messagePick, fc.nat(3), fc.constantFrom("send", "confirm", "undo", "edit", "resume")).map(([m, d, a]) => new Forge(m, d, a)),
     ],
+    ["edit", 3, messagePick.map((m) => new EditFlow(m))],
     ["reply", 4, fc.tuple(messagePick, fc.constantFrom("👍", "👎", "😴", "undo", "✏️", "text")).map(([m, k]) => new Reply(m, k))],
     ["halt", 2, fc.constant(new Plain("/halt", (world) => world.write("/halt", null, null)))],
     ["resume", 2, fc.constant(new Plain("/resume", (world) => world.write("/resume", null, null)))],

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { explorerSteps } from "./commands.js";
+import { AUDIENCES, explorerSteps } from "./commands.js";
 import { totals, World } from "./world.js";
 
 /** How long and from where the explorer runs. */
@@ -27,9 +27,9 @@ export interface ExploreReport {
 export async function explore(options: ExploreOptions): Promise<ExploreReport> {
   const before = { ...totals };
   const steps = fc.commands(explorerSteps(options.skip), { maxCommands: options.maxSteps, size: "max" });
-  const property = fc.asyncProperty(steps, async (sequence) => {
+  const property = fc.asyncProperty(fc.constantFrom(...Object.keys(AUDIENCES)), steps, async (audience, sequence) => {
     totals.runs++;
-    const world = await World.open();
+    const world = await World.open(AUDIENCES[audience]!);
     try {
       await fc.asyncModelRun(() => ({ model: {}, real: world }), sequence);
     } finally {
@@ -38,7 +38,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreReport> {
   });
   const result = await fc.check(property, { seed: options.seed, numRuns: options.numRuns });
   const failure = result.failed
-    ? `seed ${result.seed}, path "${result.counterexamplePath}":\n${(result.errorInstance as Error | undefined)?.message ?? String(result.errorInstance)}`
+    ? `seed ${result.seed}, path "${result.counterexamplePath}", audience at start: ${result.counterexample?.[0]}\n${(result.errorInstance as Error | undefined)?.message ?? String(result.errorInstance)}`
     : null;
   return { runs: totals.runs - before.runs, steps: totals.steps - before.steps, failure };
 }

@@ -6,7 +6,7 @@ import type { Update } from "grammy/types";
 import { harnessPaths } from "../../../src/app/paths.js";
 import { SimulatedClock } from "../../../src/clock/simulated-clock.js";
 import { CONFIRM_OVER, DeskHarness, UNDO_WINDOW_MS } from "./desk-harness.js";
-import { DESTINATION, FakeTelegram, type ChatMessage } from "./fake-telegram.js";
+import { DESTINATION, FakeTelegram, type ChatMessage, type ChatTruth } from "./fake-telegram.js";
 import { ExploreModel, type OwnerAction } from "./model.js";
 import { isEditPrompt, surfaceOf } from "./surface.js";
 
@@ -50,10 +50,11 @@ export class World {
       });
   }
 
-  static async open(): Promise<World> {
+  static async open(audience: ChatTruth): Promise<World> {
     const dir = await mkdtemp(join(tmpdir(), "draft-explore-"));
     const clock = new SimulatedClock(T0);
     const telegram = new FakeTelegram();
+    telegram.truth = audience;
     return new World(dir, clock, telegram, await DeskHarness.open(dir, clock, telegram));
   }
 
