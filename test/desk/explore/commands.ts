@@ -1,13 +1,22 @@
 import fc from "fast-check";
 import type { ChatMessage, ChatTruth, SendOutcome } from "./fake-telegram.js";
 import { isEditPrompt } from "./surface.js";
-import type { World } from "./world.js";
+import type { MessageKind, World } from "./world.js";
 
 /** A step of the explorer: fast-check's async command over the world (the model lives inside it). */
 type Step = fc.AsyncCommand<object, World>;
 
-/** Picks a message counted from the newest: mostly the last few, sometimes any ever posted. */
-const messagePick = fc.oneof({ weight: 4, arbitrary: fc.nat(3) }, { weight: 1, arbitrary: fc.nat(40) });
+/** Which message a step acts on: one of the last few of a kind (any, review posts, questions, prompts, /resume questions), or any ever posted. */
+interface Pick {
+  readonly kind: MessageKind;
+  readonly fromEnd: number;
+}
+const messagePick: fc.Arbitrary<Pick> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant<MessageKind>("any"), fromEnd: fc.nat(3) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant<MessageKind>("any"), fromEnd: fc.nat(40) }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constantFrom<MessageKind>("post", "question", "prompt", "resume"), fromEnd: fc.nat(2) }) },
+);
+const named = (p: Pick) => (p.kind === "any" ? `${p.fromEnd}` : `${p.kind} ${p.fromEnd}`);
 
 /** The audiences the destination can have: small, large, public and large. */
 export const AUDIENCES: Record<string, ChatTruth> = {
@@ -18,12 +27,12 @@ export const AUDIENCES: Record<string, ChatTruth> = {
 
 /** A step that acts on one message of the review chat; nothing happens while the chat is empty. */
 abstract class OnMessage implements Step {
-  constructor(readonly fromEnd: number) {}
+  constructor(readonly pick: Pick) {}
   check(): boolean {
     return true;
   }
   async run(_m: object, world: World): Promise<void> {
-    const message = world.recent(this.fromEnd);
+    const message = world.recent(this.pick.fromEnd, this.pick.kind);
     await world.run(`${this.toString()} → message ${message?.id ?? "none"}`, async () => {
       if (message !== undefined) await this.act(world, message);
     });
@@ -34,26 +43,26 @@ abstract class OnMessage implements Step {
 
 class React extends OnMessage {
   constructor(
-    fromEnd: number,
+    pick: Pick,
     readonly emoji: string | null,
   ) {
-    super(fromEnd);
+    super(pick);
   }
   protected act(world: World, message: ChatMessage): Promise<void> {
     return world.react(message, this.emoji);
   }
   toString(): string {
-    return this.emoji === null ? `unreact(${this.fromEnd})` : `react(${this.fromEnd}, ${this.emoji})`;
+    return this.emoji === null ? `unreact(${named(this.pick)})` : `react(${named(this.pick)}, ${this.emoji})`;
   }
 }
 
 class Tap extends OnMessage {
   constructor(
-    fromEnd: number,
+    pick: Pick,
     readonly button: number,
     readonly old: boolean,
   ) {
-    super(fromEnd);
+    super(pick);
   }
   protected async act(world: World, message: ChatMessage): Promise<void> {
     const gone = [...message.everButtons].filter((b) => !message.buttons.includes(b));
@@ -62,17 +71,17 @@ class Tap extends OnMessage {
     await world.tap(message, choices[this.button % choices.length]!, this.old ? "old" : "current");
   }
   toString(): string {
-    return `tap(${this.fromEnd}, button ${this.button}${this.old ? ", old" : ""})`;
+    return `tap(${named(this.pick)}, button ${this.button}${this.old ? ", old" : ""})`;
   }
 }
 
 class Forge extends OnMessage {
   constructor(
-    fromEnd: number,
+    pick: Pick,
     readonly draft: number,
     readonly action: string,
   ) {
-    super(fromEnd);
+    super(pick);
   }
   protected async act(world: World, message: ChatMessage): Promise<void> {
     if (this.action === "resume") return world.tap(message, `owner:resume:${this.draft.toString(16).padStart(16, "0")}`, "forged");
@@ -81,16 +90,16 @@ class Forge extends OnMessage {
     await world.tap(message, `v1:${this.action}:${id}`, "forged");
   }
   toString(): string {
-    return `forge(${this.fromEnd}, ${this.action}, draft ${this.draft})`;
+    return `forge(${named(this.pick)}, ${this.action}, draft ${this.draft})`;
   }
 }
 
 class Reply extends OnMessage {
   constructor(
-    fromEnd: number,
+    pick: Pick,
     readonly kind: string,
   ) {
-    super(fromEnd);
+    super(pick);
   }
   protected act(world: World, message: ChatMessage): Promise<void> {
     const draft = world.draftOf(message);
@@ -99,7 +108,7 @@ class Reply extends OnMessage {
     return world.write(this.kind, message, null);
   }
   toString(): string {
-    return `reply(${this.fromEnd}, ${this.kind})`;
+    return `reply(${named(this.pick)}, ${this.kind})`;
   }
 }
 
@@ -113,7 +122,7 @@ class EditFlow extends OnMessage {
     if (prompt !== undefined && isEditPrompt(prompt)) await world.write(world.newText(), prompt, world.draftOf(prompt));
   }
   toString(): string {
-    return `edit(${this.fromEnd})`;
+    return `edit(${named(this.pick)})`;
   }
 }
 
@@ -142,17 +151,17 @@ const outcomes: SendOutcome[] = ["not_sent", "unknown", "retry_after", "refused"
 export function explorerSteps(skip: ReadonlySet<string> = new Set()): fc.Arbitrary<Step>[] {
   const all: Array<[string, number, fc.Arbitrary<Step>]> = [
     ["submit", 4, fc.constant(new Plain("submit", (world) => world.submit()))],
-    ["react", 6, fc.tuple(messagePick, fc.constantFrom("👍", "👍", "👎", "😴", null)).map(([m, e]) => new React(m, e))],
-    ["tap", 6, fc.tuple(messagePick, fc.nat(5), fc.boolean()).map(([m, b, old]) => new Tap(m, b, old))],
+    ["react", 6, fc.tuple(messagePick, fc.constantFrom("👍", "👍", "👍", "👍", "👎", "😴", null, null)).map(([m, e]) => new React(m, e))],
+    ["tap", 6, fc.tuple(messagePick, fc.oneof(fc.constant(0), fc.nat(5)), fc.boolean()).map(([m, b, old]) => new Tap(m, b, old))],
     [
       "forge",
       2,
       fc.tuple(messagePick, fc.nat(3), fc.constantFrom("send", "confirm", "undo", "edit", "resume")).map(([m, d, a]) => new Forge(m, d, a)),
     ],
     ["edit", 3, messagePick.map((m) => new EditFlow(m))],
-    ["reply", 4, fc.tuple(messagePick, fc.constantFrom("👍", "👎", "😴", "undo", "✏️", "text")).map(([m, k]) => new Reply(m, k))],
-    ["halt", 2, fc.constant(new Plain("/halt", (world) => world.write("/halt", null, null)))],
-    ["resume", 2, fc.constant(new Plain("/resume", (world) => world.write("/resume", null, null)))],
+    ["reply", 4, fc.tuple(messagePick, fc.constantFrom("👍", "👍", "👎", "😴", "undo", "✏️", "✏️", "text")).map(([m, k]) => new Reply(m, k))],
+    ["halt", 1, fc.constant(new Plain("/halt", (world) => world.write("/halt", null, null)))],
+    ["resume", 1, fc.constant(new Plain("/resume", (world) => world.write("/resume", null, null)))],
     ["env", 1, fc.boolean().map((halt) => new Plain(`.env TAO_SWARM_ENABLED=${halt ? 0 : 1}`, (world) => world.envSwitch(halt)))],
     ["advance", 5, fc.constantFrom(...advances).map((ms) => new Plain(`advance ${ms / SECOND}s`, (world) => world.advance(ms)))],
     [

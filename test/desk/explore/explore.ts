@@ -31,6 +31,8 @@ export async function explore(options: ExploreOptions): Promise<ExploreReport> {
     totals.runs++;
     const world = await World.open(AUDIENCES[audience]!);
     try {
+      // Every run starts with a draft awaiting a decision.
+      await world.run("submit", () => world.submit());
       await fc.asyncModelRun(() => ({ model: {}, real: world }), sequence);
     } finally {
       await world.close();

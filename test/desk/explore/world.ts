@@ -13,6 +13,18 @@ import { isEditPrompt, surfaceOf } from "./surface.js";
 /** The explorer's start time: a fixed instant, so a seed replays the same run. */
 const T0 = Date.parse("2026-11-30T10:00:00.000Z");
 
+/** Which messages a step picks from: any, or those of one kind (so that an old question or prompt is found often). */
+export type MessageKind = "any" | "post" | "question" | "prompt" | "resume";
+
+const hasButton = (m: ChatMessage, prefix: string) => [...m.everButtons].some((b) => b.startsWith(prefix));
+const KINDS: Record<MessageKind, (m: ChatMessage) => boolean> = {
+  any: () => true,
+  post: (m) => hasButton(m, "v1:send:"),
+  question: (m) => hasButton(m, "v1:confirm:"),
+  prompt: isEditPrompt,
+  resume: (m) => hasButton(m, "owner:resume:"),
+};
+
 /** How many steps all worlds ran (the report's count). */
 export const totals = { steps: 0, runs: 0 };
 
@@ -64,8 +76,10 @@ export class World {
   }
 
   /** A message of the review chat counted from the newest (0 = newest); undefined when there is none. */
-  recent(fromEnd: number): ChatMessage | undefined {
-    const all = this.telegram.messages;
+  recent(fromEnd: number, kind: MessageKind = "any"): ChatMessage | undefined {
+    // None of that kind yet: the newest of any kind.
+    const of = this.telegram.messages.filter(KINDS[kind]);
+    const all = of.length > 0 ? of : this.telegram.messages;
     return all.length === 0 ? undefined : all[all.length - 1 - (fromEnd % all.length)];
   }
 
