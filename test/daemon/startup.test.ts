@@ -1,4 +1,7 @@
 import { spawnSync } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MAIN_JS } from "../support/daemon-process.js";
 
@@ -12,6 +15,30 @@ describe("start-up with a bad configuration", () => {
     expect(r.status).toBe(78);
     expect(r.stderr).toContain("TELEGRAM_BOT_TOKEN is not set");
     expect(r.stderr).toContain("@BotFather");
+  });
+
+  // Issue 19 row 12: a duration past its limit refuses the start, naming the variable and the limit.
+  it("stops on a duration past its limit, naming the variable and the limit", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "dr-startup-"));
+    try {
+      const r = spawnSync(process.execPath, [MAIN_JS], {
+        cwd: dir,
+        env: {
+          PATH: process.env.PATH ?? "",
+          TELEGRAM_BOT_TOKEN: "123456:ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+          TELEGRAM_API_ROOT: "http://127.0.0.1:9",
+          REVIEW_CHAT_ID: "123",
+          HARNESS_DIR: join(dir, "h"),
+          DRAFT_RETENTION: "100000001d",
+        },
+        encoding: "utf8",
+        timeout: 10_000,
+      });
+      expect(r.status, r.stderr).toBe(78);
+      expect(r.stderr).toMatch(/DRAFT_RETENTION must be a duration .*at most 3650d/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("stops without REVIEW_CHAT_ID, saying how to find the id", () => {

@@ -28,7 +28,7 @@ export interface TestModeRun {
  */
 export function runTestMode(
   lines: ReadonlyArray<unknown>,
-  options: { cwd: string; harnessDir: string; env?: Record<string, string> },
+  options: { cwd: string; harnessDir: string; env?: Record<string, string>; killAfterMs?: number },
 ): Promise<TestModeRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [MAIN_JS], {
@@ -41,8 +41,11 @@ export function runTestMode(
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
     child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+    // A session that never ends (a hang under test) is killed, so it cannot outlive the test.
+    const killer = options.killAfterMs === undefined ? undefined : setTimeout(() => child.kill("SIGKILL"), options.killAfterMs);
     child.on("error", reject);
     child.on("exit", (code) => {
+      clearTimeout(killer);
       try {
         const answers = stdout
           .split("\n")
@@ -66,8 +69,9 @@ export async function testModeSession(
   dirs: { cwd: string; harnessDir: string },
   input: unknown[],
   env?: Record<string, string>,
+  killAfterMs?: number,
 ): Promise<Array<Record<string, any>>> {
-  const run = await runTestMode(input, { ...dirs, env });
+  const run = await runTestMode(input, { ...dirs, env, ...(killAfterMs === undefined ? {} : { killAfterMs }) });
   expect(run.code, run.stderr).toBe(0);
   expect(run.answers).toHaveLength(input.length);
   return run.answers;
