@@ -101,6 +101,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       confirmOver: config.audienceConfirmOver,
       undoWindowMs: config.undoWindowMs,
       redact: edges.redact,
+      testMode: config.mode === "test",
       ...(edges.backoffs ? { postBackoff: edges.backoffs.reviewPost } : {}),
       log,
       makeSender: (ledger) =>
@@ -125,6 +126,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       clock: edges.clock,
       ttlMs: config.draftTtlMs,
       redact: edges.redact,
+      testMode: config.mode === "test",
       ...(edges.audience ? { audience: edges.audience } : {}),
     });
     return {

@@ -38,6 +38,8 @@ export interface IntakeOptions {
   /** Who will read each destination (shown on the review post); none: not resolved. */
   readonly audience?: AudienceSource;
   readonly newDraftId?: () => string;
+  /** True in test mode: every draft made is marked `test_mode` (a live daemon leaves it alone). */
+  readonly testMode?: boolean;
 }
 
 /** A draft id: sortable by creation time, unguessable after it. */
@@ -129,6 +131,7 @@ export class Intake {
         redaction,
         audience,
         revises: earlier === null ? null : { draftId: earlier.draft_id, text: earlier.draft_text, note: earlier.revision_note },
+        testMode: this.options.testMode === true,
       },
       now,
     );

@@ -17,6 +17,7 @@ import type { RecoveryDesk, RecoveryFacts } from "./recovery.js";
 import type { PostEntry } from "../audit/audit-schema.js";
 import { prepareDraftText, type Redactor } from "./draft-text.js";
 import { liveAnswer, refusalAnswer, type ActionKind } from "./live-post.js";
+import { isInertDraft, runsForInertDraft } from "./test-drafts.js";
 import type { DecisionDesk, DecisionOutcome, DecisionRequest, EditRequest, ReviewChat, ReviewerAction, Sender } from "./ports.js";
 
 export type { DecisionOutcome, DecisionRequest } from "./ports.js";
@@ -53,6 +54,8 @@ export interface ReviewDeskOptions {
   readonly postBackoff?: Backoff;
   /** Builds the send path; it gets the desk as its ledger. */
   readonly makeSender: (ledger: DraftLedger) => Sender;
+  /** True in test mode. A live desk (false, the default) leaves drafts made in test mode alone: see isInertDraft. */
+  readonly testMode?: boolean;
 }
 
 /** The `status_due` line of a change whose effects edit the review post (none otherwise). */
@@ -136,7 +139,12 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
 
   /** The draft submitted with this idempotency key, live or archived. */
   async findByIdempotency(key: string): Promise<DraftRecord | undefined> {
-    return this.byIdempotency(key) ?? (await this.options.archive?.byIdempotencyKey(key));
+    return this.byIdempotency(key) ?? this.ownDraft(await this.options.archive?.byIdempotencyKey(key));
+  }
+
+  /** `draft` unless this desk must leave it alone (a test-mode draft seen by a live desk: see isInertDraft). */
+  private ownDraft(draft: DraftRecord | undefined): DraftRecord | undefined {
+    return draft && isInertDraft(draft, this.options.testMode === true) ? undefined : draft;
   }
 
   /**
@@ -156,14 +164,24 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     return moved.length;
   }
 
-  /** Every draft, optionally only those in one status. */
+  /** Every draft this desk acts on, optionally only those in one status (a live desk: none made in test mode). */
   list(status?: DraftStatus): DraftRecord[] {
+    return this.everyDraft().filter((d) => this.ownDraft(d) !== undefined && (status === undefined || d.status === status));
+  }
+
+  /** Every draft in the store, test-mode ones too (recovery expires those quietly). */
+  everyDraft(): DraftRecord[] {
     const out: DraftRecord[] = [];
     for (const id of this.options.store.latest.keys()) {
       const draft = this.published(id);
-      if (draft && (status === undefined || draft.status === status)) out.push(draft);
+      if (draft) out.push(draft);
     }
     return out;
+  }
+
+  /** True in test mode (recovery plans for the drafts this desk may act on). */
+  get testMode(): boolean {
+    return this.options.testMode === true;
   }
 
   /** What the API shows of a live draft: its record, except while a change of it is not yet in the audit log. */
@@ -338,9 +356,9 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
   ): Promise<DecisionOutcome> {
     const byMessage = this.draftOfMessage(request.reviewMessageId);
     // A button names its draft: on a post the desk does not know (an orphan a crash left), that finds the draft.
-    const live = byMessage ?? (request.claimedDraftId === undefined ? undefined : this.get(request.claimedDraftId));
+    const live = byMessage ?? (request.claimedDraftId === undefined ? undefined : this.ownDraft(this.get(request.claimedDraftId)));
     // The post of a draft archived since (DRAFT_RETENTION): read from archive/, refused and answered below.
-    const archived = live === undefined ? await this.options.archive?.byMessage(request.reviewMessageId) : undefined;
+    const archived = live === undefined ? this.ownDraft(await this.options.archive?.byMessage(request.reviewMessageId)) : undefined;
     const draft = live ?? archived;
     const refuse = async (reason: string, answer = true): Promise<DecisionOutcome> => {
       const refusal = { decision, actor: request.actor, reason, chat_id: request.reviewChatId, review_message_id: request.reviewMessageId };
@@ -481,6 +499,8 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
   }
 
   private index(draft: DraftRecord): void {
+    // A test-mode draft's message ids were made up: a live desk never matches a decision to it.
+    if (this.ownDraft(draft) === undefined) return;
     if (draft.review_message_id !== null) this.byReviewMessage.set(draft.review_message_id, draft.draft_id);
     for (const old of draft.superseded_posts) this.byReviewMessage.set(old, draft.draft_id);
     if (draft.idempotency_key !== null) this.byIdempotencyKey.set(draft.idempotency_key, draft.draft_id);
@@ -489,6 +509,7 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
   private async runEffect(effect: Effect): Promise<void> {
     const draft = this.get(effect.draftId);
     if (!draft) return;
+    if (this.ownDraft(draft) === undefined && !runsForInertDraft(effect)) return;
     const { reviewChat } = this.options;
     switch (effect.type) {
       case "post_review":

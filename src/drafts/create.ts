@@ -16,6 +16,8 @@ export interface NewDraftFacts {
   readonly audience?: Audience | null;
   /** The earlier draft this one replaces (payload `revises`), with its text for the diff. */
   readonly revises?: { readonly draftId: string; readonly text: string; readonly note: string | null } | null;
+  /** True in test mode: the record says so, and a live daemon leaves it alone. */
+  readonly testMode?: boolean;
 }
 
 /**
@@ -57,6 +59,7 @@ export function createDraft(payload: DraftPayload, facts: NewDraftFacts, now: nu
     revises_note: facts.revises?.note ?? null,
     revised_by: null,
     superseded_posts: [],
+    test_mode: facts.testMode === true,
   };
   return {
     draft,

@@ -103,6 +103,11 @@ export const draftRecordSchema = z.object({
   revised_by: z.string().nullable().default(null),
   /** Review posts of earlier text versions: decisions on them are refused with a pointer to the live post. */
   superseded_posts: z.array(z.number().int()).default([]),
+  /**
+   * Made in test mode (TAO_DRAFT_REVIEW_TEST=1; older lines have none: false). A live daemon never
+   * posts, sends, lists, counts or matches a decision to such a draft; it lets it expire quietly.
+   */
+  test_mode: z.boolean().default(false),
 });
 
 /** The whole record of one draft, as stored. */

@@ -45,6 +45,7 @@ export function draftIn(status: DraftStatus, overrides: Partial<DraftRecord> = {
     revises_note: null,
     revised_by: null,
     superseded_posts: [],
+    test_mode: false,
     ...overrides,
   };
 }
