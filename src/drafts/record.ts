@@ -99,6 +99,11 @@ export const draftRecordSchema = z.object({
   revises: z.string().nullable().default(null),
   /** The revision note of the draft named by `revises`, quoted on this draft's review post. */
   revises_note: z.string().nullable().default(null),
+  /** Where the draft named by `revises` was to go, when this one goes elsewhere: the post says so. */
+  revises_destination: z
+    .object({ chat_id: z.string(), thread_id: z.number().int().nullable(), title: z.string().nullable() })
+    .nullable()
+    .default(null),
   /** The later draft that replaced this one. */
   revised_by: z.string().nullable().default(null),
   /** Review posts of earlier text versions: decisions on them are refused with a pointer to the live post. */

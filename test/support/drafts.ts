@@ -44,6 +44,7 @@ export function draftIn(status: DraftStatus, overrides: Partial<DraftRecord> = {
     revises: null,
     revises_note: null,
     revised_by: null,
+    revises_destination: null,
     superseded_posts: [],
     test_mode: false,
     ...overrides,
