@@ -127,7 +127,8 @@ function reviewChatOwed(drafts: readonly DraftRecord[], facts: RecoveryFacts): {
     }
     const earlier = draft.revises === null ? undefined : byId.get(draft.revises);
     // A draft replaces only one of its own mode (intake refuses the rest): test mode never marks a live draft.
-    if (earlier && earlier.revised_by === null && earlier.test_mode === draft.test_mode) events.push({ draftId: earlier.draft_id, event: { type: "revised", byDraftId: id } });
+    if (earlier && earlier.revised_by === null && earlier.test_mode === draft.test_mode)
+      events.push({ draftId: earlier.draft_id, event: { type: "revised", byDraftId: id } });
   }
   return { events, effects };
 }

@@ -94,7 +94,9 @@ async function handle(command: TestCommand, o: TestSessionOptions): Promise<Answ
       if (!read.ok) return { error: `by: ${read.error}` };
       const ms = read.ms;
       if (o.clock.now() + ms > SIMULATED_HORIZON_MS) {
-        return { error: `by: "${command.by}" would move the simulated clock past ${new Date(SIMULATED_HORIZON_MS).toISOString()}, the latest time test mode keeps` };
+        return {
+          error: `by: "${command.by}" would move the simulated clock past ${new Date(SIMULATED_HORIZON_MS).toISOString()}, the latest time test mode keeps`,
+        };
       }
       const transitions: Transition[] = [];
       const stop = desk.onTransition((t) => transitions.push(t));

@@ -42,7 +42,9 @@ describe("revises", () => {
     const scribe = await submitPosted(live.daemon, "Scribe's draft");
     const taken = await live.daemon.request("POST", "/drafts", payload("CoS's take", { drafted_by_role: "CoS", revises: scribe.draft_id }));
     expect(taken.status).toBe(400);
-    expect(taken.body.error).toMatch(new RegExp(`^revises: draft ${scribe.draft_id} was drafted by Scribe; CoS may replace only its own drafts`));
+    expect(taken.body.error).toMatch(
+      new RegExp(`^revises: draft ${scribe.draft_id} was drafted by Scribe; CoS may replace only its own drafts`),
+    );
     expect(await get(live.daemon, scribe.draft_id)).toMatchObject({ status: "pending", revised_by: null });
 
     await sendBack(live.daemon, scribe, "CoS: please take this over");
@@ -77,7 +79,11 @@ describe("revises", () => {
   it("that changes the destination says so on the new post (from → to), and in the answer's warnings", async () => {
     await live.start(FAST);
     const a = await submitPosted(live.daemon, "See you at 10.");
-    const res = await live.daemon.request("POST", "/drafts", payload("See you at 10.", { destination_chat_id: String(FRIEND), revises: a.draft_id }));
+    const res = await live.daemon.request(
+      "POST",
+      "/drafts",
+      payload("See you at 10.", { destination_chat_id: String(FRIEND), revises: a.draft_id }),
+    );
     expect(res.status).toBe(201);
     expect(res.body.warnings).toEqual([
       `destination_chat_id: differs from that of draft ${a.draft_id} (${GROUP}); the review post says so`,

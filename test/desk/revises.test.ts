@@ -7,7 +7,13 @@ import { draftIn } from "../support/drafts.js";
 // Issue 19 doubtful points (a), (b), (c): what `revises` may name, and what the new draft keeps of it.
 
 function payloadOf(extra: Record<string, unknown>): DraftPayload {
-  const p = parseDraftPayload({ draft_text: "v2", destination_chat_id: "-1001234567890", drafted_by_role: "Scribe", originating_intent_id: "i", ...extra });
+  const p = parseDraftPayload({
+    draft_text: "v2",
+    destination_chat_id: "-1001234567890",
+    drafted_by_role: "Scribe",
+    originating_intent_id: "i",
+    ...extra,
+  });
   if (!p.ok) throw new Error(p.error);
   return p.payload;
 }
@@ -25,9 +31,20 @@ describe("checkRevises", () => {
   it("finds the earlier draft in the store, or in the archive (marked so)", async () => {
     const kept = draftIn("pending", { draft_id: "kept" });
     const gone = draftIn("revise", { draft_id: "gone" });
-    expect(await checkRevises(payloadOf({ revises: "kept" }), lookup([kept], [gone]), LIVE)).toEqual({ ok: true, earlier: kept, archived: false });
-    expect(await checkRevises(payloadOf({ revises: "gone" }), lookup([kept], [gone]), LIVE)).toEqual({ ok: true, earlier: gone, archived: true });
-    expect(await checkRevises(payloadOf({ revises: "nope" }), lookup([kept], [gone]), LIVE)).toMatchObject({ ok: false, error: expect.stringMatching(/^revises: no draft nope/) });
+    expect(await checkRevises(payloadOf({ revises: "kept" }), lookup([kept], [gone]), LIVE)).toEqual({
+      ok: true,
+      earlier: kept,
+      archived: false,
+    });
+    expect(await checkRevises(payloadOf({ revises: "gone" }), lookup([kept], [gone]), LIVE)).toEqual({
+      ok: true,
+      earlier: gone,
+      archived: true,
+    });
+    expect(await checkRevises(payloadOf({ revises: "nope" }), lookup([kept], [gone]), LIVE)).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^revises: no draft nope/),
+    });
   });
 
   it("refuses another role's draft unless the reviewer's note addressed it to the new role", async () => {
@@ -45,7 +62,10 @@ describe("checkRevises", () => {
   it("never lets a test-mode draft and a live one replace each other", async () => {
     const tm = draftIn("pending", { draft_id: "tm", test_mode: true });
     const lv = draftIn("pending", { draft_id: "lv" });
-    expect(await checkRevises(payloadOf({ revises: "tm" }), lookup([tm]), LIVE)).toMatchObject({ ok: false, error: expect.stringMatching(/^revises: no draft tm/) });
+    expect(await checkRevises(payloadOf({ revises: "tm" }), lookup([tm]), LIVE)).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^revises: no draft tm/),
+    });
     expect(await checkRevises(payloadOf({ revises: "lv" }), lookup([lv]), { testMode: true })).toMatchObject({
       ok: false,
       error: expect.stringMatching(/made by the live daemon/),

@@ -73,7 +73,9 @@ describe("recovery in a live daemon", () => {
     ]);
     // Test mode itself resumes them as before.
     const test = planRecovery(drafts, noFacts, T0, true);
-    expect(test.effects.map((e) => e.type)).toEqual(expect.arrayContaining(["post_review", "send", "notify", "show_status", "supersede_post"]));
+    expect(test.effects.map((e) => e.type)).toEqual(
+      expect.arrayContaining(["post_review", "send", "notify", "show_status", "supersede_post"]),
+    );
   });
 
   it("never marks a live draft revised by a test-mode draft", () => {

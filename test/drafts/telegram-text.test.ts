@@ -21,7 +21,11 @@ describe("trimLikeTelegram", () => {
     expect(prepared).toMatchObject({ ok: true, text: "Hello" });
     expect(prepareDraftText("\u00A0\u3000", null)).toMatchObject({ ok: false, reason: "empty" });
     const base = { destination_chat_id: "-1001234567890", drafted_by_role: "Scribe", originating_intent_id: "i" };
-    expect(parseDraftPayload({ ...base, draft_text: "\uFEFF\u00A0" })).toEqual({ ok: false, field: "draft_text", error: "draft_text: must not be empty" });
+    expect(parseDraftPayload({ ...base, draft_text: "\uFEFF\u00A0" })).toEqual({
+      ok: false,
+      field: "draft_text",
+      error: "draft_text: must not be empty",
+    });
     // 4096 to send, with invisible padding around it: within Telegram's limit.
     expect(parseDraftPayload({ ...base, draft_text: `\u00A0${"x".repeat(4096)}\u3000` }).ok).toBe(true);
   });

@@ -133,7 +133,8 @@ describe("test mode (TAO_DRAFT_REVIEW_TEST=1)", () => {
       undefined,
       20_000,
     );
-    for (const a of answers.slice(0, 3)) expect(a).toEqual({ error: expect.stringMatching(/^by: ".+" is longer than the limit of 3650d$/) });
+    for (const a of answers.slice(0, 3))
+      expect(a).toEqual({ error: expect.stringMatching(/^by: ".+" is longer than the limit of 3650d$/) });
     expect(answers[3]).toEqual({ now: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), transitions: [] });
     expect(answers[4]).toMatchObject({ status: "pending" });
   });
