@@ -72,7 +72,11 @@ export class SendPath {
   /** Sends an approved draft when its destination has a free slot. Never throws. */
   async send(draftId: string): Promise<void> {
     const draft = this.options.ledger.get(draftId);
-    if (!draft || draft.status !== "approved" || this.stopped) return;
+    if (!draft || draft.status !== "approved" || this.stopped) {
+      // Undone, halted or expired while its audience check waited: nothing of it is kept.
+      this.unchecked.delete(draftId);
+      return;
+    }
     const waitMs = undoWaitMs(draft, this.options.clock.now());
     if (waitMs > 0) return this.sendAfterUndoWindow(draftId, waitMs);
     try {
