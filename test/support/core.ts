@@ -5,7 +5,7 @@ import pino from "pino";
 import { openCore, type Core } from "../../src/app/core.js";
 import { SimulatedClock } from "../../src/clock/simulated-clock.js";
 import { loadConfig } from "../../src/config/config.js";
-import type { ReviewChat } from "../../src/desk/ports.js";
+import type { AudienceSource, ReviewChat } from "../../src/desk/ports.js";
 import { resumeDrafts } from "../../src/desk/recovery.js";
 import type { DestinationLimiter } from "../../src/send/limiter.js";
 import { unlimited } from "../../src/send/limiter.js";
@@ -33,6 +33,8 @@ export interface TestCoreOptions {
   readonly limiter: DestinationLimiter;
   readonly reviewChat: (existing: Iterable<import("../../src/drafts/record.js").DraftRecord>) => ReviewChat;
   readonly clock: SimulatedClock;
+  /** Who will read each destination (intake and the send call's check); default none: not resolved, not checked. */
+  readonly audience: AudienceSource;
   /** Run resumeDrafts after opening (as the daemon does). Default true. */
   readonly resume: boolean;
 }
@@ -57,6 +59,7 @@ export async function openTestCore(dir?: string, options: Partial<TestCoreOption
         return { kind: "ok", messageId: nextId++ };
       }),
     limiter: options.limiter ?? unlimited(),
+    ...(options.audience ? { audience: options.audience } : {}),
     redact: null,
     processSwitchValue: options.env?.TAO_SWARM_ENABLED,
     envFilePath: join(harness, ".env"),
