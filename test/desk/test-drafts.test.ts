@@ -94,6 +94,9 @@ describe("a live desk with test-mode drafts in its store", () => {
     await t.core.desk.decide({ reviewChatId: "100000001", reviewMessageId: approved.review_message_id!, decision: "send", actor });
     await t.core.desk.settle();
     expect(t.core.desk.get(approved.draft_id)?.status).toBe("approved");
+    await t.core.desk.requestEdit({ reviewChatId: "100000001", reviewMessageId: pending.review_message_id!, actor });
+    const [prompt] = [...t.core.audit.index.editPrompts.keys()];
+    expect(prompt).toEqual(expect.any(Number));
 
     const calls: string[] = [];
     const live = await t.reopen({ env: { ...LIVE, UNDO_WINDOW: "10s", DRAFT_RETENTION: "1d" }, reviewChat: recordingChat(calls) });
@@ -116,6 +119,10 @@ describe("a live desk with test-mode drafts in its store", () => {
       actor,
     });
     expect(byButton).toMatchObject({ ok: false, reason: "unknown_review_message" });
+    // Nor on the edit prompt test mode sent for it.
+    const onPrompt = await live.core.desk.edit({ reviewChatId: "100000001", reviewMessageId: prompt!, actor, text: "new text" });
+    expect(onPrompt).toMatchObject({ ok: false, reason: "unknown_review_message" });
+    expect(live.core.desk.draftOfMessage(prompt!)).toBeUndefined();
 
     await live.clock.advance(25 * HOUR, () => live.core.desk.settle());
     expect(live.core.desk.get(approved.draft_id)?.status).toBe("expired");
