@@ -11,7 +11,7 @@ export interface Config {
     readonly apiRoot: string;
     /** TELEGRAM_TIMEOUT_SECONDS: how long one Bot API call may take before it counts as lost (default 60). */
     readonly timeoutSeconds: number;
-    /** TELEGRAM_RATE_SCALE: divides the daemon's own rate-limit intervals and retry backoffs (default 1; >1 only against a local test double). */
+    /** TELEGRAM_RATE_SCALE: divides the daemon's own rate-limit intervals, retry backoffs and audience cache (default 1; >1 only against a local test double). */
     readonly rateScale: number;
   };
   readonly reviewChatId: string;

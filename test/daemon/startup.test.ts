@@ -1,9 +1,14 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { MAIN_JS } from "../support/daemon-process.js";
+import { clockEnv } from "../support/clock-env.js";
 
 function start(env: Record<string, string>) {
-  return spawnSync(process.execPath, [MAIN_JS], { env: { PATH: process.env.PATH ?? "", ...env }, encoding: "utf8", timeout: 10_000 });
+  return spawnSync(process.execPath, [MAIN_JS], {
+    env: { PATH: process.env.PATH ?? "", ...clockEnv(), ...env },
+    encoding: "utf8",
+    timeout: 10_000,
+  });
 }
 
 describe("start-up with a bad configuration", () => {

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { expect } from "vitest";
 import { MAIN_JS } from "./daemon-process.js";
+import { clockEnv } from "./clock-env.js";
 
 /** A draft payload for a test-mode session (to a group), with `extra` fields over it. */
 export function draft(text: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -34,7 +35,14 @@ export function runTestMode(
     const child = spawn(process.execPath, [MAIN_JS], {
       cwd: options.cwd,
       // UNDO_WINDOW=0 unless the test sets it ("" = the default 10 s).
-      env: { PATH: process.env.PATH ?? "", TAO_DRAFT_REVIEW_TEST: "1", HARNESS_DIR: options.harnessDir, UNDO_WINDOW: "0", ...options.env },
+      env: {
+        PATH: process.env.PATH ?? "",
+        ...clockEnv(),
+        TAO_DRAFT_REVIEW_TEST: "1",
+        HARNESS_DIR: options.harnessDir,
+        UNDO_WINDOW: "0",
+        ...options.env,
+      },
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stdout = "";
