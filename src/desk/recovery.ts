@@ -1,4 +1,4 @@
-import type { AuditedDraft } from "../audit/audit-index.js";
+import type { AuditedDraft, SendOutcome } from "../audit/audit-index.js";
 import type { Effect } from "../drafts/effects.js";
 import type { DraftEvent } from "../drafts/events.js";
 import { unknownOutcomeNotice } from "../drafts/machine.js";
@@ -35,6 +35,43 @@ export interface RecoveryEvent {
   readonly event: DraftEvent;
 }
 
+/** A change the audit log has and the store lost: made in the store alone, as of when it was audited. */
+export interface RestoreEvent {
+  readonly draftId: string;
+  readonly event: DraftEvent;
+  /** When the change was audited (ms since the epoch); null: unknown, use now. */
+  readonly at: number | null;
+}
+
+/**
+ * Send outcomes the audit log has and the store lost: a `sending` draft whose
+ * next change, out of `sending` to a final status, is in the audit log but
+ * not in the store (the two writes of a change run at once, so a crash can
+ * leave the audit line durable and the store line unwritten or torn). The
+ * outcome is known, so it is restored rather than marked unknown: a draft
+ * the audit log shows `sent` stays sent, never leaves a final status, and is
+ * never resent. Pure.
+ */
+export function storeBehind(drafts: Iterable<DraftRecord>, facts: RecoveryFacts): RestoreEvent[] {
+  const out: RestoreEvent[] = [];
+  for (const draft of drafts) {
+    if (draft.status !== "sending") continue;
+    const audited = facts.audited(draft.draft_id);
+    if (audited?.sendOutcome === undefined || audited.version !== draft.version + 1) continue;
+    const event = outcomeEvent(audited.to, audited.sendOutcome);
+    if (event) out.push({ draftId: draft.draft_id, event, at: audited.sendOutcome.at });
+  }
+  return out;
+}
+
+/** The machine event that led from `sending` to the audited outcome (null: the line lacks what it needs). */
+function outcomeEvent(to: DraftStatus, o: SendOutcome): DraftEvent | null {
+  if (to === "sent") return o.sentMessageId === null ? null : { type: "send_ok", messageId: o.sentMessageId };
+  if (to === "failed") return { type: "send_failed", reason: o.reason ?? "refused by Telegram" };
+  if (to === "outcome_unknown") return { type: "send_unknown", reason: o.reason ?? CRASH_DURING_SEND };
+  return null;
+}
+
 /** What a start must do, as data: audit lines to add, events to apply in order, effects to run after them. */
 export interface RecoveryPlan {
   /** Changes that reached the store but not the audit log (a crash between the two writes): audited as `recovered`. */
@@ -49,7 +86,8 @@ export interface RecoveryPlan {
  * - a change the audit log lacks is audited now, marked `recovered`;
  * - `approved` while the audit log shows its send had begun (the store lost
  *   its last line): marked unknown, never resent;
- * - `sending`: the outcome is unknown; marked so, and the reviewers are told. Never resent;
+ * - `sending`: the outcome is unknown; marked so, and the reviewers are told. Never resent
+ *   (one the audit log knows the outcome of is restored first: see storeBehind);
  * - `outcome_unknown` whose notice never went out (a crash right after marking it): told now;
  * - anything past its `expires_at` that is not final: expired, never sent;
  * - `approved`: handed to the send path (which checks the kill switch again);
@@ -144,6 +182,8 @@ export interface RecoveryDesk {
   everyDraft(): DraftRecord[];
   /** Audits changes the log lacks as `recovered`. */
   auditRecovered(drafts: readonly DraftRecord[]): Promise<void>;
+  /** Makes a change the audit log already has in the store alone, as of `at` (see storeBehind). */
+  restore(draftId: string, event: DraftEvent, at: number): Promise<{ readonly ok: boolean }>;
   apply(draftId: string, event: DraftEvent): Promise<{ readonly ok: boolean }>;
   runEffects(effects: readonly Effect[]): void;
 }
@@ -161,13 +201,29 @@ export async function reconcileAudit(desk: RecoveryDesk): Promise<number> {
 }
 
 /**
- * Resumes every draft after a start: plans (see planRecovery), audits what a
- * crash left out, applies the plan's events in order, then runs its effects.
+ * Brings the store level with send outcomes the audit log has and the store
+ * lost (see storeBehind). Returns the drafts restored. Run before planning.
+ */
+export async function restoreLost(desk: RecoveryDesk): Promise<string[]> {
+  const restored: string[] = [];
+  for (const { draftId, event, at } of storeBehind(desk.everyDraft(), desk.recoveryFacts)) {
+    if ((await desk.restore(draftId, event, at ?? desk.clock.now())).ok) restored.push(draftId);
+  }
+  if (restored.length > 0)
+    desk.log.warn({ drafts: restored }, "restored send outcomes that the audit log has and a crash had left out of the store");
+  return restored;
+}
+
+/**
+ * Resumes every draft after a start: audits what a crash left out of the
+ * audit log, restores send outcomes it left out of the store, plans (see
+ * planRecovery), applies the plan's events in order, then runs its effects.
  * Returns the drafts whose send was marked unknown because the store had
  * lost a change the audit log shows.
  */
 export async function resumeDrafts(desk: RecoveryDesk): Promise<string[]> {
   await reconcileAudit(desk);
+  await restoreLost(desk);
   const plan = planRecovery(desk.everyDraft(), desk.recoveryFacts, desk.clock.now(), desk.testMode);
   const lostSends: string[] = [];
   for (const { draftId, event } of plan.events) {

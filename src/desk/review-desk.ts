@@ -211,6 +211,21 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
       await this.options.audit.append(drafts.flatMap((d) => [transitionEntry(null, d, { type: "recovered" }), ...owed(d)]));
   }
 
+  /**
+   * Makes a change the audit log already has in the store alone, as of `at`
+   * (recovery: a crash left the store a change behind, see storeBehind). Its
+   * effects are left to the recovery plan that follows (status edit owed, notice).
+   */
+  restore(draftId: string, event: DraftEvent, at: number): Promise<TransitionResult> {
+    return this.queue.run(draftId, async () => {
+      const draft = this.get(draftId);
+      if (!draft) throw new Error(`draft ${draftId} does not exist`);
+      const result = transition(draft, event, at);
+      if (result.ok) await this.options.store.append([result.draft]);
+      return result;
+    });
+  }
+
   /** Calls `listener` after every durable status change. Returns a function that unsubscribes. */
   onTransition(listener: (t: Transition) => void): () => void {
     this.listeners.add(listener);
