@@ -325,21 +325,22 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     previousText?: string,
     effects: readonly Effect[] = [],
   ): Promise<void> {
-    // Both writes are in flight at once (each group-committed with its neighbours): one fsync
-    // wait instead of two. Nothing is announced until both are durable. A crash between them
-    // can leave the audit log one change ahead of the store: recovery treats that conservatively
-    // (an approval whose audited send had begun is marked unknown, never resent).
+    // The store first, then the audit log: a crash between them leaves the store one change
+    // ahead, which recovery audits as `recovered` with the decision's actor (reconcileAudit).
+    // Never the other way round: an audit line whose change the store lost would mark its
+    // update as handled while the draft forgot the decision (a silent drop of the reviewer's
+    // 👍 or 👎). One fsync wait more per change; nothing is announced until both are durable.
     // The contract: an event is in the feed by the time its change shows through GET /drafts/<id>.
     this.committing.set(draft.draft_id, this.get(draft.draft_id));
-    const [stored, audited] = await Promise.allSettled([
-      this.options.store.append([draft]),
+    try {
+      await this.options.store.append([draft]);
+      this.index(draft);
+      if (isFinal(draft.status)) this.effects.disarm(draft.draft_id);
       // A change that edits the review post says so in the same write, so a crash before the edit is redone at start.
-      this.options.audit.append([transitionEntry(from, draft, event, previousText), ...statusDue(draft, effects)]),
-    ]).finally(() => this.committing.delete(draft.draft_id));
-    if (stored.status === "rejected") throw stored.reason;
-    this.index(draft);
-    if (isFinal(draft.status)) this.effects.disarm(draft.draft_id);
-    if (audited.status === "rejected") throw audited.reason;
+      await this.options.audit.append([transitionEntry(from, draft, event, previousText), ...statusDue(draft, effects)]);
+    } finally {
+      this.committing.delete(draft.draft_id);
+    }
     const t: Transition = { draft_id: draft.draft_id, from, to: draft.status, version: draft.version, at: draft.updated_at };
     for (const listener of this.listeners) listener(t);
   }
