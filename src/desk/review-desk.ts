@@ -3,7 +3,7 @@ import type { Clock, TimerHandle } from "../clock/clock.js";
 import type { Effect } from "../drafts/effects.js";
 import type { DraftEvent } from "../drafts/events.js";
 import type { Transition } from "../drafts/feed-event.js";
-import { transition, type TransitionResult } from "../drafts/machine.js";
+import { expiryDue, transition, type TransitionResult } from "../drafts/machine.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION, isFinal, type DraftStatus } from "../drafts/status.js";
 import type { JsonlStore } from "../store/jsonl-store.js";
@@ -286,7 +286,8 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
 
   /** Takes back an approval within UNDO_WINDOW: the draft returns to where it was before the 👍. */
   undo(request: ReviewerAction): Promise<DecisionOutcome> {
-    return this.act(request, "undo", null, (draft) => this.apply(draft.draft_id, { type: "undo", actor: request.actor }));
+    const undo = { type: "undo" as const, actor: request.actor, ...(request.actedAt === undefined ? {} : { actedAt: request.actedAt }) };
+    return this.act(request, "undo", null, (draft) => this.apply(draft.draft_id, undo));
   }
 
   /** Records that `laterId` replaces `draftId` (payload `revises`); a draft still awaiting a decision becomes `revise`. */
@@ -575,7 +576,7 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
             return;
           }
           const current = this.get(draftId);
-          if (!result.ok && result.reason === "not_due" && current) this.armExpiry(draftId, Date.parse(current.expires_at));
+          if (!result.ok && result.reason === "not_due" && current) this.armExpiry(draftId, expiryDue(current));
         });
       },
       Math.max(0, at - clock.now()),
