@@ -42,6 +42,17 @@ async function approve(d: DaemonProcess, draft: Rec): Promise<Rec> {
   });
 }
 
+/** The draft's record once its status is one of `statuses` (the expected one and the one the bug gave). */
+const outcome = (id: string, statuses: string[], timeoutMs: number): Promise<Rec> =>
+  eventually(
+    async () => {
+      const rec = await get(live.daemon, id);
+      return statuses.includes(rec.status) ? rec : null;
+    },
+    timeoutMs,
+    `status ${statuses.join(" or ")}`,
+  );
+
 /** Resolves once the wall clock is past `iso` (a precondition, not a proof that nothing happened). */
 const past = (iso: string, marginMs = 0) => eventually(() => Date.now() > Date.parse(iso) + marginMs, 30_000, `past ${iso}`);
 
@@ -67,14 +78,8 @@ describe("a halt that began after an approval voids it across a restart", () => 
     expect(Date.now()).toBeLessThan(Date.parse(a.send_after));
     await live.restart(env);
 
-    const halted = await eventually(
-      async () => {
-        const rec = await get(live.daemon, a.draft_id);
-        return rec.status === "halted" ? rec : null;
-      },
-      30_000,
-      "the approval voided once its window ended",
-    );
+    const halted = await outcome(a.draft_id, ["halted", "sent"], 30_000);
+    expect(halted.status).toBe("halted");
     expect(halted.reason).toMatch(/a halt began after the approval/);
     expect(halted.approval).toBeNull();
     expect(toGroup()).toHaveLength(0);
@@ -93,14 +98,8 @@ describe("a halt that began after an approval voids it across a restart", () => 
     expect(Date.now()).toBeLessThan(Date.parse(a.send_after));
     await live.start(env, { dirs: { cwd, harnessDir } });
 
-    const halted = await eventually(
-      async () => {
-        const rec = await get(live.daemon, a.draft_id);
-        return rec.status === "halted" ? rec : null;
-      },
-      30_000,
-      "the approval voided once its window ended",
-    );
+    const halted = await outcome(a.draft_id, ["halted", "sent"], 30_000);
+    expect(halted.status).toBe("halted");
     expect(halted.reason).toMatch(/a halt began after the approval/);
     expect(toGroup()).toHaveLength(0);
   }, 60_000);
@@ -125,14 +124,8 @@ describe("updates that waited while the daemon was down come before the sends th
     await past(a.send_after, 500);
     await live.restart(env);
 
-    const undone = await eventually(
-      async () => {
-        const rec = await get(live.daemon, a.draft_id);
-        return rec.status === "pending" ? rec : null;
-      },
-      15_000,
-      "the undo applied at start",
-    );
+    const undone = await outcome(a.draft_id, ["pending", "sent"], 15_000);
+    expect(undone.status).toBe("pending");
     expect(undone).toMatchObject({ approval: null, send_after: null });
     expect(toGroup()).toHaveLength(0);
     expect(reviewChat().some((t) => t.startsWith("↩️ Too late to undo"))).toBe(false);
@@ -150,7 +143,7 @@ describe("updates that waited while the daemon was down come before the sends th
     await past(a.send_after, 500);
     await live.restart(env);
 
-    await eventually(async () => (await get(live.daemon, a.draft_id)).status === "pending", 15_000, "the undo applied at start");
+    expect((await outcome(a.draft_id, ["pending", "sent"], 15_000)).status).toBe("pending");
     await eventually(() => live.double.answeredCallbacks().length === 1);
     expect(live.double.answeredCallbacks()[0]!.text).toBe("Undone: the draft awaits your decision again.");
     expect(toGroup()).toHaveLength(0);
@@ -164,14 +157,7 @@ describe("an approval given before expires_at is a decision", () => {
     const a = await approve(live.daemon, d);
     expect(Date.parse(a.send_after)).toBeGreaterThan(Date.parse(a.expires_at));
 
-    const sent = await eventually(
-      async () => {
-        const rec = await get(live.daemon, a.draft_id);
-        return rec.status === "sent" || rec.status === "expired" ? rec : null;
-      },
-      30_000,
-      "an outcome",
-    );
+    const sent = await outcome(a.draft_id, ["sent", "expired"], 30_000);
     expect(sent.status).toBe("sent");
     expect(Date.parse(sent.sent_at)).toBeGreaterThanOrEqual(Date.parse(a.send_after));
     expect(toGroup().map((m) => m.text)).toEqual(["Approved just in time"]);
