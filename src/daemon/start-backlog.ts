@@ -13,7 +13,7 @@ export interface BacklogOptions {
   /** grammY's middleware entry point (`bot.handleUpdate`). */
   readonly handleUpdate: (update: Update) => Promise<void>;
   readonly signal: Parameters<FetchUpdates>[1];
-  readonly log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  readonly log: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** Called with each update's id before it is handled (the handlers learn it waited while the daemon was down). */
   readonly onHeld?: (updateId: number) => void;
 }
@@ -41,6 +41,8 @@ export async function handleStartBacklog(o: BacklogOptions): Promise<number> {
         .catch((err: unknown) =>
           o.log.error({ err, update_id: update.update_id }, "an update that waited while the daemon was down could not be handled"),
         );
+      // The same barrier as polling's (journaled-updates.ts): this update can no longer change anything.
+      o.log.debug({ update_id: update.update_id }, "update handled");
       handled++;
     }
     offset = updates[updates.length - 1]!.update_id + 1;

@@ -27,7 +27,7 @@ describe("handleStartBacklog", () => {
         running--;
       },
       signal: new AbortController().signal as never,
-      log: { warn: () => {}, error: () => {} },
+      log: { debug: () => {}, warn: () => {}, error: () => {} },
       onHeld: (id) => steps.push(`held ${id}`),
     });
     expect(handled).toBe(3);
@@ -47,7 +47,7 @@ describe("handleStartBacklog", () => {
         if (u.update_id === 1) throw new Error("boom");
       },
       signal: new AbortController().signal as never,
-      log: { warn: () => {}, error: (obj) => errors.push(obj) },
+      log: { debug: () => {}, warn: () => {}, error: (obj) => errors.push(obj) },
     });
     expect(seen).toEqual([1, 2]);
     expect(errors).toHaveLength(1);
