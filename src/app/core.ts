@@ -38,8 +38,8 @@ export interface CoreEdges {
   readonly envFilePath: string;
   /** How often the kill switch is read between sends (live: 1000 ms; default 0 = only at sends and on file changes, for simulated clocks). */
   readonly haltPollMs?: number;
-  /** How review posts and sends Telegram never received are retried (default: as named in src/retry/backoff.ts). */
-  readonly backoffs?: Pick<TelegramBackoffs, "reviewPost" | "send">;
+  /** How review posts, sends Telegram never received and unanswered audience checks are retried (default: as named in src/retry/backoff.ts). */
+  readonly backoffs?: Pick<TelegramBackoffs, "reviewPost" | "send" | "audienceCheck">;
 }
 
 /** The running core: the desk, its intake, and how to close them. */
@@ -111,6 +111,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       confirmOver: config.audienceConfirmOver,
       undoWindowMs: config.undoWindowMs,
       redact: edges.redact,
+      testMode: config.mode === "test",
       ...(edges.backoffs ? { postBackoff: edges.backoffs.reviewPost } : {}),
       log,
       makeSender: (ledger) =>
@@ -122,7 +123,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
           reviewerIds: config.reviewerIds,
           clock: edges.clock,
           log,
-          ...(edges.backoffs ? { backoff: edges.backoffs.send } : {}),
+          ...(edges.backoffs ? { backoff: edges.backoffs.send, audienceBackoff: edges.backoffs.audienceCheck } : {}),
           ...(edges.audience ? { checkAudience: audienceCheck(edges.audience) } : {}),
         }),
     });
@@ -135,6 +136,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       clock: edges.clock,
       ttlMs: config.draftTtlMs,
       redact: edges.redact,
+      testMode: config.mode === "test",
       ...(edges.audience ? { audience: edges.audience } : {}),
     });
     return {

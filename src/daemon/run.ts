@@ -15,7 +15,7 @@ import { decisionHandlers } from "../telegram/decision-handlers.js";
 import { REVIEW_CHAT_LIMITS, TelegramReviewChat } from "../telegram/review-chat.js";
 import { telegramSendCall } from "../telegram/send-call.js";
 import { ALLOWED_UPDATES, startJournaledPolling, type FetchUpdates } from "../telegram/journaled-updates.js";
-import { TelegramAudienceResolver } from "../telegram/audience-resolver.js";
+import { AUDIENCE_TTL_MS, TelegramAudienceResolver } from "../telegram/audience-resolver.js";
 import { UpdateJournal } from "../telegram/update-journal.js";
 import { Closers } from "./closers.js";
 import { handleStartBacklog } from "./start-backlog.js";
@@ -86,7 +86,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       clock,
       makeReviewChat: () => reviewChat,
       sendCall: telegramSendCall(bot.api),
-      audience: new TelegramAudienceResolver({ api: bot.api, botId: bot.botInfo.id, clock }),
+      audience: new TelegramAudienceResolver({ api: bot.api, botId: bot.botInfo.id, clock, ttlMs: AUDIENCE_TTL_MS / rateScale }),
       limiter: slidingWindowLimiter(clock, rateScale),
       redact: env.redact,
       processSwitchValue: env.processSwitchValue,

@@ -4,6 +4,7 @@ import type { DraftEvent } from "../drafts/events.js";
 import { expiryDue, unknownOutcomeNotice } from "../drafts/machine.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { isFinal, type DraftStatus } from "../drafts/status.js";
+import { isInertDraft, runsForInertDraft } from "./test-drafts.js";
 
 /** Why a `sending` draft found at start is marked unknown. */
 export const CRASH_DURING_SEND = "the daemon stopped while the send was under way; Telegram may or may not have the message";
@@ -59,12 +60,24 @@ export interface RecoveryPlan {
  * crash left undone are redone, so no final draft keeps live buttons;
  * replaced posts lose theirs; an earlier draft named by `revises` learns it
  * was replaced.
+ * A live daemon (`testMode` false) plans for test-mode drafts only what
+ * changes no message: they expire (or, caught mid-send, are marked unknown)
+ * in the store, quietly, and are never posted, sent or told about.
  */
-export function planRecovery(drafts: Iterable<DraftRecord>, facts: RecoveryFacts, now: number): RecoveryPlan {
+export function planRecovery(drafts: Iterable<DraftRecord>, facts: RecoveryFacts, now: number, testMode = false): RecoveryPlan {
+  const all = [...drafts];
+  const plan = planEach(all, facts, now);
+  const owed = reviewChatOwed(all, facts);
+  const inert = new Set(all.filter((d) => isInertDraft(d, testMode)).map((d) => d.draft_id));
+  const effects = [...plan.effects, ...owed.effects].filter((e) => !inert.has(e.draftId) || runsForInertDraft(e));
+  return { unaudited: plan.unaudited, events: [...owed.events, ...plan.events], effects };
+}
+
+/** The per-draft part of planRecovery. */
+function planEach(all: readonly DraftRecord[], facts: RecoveryFacts, now: number): RecoveryPlan {
   const unaudited: DraftRecord[] = [];
   const events: RecoveryEvent[] = [];
   const effects: Effect[] = [];
-  const all = [...drafts];
   for (const draft of all) {
     const id = draft.draft_id;
     const audited = facts.audited(id);
@@ -96,8 +109,7 @@ export function planRecovery(drafts: Iterable<DraftRecord>, facts: RecoveryFacts
     if (draft.status === "approved") effects.push({ type: "send", draftId: id });
     if (draft.status === "queued") effects.push({ type: "post_review", draftId: id });
   }
-  const owed = reviewChatOwed(all, facts);
-  return { unaudited, events: [...owed.events, ...events], effects: [...effects, ...owed.effects] };
+  return { unaudited, events, effects };
 }
 
 /**
@@ -116,7 +128,9 @@ function reviewChatOwed(drafts: readonly DraftRecord[], facts: RecoveryFacts): {
       if (!facts.supersededDone(id, reviewMessageId)) effects.push({ type: "supersede_post", draftId: id, reviewMessageId });
     }
     const earlier = draft.revises === null ? undefined : byId.get(draft.revises);
-    if (earlier && earlier.revised_by === null) events.push({ draftId: earlier.draft_id, event: { type: "revised", byDraftId: id } });
+    // A draft replaces only one of its own mode (intake refuses the rest): test mode never marks a live draft.
+    if (earlier && earlier.revised_by === null && earlier.test_mode === draft.test_mode)
+      events.push({ draftId: earlier.draft_id, event: { type: "revised", byDraftId: id } });
   }
   return { events, effects };
 }
@@ -126,7 +140,10 @@ export interface RecoveryDesk {
   readonly recoveryFacts: RecoveryFacts;
   readonly clock: { now(): number };
   readonly log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
-  list(): DraftRecord[];
+  /** True in test mode; a live desk plans only quiet expiry for test-mode drafts. */
+  readonly testMode: boolean;
+  /** Every draft in the store, test-mode ones too. */
+  everyDraft(): DraftRecord[];
   /** Audits changes the log lacks as `recovered`. */
   auditRecovered(drafts: readonly DraftRecord[]): Promise<void>;
   apply(draftId: string, event: DraftEvent): Promise<{ readonly ok: boolean }>;
@@ -138,7 +155,7 @@ export interface RecoveryDesk {
  * many changes were missing. Run before anything else writes.
  */
 export async function reconcileAudit(desk: RecoveryDesk): Promise<number> {
-  const plan = planRecovery(desk.list(), desk.recoveryFacts, desk.clock.now());
+  const plan = planRecovery(desk.everyDraft(), desk.recoveryFacts, desk.clock.now(), desk.testMode);
   await desk.auditRecovered(plan.unaudited);
   if (plan.unaudited.length > 0)
     desk.log.warn({ recovered: plan.unaudited.length }, "audited changes that a crash had left out of swarm.jsonl");
@@ -153,7 +170,7 @@ export async function reconcileAudit(desk: RecoveryDesk): Promise<number> {
  */
 export async function resumeDrafts(desk: RecoveryDesk): Promise<string[]> {
   await reconcileAudit(desk);
-  const plan = planRecovery(desk.list(), desk.recoveryFacts, desk.clock.now());
+  const plan = planRecovery(desk.everyDraft(), desk.recoveryFacts, desk.clock.now(), desk.testMode);
   const lostSends: string[] = [];
   for (const { draftId, event } of plan.events) {
     const result = await desk.apply(draftId, event);
