@@ -80,8 +80,18 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
     audit.index.retainDrafts((id) => store.latest.has(id));
     const killSwitch = watchKillSwitch(
       envKillSwitch({ processValue: edges.processSwitchValue, envFilePath: edges.envFilePath, ownerHaltPath: paths.ownerHalt }),
-      { clock: edges.clock, pollMs: edges.haltPollMs ?? 0, files: [edges.envFilePath], haltOnChange: [paths.ownerHalt] },
+      {
+        clock: edges.clock,
+        pollMs: edges.haltPollMs ?? 0,
+        files: [edges.envFilePath],
+        haltOnChange: [paths.ownerHalt],
+        recordPath: paths.haltRecord,
+        log,
+      },
     );
+    // A first look before any decision or send: halts of earlier runs count, and one that a stop
+    // left lasting but that is off now is recorded as ended now (every earlier approval is void).
+    await killSwitch.check();
     const archive = await DraftArchive.open<DraftRecord>({
       dir: paths.archive,
       parse: (value) => draftRecordSchema.parse(value),

@@ -4,7 +4,7 @@ import type { PostEntry } from "../audit/audit-schema.js";
 import type { Clock, TimerHandle } from "../clock/clock.js";
 import type { Effect } from "../drafts/effects.js";
 import type { DraftEvent } from "../drafts/events.js";
-import type { TransitionResult } from "../drafts/machine.js";
+import { expiryDue, type TransitionResult } from "../drafts/machine.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { backoffMs, REVIEW_POST_BACKOFF, type Backoff } from "../retry/backoff.js";
 import type { ReviewChat, Sender } from "./ports.js";
@@ -166,7 +166,7 @@ export class DeskEffects {
             return;
           }
           const current = this.deps.get(draftId);
-          if (!result.ok && result.reason === "not_due" && current) this.armExpiry(draftId, Date.parse(current.expires_at));
+          if (!result.ok && result.reason === "not_due" && current) this.armExpiry(draftId, expiryDue(current));
         });
       },
       Math.max(0, at - clock.now()),

@@ -64,6 +64,8 @@ export interface ReviewerAction {
   /** When the action names a draft itself (button data), it must be the draft of that message. */
   readonly claimedDraftId?: string;
   readonly actor: Actor;
+  /** When the reviewer acted, as Telegram dated it (ms); absent: now; null: unknown (see the `undo` event). */
+  readonly actedAt?: number | null;
 }
 
 /** A decision (send, revise, defer) on a review message. */

@@ -1,7 +1,7 @@
 import type { AuditedDraft, SendOutcome } from "../audit/audit-index.js";
 import type { Effect } from "../drafts/effects.js";
 import type { DraftEvent } from "../drafts/events.js";
-import { unknownOutcomeNotice } from "../drafts/machine.js";
+import { expiryDue, unknownOutcomeNotice } from "../drafts/machine.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { isFinal, type DraftStatus } from "../drafts/status.js";
 import { isInertDraft, runsForInertDraft } from "./test-drafts.js";
@@ -89,7 +89,8 @@ export interface RecoveryPlan {
  * - `sending`: the outcome is unknown; marked so, and the reviewers are told. Never resent
  *   (one the audit log knows the outcome of is restored first: see storeBehind);
  * - `outcome_unknown` whose notice never went out (a crash right after marking it): told now;
- * - anything past its `expires_at` that is not final: expired, never sent;
+ * - anything past its `expires_at` that is not final: expired, never sent
+ *   (an approval given in time first waits out its undo window: see expiryDue);
  * - `approved`: handed to the send path (which checks the kill switch again);
  * - `queued`: posted for review at the next free slot;
  * - the rest: expiry timers armed again.
@@ -136,7 +137,8 @@ function planEach(all: readonly DraftRecord[], facts: RecoveryFacts, now: number
       events.push({ draftId: id, event: { type: "send_unknown", reason: CRASH_DURING_SEND } });
       continue;
     }
-    const expiresAt = Date.parse(draft.expires_at);
+    // An approval given in time waits out its undo window even past expires_at (see expiryDue).
+    const expiresAt = expiryDue(draft);
     if (expiresAt <= now) {
       events.push({ draftId: id, event: { type: "expire" } });
       continue;

@@ -125,7 +125,8 @@ export class ReviewerActions {
 
   /** Takes back an approval within UNDO_WINDOW: the draft returns to where it was before the 👍. */
   undo(request: ReviewerAction): Promise<DecisionOutcome> {
-    return this.act(request, "undo", null, (draft) => this.deps.apply(draft.draft_id, { type: "undo", actor: request.actor }));
+    const undo = { type: "undo" as const, actor: request.actor, ...(request.actedAt === undefined ? {} : { actedAt: request.actedAt }) };
+    return this.act(request, "undo", null, (draft) => this.deps.apply(draft.draft_id, undo));
   }
 
   /**

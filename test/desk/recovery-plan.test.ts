@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { AuditedDraft } from "../../src/audit/audit-index.js";
 import { SimulatedClock } from "../../src/clock/simulated-clock.js";
 import { CRASH_DURING_SEND, planRecovery, STORE_LOST_SEND, storeBehind, type RecoveryFacts } from "../../src/desk/recovery.js";
+import { SEND_START_GRACE_MS } from "../../src/drafts/machine.js";
 import type { DraftStatus } from "../../src/drafts/status.js";
 import { draftIn, HOUR, T0 } from "../support/drafts.js";
 
@@ -60,6 +61,18 @@ describe("planRecovery (pure: drafts, audit index, now)", () => {
     expect(planRecovery([d], audited, clock.now()).events).toEqual([]);
     await clock.advance(1);
     expect(planRecovery([d], audited, clock.now()).events).toEqual([{ draftId: "p", event: { type: "expire" } }]);
+  });
+
+  it("an approval given in time, found past expires_at inside its undo window, is sent when the window ends, not expired", () => {
+    const expiresAt = T0 + 24 * HOUR;
+    const sendAfter = expiresAt + 5_000;
+    const d = draftIn("approved", { draft_id: "w", send_after: new Date(sendAfter).toISOString() });
+    const plan = planRecovery([d], facts({ w: { version: 3, to: "approved" } }), expiresAt + 1_000);
+    expect(plan.events).toEqual([]);
+    expect(plan.effects).toEqual([
+      { type: "arm_expiry", draftId: "w", at: sendAfter + SEND_START_GRACE_MS },
+      { type: "send", draftId: "w" },
+    ]);
   });
 
   it("tells the reviewers about an unknown outcome once: not when the notice is audited", () => {
