@@ -66,6 +66,8 @@ export const transitionEntrySchema = z.object({
   send_after: z.string().optional(),
   /** The later draft that replaces this one (event `revised`). */
   revised_by: z.string().optional(),
+  /** An undo's time as Telegram dated it; null: not dated (a ↩️ tap that waited while the daemon was down). */
+  acted_at: z.string().nullable().optional(),
 });
 
 /** A change whose effects edit the review post; written with the change, so a crash before the edit is redone at start. */
