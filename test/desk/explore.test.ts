@@ -10,10 +10,10 @@ import { totals } from "./explore/world.js";
  * distinct violation it shrank.
  */
 const LONG = process.env.EXPLORE_LONG === "1";
-const RUNS = Number(process.env.EXPLORE_RUNS ?? (LONG ? 200 : 25));
+const RUNS = Number(process.env.EXPLORE_RUNS ?? (LONG ? 200 : 20));
 const SEED = Number(process.env.EXPLORE_SEED ?? 19);
 const SEEDS = Number(process.env.EXPLORE_SEEDS ?? (LONG ? 5 : 1));
-const MAX_STEPS = Number(process.env.EXPLORE_STEPS ?? 40);
+const MAX_STEPS = Number(process.env.EXPLORE_STEPS ?? 30);
 const SKIP = new Set((process.env.EXPLORE_SKIP ?? "").split(",").filter(Boolean));
 
 describe("the desk explored: random owner actions, halts, audience changes, failures and restarts", () => {

@@ -72,7 +72,8 @@ export class World {
 
   async close(): Promise<void> {
     await this.desk.close();
-    await rm(this.dir, { recursive: true, force: true });
+    // Retried: a file written as the daemon stops (a halt record) can race the removal.
+    await rm(this.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 20 });
   }
 
   /** A message of the review chat counted from the newest (0 = newest); undefined when there is none. */
