@@ -52,7 +52,8 @@ export async function readPeriod(files: ReportFiles, period: Period, nowMs: numb
   const records = await recordsOf(files, new Set(fold.drafts.keys()), monthsBetween(period.sinceMs, Math.max(nowMs, period.untilMs)));
   const names = new Map<string, string>();
   for (const r of records.values()) {
-    const title = r.audience?.title;
+    // Test mode's offline audience is "unknown": its title names no one.
+    const title = r.audience?.kind === "unknown" ? null : r.audience?.title;
     if (title) names.set(r.destination_chat_id, title);
   }
   const drafts = [...fold.drafts.values()];
