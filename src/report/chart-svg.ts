@@ -62,7 +62,9 @@ function roleBlock(role: string, row: ReportRow, y: number, max: number, out: st
   const waiting = Math.max(0, row.drafts - decided);
   const extra = [row.deferred > 0 ? `${row.deferred} deferred` : "", row.undone > 0 ? `${row.undone} undone` : ""].filter(Boolean);
   out.push(text(PAD, y + 44, 48, role, { bold: true }));
-  out.push(text(CHART_WIDTH - PAD, y + 44, 34, `${row.drafts} draft${row.drafts === 1 ? "" : "s"}`, { anchor: "end", fill: COLOURS.muted }));
+  out.push(
+    text(CHART_WIDTH - PAD, y + 44, 34, `${row.drafts} draft${row.drafts === 1 ? "" : "s"}`, { anchor: "end", fill: COLOURS.muted }),
+  );
   const barY = y + 70;
   const unit = max > 0 ? BAR_W / max : 0;
   out.push(`<rect x="${PAD}" y="${barY}" width="${BAR_W}" height="84" rx="10" fill="#f1f3f4"/>`);
@@ -97,8 +99,12 @@ function timeBlock(role: string, row: ReportRow, y: number, maxSeconds: number, 
   const scale = maxSeconds > 0 ? BAR_W / maxSeconds : 0;
   const barY = y + 60;
   out.push(`<rect x="${PAD}" y="${barY}" width="${BAR_W}" height="26" rx="13" fill="#f1f3f4"/>`);
-  out.push(`<rect x="${PAD}" y="${barY}" width="${Math.max(26, row.decision_p90_s * scale).toFixed(1)}" height="26" rx="13" fill="${COLOURS.expired}"/>`);
-  out.push(`<rect x="${PAD}" y="${barY}" width="${Math.max(26, row.decision_p50_s * scale).toFixed(1)}" height="26" rx="13" fill="${COLOURS.ink}"/>`);
+  out.push(
+    `<rect x="${PAD}" y="${barY}" width="${Math.max(26, row.decision_p90_s * scale).toFixed(1)}" height="26" rx="13" fill="${COLOURS.expired}"/>`,
+  );
+  out.push(
+    `<rect x="${PAD}" y="${barY}" width="${Math.max(26, row.decision_p50_s * scale).toFixed(1)}" height="26" rx="13" fill="${COLOURS.ink}"/>`,
+  );
   return 120;
 }
 

@@ -82,7 +82,8 @@ async function recordsOf(files: ReportFiles, ids: ReadonlySet<string>, months: r
   // The store first: a draft archived meanwhile is then still found in the archive (archived before the store forgets it).
   for (const r of await storeRecords(files.drafts)) if (ids.has(r.draft_id)) found.set(r.draft_id, r);
   const parse = (v: unknown) => draftRecordSchema.parse(v);
-  for (const r of await DraftArchive.monthsReadOnly(files.archive, months, parse)) if (ids.has(r.draft_id) && !found.has(r.draft_id)) found.set(r.draft_id, r);
+  for (const r of await DraftArchive.monthsReadOnly(files.archive, months, parse))
+    if (ids.has(r.draft_id) && !found.has(r.draft_id)) found.set(r.draft_id, r);
   return found;
 }
 

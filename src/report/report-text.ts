@@ -18,7 +18,14 @@ export function localDayTime(ms: number): string {
   const key = process.env.TZ ?? "";
   let f = DAY_TIME.get(key);
   if (f === undefined) {
-    f = new Intl.DateTimeFormat("en-GB", { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+    f = new Intl.DateTimeFormat("en-GB", {
+      weekday: "short",
+      day: "numeric",
+      month: "short",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+    });
     DAY_TIME.set(key, f);
   }
   return f.format(new Date(ms)).replace(",", "");
@@ -76,9 +83,9 @@ export function reportTable(report: Report, names: ReadonlyMap<string, string>):
   ].join("\n");
 }
 
-/** The picture's one-line caption. */
-export function reportCaption(report: Report): string {
+/** The picture's one-line caption, headed `Weekly report` or `Report`. */
+export function reportCaption(report: Report, heading: string): string {
   const rows = Object.values(report.roles);
   const sum = (k: "drafts" | "sent" | "revise" | "expired") => rows.reduce((n, r) => n + r[k], 0);
-  return `Weekly report, ${periodLabel(report)}: ${sum("drafts")} drafts, ${sum("sent")} sent, ${sum("revise")} sent back, ${sum("expired")} expired.`;
+  return `${heading}, ${periodLabel(report)}: ${sum("drafts")} drafts, ${sum("sent")} sent, ${sum("revise")} sent back, ${sum("expired")} expired.`;
 }

@@ -60,7 +60,11 @@ export const reportCommand: CliCommand = {
     if (untilMs <= sinceMs) return refuse("since", "since: the period is empty: --since must be before --until (or now)");
     if (args.values.edits === true && !json) return refuse("edits", "edits: --edits prints JSON only: add --json");
     const h = cliHarness(io);
-    const data = await readPeriod({ audit: h.audit, drafts: h.drafts, archive: h.archive, source: DEFAULT_AUDIT_SOURCE }, { sinceMs, untilMs }, now);
+    const data = await readPeriod(
+      { audit: h.audit, drafts: h.drafts, archive: h.archive, source: DEFAULT_AUDIT_SOURCE },
+      { sinceMs, untilMs },
+      now,
+    );
     if (args.values.edits === true) printJsonLine(io, { since: data.report.since, until: data.report.until, roles: data.edits });
     else if (json) printJsonLine(io, data.report);
     else io.stdout.write(`${reportTable(data.report, data.names)}\n`);
