@@ -56,14 +56,14 @@ function cell(row: ReportRow, key: keyof ReportRow): string {
 }
 
 /** A name cut to `width` characters, with … when cut. */
-function fit(name: string, width: number): string {
+function fitName(name: string, width: number): string {
   const chars = [...name];
   return chars.length <= width ? name.padEnd(width) : `${chars.slice(0, width - 1).join("")}…`;
 }
 
 function tableLines(title: string, rows: ReadonlyArray<readonly [string, ReportRow]>): string[] {
-  const head = fit(title, NAME_WIDTH) + COLUMNS.map(([, h, w]) => h.padStart(w)).join("");
-  return [head, ...rows.map(([name, row]) => fit(name, NAME_WIDTH) + COLUMNS.map(([k, , w]) => cell(row, k).padStart(w)).join(""))];
+  const head = fitName(title, NAME_WIDTH) + COLUMNS.map(([, h, w]) => h.padStart(w)).join("");
+  return [head, ...rows.map(([name, row]) => fitName(name, NAME_WIDTH) + COLUMNS.map(([k, , w]) => cell(row, k).padStart(w)).join(""))];
 }
 
 /**
