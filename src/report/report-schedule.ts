@@ -37,7 +37,10 @@ export function scheduleWeeklyReport(options: WeeklyReportOptions): WeeklyReport
   let nextAt = nextDue(clock.now(), options.day);
   const postOnce = async (dueMs: number) => {
     try {
-      if (await options.posted(dueMs)) return;
+      if (await options.posted(dueMs)) {
+        log.info({ due: new Date(dueMs).toISOString() }, "the week's report is already posted");
+        return;
+      }
       await options.post(dueMs);
       log.info({ due: new Date(dueMs).toISOString() }, "posted the weekly report");
     } catch (err) {

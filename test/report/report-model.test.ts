@@ -5,7 +5,12 @@ import { buildReport, PeriodFold, percentile } from "../../src/report/report-mod
 const T0 = Date.parse("2030-01-07T10:00:00Z");
 const MIN = 60_000;
 
-function line(draftId: string, event: TransitionEntry["event"], to: TransitionEntry["to"], extra: Partial<TransitionEntry> = {}): TransitionEntry {
+function line(
+  draftId: string,
+  event: TransitionEntry["event"],
+  to: TransitionEntry["to"],
+  extra: Partial<TransitionEntry> = {},
+): TransitionEntry {
   return {
     kind: "transition",
     draft_id: draftId,

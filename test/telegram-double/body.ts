@@ -40,7 +40,9 @@ function parseMultipart(body: Buffer, boundary: string): Params {
     if (name === undefined) continue;
     let content = part.subarray(split + 4);
     if (content.length >= 2 && content[content.length - 2] === 13 && content[content.length - 1] === 10) content = content.subarray(0, -2);
-    const filename = /filename="([^"]*)"/i.exec(head)?.[1];
+    // Quoted or not (grammY writes `filename=report.png`).
+    const file = /filename=(?:"([^"]*)"|([^;\r\n]*))/i.exec(head);
+    const filename = file ? (file[1] ?? file[2] ?? "") : undefined;
     if (filename === undefined) params[name] = content.toString("utf8");
     else
       params[name] = {

@@ -12,8 +12,11 @@ const CAPTION_LIMIT = 1024;
 
 /** The uploaded `photo` (multipart), or Telegram's refusal: missing, a file id or URL the double cannot fetch, not an image. */
 function uploadedPhoto(params: Params): { file: UploadedFile; width: number; height: number } {
-  const photo = params["photo"];
+  let photo = params["photo"];
   if (photo === undefined || photo === null || photo === "") throw badRequest("there is no photo in the request");
+  // `attach://<name>`: the file is the multipart part of that name (how grammY uploads an InputFile).
+  if (typeof photo === "string" && photo.startsWith("attach://")) photo = params[photo.slice("attach://".length)];
+  if (photo === undefined) throw badRequest("there is no photo in the request");
   if (typeof photo === "string") throw badRequest("wrong file identifier/HTTP URL specified");
   const file = photo as UploadedFile;
   if (!Buffer.isBuffer(file.data)) throw badRequest("there is no photo in the request");
