@@ -141,6 +141,17 @@ export const ownerHaltEntrySchema = z.object({ kind: z.literal("owner_halt"), ..
 /** The owner lifted their halt (/resume, `draft-review resume`). */
 export const ownerResumeEntrySchema = z.object({ kind: z.literal("owner_resume"), ...ownerSwitchFields });
 
+/** A report picture reached the review chat: the weekly one (REPORT_DAY, at most once per week, also across restarts) or a /report. */
+export const reportPostedEntrySchema = z.object({
+  kind: z.literal("report_posted"),
+  trigger: z.enum(["schedule", "command"]),
+  /** The period shown (ISO-8601 UTC); a weekly report's `until` is the time it was due. */
+  since: z.string(),
+  until: z.string(),
+  message_id: int,
+  user_id: int.nullable(),
+});
+
 /** Every entry we write, by `kind`. */
 export const auditEntrySchema = z.discriminatedUnion("kind", [
   transitionEntrySchema,
@@ -153,6 +164,7 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   statusShownEntrySchema,
   postSupersededEntrySchema,
   editPromptEntrySchema,
+  reportPostedEntrySchema,
 ]);
 
 /** One entry as a caller writes it (the log adds ts, source, seq, prev_hash). */

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { hideTokenShapes } from "../log/token-shape.js";
 import { DAY_MS, formatDuration, readDuration } from "./duration.js";
 import { isKnownTimeZone } from "./time-zone.js";
+import { parseWeekday, type Weekday } from "../report/week.js";
 
 /** Everything the daemon is configured with, parsed once from the environment. */
 export interface Config {
@@ -40,6 +41,8 @@ export interface Config {
   readonly audienceConfirmOver: number;
   /** REVIEW_TIMEZONE: the IANA zone of every time shown to a person; null = the system's zone. */
   readonly reviewTimeZone: string | null;
+  /** REPORT_DAY: the weekday whose 09:00 (REVIEW_TIMEZONE) brings the week's report picture to the review chat; null = off. */
+  readonly reportDay: Weekday | null;
 }
 
 /** A configuration problem: the message names the variable and says how to fix it. */
@@ -229,6 +232,15 @@ const envSchema = z.object({
         `REVIEW_TIMEZONE must be an IANA time zone such as Europe/Berlin or America/New_York ${got(iss)}; leave it unset for the system's zone.`,
     }),
   ),
+  REPORT_DAY: optional(
+    z
+      .string()
+      .refine((text) => parseWeekday(text) !== null, {
+        error: (iss) =>
+          `REPORT_DAY must be a weekday such as mon or friday ${got(iss)}: the week's report is posted in the review chat at 09:00 (REVIEW_TIMEZONE) that day. Leave it unset for no weekly report.`,
+      })
+      .transform((text) => parseWeekday(text)!),
+  ),
 });
 
 function digestProblem(g: string): string {
@@ -310,6 +322,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>): Config {
     callback: env.CALLBACK_URL === undefined ? null : { url: env.CALLBACK_URL, secret: env.CALLBACK_SECRET ?? "" },
     audienceConfirmOver: env.AUDIENCE_CONFIRM_OVER ?? 200,
     reviewTimeZone: env.REVIEW_TIMEZONE ?? null,
+    reportDay: env.REPORT_DAY ?? null,
   };
 }
 

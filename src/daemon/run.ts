@@ -109,6 +109,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       config,
       core,
       say: (text, buttons) => reviewChat.say(text, buttons),
+      sendPhoto: (png, caption, filename) => reviewChat.sendPhoto(png, caption, filename),
       api: bot.api,
       clock: core.desk.clock,
       log,
