@@ -87,7 +87,15 @@ export class DeskHarness {
       envFilePath: join(dir, ".env"),
       haltPollMs: 1000,
     });
-    const owner = ownerFeatures({ config, core, say: (text, buttons) => reviewChat.say(text, buttons), api: bot.api, clock, log });
+    const owner = ownerFeatures({
+      config,
+      core,
+      say: (text, buttons) => reviewChat.say(text, buttons),
+      sendPhoto: (png, caption, filename) => reviewChat.sendPhoto(png, caption, filename),
+      api: bot.api,
+      clock,
+      log,
+    });
     bot.use(owner.confirmations);
     bot.use(
       decisionHandlers({
