@@ -17,6 +17,8 @@ import { telegramSendCall } from "../telegram/send-call.js";
 import { ALLOWED_UPDATES, startJournaledPolling, type FetchUpdates } from "../telegram/journaled-updates.js";
 import { AUDIENCE_TTL_MS, TelegramAudienceResolver } from "../telegram/audience-resolver.js";
 import { UpdateJournal } from "../telegram/update-journal.js";
+import { markAnswers } from "../telegram/answer-mark.js";
+import { runInUpdate } from "../telegram/update-scope.js";
 import { Closers } from "./closers.js";
 import { connectBot } from "./connect.js";
 import { withPollingRetry } from "./poll-retry.js";
@@ -118,6 +120,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
 
     const journal = await UpdateJournal.open(paths.updates, log);
     closers.push("update journal", () => journal.close());
+    bot.api.config.use(markAnswers(journal, config.reviewChatId));
     await replayJournal(journal, bot, core, log);
     await resumeDrafts(core.desk);
 
@@ -206,24 +209,38 @@ function fetchReportingHealth(bot: Bot, health: DaemonHealth): FetchUpdates {
     );
 }
 
-/** Handles again the journaled updates whose decisions did not reach the audit log, then clears the journal. */
+/**
+ * Handles again the journaled updates a stop left in flight (or to retry), in
+ * order, and marks each finished. One that began to answer before the stop is
+ * not among them: its answer is not sent twice.
+ */
 async function replayJournal(journal: UpdateJournal, bot: Bot, core: Core, log: Logger): Promise<void> {
-  const pending = journal.entries().filter((u) => !core.desk.hasSeenUpdate(u.update_id));
+  const pending = journal.entries();
   if (pending.length > 0) log.warn({ updates: pending.length }, "handling updates a stop left unhandled");
-  let failed = 0;
   for (const update of pending) {
+    const id = update.update_id;
+    // A decision the audit log holds already (a journal from before handled updates were marked).
+    if (core.desk.hasSeenUpdate(id)) {
+      await journal.finish(id).catch(() => {});
+      continue;
+    }
     // As at run time, an update whose handling fails is logged and skipped: one bad update must not stop every start.
-    await bot.handleUpdate(update).catch((err: unknown) => {
-      failed++;
-      log.error(
-        { err, update_id: update.update_id },
-        "a journaled update could not be handled again; it stays in the journal for the next start",
-      );
-    });
+    const outcome = await runInUpdate(id, (scope) =>
+      bot.handleUpdate(update).then(
+        () => (scope.retry ? "retry" : "handled"),
+        (err: unknown) => {
+          log.error({ err, update_id: id }, "a journaled update could not be handled again; it stays in the journal for the next start");
+          return "failed";
+        },
+      ),
+    );
+    if (outcome !== "failed") {
+      await journal
+        .finish(id, outcome === "retry")
+        .catch((err: unknown) => log.error({ err, update_id: id }, "could not journal that an update was handled"));
+    }
   }
   await core.desk.settle();
-  // Cleared only when every update was handled: a decision a full disk refused is tried again at the next start.
-  if (failed === 0) await journal.clear();
 }
 
 /** The first stop signal, and the keep-alive that lasts until it is disposed. */

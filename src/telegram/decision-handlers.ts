@@ -7,6 +7,7 @@ import { decisionForEmoji } from "../reactions/decision-keys.js";
 import { readReplyAction } from "../reactions/reply.js";
 import { readCallbackData, type ButtonAction } from "./review-format.js";
 import { revisionAnswer } from "./revision-answer.js";
+import { retryAtNextStart } from "./update-scope.js";
 
 /** What the handlers need to know. */
 export interface DecisionHandlerOptions {
@@ -93,6 +94,8 @@ async function saved(o: DecisionHandlerOptions, messageId: number, work: () => P
     return await work();
   } catch (err) {
     o.log.error({ err, review_message_id: messageId }, "a reviewer's decision could not be saved");
+    // The journal keeps the update, so the next start applies the decision (DECISION_NOT_SAVED says so).
+    retryAtNextStart();
     await o.tellReviewers?.(DECISION_NOT_SAVED).catch(() => {});
     return null;
   }

@@ -1,3 +1,4 @@
+import { AsyncResource } from "node:async_hooks";
 import type { Clock, TimerHandle } from "../clock/clock.js";
 
 /** The review chat's own budget: Telegram allows a group about 20 messages a minute, a chat about 1 a second. */
@@ -75,7 +76,11 @@ export class ReviewLane {
     return true;
   }
 
-  /** Runs `work` alone in the review chat, in its lane's order; `turn` before each call. */
+  /**
+   * Runs `work` alone in the review chat, in its lane's order; `turn` before
+   * each call. It runs in its caller's async context (whichever job's end or
+   * timer starts it), so its calls know which Telegram update they answer.
+   */
   run<T>(lane: Lane, work: (turn: Turn) => Promise<T>): Promise<T> {
     if (this.stopped) return Promise.reject(new Error("the review chat is stopped"));
     return new Promise<T>((resolve, reject) => {
@@ -83,12 +88,12 @@ export class ReviewLane {
       this.lanes[lane]!.push({
         lane,
         drop: reject,
-        run: () => {
+        run: AsyncResource.bind(() => {
           const turn = this.turnFor(lane);
           void work(turn)
             .then(resolve, reject)
             .finally(() => this.finish());
-        },
+        }),
       });
       this.pump();
     });
