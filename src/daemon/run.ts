@@ -12,7 +12,8 @@ import type { Logger } from "../log/logger.js";
 import { slidingWindowLimiter } from "../send/sliding-limiter.js";
 import { auditEventFeed } from "../desk/event-feed.js";
 import { decisionHandlers } from "../telegram/decision-handlers.js";
-import { REVIEW_CHAT_LIMITS, TelegramReviewChat } from "../telegram/review-chat.js";
+import { TelegramReviewChat } from "../telegram/review-chat.js";
+import { reviewChatLimits } from "../telegram/review-lane.js";
 import { telegramSendCall } from "../telegram/send-call.js";
 import { ALLOWED_UPDATES, startJournaledPolling, type FetchUpdates } from "../telegram/journaled-updates.js";
 import { AUDIENCE_TTL_MS, TelegramAudienceResolver } from "../telegram/audience-resolver.js";
@@ -80,7 +81,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       deferForMs: config.deferForMs,
       ...(config.reviewTimeZone === null ? {} : { timeZone: config.reviewTimeZone }),
       clock,
-      limits: { ...REVIEW_CHAT_LIMITS, gapMs: REVIEW_CHAT_LIMITS.gapMs / rateScale },
+      limits: reviewChatLimits(config.reviewChatId, rateScale),
       log,
     });
     const core = await openCore(config, log, {
