@@ -25,6 +25,7 @@ import { connectBot } from "./connect.js";
 import { withPollingRetry } from "./poll-retry.js";
 import { scaledBackoffs } from "../retry/backoff.js";
 import { ownerFeatures } from "./owner-features.js";
+import { tellSwitchChanged } from "../owner/switch-notice.js";
 import { startCallbacks } from "./callbacks.js";
 import { DaemonHealth } from "./health.js";
 
@@ -135,6 +136,8 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       desk: core.desk,
       events,
       status: owner.status,
+      ownerSwitchNotice: (action) =>
+        tellSwitchChanged({ haltPath: paths.ownerHalt, killSwitch: core.killSwitch, say: (text) => reviewChat.say(text) }, action),
       health,
       log,
     });
