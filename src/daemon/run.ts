@@ -26,6 +26,7 @@ import { withPollingRetry } from "./poll-retry.js";
 import { scaledBackoffs } from "../retry/backoff.js";
 import { ownerFeatures } from "./owner-features.js";
 import { tellSwitchChanged } from "../owner/switch-notice.js";
+import { logDraftChanges } from "./draft-log.js";
 import { startCallbacks } from "./callbacks.js";
 import { DaemonHealth } from "./health.js";
 
@@ -103,6 +104,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
     const events = auditEventFeed(core.audit);
     const health = new DaemonHealth({ clock: core.desk.clock, harnessDir: config.harnessDir, archiving: () => core.archiving.problem() });
     core.desk.onTransition(() => health.storeWritten());
+    core.desk.onTransition(logDraftChanges(log, (id) => core.desk.get(id)));
     const callbacks = await startCallbacks(config, core, events, log);
     closers.push("callbacks", () => callbacks?.stop());
     // Review-chat work still waiting for a slot is dropped first (queued drafts stay queued on disk
