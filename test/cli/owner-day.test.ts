@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runBin } from "../support/cli-process.js";
 import { TEST_API_TOKEN, type DaemonProcess } from "../support/daemon-process.js";
-import { OWNER, useLiveDaemon } from "../support/live-fixture.js";
+import { OWNER, payload, useLiveDaemon } from "../support/live-fixture.js";
 
 const live = useLiveDaemon({ scope: "file", start: true });
 const elsewhere: string[] = [];
@@ -65,6 +65,17 @@ describe("draft-review get of an unknown id", () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("`draft-review list`");
     expect(run.stderr).not.toContain("GET /drafts");
+  });
+});
+
+describe("draft-review list", () => {
+  it("names the destination as the review post does, not by its id alone", async () => {
+    const res = await live.daemon.request("POST", "/drafts", payload("Named in the list"));
+    expect(res.status).toBe(201);
+    const run = await cli(live.daemon, ["list"]);
+    expect(run.code, run.stderr).toBe(0);
+    const line = run.stdout.split("\n").find((l) => l.includes("Named in the list"))!;
+    expect(line).toMatch(/Scribe +→ Destination \(-1001234567890\)/);
   });
 });
 
