@@ -9,8 +9,10 @@ import { stat } from "node:fs/promises";
 import { cliHarness } from "../harness.js";
 import type { CliIo } from "../io.js";
 
-/** Null when HARNESS_DIR exists here; otherwise the sentence that says the CLI cannot know the kill switch. */
+/** Null when HARNESS_DIR is set or exists here; otherwise the sentence that says the CLI cannot know the kill switch. */
 async function unknownHarness(io: CliIo): Promise<string | null> {
+  // A HARNESS_DIR named on purpose is the daemon's, even before it made it (no drafts yet).
+  if (io.env.HARNESS_DIR?.trim()) return null;
   const { dir } = cliHarness(io);
   const found = await stat(dir).then(
     (st) => st.isDirectory(),
