@@ -27,6 +27,7 @@ import { scaledBackoffs } from "../retry/backoff.js";
 import { ownerFeatures } from "./owner-features.js";
 import { tellSwitchChanged } from "../owner/switch-notice.js";
 import { logDraftChanges } from "./draft-log.js";
+import { DeliveryWatch } from "./delivery-watch.js";
 import { startCallbacks } from "./callbacks.js";
 import { DaemonHealth } from "./health.js";
 
@@ -120,7 +121,15 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       callbacks: callbacks?.delivery ?? null,
     });
 
-    installHandlers(bot, { config, core, owner, log, tellReviewers: (text) => reviewChat.say(text) });
+    const deliveries = new DeliveryWatch({ feed: events, callbacks: callbacks?.delivery ?? null, clock });
+    installHandlers(bot, {
+      config,
+      core,
+      owner,
+      log,
+      tellReviewers: (text) => reviewChat.say(text),
+      delivered: (id) => deliveries.delivered(id),
+    });
 
     const journal = await UpdateJournal.open(paths.updates, log);
     closers.push("update journal", () => journal.close());
@@ -136,7 +145,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       token,
       intake: core.intake,
       desk: core.desk,
-      events,
+      events: deliveries.readerFeed(),
       status: owner.status,
       ownerSwitchNotice: (action) =>
         tellSwitchChanged({ haltPath: paths.ownerHalt, killSwitch: core.killSwitch, say: (text) => reviewChat.say(text) }, action),
@@ -184,6 +193,7 @@ function installHandlers(
     owner: ReturnType<typeof ownerFeatures>;
     log: Logger;
     tellReviewers: (text: string) => Promise<void>;
+    delivered: (draftId: string) => Promise<boolean>;
   },
 ): void {
   const { config, core, owner, log } = deps;
@@ -198,6 +208,7 @@ function installHandlers(
       reviewerIds: config.reviewerIds,
       log,
       tellReviewers: deps.tellReviewers,
+      delivered: deps.delivered,
     }),
   );
   bot.use(owner.commands);

@@ -16,6 +16,8 @@ export interface DecisionHandlerOptions {
   readonly reviewChatId: string;
   readonly reviewerIds: ReadonlySet<number>;
   readonly log: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  /** True once the feed's consumers acknowledged the draft's latest event (waits a little); absent: never. */
+  readonly delivered?: (draftId: string) => Promise<boolean>;
   /** Tells the reviewers something in the review chat (a decision that could not be saved). */
   readonly tellReviewers?: (text: string) => Promise<void>;
 }
@@ -209,7 +211,8 @@ export function replyHandler(o: DecisionHandlerOptions) {
     });
     // A revision note is answered with who was told (its notify_roles).
     if (reply.kind === "decide" && outcome?.ok && outcome.draft.status === "revise") {
-      await o.tellReviewers?.(revisionAnswer(outcome.draft)).catch(() => {});
+      const delivered = (await o.delivered?.(outcome.draft.draft_id).catch(() => false)) ?? false;
+      await o.tellReviewers?.(revisionAnswer(outcome.draft, delivered)).catch(() => {});
     }
   };
 }
