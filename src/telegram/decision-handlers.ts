@@ -7,6 +7,7 @@ import { decisionForEmoji } from "../reactions/decision-keys.js";
 import { readReplyAction } from "../reactions/reply.js";
 import { readCallbackData, type ButtonAction } from "./review-format.js";
 import { revisionAnswer } from "./revision-answer.js";
+import { retryAtNextStart } from "./update-scope.js";
 
 /** What the handlers need to know. */
 export interface DecisionHandlerOptions {
@@ -15,6 +16,8 @@ export interface DecisionHandlerOptions {
   readonly reviewChatId: string;
   readonly reviewerIds: ReadonlySet<number>;
   readonly log: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  /** True once the feed's consumers acknowledged the draft's latest event (waits a little); absent: never. */
+  readonly delivered?: (draftId: string) => Promise<boolean>;
   /** Tells the reviewers something in the review chat (a decision that could not be saved). */
   readonly tellReviewers?: (text: string) => Promise<void>;
   /**
@@ -98,6 +101,8 @@ async function saved(o: DecisionHandlerOptions, messageId: number, work: () => P
     return await work();
   } catch (err) {
     o.log.error({ err, review_message_id: messageId }, "a reviewer's decision could not be saved");
+    // The journal keeps the update, so the next start applies the decision (DECISION_NOT_SAVED says so).
+    retryAtNextStart();
     await o.tellReviewers?.(DECISION_NOT_SAVED).catch(() => {});
     return null;
   }
@@ -214,7 +219,8 @@ export function replyHandler(o: DecisionHandlerOptions) {
     });
     // A revision note is answered with who was told (its notify_roles).
     if (reply.kind === "decide" && outcome?.ok && outcome.draft.status === "revise") {
-      await o.tellReviewers?.(revisionAnswer(outcome.draft)).catch(() => {});
+      const delivered = (await o.delivered?.(outcome.draft.draft_id).catch(() => false)) ?? false;
+      await o.tellReviewers?.(revisionAnswer(outcome.draft, delivered)).catch(() => {});
     }
   };
 }
