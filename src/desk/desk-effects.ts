@@ -7,6 +7,8 @@ import type { TransitionResult } from "../drafts/machine.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { backoffMs, REVIEW_POST_BACKOFF, type Backoff } from "../retry/backoff.js";
 import type { ReviewChat, Sender } from "./ports.js";
+import { shownOfDraft, type DecisionSurfaces } from "./surfaces.js";
+import { AWAITING_DECISION } from "../drafts/status.js";
 
 /** What the effects run against: the desk's records and changes, and the edges. */
 export interface EffectDeps {
@@ -15,6 +17,7 @@ export interface EffectDeps {
   readonly reviewChat: ReviewChat;
   readonly log: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
   readonly postBackoff?: Backoff | undefined;
+  readonly surfaces: DecisionSurfaces;
   get(draftId: string): DraftRecord | undefined;
   apply(draftId: string, event: DraftEvent): Promise<TransitionResult>;
 }
@@ -81,6 +84,13 @@ export class DeskEffects {
     await this.deps.audit.append([entry]);
   }
 
+  /** The review post now shows `draft` (an audience found changed at the send, a countdown): its surface says so. */
+  private async reshown(draft: DraftRecord): Promise<void> {
+    if (draft.review_chat_id === null || draft.review_message_id === null) return;
+    if (!AWAITING_DECISION.has(draft.status) && draft.status !== "approved") return;
+    await this.deps.surfaces.record("decide", { chatId: draft.review_chat_id, messageId: draft.review_message_id }, shownOfDraft(draft));
+  }
+
   /** Forgets the expiry timer of a draft (it became final). */
   disarm(draftId: string): void {
     const handle = this.expiryTimers.get(draftId);
@@ -102,7 +112,8 @@ export class DeskEffects {
       case "show_status": {
         if (draft.review_message_id === null) return;
         await reviewChat.showStatus(draft);
-        return this.notePost({ kind: "status_shown", draft_id: draft.draft_id, version: draft.version });
+        await this.notePost({ kind: "status_shown", draft_id: draft.draft_id, version: draft.version });
+        return this.reshown(draft);
       }
       case "supersede_post":
         await reviewChat.markSuperseded(draft, effect.reviewMessageId);

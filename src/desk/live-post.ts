@@ -12,7 +12,17 @@ export type ActionKind = "decide" | "edit" | "prompt" | "undo";
  * goes as a reply to the live post, so tapping its quote jumps there; in a
  * supergroup it also carries the post's t.me link.
  */
-export function liveAnswer(draft: DraftRecord | undefined): string {
+export function liveAnswer(draft: DraftRecord | undefined, on: "edit_prompt" | null = null): string {
+  const text = livePointer(draft);
+  // A 👍 (or a reply 👍) on an edit prompt: it asks for a new text, and a decision is made on the review post.
+  if (on !== "edit_prompt") return text;
+  return text.replace(
+    /^⚠️ Not applied: that post is out of date\./,
+    "⚠️ Not applied: the edit prompt only takes a new text (👍 alone is none); decisions are made on the review post.",
+  );
+}
+
+function livePointer(draft: DraftRecord | undefined): string {
   if (!draft) {
     return "⚠️ Not applied: that message is not a live review post (it may be one a restart left behind). /pending lists the drafts awaiting you.";
   }

@@ -14,12 +14,12 @@ import { archiveDue } from "./archiving.js";
 import { KeyedQueue } from "./keyed-queue.js";
 import type { Backoff } from "../retry/backoff.js";
 import type { RecoveryDesk, RecoveryFacts } from "./recovery.js";
-import type { PostEntry } from "../audit/audit-schema.js";
+import type { AuditEntry, PostEntry } from "../audit/audit-schema.js";
 import type { Redactor } from "./draft-text.js";
 import { DeskEffects } from "./desk-effects.js";
 import type { DecisionDesk, DecisionOutcome, DecisionRequest, EditRequest, ReviewChat, ReviewerAction, Sender } from "./ports.js";
 import { ReviewerActions } from "./reviewer-actions.js";
-import { DecisionSurfaces } from "./surfaces.js";
+import { DecisionSurfaces, shownOfDraft, surfaceLine } from "./surfaces.js";
 
 export type { DecisionOutcome, DecisionRequest } from "./ports.js";
 
@@ -57,6 +57,12 @@ export interface ReviewDeskOptions {
   readonly makeSender: (ledger: DraftLedger) => Sender;
 }
 
+/** A new review post is a decision surface: its line goes with the `posted` change. */
+function postSurface(draft: DraftRecord, event: { type: string }): AuditEntry[] {
+  if (event.type !== "posted" || draft.review_chat_id === null || draft.review_message_id === null) return [];
+  return [surfaceLine("decide", { chatId: draft.review_chat_id, messageId: draft.review_message_id }, shownOfDraft(draft))];
+}
+
 /** The `status_due` line of a change whose effects edit the review post (none otherwise). */
 function statusDue(draft: DraftRecord, effects: readonly Effect[]): PostEntry[] {
   return effects.some((e) => e.type === "show_status") ? [{ kind: "status_due", draft_id: draft.draft_id, version: draft.version }] : [];
@@ -86,10 +92,13 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
   private readonly actions: ReviewerActions;
 
   constructor(private readonly options: ReviewDeskOptions) {
-    this.surfaces = new DecisionSurfaces(options.audit.index.editPrompts);
-    for (const draft of options.store.latest.values()) this.index(draft);
+    this.surfaces = new DecisionSurfaces(options.audit);
+    for (const draft of options.store.latest.values()) {
+      this.surfaces.index(draft, true);
+      this.index(draft);
+    }
     const records = { get: (id: string) => this.get(id), apply: (id: string, e: DraftEvent) => this.apply(id, e) };
-    this.effects = new DeskEffects({ ...options, ...records });
+    this.effects = new DeskEffects({ ...options, ...records, surfaces: this.surfaces });
     this.actions = new ReviewerActions({ ...options, ...records, surfaces: this.surfaces, effects: this.effects });
     this.effects.sender = options.makeSender(this);
   }
@@ -305,7 +314,11 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     const [stored, audited] = await Promise.allSettled([
       this.options.store.append([draft]),
       // A change that edits the review post says so in the same write, so a crash before the edit is redone at start.
-      this.options.audit.append([transitionEntry(from, draft, event, previousText), ...statusDue(draft, effects)]),
+      this.options.audit.append([
+        transitionEntry(from, draft, event, previousText),
+        ...statusDue(draft, effects),
+        ...postSurface(draft, event),
+      ]),
     ]).finally(() => this.committing.delete(draft.draft_id));
     if (stored.status === "rejected") throw stored.reason;
     this.index(draft);

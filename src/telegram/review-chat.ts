@@ -116,9 +116,9 @@ export class TelegramReviewChat implements ReviewChat {
   }
 
   /** Asks for the extra tap a 👍 needs for a large audience, as a reply to the review post, ahead of queued posts. */
-  async askConfirmation(draft: DraftRecord): Promise<void> {
+  async askConfirmation(draft: DraftRecord): Promise<number> {
     const { text, markup } = confirmMessage(draft);
-    await this.replyTo(draft, LANE.answer, text, markup);
+    return this.replyTo(draft, LANE.answer, text, markup);
   }
 
   /** Sends a message of the daemon's own (a command's answer, a refusal, a confirmation) ahead of queued review posts. */
@@ -187,10 +187,10 @@ export class TelegramReviewChat implements ReviewChat {
     await this.lane.whenIdle();
   }
 
-  private async replyTo(draft: DraftRecord, lane: Lane, text: string, markup?: InlineKeyboardMarkup): Promise<void> {
+  private async replyTo(draft: DraftRecord, lane: Lane, text: string, markup?: InlineKeyboardMarkup): Promise<number> {
     const chatId = draft.review_chat_id ?? this.options.chatId;
     const replyTo = draft.review_message_id;
-    await this.once(lane, () =>
+    const message = await this.once(lane, () =>
       this.options.api.sendMessage(chatId, text, {
         ...this.where(),
         link_preview_options: NO_PREVIEW,
@@ -198,6 +198,7 @@ export class TelegramReviewChat implements ReviewChat {
         ...(replyTo === null ? {} : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }),
       }),
     );
+    return message.message_id;
   }
 
   private where(): { message_thread_id?: number } {
