@@ -21,7 +21,7 @@ export interface OwnerFeatureDeps {
   readonly config: Config;
   readonly core: Core;
   /** Posts in the review chat within its rate limit (TelegramReviewChat.say). */
-  readonly say: (text: string, buttons?: InlineKeyboardMarkup) => Promise<void>;
+  readonly say: (text: string, buttons?: InlineKeyboardMarkup) => Promise<number | void>;
   readonly api: Api;
   readonly clock: Clock;
   readonly log: Logger;
@@ -68,6 +68,7 @@ export function ownerFeatures(deps: OwnerFeatureDeps): OwnerFeatures {
     reviewChatId: config.reviewChatId,
     reviewerIds: config.reviewerIds,
     say: deps.say,
+    surfaces: core.desk.decisionSurfaces,
     audit: core.audit,
     haltPath: harnessPaths(config.harnessDir).ownerHalt,
     killSwitch: core.killSwitch,

@@ -114,7 +114,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       callbacks: callbacks?.delivery ?? null,
     });
 
-    installHandlers(bot, { config, core, owner, log, tellReviewers: (text) => reviewChat.say(text) });
+    installHandlers(bot, { config, core, owner, log, tellReviewers: async (text) => void (await reviewChat.say(text)) });
 
     const journal = await UpdateJournal.open(paths.updates, log);
     closers.push("update journal", () => journal.close());

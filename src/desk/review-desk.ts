@@ -103,6 +103,11 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     this.effects.sender = options.makeSender(this);
   }
 
+  /** The messages that carry decision controls, and the gate every action on them passes (see surfaces.ts). */
+  get decisionSurfaces(): DecisionSurfaces {
+    return this.surfaces;
+  }
+
   /** The current record of a draft. */
   get(draftId: string): DraftRecord | undefined {
     return this.options.store.latest.get(draftId);

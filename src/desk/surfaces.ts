@@ -97,6 +97,7 @@ export function surfaceLine(
 /** Why an action on a surface does not count. */
 export type SurfaceRefusal =
   | "button_names_another_draft"
+  | "token_mismatch"
   | "wrong_surface"
   | "surface_used"
   | "surface_expired"
@@ -118,7 +119,7 @@ export type Verdict = { readonly ok: true } | { readonly ok: false; readonly rea
 export function judgeSurface(surface: SurfaceState, now: Shown, action: SurfaceAction, claim: Claim, at: number): Verdict {
   const no = (reason: SurfaceRefusal): Verdict => ({ ok: false, reason });
   if (claim.draftId !== undefined && claim.draftId !== surface.draft_id) return no("button_names_another_draft");
-  if (claim.token !== undefined && claim.token !== surface.token) return no("button_names_another_draft");
+  if (claim.token !== undefined && claim.token !== surface.token) return no("token_mismatch");
   if (!PERMITS[surface.asks].includes(action)) return no("wrong_surface");
   if (surface.used) return no("surface_used");
   if (surface.until !== undefined && surface.until <= at) return no("surface_expired");

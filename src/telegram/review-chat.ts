@@ -122,14 +122,15 @@ export class TelegramReviewChat implements ReviewChat {
   }
 
   /** Sends a message of the daemon's own (a command's answer, a refusal, a confirmation) ahead of queued review posts. */
-  async say(text: string, buttons?: InlineKeyboardMarkup): Promise<void> {
-    await this.once(LANE.answer, () =>
+  async say(text: string, buttons?: InlineKeyboardMarkup): Promise<number> {
+    const message = await this.once(LANE.answer, () =>
       this.options.api.sendMessage(this.options.chatId, text, {
         ...this.where(),
         link_preview_options: NO_PREVIEW,
         ...(buttons ? { reply_markup: buttons } : {}),
       }),
     );
+    return message.message_id;
   }
 
   async markSuperseded(draft: DraftRecord, reviewMessageId: number): Promise<void> {
