@@ -21,7 +21,7 @@ export interface OwnerFeatureDeps {
   readonly config: Config;
   readonly core: Core;
   /** Posts in the review chat within its rate limit (TelegramReviewChat.say). */
-  readonly say: (text: string, buttons?: InlineKeyboardMarkup) => Promise<number | void>;
+  readonly say: (text: string, buttons?: InlineKeyboardMarkup) => Promise<unknown>;
   readonly api: Api;
   readonly clock: Clock;
   readonly log: Logger;

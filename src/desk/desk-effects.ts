@@ -84,11 +84,11 @@ export class DeskEffects {
     await this.deps.audit.append([entry]);
   }
 
-  /** The review post now shows `draft` (an audience found changed at the send, a countdown): its surface says so. */
-  private async reshown(draft: DraftRecord): Promise<void> {
-    if (draft.review_chat_id === null || draft.review_message_id === null) return;
-    if (!AWAITING_DECISION.has(draft.status) && draft.status !== "approved") return;
-    await this.deps.surfaces.record("decide", { chatId: draft.review_chat_id, messageId: draft.review_message_id }, shownOfDraft(draft));
+  /** The review post now shows `draft` (an audience found changed at the send, a countdown): its surface's line says so. */
+  private reshown(draft: DraftRecord): PostEntry[] {
+    if (draft.review_chat_id === null || draft.review_message_id === null) return [];
+    if (!AWAITING_DECISION.has(draft.status) && draft.status !== "approved") return [];
+    return [this.deps.surfaces.note("decide", { chatId: draft.review_chat_id, messageId: draft.review_message_id }, shownOfDraft(draft))];
   }
 
   /** Forgets the expiry timer of a draft (it became final). */
@@ -112,8 +112,10 @@ export class DeskEffects {
       case "show_status": {
         if (draft.review_message_id === null) return;
         await reviewChat.showStatus(draft);
-        await this.notePost({ kind: "status_shown", draft_id: draft.draft_id, version: draft.version });
-        return this.reshown(draft);
+        const shown: PostEntry = { kind: "status_shown", draft_id: draft.draft_id, version: draft.version };
+        this.deps.audit.index.notePost(shown);
+        await this.deps.audit.append([shown, ...this.reshown(draft)]);
+        return;
       }
       case "supersede_post":
         await reviewChat.markSuperseded(draft, effect.reviewMessageId);
@@ -130,7 +132,7 @@ export class DeskEffects {
   /** Posts a queued draft; on failure tries again later, with backoff, until it expires. */
   private async postReview(draftId: string, failures: number): Promise<void> {
     const draft = this.deps.get(draftId);
-    if (!draft || draft.status !== "queued" || this.stopped) return;
+    if (draft?.status !== "queued" || this.stopped) return;
     try {
       const post = await this.deps.reviewChat.post(draft);
       const result = await this.deps.apply(draftId, {

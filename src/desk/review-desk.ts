@@ -316,14 +316,13 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     // (an approval whose audited send had begun is marked unknown, never resent).
     // The contract: an event is in the feed by the time its change shows through GET /drafts/<id>.
     this.committing.set(draft.draft_id, this.get(draft.draft_id));
+    const surface = postSurface(draft, event);
+    // The new post's surface is known at once (like every surface: see DecisionSurfaces.record), then on disk with its change.
+    for (const line of surface) this.options.audit.index.notePost(line);
     const [stored, audited] = await Promise.allSettled([
       this.options.store.append([draft]),
       // A change that edits the review post says so in the same write, so a crash before the edit is redone at start.
-      this.options.audit.append([
-        transitionEntry(from, draft, event, previousText),
-        ...statusDue(draft, effects),
-        ...postSurface(draft, event),
-      ]),
+      this.options.audit.append([transitionEntry(from, draft, event, previousText), ...statusDue(draft, effects), ...surface]),
     ]).finally(() => this.committing.delete(draft.draft_id));
     if (stored.status === "rejected") throw stored.reason;
     this.index(draft);

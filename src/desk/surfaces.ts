@@ -172,12 +172,16 @@ export class DecisionSurfaces {
 
   /** Records, durably, that a message now shows `shown` and asks `asks`. */
   async record(asks: SurfaceAsks, where: SurfaceWhere, shown: Shown, extra: { token?: string; until?: number } = {}): Promise<void> {
+    await this.audit.append([this.note(asks, where, shown, extra)]);
+  }
+
+  /** Takes a surface into account at once (a tap may come as soon as the message is out); returns its line, for the caller to write. */
+  note(asks: SurfaceAsks, where: SurfaceWhere, shown: Shown, extra: { token?: string; until?: number } = {}): AuditEntryOf<"surface"> {
     if (shown.draft_id !== null) this.byMessage.set(where.messageId, shown.draft_id);
     this.derived.delete(where.messageId);
     const line = surfaceLine(asks, where, shown, extra);
-    // Known at once (a tap may come as soon as the message is out), then on disk.
     this.audit.index.notePost(line);
-    await this.audit.append([line]);
+    return line;
   }
 
   /** The surface at this message, if it is one. */

@@ -26,7 +26,7 @@ export interface OwnerCommandOptions {
   readonly reviewChatId: string;
   readonly reviewerIds: ReadonlySet<number>;
   /** Posts in the review chat within its rate limit (TelegramReviewChat.say), with buttons when given; resolves with the message id. */
-  readonly say: (text: string, buttons?: InlineKeyboardMarkup) => Promise<number | void>;
+  readonly say: (text: string, buttons?: InlineKeyboardMarkup) => Promise<unknown>;
   /** The decision surfaces (the desk's): a /resume confirmation is one. */
   readonly surfaces: Pick<DecisionSurfaces, "record" | "at" | "gate">;
   /** The daemon's audit log. */
