@@ -8,7 +8,7 @@ import type { DraftArchive } from "../store/archive.js";
 import { refusedEntry, type RefusedDecision } from "./audit-entries.js";
 import type { DeskEffects } from "./desk-effects.js";
 import { prepareDraftText, type Redactor } from "./draft-text.js";
-import { liveAnswer, refusalAnswer, type ActionKind } from "./live-post.js";
+import { liveAnswer, refusalAnswer, type ActionKind, type LiveAnswerWhy } from "./live-post.js";
 import type { DecisionOutcome, DecisionRequest, EditRequest, ReviewChat, ReviewerAction } from "./ports.js";
 import type { SurfaceState } from "../audit/audit-schema.js";
 import { pointsToLivePost, shownOfDraft, type DecisionSurfaces, type SurfaceAction } from "./surfaces.js";
@@ -25,6 +25,13 @@ type Run = (draft: DraftRecord, surface: SurfaceState) => Promise<ActResult>;
 /** How a refusal's answer names an action. */
 function actionKind(action: SurfaceAction): ActionKind {
   return action === "confirm" || action === "resume" ? "decide" : action;
+}
+
+/** How the answer to a refusal that points to the live post says why. */
+function liveAnswerWhy(reason: string, action: SurfaceAction, surface: SurfaceState | undefined): LiveAnswerWhy {
+  if (reason === "surface_used") return "used";
+  if (reason !== "wrong_surface") return "outdated";
+  return surface?.asks === "edit" && action !== "edit" ? "edit_prompt" : "wrong_surface";
 }
 
 /** What the reviewer's actions need from the desk. */
@@ -246,7 +253,7 @@ export class ReviewerActions {
     // An archived draft is not in the store: its record is the one read from archive/.
     const current = draft && (this.deps.get(draft.draft_id) ?? (reason === "archived" ? draft : undefined));
     const text = pointsToLivePost(reason)
-      ? liveAnswer(current, surface?.asks === "edit" && action !== "edit" ? "edit_prompt" : null)
+      ? liveAnswer(current, liveAnswerWhy(reason, action, surface))
       : refusalAnswer(actionKind(action), reason, current);
     if (text === null || this.deps.effects.closed) return;
     if (!current) {

@@ -169,6 +169,8 @@ export function buttonHandler(o: DecisionHandlerOptions) {
     if (outcome.reason === "needs_confirmation") return answer("One more tap: confirm below that it goes to all those members.");
     if (outcome.reason === "surface_used")
       return answer("Not applied: this question was answered already. See the live post (linked in the chat).");
+    if (outcome.reason === "wrong_surface")
+      return answer("Not applied: this button does not count here. See the live post (linked in the chat).");
     if (pointsToLivePost(outcome.reason)) return answer("Not applied: this post is out of date. See the live post (linked in the chat).");
     return answer(outcome.draft ? `Not applied: the draft is ${outcome.draft.status}.` : `Not applied (${outcome.reason}).`);
   };

@@ -155,6 +155,11 @@ describe("a confirmation binds to the version and audience it asked about, once 
     const asked = questions();
 
     expect(await tap(ask.messageId, data)).toMatch(/^Not applied: this question was answered already/);
+    await eventually(
+      () => repliesTo(a.review_message_id).some((m) => m.text.startsWith("⚠️ Not applied: that question was answered already")),
+      10_000,
+      "the reviewer told, with a pointer to the live post",
+    );
     expect(await get(a.draft_id)).toMatchObject({ status: "halted" });
     expect(sentToBig()).toHaveLength(0);
     expect(questions()).toBe(asked);
@@ -164,7 +169,9 @@ describe("a confirmation binds to the version and audience it asked about, once 
   it("a confirm tap whose data is forged for a draft whose question was never asked is refused; nothing is sent", async () => {
     await live.start();
     const a = await submitPosted(live.daemon, "Never confirmed");
-    expect(await tap(a.review_message_id, `v1:confirm:${a.draft_id}`)).toMatch(/^Not applied/);
+    expect(await tap(a.review_message_id, `v1:confirm:${a.draft_id}`)).toBe(
+      "Not applied: this button does not count here. See the live post (linked in the chat).",
+    );
     const b = await submitPosted(live.daemon, "Another draft");
     const { ask, data } = await confirmationQuestion(b);
     // The question of another draft, with data naming the first one.
