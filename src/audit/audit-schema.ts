@@ -98,6 +98,8 @@ const surfaceFields = {
   halt: z.string().nullable().optional(),
   token: z.string().optional(),
   until: z.number().optional(),
+  /** The Telegram update that had the bot send it (the ✏️ Edit tap): a redelivery of that update is known as done. */
+  update_id: int.optional(),
 };
 
 /** A message that carries a decision control, and what it showed when it was sent or last edited. */

@@ -123,7 +123,9 @@ export class ReviewerActions {
       if (!AWAITING_DECISION.has(draft.status)) return { ok: false, reason: "not_awaiting_decision" };
       const messageId = await this.deps.reviewChat.promptEdit(draft);
       const chatId = draft.review_chat_id ?? request.reviewChatId;
-      await this.deps.surfaces.record("edit", { chatId, messageId }, shownOfDraft(draft));
+      // The tap's update id goes with it: a redelivery (after a kill -9) is known as done, not refused again.
+      const update = request.actor.update_id === null ? {} : { update_id: request.actor.update_id };
+      await this.deps.surfaces.record("edit", { chatId, messageId }, shownOfDraft(draft), update);
       return { ok: true, draft, effects: [] };
     });
   }

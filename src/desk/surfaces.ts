@@ -73,13 +73,15 @@ export interface Claim {
   readonly token?: string | undefined;
 }
 
+/** What some surfaces record besides what they showed. */
+export interface SurfaceExtra {
+  readonly token?: string;
+  readonly until?: number;
+  readonly update_id?: number;
+}
+
 /** The one way a surface's audit line is made. */
-export function surfaceLine(
-  asks: SurfaceAsks,
-  where: SurfaceWhere,
-  shown: Shown,
-  extra: { token?: string; until?: number } = {},
-): AuditEntryOf<"surface"> {
+export function surfaceLine(asks: SurfaceAsks, where: SurfaceWhere, shown: Shown, extra: SurfaceExtra = {}): AuditEntryOf<"surface"> {
   return {
     kind: "surface",
     chat_id: where.chatId,
@@ -171,12 +173,12 @@ export class DecisionSurfaces {
   }
 
   /** Records, durably, that a message now shows `shown` and asks `asks`. */
-  async record(asks: SurfaceAsks, where: SurfaceWhere, shown: Shown, extra: { token?: string; until?: number } = {}): Promise<void> {
+  async record(asks: SurfaceAsks, where: SurfaceWhere, shown: Shown, extra: SurfaceExtra = {}): Promise<void> {
     await this.audit.append([this.note(asks, where, shown, extra)]);
   }
 
   /** Takes a surface into account at once (a tap may come as soon as the message is out); returns its line, for the caller to write. */
-  note(asks: SurfaceAsks, where: SurfaceWhere, shown: Shown, extra: { token?: string; until?: number } = {}): AuditEntryOf<"surface"> {
+  note(asks: SurfaceAsks, where: SurfaceWhere, shown: Shown, extra: SurfaceExtra = {}): AuditEntryOf<"surface"> {
     if (shown.draft_id !== null) this.byMessage.set(where.messageId, shown.draft_id);
     this.derived.delete(where.messageId);
     const line = surfaceLine(asks, where, shown, extra);

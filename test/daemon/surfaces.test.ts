@@ -97,7 +97,6 @@ describe("an edit prompt is no place to decide (row 1)", () => {
         await eventually(async () => (await get(a.draft_id)).status === "pending", 10_000, "back after the restart");
       }
       live.double.injectReaction({ chatId: OWNER, messageId: prompt.messageId, userId: OWNER, newEmojis: ["👍"] });
-      // (After a kill -9, Telegram delivers the ✏️ Edit tap again: on the replaced post, it is answered too.)
       const answer = await eventually(
         () =>
           sentToBig().length > 0
@@ -112,6 +111,8 @@ describe("an edit prompt is no place to decide (row 1)", () => {
       expect(sentToBig()).toHaveLength(0);
       const onPrompt = (await refusals()).filter((l) => l.review_message_id === prompt.messageId);
       expect(onPrompt).toEqual([expect.objectContaining({ reason: "wrong_surface", emoji: "👍", channel: "reaction" })]);
+      // After a kill -9 Telegram delivers the ✏️ Edit tap again: its prompt is recorded with its update, so it is not refused anew.
+      expect((await refusals()).filter((l) => l.review_message_id === a.review_message_id)).toEqual([]);
     });
   }
 
