@@ -130,45 +130,47 @@ export function ownerCommands(options: OwnerCommandOptions): OwnerCommandHandler
     const facts: ActorFacts = { chatId: q.message?.chat.id ?? 0, userId: q.from.id, actorChatId: null, isBot: q.from.is_bot };
     const who = authorizeActor(facts, options);
     if (!who.ok) {
-      await auditRefusal(options, {
-        command: "resume",
-        reason: who.reason,
-        user_id: q.from.id,
-        chat_id: facts.chatId,
-        update_id: ctx.update.update_id,
-        channel: "button",
-        username: q.from.username,
-      });
+      await refuseTap(options, ctx, who.reason);
       return tell("Only a reviewer can resume sends. Nothing changed.");
     }
     // The message tapped (its surface), not the data, says which halt this lifts; the token must be its own.
+    // Judged and applied in the switch's queue, so no /halt comes between the judgement and the resume.
     const surface = q.message ? options.surfaces.at(String(q.message.chat.id), q.message.message_id) : undefined;
-    const now = shownOfHalt(await haltIdentity(options.haltPath));
-    const verdict = surface
-      ? await options.surfaces.gate(surface, now, "resume", { token: ctx.match[1] ?? "" }, options.now())
-      : ({ ok: false, reason: "unknown_confirmation" } as const);
-    if (!verdict.ok) {
-      await auditRefusal(options, {
-        command: "resume",
-        reason: verdict.reason,
-        user_id: q.from.id,
-        chat_id: facts.chatId,
-        update_id: ctx.update.update_id,
-        channel: "button",
-        username: q.from.username,
-      });
+    const outcome = await serial(async () => {
+      const now = shownOfHalt(await haltIdentity(options.haltPath));
+      const verdict = surface
+        ? await options.surfaces.gate(surface, now, "resume", { token: ctx.match[1] ?? "" }, options.now())
+        : ({ ok: false, reason: "unknown_confirmation" } as const);
+      if (!verdict.ok) return verdict;
+      options.log.info({ command: "resume", user_id: who.userId }, "owner confirmed /resume");
+      const actor = { user_id: who.userId, channel: "command", update_id: ctx.update.update_id } as const;
+      return { ok: true, text: await resumeAnswer(options, switchDeps, actor) } as const;
+    });
+    if (!outcome.ok) {
+      await refuseTap(options, ctx, outcome.reason);
       await ctx.editMessageReplyMarkup({ reply_markup: { inline_keyboard: [] } }).catch(() => {});
       return tell("This confirmation is no longer valid: nothing changed. Send /resume again.");
     }
-    options.log.info({ command: "resume", user_id: who.userId }, "owner confirmed /resume");
-    const text = await serial(() =>
-      resumeAnswer(options, switchDeps, { user_id: who.userId, channel: "command", update_id: ctx.update.update_id }),
-    );
+    const { text } = outcome;
     await ctx.editMessageReplyMarkup({ reply_markup: { inline_keyboard: [] } }).catch(() => {});
     await tell(text.startsWith("Your halt is lifted") ? "Resumed." : "Done; see the answer in the chat.");
     await options.say(text);
   });
   return { commands: composer, confirmations: taps };
+}
+
+/** Audits a tap on a /resume confirmation that does not count. */
+async function refuseTap(options: OwnerCommandOptions, ctx: Context, reason: string): Promise<void> {
+  const q = ctx.callbackQuery!;
+  await auditRefusal(options, {
+    command: "resume",
+    reason,
+    user_id: q.from.id,
+    chat_id: q.message?.chat.id ?? 0,
+    update_id: ctx.update.update_id,
+    channel: "button",
+    username: q.from.username,
+  });
 }
 
 /** Audits a command that does not count; nothing is answered. */
