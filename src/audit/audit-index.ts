@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { STATUSES, type DraftStatus } from "../drafts/status.js";
-import { surfaceStateSchema, type AuditEntry, type AuditEnvelope } from "./audit-schema.js";
+import { surfaceStateSchema, type AuditEntry, type AuditEntryOf, type AuditEnvelope } from "./audit-schema.js";
 import { SurfaceBook } from "./surface-book.js";
 
 /**
@@ -11,8 +11,9 @@ import { SurfaceBook } from "./surface-book.js";
  * - the Telegram update ids already decided or refused (recent ones: Telegram
  *   redelivers within a day), so a redelivery acts and is audited once,
  * - the notices that reached the review chat, per live draft,
- * - per live draft, its highest audited version and status (recovery compares
- *   it with the store: a change missing from the log, a send that had begun),
+ * - per live draft, its highest audited version and status, and a send's
+ *   outcome (recovery compares it with the store: a change missing from the
+ *   log, a send that had begun, a send outcome the store lost),
  * - a sparse map from feed `seq` to a byte offset at or before its line, so
  *   `/events` reads any page from disk without holding the feed,
  * - per live draft, what its review post shows: the last version whose edit
@@ -32,7 +33,22 @@ export const UPDATE_MEMORY_MS = 7 * 24 * 3_600_000;
 export interface AuditedDraft {
   readonly version: number;
   readonly to: DraftStatus;
+  /** When that change came out of `sending` with a final outcome: what recovery needs to bring a store that lost it level. */
+  readonly sendOutcome?: SendOutcome;
 }
+
+/** The outcome of a send as its audit line records it (see AuditedDraft). */
+export interface SendOutcome {
+  /** Telegram's message id (`sent`), else null. */
+  readonly sentMessageId: number | null;
+  /** Why it failed or is unknown, else null. */
+  readonly reason: string | null;
+  /** When the line was written (ms since the epoch), if its `ts` reads. */
+  readonly at: number | null;
+}
+
+/** Final statuses a change out of `sending` can reach. */
+const SEND_OUTCOMES: ReadonlySet<DraftStatus> = new Set<DraftStatus>(["sent", "failed", "outcome_unknown"]);
 
 /** The packed feed map: `seq.offset` pairs, base 36, comma-separated (empty: no samples). */
 const FEED_PACKED = /^(?:[0-9a-z]{1,10}\.[0-9a-z]{1,10}(?:,[0-9a-z]{1,10}\.[0-9a-z]{1,10})*)?$/;
@@ -64,6 +80,8 @@ export const indexSnapshotSchema = z.object({
   /** Older checkpoints: edit prompts, read as edit surfaces. */
   edit_prompts: z.array(z.tuple([z.number().int(), z.string(), z.number().int()])).default([]),
   surfaces: z.array(surfaceStateSchema).default([]),
+  // Send outcomes (added later): [draft_id, sent_message_id, reason, at] of drafts whose last change is one.
+  send_outcomes: z.array(z.tuple([z.string(), z.number().int().nullable(), z.string().nullable(), z.number().nullable()])).default([]),
 });
 /** The checkpoint's content. */
 export type IndexSnapshot = z.infer<typeof indexSnapshotSchema>;
@@ -107,7 +125,7 @@ export class AuditIndex {
     this.notePost(entry);
     if (entry.kind !== "transition") return;
     const known = this.drafts.get(entry.draft_id);
-    if (!known || known.version < entry.version) this.drafts.set(entry.draft_id, { version: entry.version, to: entry.to });
+    if (!known || known.version < entry.version) this.drafts.set(entry.draft_id, audited(entry, at));
     if (this.transitions++ % FEED_SAMPLE_EVERY === 0) {
       this.feedSeqs.push(envelope.seq);
       this.feedOffsets.push(offset);
@@ -218,6 +236,9 @@ export class AuditIndex {
       }),
       edit_prompts: [],
       surfaces: [...this.surfaces.all()],
+      send_outcomes: [...this.drafts].flatMap(([id, { sendOutcome: o }]) =>
+        o ? [[id, o.sentMessageId, o.reason, o.at] as [string, number | null, string | null, number | null]] : [],
+      ),
     };
   }
 
@@ -232,6 +253,10 @@ export class AuditIndex {
     for (const [id, at] of s.updates) index.updates.set(id, at);
     for (const [key, at] of s.notices) index.notices.set(key, at);
     for (const [id, version, to] of s.drafts) index.drafts.set(id, { version, to });
+    for (const [id, sentMessageId, reason, at] of s.send_outcomes) {
+      const known = index.drafts.get(id);
+      if (known) index.drafts.set(id, { ...known, sendOutcome: { sentMessageId, reason, at } });
+    }
     for (const [id, v] of s.posts_due) index.postsDue.set(id, v);
     for (const [id, v] of s.posts_shown) index.postsShown.set(id, v);
     for (const [id, m] of s.posts_superseded) index.postsSuperseded.add(`${id}:${m}`);
@@ -258,6 +283,13 @@ function unpackFeed(packed: string): Array<[number, number]> {
     const dot = pair.indexOf(".");
     return [Number.parseInt(pair.slice(0, dot), 36), Number.parseInt(pair.slice(dot + 1), 36)];
   });
+}
+
+/** What the index keeps of a transition line: its version and status, and a send's outcome. */
+function audited(entry: AuditEntryOf<"transition">, at: number): AuditedDraft {
+  if (entry.from !== "sending" || !SEND_OUTCOMES.has(entry.to)) return { version: entry.version, to: entry.to };
+  const sendOutcome = { sentMessageId: entry.sent_message_id ?? null, reason: entry.reason, at: Number.isFinite(at) ? at : null };
+  return { version: entry.version, to: entry.to, sendOutcome };
 }
 
 function noticeKey(draftId: string, status: DraftStatus): string {

@@ -66,6 +66,8 @@ export const transitionEntrySchema = z.object({
   send_after: z.string().optional(),
   /** The later draft that replaces this one (event `revised`). */
   revised_by: z.string().optional(),
+  /** An undo's time as Telegram dated it; null: not dated (a ↩️ tap that waited while the daemon was down). */
+  acted_at: z.string().nullable().optional(),
 });
 
 /** A change whose effects edit the review post; written with the change, so a crash before the edit is redone at start. */
@@ -175,6 +177,17 @@ export const ownerHaltEntrySchema = z.object({ kind: z.literal("owner_halt"), ..
 /** The owner lifted their halt (/resume, `draft-review resume`). */
 export const ownerResumeEntrySchema = z.object({ kind: z.literal("owner_resume"), ...ownerSwitchFields });
 
+/** A report picture reached the review chat: the weekly one (REPORT_DAY, at most once per week, also across restarts) or a /report. */
+export const reportPostedEntrySchema = z.object({
+  kind: z.literal("report_posted"),
+  trigger: z.enum(["schedule", "command"]),
+  /** The period shown (ISO-8601 UTC); a weekly report's `until` is the time it was due. */
+  since: z.string(),
+  until: z.string(),
+  message_id: int,
+  user_id: int.nullable(),
+});
+
 /** Every entry we write, by `kind`. */
 export const auditEntrySchema = z.discriminatedUnion("kind", [
   transitionEntrySchema,
@@ -189,6 +202,7 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   editPromptEntrySchema,
   surfaceEntrySchema,
   surfaceUsedEntrySchema,
+  reportPostedEntrySchema,
 ]);
 
 /** One entry as a caller writes it (the log adds ts, source, seq, prev_hash). */

@@ -15,9 +15,10 @@ import { decisionHandlers } from "../telegram/decision-handlers.js";
 import { REVIEW_CHAT_LIMITS, TelegramReviewChat } from "../telegram/review-chat.js";
 import { telegramSendCall } from "../telegram/send-call.js";
 import { ALLOWED_UPDATES, startJournaledPolling, type FetchUpdates } from "../telegram/journaled-updates.js";
-import { TelegramAudienceResolver } from "../telegram/audience-resolver.js";
+import { AUDIENCE_TTL_MS, TelegramAudienceResolver } from "../telegram/audience-resolver.js";
 import { UpdateJournal } from "../telegram/update-journal.js";
 import { Closers } from "./closers.js";
+import { handleStartBacklog } from "./start-backlog.js";
 import { connectBot } from "./connect.js";
 import { withPollingRetry } from "./poll-retry.js";
 import { scaledBackoffs } from "../retry/backoff.js";
@@ -85,7 +86,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       clock,
       makeReviewChat: () => reviewChat,
       sendCall: telegramSendCall(bot.api),
-      audience: new TelegramAudienceResolver({ api: bot.api, botId: bot.botInfo.id, clock }),
+      audience: new TelegramAudienceResolver({ api: bot.api, botId: bot.botInfo.id, clock, ttlMs: AUDIENCE_TTL_MS / rateScale }),
       limiter: slidingWindowLimiter(clock, rateScale),
       redact: env.redact,
       processSwitchValue: env.processSwitchValue,
@@ -108,17 +109,24 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       config,
       core,
       say: (text, buttons) => reviewChat.say(text, buttons),
+      sendPhoto: (png, caption, filename) => reviewChat.sendPhoto(png, caption, filename),
       api: bot.api,
       clock: core.desk.clock,
       log,
       callbacks: callbacks?.delivery ?? null,
     });
 
-    installHandlers(bot, { config, core, owner, log, tellReviewers: async (text) => void (await reviewChat.say(text)) });
+    // Updates that waited while the daemon was down: a ↩️ tap among them has no date the daemon can know.
+    const heldWhileDown = new Set<number>();
+    installHandlers(bot, { config, core, owner, log, tellReviewers: async (text) => void (await reviewChat.say(text)), heldWhileDown });
 
     const journal = await UpdateJournal.open(paths.updates, log);
     closers.push("update journal", () => journal.close());
-    await replayJournal(journal, bot, core, log);
+    const fetchUpdates = withPollingRetry(fetchReportingHealth(bot, health), log, clock, backoffs.poll);
+    await replayJournal(journal, bot, core, log, heldWhileDown);
+    // Then Telegram's queue, in order, before recovery starts the sends that fell due meanwhile.
+    if (!(await readBacklog(fetchUpdates, journal, bot, log, stopSignal, heldWhileDown))) return 0;
+    heldWhileDown.clear();
     await resumeDrafts(core.desk);
 
     const token = await resolveApiToken(config, config.harnessDir, log);
@@ -140,7 +148,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
 
     const polling = startJournaledPolling({
       handleUpdate: (update) => bot.handleUpdate(update),
-      fetch: withPollingRetry(fetchReportingHealth(bot, health), log, clock, backoffs.poll),
+      fetch: fetchUpdates,
       journal,
       timeoutSeconds,
       log,
@@ -175,6 +183,7 @@ function installHandlers(
     owner: ReturnType<typeof ownerFeatures>;
     log: Logger;
     tellReviewers: (text: string) => Promise<void>;
+    heldWhileDown: ReadonlySet<number>;
   },
 ): void {
   const { config, core, owner, log } = deps;
@@ -189,6 +198,7 @@ function installHandlers(
       reviewerIds: config.reviewerIds,
       log,
       tellReviewers: deps.tellReviewers,
+      heldWhileDown: (updateId) => deps.heldWhileDown.has(updateId),
     }),
   );
   bot.use(owner.commands);
@@ -206,12 +216,45 @@ function fetchReportingHealth(bot: Bot, health: DaemonHealth): FetchUpdates {
     );
 }
 
+/**
+ * Reads Telegram's queue at start (see handleStartBacklog). Resolves false
+ * when a stop was asked for meanwhile.
+ */
+async function readBacklog(
+  fetch: FetchUpdates,
+  journal: UpdateJournal,
+  bot: Bot,
+  log: Logger,
+  stop: StopSignal,
+  held: Set<number>,
+): Promise<boolean> {
+  const abort = new AbortController();
+  void stop.promise.then(() => abort.abort());
+  try {
+    const handled = await handleStartBacklog({
+      fetch,
+      journal,
+      handleUpdate: (update) => bot.handleUpdate(update),
+      // grammY types its signal with the abort-controller shim; Node's own AbortSignal is what it gets at run time.
+      signal: abort.signal as Parameters<FetchUpdates>[1],
+      log,
+      onHeld: (updateId) => held.add(updateId),
+    });
+    if (handled > 0) log.info({ updates: handled }, "handled the updates that waited while the daemon was down");
+    return true;
+  } catch (err) {
+    if (abort.signal.aborted) return false;
+    throw err;
+  }
+}
+
 /** Handles again the journaled updates whose decisions did not reach the audit log, then clears the journal. */
-async function replayJournal(journal: UpdateJournal, bot: Bot, core: Core, log: Logger): Promise<void> {
+async function replayJournal(journal: UpdateJournal, bot: Bot, core: Core, log: Logger, held: Set<number>): Promise<void> {
   const pending = journal.entries().filter((u) => !core.desk.hasSeenUpdate(u.update_id));
   if (pending.length > 0) log.warn({ updates: pending.length }, "handling updates a stop left unhandled");
   let failed = 0;
   for (const update of pending) {
+    held.add(update.update_id);
     // As at run time, an update whose handling fails is logged and skipped: one bad update must not stop every start.
     await bot.handleUpdate(update).catch((err: unknown) => {
       failed++;

@@ -1,9 +1,10 @@
 import type { AuditLog } from "../audit/audit-log.js";
+import { isInertDraft, runsForInertDraft } from "./test-drafts.js";
 import type { PostEntry } from "../audit/audit-schema.js";
 import type { Clock, TimerHandle } from "../clock/clock.js";
 import type { Effect } from "../drafts/effects.js";
 import type { DraftEvent } from "../drafts/events.js";
-import type { TransitionResult } from "../drafts/machine.js";
+import { expiryDue, type TransitionResult } from "../drafts/machine.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { backoffMs, REVIEW_POST_BACKOFF, type Backoff } from "../retry/backoff.js";
 import type { ReviewChat, Sender } from "./ports.js";
@@ -18,6 +19,8 @@ export interface EffectDeps {
   readonly log: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
   readonly postBackoff?: Backoff | undefined;
   readonly surfaces: DecisionSurfaces;
+  /** True in test mode; a live desk runs only the expiry of a test-mode draft (see isInertDraft). */
+  readonly testMode?: boolean | undefined;
   get(draftId: string): DraftRecord | undefined;
   apply(draftId: string, event: DraftEvent): Promise<TransitionResult>;
 }
@@ -101,6 +104,7 @@ export class DeskEffects {
   private async runEffect(effect: Effect): Promise<void> {
     const draft = this.deps.get(effect.draftId);
     if (!draft) return;
+    if (isInertDraft(draft, this.deps.testMode === true) && !runsForInertDraft(effect)) return;
     const { reviewChat } = this.deps;
     switch (effect.type) {
       case "post_review":
@@ -175,7 +179,7 @@ export class DeskEffects {
             return;
           }
           const current = this.deps.get(draftId);
-          if (!result.ok && result.reason === "not_due" && current) this.armExpiry(draftId, Date.parse(current.expires_at));
+          if (!result.ok && result.reason === "not_due" && current) this.armExpiry(draftId, expiryDue(current));
         });
       },
       Math.max(0, at - clock.now()),

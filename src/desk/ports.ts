@@ -42,12 +42,12 @@ export interface Sender {
 
 /**
  * Who will read a destination, as Telegram tells it. Live mode asks the Bot
- * API (cached, refreshed at least daily); test mode knows nobody.
+ * API (cached for at most a minute); test mode knows nobody.
  */
 export interface AudienceSource {
   /** The destination's audience, from the cache when fresh. Never rejects: a failure is an audience with a `problem`. */
   resolve(chatId: string): Promise<Audience>;
-  /** Asks Telegram again now (the send call's check). Null when Telegram could not be asked (no answer): unknown, not changed. */
+  /** Asks Telegram again now (the send call's check). Null when Telegram did not answer: the draft is then not sent (fails closed). */
   fresh(chatId: string): Promise<Audience | null>;
 }
 
@@ -64,6 +64,8 @@ export interface ReviewerAction {
   /** When the action names a draft itself (button data), it must be the draft of that message. */
   readonly claimedDraftId?: string;
   readonly actor: Actor;
+  /** When the reviewer acted, as Telegram dated it (ms); absent: now; null: unknown (see the `undo` event). */
+  readonly actedAt?: number | null;
 }
 
 /** A decision (send, revise, defer) on a review message. */

@@ -19,6 +19,7 @@ import type { Redactor } from "./draft-text.js";
 import { DeskEffects } from "./desk-effects.js";
 import type { DecisionDesk, DecisionOutcome, DecisionRequest, EditRequest, ReviewChat, ReviewerAction, Sender } from "./ports.js";
 import { ReviewerActions } from "./reviewer-actions.js";
+import { isInertDraft } from "./test-drafts.js";
 import { DecisionSurfaces, shownOfDraft, surfaceLine } from "./surfaces.js";
 
 export type { DecisionOutcome, DecisionRequest } from "./ports.js";
@@ -55,6 +56,8 @@ export interface ReviewDeskOptions {
   readonly postBackoff?: Backoff;
   /** Builds the send path; it gets the desk as its ledger. */
   readonly makeSender: (ledger: DraftLedger) => Sender;
+  /** True in test mode. A live desk (false, the default) leaves drafts made in test mode alone: see isInertDraft. */
+  readonly testMode?: boolean;
 }
 
 /** A new review post is a decision surface: its line goes with the `posted` change. */
@@ -147,7 +150,8 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
 
   /** The draft submitted with this idempotency key, live or archived. */
   async findByIdempotency(key: string): Promise<DraftRecord | undefined> {
-    return this.byIdempotency(key) ?? (await this.options.archive?.byIdempotencyKey(key));
+    const archived = await this.options.archive?.byIdempotencyKey(key);
+    return this.byIdempotency(key) ?? (archived && isInertDraft(archived, this.testMode) ? undefined : archived);
   }
 
   /**
@@ -167,14 +171,24 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     return moved.length;
   }
 
-  /** Every draft, optionally only those in one status. */
+  /** Every draft this desk acts on, optionally only those in one status (a live desk: none made in test mode). */
   list(status?: DraftStatus): DraftRecord[] {
+    return this.everyDraft().filter((d) => !isInertDraft(d, this.testMode) && (status === undefined || d.status === status));
+  }
+
+  /** Every draft in the store, test-mode ones too (recovery expires those quietly). */
+  everyDraft(): DraftRecord[] {
     const out: DraftRecord[] = [];
     for (const id of this.options.store.latest.keys()) {
       const draft = this.published(id);
-      if (draft && (status === undefined || draft.status === status)) out.push(draft);
+      if (draft) out.push(draft);
     }
     return out;
+  }
+
+  /** True in test mode (recovery plans for the drafts this desk may act on). */
+  get testMode(): boolean {
+    return this.options.testMode === true;
   }
 
   /** What the API shows of a live draft: its record, except while a change of it is not yet in the audit log. */
@@ -209,6 +223,21 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
       d.review_message_id === null ? [] : [{ kind: "status_due", draft_id: d.draft_id, version: d.version }];
     if (drafts.length > 0)
       await this.options.audit.append(drafts.flatMap((d) => [transitionEntry(null, d, { type: "recovered" }), ...owed(d)]));
+  }
+
+  /**
+   * Makes a change the audit log already has in the store alone, as of `at`
+   * (recovery: a crash left the store a change behind, see storeBehind). Its
+   * effects are left to the recovery plan that follows (status edit owed, notice).
+   */
+  restore(draftId: string, event: DraftEvent, at: number): Promise<TransitionResult> {
+    return this.queue.run(draftId, async () => {
+      const draft = this.get(draftId);
+      if (!draft) throw new Error(`draft ${draftId} does not exist`);
+      const result = transition(draft, event, at);
+      if (result.ok) await this.options.store.append([result.draft]);
+      return result;
+    });
   }
 
   /** Calls `listener` after every durable status change. Returns a function that unsubscribes. */
@@ -310,29 +339,32 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     previousText?: string,
     effects: readonly Effect[] = [],
   ): Promise<void> {
-    // Both writes are in flight at once (each group-committed with its neighbours): one fsync
-    // wait instead of two. Nothing is announced until both are durable. A crash between them
-    // can leave the audit log one change ahead of the store: recovery treats that conservatively
-    // (an approval whose audited send had begun is marked unknown, never resent).
+    // The store first, then the audit log: a crash between them leaves the store one change
+    // ahead, which recovery audits as `recovered` with the decision's actor (reconcileAudit).
+    // Never the other way round: an audit line whose change the store lost would mark its
+    // update as handled while the draft forgot the decision (a silent drop of the reviewer's
+    // 👍 or 👎). One fsync wait more per change; nothing is announced until both are durable.
     // The contract: an event is in the feed by the time its change shows through GET /drafts/<id>.
     this.committing.set(draft.draft_id, this.get(draft.draft_id));
-    const surface = postSurface(draft, event);
-    // The new post's surface is known at once (like every surface: see DecisionSurfaces.record), then on disk with its change.
-    for (const line of surface) this.options.audit.index.notePost(line);
-    const [stored, audited] = await Promise.allSettled([
-      this.options.store.append([draft]),
+    try {
+      await this.options.store.append([draft]);
+      // The new post's surface is known at once (like every surface: see DecisionSurfaces.record), then on disk with its change.
+      const surface = postSurface(draft, event);
+      for (const line of surface) this.options.audit.index.notePost(line);
+      this.index(draft);
+      if (isFinal(draft.status)) this.effects.disarm(draft.draft_id);
       // A change that edits the review post says so in the same write, so a crash before the edit is redone at start.
-      this.options.audit.append([transitionEntry(from, draft, event, previousText), ...statusDue(draft, effects), ...surface]),
-    ]).finally(() => this.committing.delete(draft.draft_id));
-    if (stored.status === "rejected") throw stored.reason;
-    this.index(draft);
-    if (isFinal(draft.status)) this.effects.disarm(draft.draft_id);
-    if (audited.status === "rejected") throw audited.reason;
+      await this.options.audit.append([transitionEntry(from, draft, event, previousText), ...statusDue(draft, effects), ...surface]);
+    } finally {
+      this.committing.delete(draft.draft_id);
+    }
     const t: Transition = { draft_id: draft.draft_id, from, to: draft.status, version: draft.version, at: draft.updated_at };
     for (const listener of this.listeners) listener(t);
   }
 
   private index(draft: DraftRecord): void {
+    // A test-mode draft's message ids were made up: a live desk never matches a decision to it, nor a key.
+    if (isInertDraft(draft, this.testMode)) return;
     this.surfaces.index(draft);
     if (draft.idempotency_key !== null) this.byIdempotencyKey.set(draft.idempotency_key, draft.draft_id);
   }

@@ -1,4 +1,5 @@
 import type { AuditLog } from "../audit/audit-log.js";
+import { isInertDraft } from "./test-drafts.js";
 import type { Clock } from "../clock/clock.js";
 import type { DraftEvent } from "../drafts/events.js";
 import type { TransitionResult } from "../drafts/machine.js";
@@ -48,6 +49,8 @@ export interface ActionDeps {
   readonly log: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
   readonly surfaces: DecisionSurfaces;
   readonly effects: DeskEffects;
+  /** True in test mode; a live desk finds no test-mode draft by a button or in the archive (see isInertDraft). */
+  readonly testMode?: boolean | undefined;
   get(draftId: string): DraftRecord | undefined;
   apply(draftId: string, event: DraftEvent): Promise<TransitionResult>;
 }
@@ -67,7 +70,12 @@ export class ReviewerActions {
   /** The draft a message belongs to: its live review post, a replaced one, or an edit prompt. */
   draftOfMessage(messageId: number): DraftRecord | undefined {
     const id = this.deps.surfaces.draftIdOf(messageId);
-    return id === undefined ? undefined : this.deps.get(id);
+    return id === undefined ? undefined : this.own(this.deps.get(id));
+  }
+
+  /** `draft`, unless this desk is live and it was made in test mode: its message ids were made up (see isInertDraft). */
+  private own(draft: DraftRecord | undefined): DraftRecord | undefined {
+    return draft && isInertDraft(draft, this.deps.testMode === true) ? undefined : draft;
   }
 
   /**
@@ -132,7 +140,8 @@ export class ReviewerActions {
 
   /** Takes back an approval within UNDO_WINDOW: the draft returns to where it was before the 👍. */
   undo(request: ReviewerAction): Promise<DecisionOutcome> {
-    return this.act(request, "undo", null, (draft) => this.deps.apply(draft.draft_id, { type: "undo", actor: request.actor }));
+    const undo = { type: "undo" as const, actor: request.actor, ...(request.actedAt === undefined ? {} : { actedAt: request.actedAt }) };
+    return this.act(request, "undo", null, (draft) => this.deps.apply(draft.draft_id, undo));
   }
 
   /**
@@ -209,11 +218,11 @@ export class ReviewerActions {
     run: Run,
   ): Promise<DecisionOutcome> {
     const surface = this.deps.surfaces.at(request.reviewChatId, request.reviewMessageId);
-    const byMessage = surface?.draft_id ? this.deps.get(surface.draft_id) : this.draftOfMessage(request.reviewMessageId);
+    const byMessage = surface?.draft_id ? this.own(this.deps.get(surface.draft_id)) : this.draftOfMessage(request.reviewMessageId);
     // A button names its draft: on a post the desk does not know (an orphan a crash left), that finds the draft to point to.
-    const live = byMessage ?? (request.claimedDraftId === undefined ? undefined : this.deps.get(request.claimedDraftId));
+    const live = byMessage ?? (request.claimedDraftId === undefined ? undefined : this.own(this.deps.get(request.claimedDraftId)));
     // The post of a draft archived since (DRAFT_RETENTION): read from archive/, refused and answered below.
-    const archived = live === undefined ? await this.deps.archive?.byMessage(request.reviewMessageId) : undefined;
+    const archived = live === undefined ? this.own(await this.deps.archive?.byMessage(request.reviewMessageId)) : undefined;
     const draft = live ?? archived;
     const refuse = async (reason: string, answer = true): Promise<DecisionOutcome> => {
       const refusal = { decision, actor: request.actor, reason, chat_id: request.reviewChatId, review_message_id: request.reviewMessageId };

@@ -33,28 +33,49 @@ export function isPublic(a: Audience): boolean {
 }
 
 /**
+ * True when Telegram could not tell who will read the draft: the chat could
+ * not be resolved (kind `unknown` with the `problem` saying why), or a group
+ * or channel came without its member count. Test mode's audience (`unknown`
+ * with no problem) was never asked for, so it is not missing evidence.
+ */
+export function audienceUnknown(a: Audience): boolean {
+  if (a.kind === "private") return false;
+  if (a.kind === "unknown") return a.problem !== null;
+  return a.member_count === null;
+}
+
+/**
  * True when a 👍 on a draft to this audience needs one more tap: a group or
- * channel with more than `confirmOver` members (AUDIENCE_CONFIRM_OVER).
+ * channel with more than `confirmOver` members (AUDIENCE_CONFIRM_OVER), or an
+ * audience Telegram did not tell (fails closed: it may be as large).
  */
 export function needsConfirmation(a: Audience | null, confirmOver: number | null): boolean {
   if (a === null || confirmOver === null || a.kind === "private") return false;
+  if (audienceUnknown(a)) return true;
   return a.member_count !== null && a.member_count > confirmOver;
 }
+
+/** A chat id Telegram gave (numeric), not an @username that an unresolved audience keeps. */
+const NUMERIC_ID = /^-?\d+$/;
 
 /**
  * What changed between the audience a reviewer approved and the one found at
  * the send call, in words for the reviewer; null when nothing that matters did.
  * Became public, another chat (a migration, or an @username that moved), or
- * the bot lost the right to post.
+ * the bot lost the right to post. An audience approved while unknown is held
+ * to the same checks: a public chat was not what the reviewer saw.
  */
 export function audienceChange(approved: Audience | null, now: Audience): string | null {
-  if (approved !== null && approved.kind !== "unknown" && approved.chat_id !== now.chat_id) {
+  if (approved !== null && NUMERIC_ID.test(approved.chat_id) && now.kind !== "unknown" && approved.chat_id !== now.chat_id) {
     return `the destination is now another chat (id ${approved.chat_id} → ${now.chat_id})`;
   }
   if (now.can_post === false || (now.problem !== null && approved?.problem == null)) {
     return `the bot can no longer post there: ${now.problem ?? "no permission to send messages"}`;
   }
-  if (approved !== null && approved.kind !== "unknown" && !isPublic(approved) && isPublic(now)) {
+  if (approved !== null && approved.kind === "unknown" && isPublic(now)) {
+    return `the chat is public (@${now.username})`;
+  }
+  if (approved !== null && !isPublic(approved) && isPublic(now)) {
     return `the chat became public (@${now.username})`;
   }
   return null;

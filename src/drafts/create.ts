@@ -15,7 +15,15 @@ export interface NewDraftFacts {
   /** Who will read it, resolved at intake; null when not known. */
   readonly audience?: Audience | null;
   /** The earlier draft this one replaces (payload `revises`), with its text for the diff. */
-  readonly revises?: { readonly draftId: string; readonly text: string; readonly note: string | null } | null;
+  readonly revises?: {
+    readonly draftId: string;
+    readonly text: string;
+    readonly note: string | null;
+    /** Where the earlier draft was to go, when that differs from this payload's destination. */
+    readonly destination?: { readonly chat_id: string; readonly thread_id: number | null; readonly title: string | null } | null;
+  } | null;
+  /** True in test mode: the record says so, and a live daemon leaves it alone. */
+  readonly testMode?: boolean;
 }
 
 /**
@@ -55,8 +63,10 @@ export function createDraft(payload: DraftPayload, facts: NewDraftFacts, now: nu
     send_after: null,
     revises: facts.revises?.draftId ?? null,
     revises_note: facts.revises?.note ?? null,
+    revises_destination: facts.revises?.destination ?? null,
     revised_by: null,
     superseded_posts: [],
+    test_mode: facts.testMode === true,
   };
   return {
     draft,

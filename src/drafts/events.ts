@@ -39,7 +39,16 @@ export type DraftEvent =
       readonly textVersion?: number;
     }
   /** A reviewer took back an approval within UNDO_WINDOW. */
-  | { readonly type: "undo"; readonly actor: Actor }
+  | {
+      readonly type: "undo";
+      readonly actor: Actor;
+      /**
+       * When the reviewer acted, as Telegram dated it (ms; Telegram's dates are whole seconds, so one
+       * dated before `send_after` may have been inside the window and counts). Absent: now. Null:
+       * unknown (a ↩️ tap, which Telegram does not date, that waited while the daemon was down).
+       */
+      readonly actedAt?: number | null;
+    }
   /** A later draft names this one in `revises`. */
   | { readonly type: "revised"; readonly byDraftId: string }
   /** The expiry timer fired (or start-up found `expires_at` passed). */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ROLES } from "./record.js";
+import { isEmptyForTelegram, trimLikeTelegram } from "./telegram-text.js";
 
 /** Telegram's limit on a message text, in UTF-16 code units (what JS `length` counts). */
 export const TELEGRAM_TEXT_LIMIT = 4096;
@@ -21,10 +22,12 @@ const chatId = z.union([
 export const draftPayloadSchema = z.strictObject({
   draft_text: z
     .string()
-    .refine((t) => t.trim().length > 0, "must not be empty")
+    // Judged as Telegram will deliver it: without the spaces it drops from both ends.
+    .refine((t) => !isEmptyForTelegram(trimLikeTelegram(t)), "must not be empty")
     .superRefine((t, ctx) => {
-      if (t.length > TELEGRAM_TEXT_LIMIT) {
-        ctx.addIssue({ code: "custom", message: `is ${t.length} UTF-16 code units long; Telegram allows ${TELEGRAM_TEXT_LIMIT}` });
+      const sent = trimLikeTelegram(t).length;
+      if (sent > TELEGRAM_TEXT_LIMIT) {
+        ctx.addIssue({ code: "custom", message: `is ${sent} UTF-16 code units long; Telegram allows ${TELEGRAM_TEXT_LIMIT}` });
       }
     }),
   destination_chat_id: chatId.transform(String),

@@ -18,6 +18,11 @@ export interface DecisionHandlerOptions {
   readonly log: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** Tells the reviewers something in the review chat (a decision that could not be saved). */
   readonly tellReviewers?: (text: string) => Promise<void>;
+  /**
+   * True for an update that waited while the daemon was down (Telegram's queue, or the journal of
+   * the last run), read at start: a ↩️ tap, which Telegram does not date, was made at an unknown time then.
+   */
+  readonly heldWhileDown?: (updateId: number) => boolean;
 }
 
 /** What the reviewer is told when a decision could not be written to disk. */
@@ -117,7 +122,8 @@ export function reactionHandler(o: DecisionHandlerOptions) {
     const where = { reviewChatId: String(r.chat.id), reviewMessageId: r.message_id };
     if (found === "none") {
       const actor = await actorFor(o, acting, null, removed);
-      if (actor) await saved(o, r.message_id, () => o.desk.undo({ ...where, actor }));
+      // Telegram dates the reaction change: an undo counts if made inside the window, whenever it arrives.
+      if (actor) await saved(o, r.message_id, () => o.desk.undo({ ...where, actor, actedAt: r.date * 1000 }));
       return;
     }
     const actor = await actorFor(o, acting, found.decision, found.emoji);
@@ -161,7 +167,9 @@ export function buttonHandler(o: DecisionHandlerOptions) {
     const request = { reviewChatId: String(message.chat.id), reviewMessageId: message.message_id, claimedDraftId: data.draftId, actor };
     const outcome = await saved(o, message.message_id, () => {
       if (data.action === "edit") return o.desk.requestEdit(request);
-      if (data.action === "undo" || decision === null) return o.desk.undo(request);
+      // A tap has no date: the moment it arrives, or unknown (null) when it waited while the daemon was down.
+      if (data.action === "undo" || decision === null)
+        return o.desk.undo(o.heldWhileDown?.(ctx.update.update_id) ? { ...request, actedAt: null } : request);
       return o.desk.decide({ ...request, decision, confirmed: data.confirmed, actor: { ...actor, emoji: data.confirmed ? "✅" : null } });
     });
     if (outcome === null) return answer("Not saved: the daemon could not write to its disk. Try again later.");
@@ -204,7 +212,7 @@ export function replyHandler(o: DecisionHandlerOptions) {
     const where = { reviewChatId: String(m.chat.id), reviewMessageId: target.message_id, actor };
     const outcome = await saved(o, target.message_id, () => {
       if (reply.kind === "edit") return o.desk.edit({ ...where, text: reply.text });
-      if (reply.kind === "undo") return o.desk.undo(where);
+      if (reply.kind === "undo") return o.desk.undo({ ...where, actedAt: m.date * 1000 });
       return o.desk.decide({ ...where, decision: reply.decision, note: reply.note });
     });
     // A revision note is answered with who was told (its notify_roles).

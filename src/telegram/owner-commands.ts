@@ -16,6 +16,7 @@ import { shownOfHalt, type DecisionSurfaces } from "../desk/surfaces.js";
 export const OWNER_COMMANDS: readonly BotCommand[] = [
   { command: "pending", description: "Drafts awaiting your decision, with links" },
   { command: "status", description: "Kill switch, queues and today's counts" },
+  { command: "report", description: "The last 7 days per role, as a picture" },
   { command: "halt", description: "Halt every send until /resume" },
   { command: "resume", description: "Lift your /halt" },
   { command: "help", description: "What the commands and reactions do" },
@@ -38,6 +39,8 @@ export interface OwnerCommandOptions {
   readonly status: () => Promise<StatusReport>;
   readonly now: () => number;
   readonly deferForMs: number;
+  /** Posts the last seven days' report picture (/report); absent: /report is not offered. */
+  readonly report?: (userId: number) => Promise<void>;
   readonly log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 
@@ -53,10 +56,14 @@ export function helpText(deferForMs: number): string {
   ].join("\n");
 }
 
-/** A command's answer: text, and buttons when the command asks for a confirmation tap (then `sent` records the message). */
+/**
+ * A command's answer: text, and buttons when the command asks for a confirmation tap (then `sent` records the
+ * message); null when it answered itself (/report's picture).
+ */
 type Answer =
   | string
-  | { readonly text: string; readonly buttons: InlineKeyboardMarkup; readonly sent: (messageId: number) => Promise<void> };
+  | { readonly text: string; readonly buttons: InlineKeyboardMarkup; readonly sent: (messageId: number) => Promise<void> }
+  | null;
 type Run = (ctx: Context) => Promise<Answer>;
 
 /** The owner's command handlers: the commands, and the confirmation taps, which must run before the decision handlers see the callback. */
@@ -85,6 +92,7 @@ export function ownerCommands(options: OwnerCommandOptions): OwnerCommandHandler
     pending: async () => pendingText(options.drafts(), options.now()),
     status: async () => statusText(await options.status()),
     help: async () => helpText(options.deferForMs),
+    report: (ctx) => reportAnswer(options, ctx.from?.id ?? 0),
     halt: (ctx) => serial(() => haltAnswer(options, switchDeps, actorOf(ctx))),
     resume: async () => {
       // Nothing to lift: nothing to confirm. Otherwise only a reviewer's tap on the button resumes.
@@ -116,6 +124,7 @@ export function ownerCommands(options: OwnerCommandOptions): OwnerCommandHandler
       if (run === undefined) return;
       options.log.info({ command, user_id: who.userId }, "owner command");
       const answer = await run(ctx);
+      if (answer === null) return;
       if (typeof answer === "string") return void (await options.say(answer));
       const messageId = await options.say(answer.text, answer.buttons);
       if (typeof messageId === "number") await answer.sent(messageId);
@@ -219,6 +228,18 @@ async function auditRefusal(
       ...(r.username ? { username: r.username } : {}),
     },
   ]);
+}
+
+/** Posts the report picture; a failure is answered in words (nothing else changes). */
+async function reportAnswer(options: OwnerCommandOptions, userId: number): Promise<Answer> {
+  if (options.report === undefined) return "The report is not available here.";
+  try {
+    await options.report(userId);
+    return null;
+  } catch (err) {
+    options.log.error({ err }, "/report failed");
+    return `Could not make the report: ${(err as Error).message}. \`npx draft-review report\` on the daemon's machine shows the same numbers.`;
+  }
 }
 
 async function haltAnswer(options: OwnerCommandOptions, deps: OwnerSwitchDeps, actor: Parameters<typeof ownerHalt>[1]): Promise<string> {

@@ -1,4 +1,4 @@
-import { GrammyError, type Api } from "grammy";
+import { GrammyError, InputFile, type Api } from "grammy";
 import type { InlineKeyboardMarkup, LinkPreviewOptions } from "grammy/types";
 import type { Clock } from "../clock/clock.js";
 import type { ReviewChat, ReviewPost } from "../desk/ports.js";
@@ -129,6 +129,14 @@ export class TelegramReviewChat implements ReviewChat {
         link_preview_options: NO_PREVIEW,
         ...(buttons ? { reply_markup: buttons } : {}),
       }),
+    );
+    return message.message_id;
+  }
+
+  /** Sends a picture (PNG) with a caption of the daemon's own, ahead of queued review posts; resolves with its message id. */
+  async sendPhoto(png: Uint8Array, caption: string, filename: string): Promise<number> {
+    const message = await this.once(LANE.answer, () =>
+      this.options.api.sendPhoto(this.options.chatId, new InputFile(png, filename), { ...this.where(), caption }),
     );
     return message.message_id;
   }

@@ -160,8 +160,9 @@ describe("a journaled update whose handling fails", () => {
 });
 
 describe("audit log: another writer's torn last line", () => {
-  const tornAtStart = '{"ts":"2026-11-30T10:00:00.000Z","source":"other-agent","kind":"note","text":"cut sho';
-  const tornWhileRunning = '{"ts":"2026-11-30T10:00:01.000Z","source":"other-agent","kind":"note","text":"cut aga';
+  // Another writer's lines, dated now as a live writer's would be.
+  const tornAtStart = `{"ts":"${new Date().toISOString()}","source":"other-agent","kind":"note","text":"cut sho`;
+  const tornWhileRunning = `{"ts":"${new Date(Date.now() + 1000).toISOString()}","source":"other-agent","kind":"note","text":"cut aga`;
 
   it("does not stop the daemon, is left as it is, and never glues onto our next line (at start and while running)", async () => {
     const paths = harnessPaths(dirs.harnessDir);
