@@ -131,7 +131,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       core,
       owner,
       log,
-      tellReviewers: (text) => reviewChat.say(text),
+      tellReviewers: async (text) => void (await reviewChat.say(text)),
       delivered: (id) => deliveries.delivered(id),
       heldWhileDown,
     });
@@ -157,7 +157,10 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       events: deliveries.readerFeed(),
       status: owner.status,
       ownerSwitchNotice: (action) =>
-        tellSwitchChanged({ haltPath: paths.ownerHalt, killSwitch: core.killSwitch, say: (text) => reviewChat.say(text) }, action),
+        tellSwitchChanged(
+          { haltPath: paths.ownerHalt, killSwitch: core.killSwitch, say: async (text) => void (await reviewChat.say(text)) },
+          action,
+        ),
       health,
       log,
     });

@@ -135,20 +135,21 @@ export class TelegramReviewChat implements ReviewChat {
   }
 
   /** Asks for the extra tap a 👍 needs for a large audience, as a reply to the review post, ahead of queued posts. */
-  async askConfirmation(draft: DraftRecord): Promise<void> {
+  async askConfirmation(draft: DraftRecord): Promise<number> {
     const { text, markup } = confirmMessage(draft);
-    await this.replyTo(draft, LANE.answer, text, markup);
+    return this.replyTo(draft, LANE.answer, text, markup);
   }
 
   /** Sends a message of the daemon's own (a command's answer, a refusal, a confirmation) ahead of queued review posts. */
-  async say(text: string, buttons?: InlineKeyboardMarkup): Promise<void> {
-    await this.once(LANE.answer, () =>
+  async say(text: string, buttons?: InlineKeyboardMarkup): Promise<number> {
+    const message = await this.once(LANE.answer, () =>
       this.options.api.sendMessage(this.options.chatId, text, {
         ...this.where(),
         link_preview_options: NO_PREVIEW,
         ...(buttons ? { reply_markup: buttons } : {}),
       }),
     );
+    return message.message_id;
   }
 
   /** Sends a picture (PNG) with a caption of the daemon's own, ahead of queued review posts; resolves with its message id. */
@@ -214,10 +215,10 @@ export class TelegramReviewChat implements ReviewChat {
     await this.lane.whenIdle();
   }
 
-  private async replyTo(draft: DraftRecord, lane: Lane, text: string, markup?: InlineKeyboardMarkup): Promise<void> {
+  private async replyTo(draft: DraftRecord, lane: Lane, text: string, markup?: InlineKeyboardMarkup): Promise<number> {
     const chatId = draft.review_chat_id ?? this.options.chatId;
     const replyTo = draft.review_message_id;
-    await this.once(lane, () =>
+    const message = await this.once(lane, () =>
       this.options.api.sendMessage(chatId, text, {
         ...this.where(),
         link_preview_options: NO_PREVIEW,
@@ -225,6 +226,7 @@ export class TelegramReviewChat implements ReviewChat {
         ...(replyTo === null ? {} : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }),
       }),
     );
+    return message.message_id;
   }
 
   private where(): { message_thread_id?: number } {
