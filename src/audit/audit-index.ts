@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { STATUSES, type DraftStatus } from "../drafts/status.js";
-import type { AuditEntry, AuditEntryOf, AuditEnvelope } from "./audit-schema.js";
+import { surfaceStateSchema, type AuditEntry, type AuditEntryOf, type AuditEnvelope } from "./audit-schema.js";
+import { SurfaceBook } from "./surface-book.js";
 
 /**
  * What the daemon needs to know from its own audit lines, kept up to date on
@@ -17,7 +18,9 @@ import type { AuditEntry, AuditEntryOf, AuditEnvelope } from "./audit-schema.js"
  *   `/events` reads any page from disk without holding the feed,
  * - per live draft, what its review post shows: the last version whose edit
  *   was due and the last one shown (a crash between them is redone at start),
- *   replaced posts that lost their buttons, and the bot's edit prompts.
+ *   replaced posts that lost their buttons,
+ * - the decision surfaces: every message with a decision control, what it
+ *   showed, and whether a one-time one was used (see surface-book.ts).
  * Its size follows the live drafts, not the history.
  */
 
@@ -74,7 +77,9 @@ export const indexSnapshotSchema = z.object({
   posts_due: z.array(z.tuple([z.string(), z.number().int()])).default([]),
   posts_shown: z.array(z.tuple([z.string(), z.number().int()])).default([]),
   posts_superseded: z.array(z.tuple([z.string(), z.number().int()])).default([]),
+  /** Older checkpoints: edit prompts, read as edit surfaces. */
   edit_prompts: z.array(z.tuple([z.number().int(), z.string(), z.number().int()])).default([]),
+  surfaces: z.array(surfaceStateSchema).default([]),
   // Send outcomes (added later): [draft_id, sent_message_id, reason, at] of drafts whose last change is one.
   send_outcomes: z.array(z.tuple([z.string(), z.number().int().nullable(), z.string().nullable(), z.number().nullable()])).default([]),
 });
@@ -99,8 +104,8 @@ export class AuditIndex {
   private readonly postsDue = new Map<string, number>();
   private readonly postsShown = new Map<string, number>();
   private readonly postsSuperseded = new Set<string>();
-  /** The bot's edit prompts: message id -> the draft and the text version it offered. */
-  readonly editPrompts = new Map<number, { readonly draftId: string; readonly textVersion: number }>();
+  /** The messages that carry decision controls, and what each showed. */
+  readonly surfaces = new SurfaceBook();
   private readonly feedOffsets: number[] = [];
 
   /**
@@ -158,8 +163,7 @@ export class AuditIndex {
     if (entry.kind === "status_due") max(this.postsDue, entry.draft_id, entry.version);
     else if (entry.kind === "status_shown") max(this.postsShown, entry.draft_id, entry.version);
     else if (entry.kind === "post_superseded") this.postsSuperseded.add(`${entry.draft_id}:${entry.review_message_id}`);
-    else if (entry.kind === "edit_prompt")
-      this.editPrompts.set(entry.message_id, { draftId: entry.draft_id, textVersion: entry.text_version });
+    else this.surfaces.note(entry);
   }
 
   /** True when an edit of the draft's review post is due and was not confirmed since (a crash came between). */
@@ -183,7 +187,7 @@ export class AuditIndex {
     for (const key of this.notices.keys()) if (!keep(key.slice(0, key.lastIndexOf(":"))) && this.notices.delete(key)) this.pruned = true;
     for (const m of [this.postsDue, this.postsShown]) for (const id of m.keys()) if (!keep(id)) m.delete(id);
     for (const key of this.postsSuperseded) if (!keep(key.slice(0, key.lastIndexOf(":")))) this.postsSuperseded.delete(key);
-    for (const [messageId, p] of this.editPrompts) if (!keep(p.draftId)) this.editPrompts.delete(messageId);
+    this.surfaces.retain(keep);
   }
 
   /** Forgets update ids older than UPDATE_MEMORY_MS before `now`. */
@@ -230,7 +234,8 @@ export class AuditIndex {
         const at = key.lastIndexOf(":");
         return [key.slice(0, at), Number(key.slice(at + 1))] as [string, number];
       }),
-      edit_prompts: [...this.editPrompts].map(([messageId, p]) => [messageId, p.draftId, p.textVersion] as [number, string, number]),
+      edit_prompts: [],
+      surfaces: [...this.surfaces.all()],
       send_outcomes: [...this.drafts].flatMap(([id, { sendOutcome: o }]) =>
         o ? [[id, o.sentMessageId, o.reason, o.at] as [string, number | null, string | null, number | null]] : [],
       ),
@@ -255,7 +260,9 @@ export class AuditIndex {
     for (const [id, v] of s.posts_due) index.postsDue.set(id, v);
     for (const [id, v] of s.posts_shown) index.postsShown.set(id, v);
     for (const [id, m] of s.posts_superseded) index.postsSuperseded.add(`${id}:${m}`);
-    for (const [m, draftId, textVersion] of s.edit_prompts) index.editPrompts.set(m, { draftId, textVersion });
+    for (const [m, draftId, textVersion] of s.edit_prompts)
+      index.surfaces.note({ kind: "edit_prompt", message_id: m, draft_id: draftId, text_version: textVersion });
+    index.surfaces.restore(s.surfaces);
     for (const [seq, offset] of feedPairs(s.feed)) {
       index.feedSeqs.push(seq);
       index.feedOffsets.push(offset);

@@ -26,7 +26,7 @@ export interface OwnerFeatureDeps {
   readonly config: Config;
   readonly core: Core;
   /** Posts in the review chat within its rate limit (TelegramReviewChat.say). */
-  readonly say: (text: string, buttons?: InlineKeyboardMarkup) => Promise<void>;
+  readonly say: (text: string, buttons?: InlineKeyboardMarkup) => Promise<unknown>;
   /** Posts a picture in the review chat within its rate limit (TelegramReviewChat.sendPhoto). */
   readonly sendPhoto: ReportPostDeps["sendPhoto"];
   readonly api: Api;
@@ -82,6 +82,7 @@ export function ownerFeatures(deps: OwnerFeatureDeps): OwnerFeatures {
     reviewChatId: config.reviewChatId,
     reviewerIds: config.reviewerIds,
     say: deps.say,
+    surfaces: core.desk.decisionSurfaces,
     audit: core.audit,
     haltPath: paths.ownerHalt,
     killSwitch: core.killSwitch,

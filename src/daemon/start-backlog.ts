@@ -1,5 +1,5 @@
 import type { Update } from "grammy/types";
-import type { FetchUpdates } from "../telegram/journaled-updates.js";
+import { handleJournaled, type FetchUpdates } from "../telegram/journaled-updates.js";
 import type { UpdateJournal } from "../telegram/update-journal.js";
 
 /** At most this many getUpdates pages are read at start (100 updates each); the rest comes with polling. */
@@ -9,7 +9,7 @@ const MAX_BACKLOG_PAGES = 50;
 export interface BacklogOptions {
   /** getUpdates with the daemon's retry policy (the stop signal aborts it). */
   readonly fetch: FetchUpdates;
-  readonly journal: Pick<UpdateJournal, "record">;
+  readonly journal: Pick<UpdateJournal, "record" | "isDone" | "finish">;
   /** grammY's middleware entry point (`bot.handleUpdate`). */
   readonly handleUpdate: (update: Update) => Promise<void>;
   readonly signal: Parameters<FetchUpdates>[1];
@@ -35,14 +35,9 @@ export async function handleStartBacklog(o: BacklogOptions): Promise<number> {
     await o.journal.record(updates);
     for (const update of updates) {
       o.onHeld?.(update.update_id);
-      // As at run time, an update whose handling fails is logged and skipped; the journal keeps it for the next start.
-      await o
-        .handleUpdate(update)
-        .catch((err: unknown) =>
-          o.log.error({ err, update_id: update.update_id }, "an update that waited while the daemon was down could not be handled"),
-        );
-      // The same barrier as polling's (journaled-updates.ts): this update can no longer change anything.
-      o.log.debug({ update_id: update.update_id }, "update handled");
+      // As at run time (journaled-updates.ts): handled once, marked finished in the journal, a failure logged
+      // and kept for the next start, then the "update handled" barrier.
+      await handleJournaled(update, o);
       handled++;
     }
     offset = updates[updates.length - 1]!.update_id + 1;

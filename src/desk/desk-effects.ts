@@ -8,6 +8,8 @@ import { expiryDue, type TransitionResult } from "../drafts/machine.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { backoffMs, REVIEW_POST_BACKOFF, type Backoff } from "../retry/backoff.js";
 import type { ReviewChat, Sender } from "./ports.js";
+import { shownOfDraft, type DecisionSurfaces } from "./surfaces.js";
+import { AWAITING_DECISION } from "../drafts/status.js";
 
 /** What the effects run against: the desk's records and changes, and the edges. */
 export interface EffectDeps {
@@ -16,6 +18,7 @@ export interface EffectDeps {
   readonly reviewChat: ReviewChat;
   readonly log: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
   readonly postBackoff?: Backoff | undefined;
+  readonly surfaces: DecisionSurfaces;
   /** True in test mode; a live desk runs only the expiry of a test-mode draft (see isInertDraft). */
   readonly testMode?: boolean | undefined;
   get(draftId: string): DraftRecord | undefined;
@@ -84,6 +87,13 @@ export class DeskEffects {
     await this.deps.audit.append([entry]);
   }
 
+  /** The review post now shows `draft` (an audience found changed at the send, a countdown): its surface's line says so. */
+  private reshown(draft: DraftRecord): PostEntry[] {
+    if (draft.review_chat_id === null || draft.review_message_id === null) return [];
+    if (!AWAITING_DECISION.has(draft.status) && draft.status !== "approved") return [];
+    return [this.deps.surfaces.note("decide", { chatId: draft.review_chat_id, messageId: draft.review_message_id }, shownOfDraft(draft))];
+  }
+
   /** Forgets the expiry timer of a draft (it became final). */
   disarm(draftId: string): void {
     const handle = this.expiryTimers.get(draftId);
@@ -106,7 +116,10 @@ export class DeskEffects {
       case "show_status": {
         if (draft.review_message_id === null) return;
         await reviewChat.showStatus(draft);
-        return this.notePost({ kind: "status_shown", draft_id: draft.draft_id, version: draft.version });
+        const shown: PostEntry = { kind: "status_shown", draft_id: draft.draft_id, version: draft.version };
+        this.deps.audit.index.notePost(shown);
+        await this.deps.audit.append([shown, ...this.reshown(draft)]);
+        return;
       }
       case "supersede_post":
         await reviewChat.markSuperseded(draft, effect.reviewMessageId);
@@ -123,7 +136,7 @@ export class DeskEffects {
   /** Posts a queued draft; on failure tries again later, with backoff, until it expires. */
   private async postReview(draftId: string, failures: number): Promise<void> {
     const draft = this.deps.get(draftId);
-    if (!draft || draft.status !== "queued" || this.stopped) return;
+    if (draft?.status !== "queued" || this.stopped) return;
     try {
       const post = await this.deps.reviewChat.post(draft);
       const result = await this.deps.apply(draftId, {

@@ -25,8 +25,8 @@ export interface ReviewChat {
   showStatus(draft: DraftRecord): Promise<void>;
   /** Tells the reviewers something about this draft, as a reply to its review message. */
   notify(draft: DraftRecord, text: string): Promise<void>;
-  /** Asks the extra tap a 👍 needs for a large audience ("Send to 1,234 members of …? [Yes, send]"). */
-  askConfirmation(draft: DraftRecord): Promise<void>;
+  /** Asks the extra tap a 👍 needs for a large audience ("Send to 1,234 members of …? [Yes, send]"); resolves with the question's message id. */
+  askConfirmation(draft: DraftRecord): Promise<number>;
   /** Marks an earlier review post of `draft` as replaced by its current version; its buttons go. */
   markSuperseded(draft: DraftRecord, reviewMessageId: number): Promise<void>;
   /** Sends the reviewer the current text to copy and a ForceReply (the ✏️ Edit button); resolves with that message's id. */
@@ -96,7 +96,7 @@ export interface DecisionDesk {
   requestEdit(request: ReviewerAction): Promise<DecisionOutcome>;
   /** Takes back an approval within UNDO_WINDOW (👍 removed, ↩️ Undo, a reply `undo`). */
   undo(request: ReviewerAction): Promise<DecisionOutcome>;
-  /** True when `messageId` is a review post (live or replaced) or an edit prompt of some draft. */
+  /** True when `messageId` is a review post (live or replaced), an edit prompt or a confirmation question of some draft. */
   knowsMessage(messageId: number): boolean;
   /** True when `messageId` is an edit prompt the bot sent (a reply to it is the new text). */
   isEditPrompt(messageId: number): boolean;

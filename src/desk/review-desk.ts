@@ -14,13 +14,13 @@ import { archiveDue } from "./archiving.js";
 import { KeyedQueue } from "./keyed-queue.js";
 import type { Backoff } from "../retry/backoff.js";
 import type { RecoveryDesk, RecoveryFacts } from "./recovery.js";
-import type { PostEntry } from "../audit/audit-schema.js";
+import type { AuditEntry, PostEntry } from "../audit/audit-schema.js";
 import type { Redactor } from "./draft-text.js";
 import { DeskEffects } from "./desk-effects.js";
 import type { DecisionDesk, DecisionOutcome, DecisionRequest, EditRequest, ReviewChat, ReviewerAction, Sender } from "./ports.js";
 import { ReviewerActions } from "./reviewer-actions.js";
 import { isInertDraft } from "./test-drafts.js";
-import { DecisionSurfaces } from "./surfaces.js";
+import { DecisionSurfaces, shownOfDraft, surfaceLine } from "./surfaces.js";
 
 export type { DecisionOutcome, DecisionRequest } from "./ports.js";
 
@@ -60,6 +60,12 @@ export interface ReviewDeskOptions {
   readonly testMode?: boolean;
 }
 
+/** A new review post is a decision surface: its line goes with the `posted` change. */
+function postSurface(draft: DraftRecord, event: { type: string }): AuditEntry[] {
+  if (event.type !== "posted" || draft.review_chat_id === null || draft.review_message_id === null) return [];
+  return [surfaceLine("decide", { chatId: draft.review_chat_id, messageId: draft.review_message_id }, shownOfDraft(draft))];
+}
+
 /** The `status_due` line of a change whose effects edit the review post (none otherwise). */
 function statusDue(draft: DraftRecord, effects: readonly Effect[]): PostEntry[] {
   return effects.some((e) => e.type === "show_status") ? [{ kind: "status_due", draft_id: draft.draft_id, version: draft.version }] : [];
@@ -89,12 +95,20 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
   private readonly actions: ReviewerActions;
 
   constructor(private readonly options: ReviewDeskOptions) {
-    this.surfaces = new DecisionSurfaces(options.audit.index.editPrompts);
-    for (const draft of options.store.latest.values()) this.index(draft);
+    this.surfaces = new DecisionSurfaces(options.audit);
+    for (const draft of options.store.latest.values()) {
+      this.surfaces.index(draft, true);
+      this.index(draft);
+    }
     const records = { get: (id: string) => this.get(id), apply: (id: string, e: DraftEvent) => this.apply(id, e) };
-    this.effects = new DeskEffects({ ...options, ...records });
+    this.effects = new DeskEffects({ ...options, ...records, surfaces: this.surfaces });
     this.actions = new ReviewerActions({ ...options, ...records, surfaces: this.surfaces, effects: this.effects });
     this.effects.sender = options.makeSender(this);
+  }
+
+  /** The messages that carry decision controls, and the gate every action on them passes (see surfaces.ts). */
+  get decisionSurfaces(): DecisionSurfaces {
+    return this.surfaces;
   }
 
   /** The current record of a draft. */
@@ -334,10 +348,13 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     this.committing.set(draft.draft_id, this.get(draft.draft_id));
     try {
       await this.options.store.append([draft]);
+      // The new post's surface is known at once (like every surface: see DecisionSurfaces.record), then on disk with its change.
+      const surface = postSurface(draft, event);
+      for (const line of surface) this.options.audit.index.notePost(line);
       this.index(draft);
       if (isFinal(draft.status)) this.effects.disarm(draft.draft_id);
       // A change that edits the review post says so in the same write, so a crash before the edit is redone at start.
-      await this.options.audit.append([transitionEntry(from, draft, event, previousText), ...statusDue(draft, effects)]);
+      await this.options.audit.append([transitionEntry(from, draft, event, previousText), ...statusDue(draft, effects), ...surface]);
     } finally {
       this.committing.delete(draft.draft_id);
     }

@@ -9,15 +9,31 @@ import type { DraftArchive } from "../store/archive.js";
 import { refusedEntry, type RefusedDecision } from "./audit-entries.js";
 import type { DeskEffects } from "./desk-effects.js";
 import { prepareDraftText, type Redactor } from "./draft-text.js";
-import { liveAnswer, refusalAnswer, type ActionKind } from "./live-post.js";
+import { liveAnswer, refusalAnswer, type ActionKind, type LiveAnswerWhy } from "./live-post.js";
 import type { DecisionOutcome, DecisionRequest, EditRequest, ReviewChat, ReviewerAction } from "./ports.js";
-import type { DecisionSurfaces } from "./surfaces.js";
+import type { SurfaceState } from "../audit/audit-schema.js";
+import { pointsToLivePost, shownOfDraft, type DecisionSurfaces, type SurfaceAction } from "./surfaces.js";
 
 /** At most one answer per this many ms about actions on messages that are no draft's post. */
 const UNKNOWN_ANSWER_GAP_MS = 10_000;
 
 /** What a reviewer action did: a transition, or a refusal of the desk's own (an edit text that cannot be a draft). */
 type ActResult = TransitionResult | { readonly ok: false; readonly reason: string };
+
+/** An action, once its surface let it through: the draft and the surface it was made on. */
+type Run = (draft: DraftRecord, surface: SurfaceState) => Promise<ActResult>;
+
+/** How a refusal's answer names an action. */
+function actionKind(action: SurfaceAction): ActionKind {
+  return action === "confirm" || action === "resume" ? "decide" : action;
+}
+
+/** How the answer to a refusal that points to the live post says why. */
+function liveAnswerWhy(reason: string, action: SurfaceAction, surface: SurfaceState | undefined): LiveAnswerWhy {
+  if (reason === "surface_used") return "used";
+  if (reason !== "wrong_surface") return "outdated";
+  return surface?.asks === "edit" && action !== "edit" ? "edit_prompt" : "wrong_surface";
+}
 
 /** What the reviewer's actions need from the desk. */
 export interface ActionDeps {
@@ -69,7 +85,8 @@ export class ReviewerActions {
    * the text version of the post it was made on, and waits UNDO_WINDOW.
    */
   decide(request: DecisionRequest): Promise<DecisionOutcome> {
-    return this.act(request, "decide", request.decision, async (draft) => {
+    const action: SurfaceAction = request.confirmed === true ? "confirm" : "decide";
+    return this.act(request, action, request.decision, async (draft, surface) => {
       const result = await this.deps.apply(draft.draft_id, {
         type: "decide",
         decision: request.decision,
@@ -77,9 +94,11 @@ export class ReviewerActions {
         note: request.note ?? null,
         deferMs: this.deps.deferForMs,
         confirmOver: this.deps.confirmOver ?? null,
-        confirmed: request.confirmed === true,
+        // The surface, not the button's data, says whether this is the confirmation tap.
+        confirmed: surface.asks === "confirm",
         undoMs: this.deps.undoWindowMs ?? 0,
-        textVersion: draft.text_version,
+        textVersion: surface.text_version ?? draft.text_version,
+        ...(surface.audience === null ? {} : { audience: surface.audience }),
       });
       if (!result.ok && result.reason === "needs_confirmation") this.askConfirmation(draft.draft_id);
       return result;
@@ -92,8 +111,7 @@ export class ReviewerActions {
    * a draft is refused, and the reviewer is told why.
    */
   edit(request: EditRequest): Promise<DecisionOutcome> {
-    return this.act(request, "edit", null, async (draft) => {
-      const prompt = this.deps.audit.index.editPrompts.get(request.reviewMessageId);
+    return this.act(request, "edit", null, async (draft, surface) => {
       const prepared = prepareDraftText(request.text, this.deps.redact ?? null);
       if (!prepared.ok) return { ok: false, reason: `edit_${prepared.reason}` };
       return this.deps.apply(draft.draft_id, {
@@ -102,7 +120,7 @@ export class ReviewerActions {
         textSha256: prepared.textSha256,
         redaction: prepared.redaction,
         actor: request.actor,
-        textVersion: prompt?.textVersion ?? draft.text_version,
+        textVersion: surface.text_version ?? draft.text_version,
       });
     });
   }
@@ -112,13 +130,10 @@ export class ReviewerActions {
     return this.act(request, "prompt", null, async (draft) => {
       if (!AWAITING_DECISION.has(draft.status)) return { ok: false, reason: "not_awaiting_decision" };
       const messageId = await this.deps.reviewChat.promptEdit(draft);
-      this.deps.surfaces.add(messageId, draft.draft_id);
-      await this.deps.effects.notePost({
-        kind: "edit_prompt",
-        draft_id: draft.draft_id,
-        message_id: messageId,
-        text_version: draft.text_version,
-      });
+      const chatId = draft.review_chat_id ?? request.reviewChatId;
+      // The tap's update id goes with it: a redelivery (after a kill -9) is known as done, not refused again.
+      const update = request.actor.update_id === null ? {} : { update_id: request.actor.update_id };
+      await this.deps.surfaces.record("edit", { chatId, messageId }, shownOfDraft(draft), update);
       return { ok: true, draft, effects: [] };
     });
   }
@@ -160,9 +175,9 @@ export class ReviewerActions {
    */
   private async act(
     request: ReviewerAction,
-    kind: ActionKind,
+    action: SurfaceAction,
     decision: DecisionRequest["decision"] | null,
-    run: (draft: DraftRecord) => Promise<ActResult>,
+    run: Run,
   ): Promise<DecisionOutcome> {
     const updateId = request.actor.update_id;
     const seen = this.deps.audit.index;
@@ -171,7 +186,7 @@ export class ReviewerActions {
     }
     if (updateId !== null) seen.claimUpdate(updateId, this.deps.clock.now());
     try {
-      return await this.actOnce(request, kind, decision, run);
+      return await this.actOnce(request, action, decision, run);
     } catch (err) {
       // Not recorded: a redelivery of the same update must be able to try again.
       if (updateId !== null) seen.releaseUpdate(updateId);
@@ -182,17 +197,29 @@ export class ReviewerActions {
   /** Posts the large-audience question for a draft (ahead of queued posts); a failure is logged. */
   private askConfirmation(draftId: string): void {
     const draft = this.deps.get(draftId);
-    if (draft) void this.deps.effects.track(this.deps.reviewChat.askConfirmation(draft));
+    if (!draft) return;
+    const asked = async (): Promise<void> => {
+      const messageId = await this.deps.reviewChat.askConfirmation(draft);
+      const chatId = draft.review_chat_id;
+      if (chatId !== null) await this.deps.surfaces.record("confirm", { chatId, messageId }, shownOfDraft(draft));
+    };
+    void this.deps.effects.track(asked());
   }
 
+  /**
+   * One action, once: the surface at the message acted on (by chat and message
+   * id; the button's data is only a claim) finds the draft, and `gate` judges
+   * the action against what that surface showed. Only then does it run.
+   */
   private async actOnce(
     request: ReviewerAction,
-    kind: ActionKind,
+    action: SurfaceAction,
     decision: DecisionRequest["decision"] | null,
-    run: (draft: DraftRecord) => Promise<ActResult>,
+    run: Run,
   ): Promise<DecisionOutcome> {
-    const byMessage = this.draftOfMessage(request.reviewMessageId);
-    // A button names its draft: on a post the desk does not know (an orphan a crash left), that finds the draft.
+    const surface = this.deps.surfaces.at(request.reviewChatId, request.reviewMessageId);
+    const byMessage = surface?.draft_id ? this.own(this.deps.get(surface.draft_id)) : this.draftOfMessage(request.reviewMessageId);
+    // A button names its draft: on a post the desk does not know (an orphan a crash left), that finds the draft to point to.
     const live = byMessage ?? (request.claimedDraftId === undefined ? undefined : this.own(this.deps.get(request.claimedDraftId)));
     // The post of a draft archived since (DRAFT_RETENTION): read from archive/, refused and answered below.
     const archived = live === undefined ? this.own(await this.deps.archive?.byMessage(request.reviewMessageId)) : undefined;
@@ -200,7 +227,9 @@ export class ReviewerActions {
     const refuse = async (reason: string, answer = true): Promise<DecisionOutcome> => {
       const refusal = { decision, actor: request.actor, reason, chat_id: request.reviewChatId, review_message_id: request.reviewMessageId };
       await this.auditRefusal(refusal, draft);
-      if (answer && this.deps.reviewerIds.has(request.actor.user_id)) this.answerRefusal(kind, reason, draft, request.reviewMessageId);
+      if (answer && this.deps.reviewerIds.has(request.actor.user_id)) {
+        this.answerRefusal(action, reason, draft, request.reviewMessageId, surface);
+      }
       return { ok: false, reason, draft: draft && this.deps.get(draft.draft_id) };
     };
     if (!this.deps.reviewerIds.has(request.actor.user_id)) return refuse("not_a_reviewer");
@@ -209,9 +238,11 @@ export class ReviewerActions {
     if (byMessage && request.claimedDraftId !== undefined && request.claimedDraftId !== draft.draft_id) {
       return refuse("button_names_another_draft", false);
     }
-    const onLivePost = draft.review_message_id === request.reviewMessageId || this.deps.surfaces.isEditPrompt(request.reviewMessageId);
-    if (!onLivePost) return refuse("not_live_post");
-    const result = await run(draft);
+    if (!surface) return refuse("not_live_post");
+    const claim = { draftId: request.claimedDraftId };
+    const verdict = await this.deps.surfaces.gate(surface, shownOfDraft(draft), action, claim, this.deps.clock.now());
+    if (!verdict.ok) return refuse(verdict.reason, verdict.reason !== "button_names_another_draft");
+    const result = await run(draft, surface);
     if (!result.ok) return refuse(result.reason);
     return { ok: true, draft: result.draft };
   }
@@ -223,13 +254,18 @@ export class ReviewerActions {
    * messages that are no draft's post (a 👍 on any other message) are at most
    * one per UNKNOWN_ANSWER_GAP_MS, so they cannot flood it.
    */
-  private answerRefusal(kind: ActionKind, reason: string, draft: DraftRecord | undefined, actedOn: number): void {
+  private answerRefusal(
+    action: SurfaceAction,
+    reason: string,
+    draft: DraftRecord | undefined,
+    actedOn: number,
+    surface: SurfaceState | undefined,
+  ): void {
     // An archived draft is not in the store: its record is the one read from archive/.
     const current = draft && (this.deps.get(draft.draft_id) ?? (reason === "archived" ? draft : undefined));
-    const text =
-      reason === "not_live_post" || reason === "outdated_version" || reason === "unknown_review_message"
-        ? liveAnswer(current)
-        : refusalAnswer(kind, reason, current);
+    const text = pointsToLivePost(reason)
+      ? liveAnswer(current, liveAnswerWhy(reason, action, surface))
+      : refusalAnswer(actionKind(action), reason, current);
     if (text === null || this.deps.effects.closed) return;
     if (!current) {
       const now = this.deps.clock.now();

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { z } from "zod";
 
 /** What kind of chat a draft goes to, as Telegram says (`unknown`: not resolved, e.g. test mode). */
@@ -78,4 +79,39 @@ export function audienceChange(approved: Audience | null, now: Audience): string
     return `the chat became public (@${now.username})`;
   }
   return null;
+}
+
+/** What a destination is, as a review message shows it: the draft's destination and its resolved audience. */
+interface Destined {
+  readonly destination_chat_id: string;
+  readonly destination_thread_id: number | null;
+  readonly audience: Audience | null;
+}
+
+/**
+ * A short fingerprint of who a draft goes to, as its review message shows it
+ * (destination, kind, title, public or not, member count, whether the bot
+ * can post there). A decision surface records it; a decision made on a
+ * surface whose fingerprint is no longer the draft's is outdated.
+ */
+export function audienceFingerprint(d: Destined): string {
+  const a = d.audience;
+  const shown = [
+    d.destination_chat_id,
+    d.destination_thread_id,
+    a?.chat_id ?? null,
+    a?.kind ?? null,
+    a?.title ?? null,
+    a?.username ?? null,
+    a === null ? null : isPublic(a),
+    a?.member_count ?? null,
+    a?.can_post ?? null,
+    a?.problem ?? null,
+  ];
+  return createHash("sha256").update(JSON.stringify(shown)).digest("hex").slice(0, 16);
+}
+
+/** Who sends a draft: the bot, for now (issue 21 adds the owner's account); a surface binds to it. */
+export function sendIdentity(_draft: object): string {
+  return "bot";
 }

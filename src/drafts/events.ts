@@ -25,6 +25,8 @@ export type DraftEvent =
       readonly undoMs?: number;
       /** The text version the reviewer saw; a decision on another version is refused. Absent: not checked. */
       readonly textVersion?: number;
+      /** The audience fingerprint the reviewer saw (audienceFingerprint); another is refused. Absent: not checked. */
+      readonly audience?: string;
     }
   /** A reviewer replaced the text (already checked and redacted as at intake). */
   | {

@@ -1,4 +1,4 @@
-import { needsConfirmation } from "./audience.js";
+import { audienceFingerprint, needsConfirmation } from "./audience.js";
 import type { Effect } from "./effects.js";
 import type { DraftEvent, DraftEventType } from "./events.js";
 import type { DraftRecord } from "./record.js";
@@ -17,6 +17,8 @@ export type RefusalReason =
   | "text_changed"
   | "expired"
   | "outdated_version"
+  /** The reviewer decided on a message that showed another audience (see audienceFingerprint). */
+  | "outdated_audience"
   | "text_unchanged"
   | "undo_closed"
   | "not_applicable"
@@ -87,6 +89,7 @@ const decide: Handler<"decide"> = (d, e, now) => {
   // Past expires_at a draft is expired even if the expiry could not be recorded yet (a full disk).
   if (now >= Date.parse(d.expires_at)) return refuse(d, "expired");
   if (e.textVersion !== undefined && e.textVersion !== d.text_version) return refuse(d, "outdated_version");
+  if (e.audience !== undefined && e.audience !== audienceFingerprint(d)) return refuse(d, "outdated_audience");
   const common = { decided_by: e.actor };
   switch (e.decision) {
     case "send": {

@@ -41,10 +41,11 @@ export interface PeriodData {
  * Reads one period: the audit lines from where the period starts (see
  * audit-period.ts), then the records of its drafts for destination names and
  * texts: the store, and only the archive month files the period's drafts can
- * be filed under (the UTC months from `since` to `nowMs`). Read-only: the
+ * be filed under (the UTC months from `since` to `nowMs`). Only the drafts of
+ * one mode count: live ones, or test mode's with `testMode`. Read-only: the
  * CLI runs it with or without the daemon, the daemon for its weekly picture.
  */
-export async function readPeriod(files: ReportFiles, period: Period, nowMs: number): Promise<PeriodData> {
+export async function readPeriod(files: ReportFiles, period: Period, nowMs: number, testMode = false): Promise<PeriodData> {
   const fold = new PeriodFold(period);
   const scan = await readAuditPeriod(files.audit, files.source, period, (at, line) => {
     if (line.kind === "transition") fold.add(at, line);
@@ -56,7 +57,9 @@ export async function readPeriod(files: ReportFiles, period: Period, nowMs: numb
     const title = r.audience?.kind === "unknown" ? null : r.audience?.title;
     if (title) names.set(r.destination_chat_id, title);
   }
-  const drafts = [...fold.drafts.values()];
+  // Test mode's drafts are rehearsals, not the swarm's work: a live report never counts them, and a
+  // report asked for in test mode (TAO_DRAFT_REVIEW_TEST=1) counts only them.
+  const drafts = [...fold.drafts.values()].filter((d) => (records.get(d.draftId)?.test_mode ?? false) === testMode);
   return { report: buildReport(period, drafts), names, edits: editPairs(drafts, records), scan };
 }
 

@@ -18,7 +18,11 @@ describe("handleStartBacklog", () => {
         expect(args.timeout).toBe(0);
         return pages.shift()!;
       },
-      journal: { record: async (updates) => void steps.push(`journal ${updates.map((u) => u.update_id).join(",")}`) },
+      journal: {
+        record: async (updates) => void steps.push(`journal ${updates.map((u) => u.update_id).join(",")}`),
+        isDone: () => false,
+        finish: async (id) => void steps.push(`finish ${id}`),
+      },
       handleUpdate: async (u) => {
         running++;
         expect(running).toBe(1); // one at a time
@@ -32,7 +36,10 @@ describe("handleStartBacklog", () => {
     });
     expect(handled).toBe(3);
     expect(offsets).toEqual([0, 7, 8]);
-    expect(steps).toEqual(["journal 5,6", "held 5", "handle 5", "held 6", "handle 6", "journal 7", "held 7", "handle 7"]);
+    expect(steps).toEqual([
+      ...["journal 5,6", "held 5", "handle 5", "finish 5", "held 6", "handle 6", "finish 6"],
+      ...["journal 7", "held 7", "handle 7", "finish 7"],
+    ]);
   });
 
   it("an update whose handling fails is logged and the rest still run", async () => {
@@ -41,7 +48,7 @@ describe("handleStartBacklog", () => {
     const seen: number[] = [];
     await handleStartBacklog({
       fetch: async () => pages.shift()!,
-      journal: { record: async () => {} },
+      journal: { record: async () => {}, isDone: () => false, finish: async () => {} },
       handleUpdate: async (u) => {
         seen.push(u.update_id);
         if (u.update_id === 1) throw new Error("boom");

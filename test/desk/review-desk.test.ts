@@ -74,7 +74,7 @@ describe("ReviewDesk", () => {
           post = async () => ({ reviewChatId: "100000001", reviewMessageId: 1 });
           showStatus = async () => {};
           notify = async (_d: unknown, text: string) => void notices.push(text);
-          askConfirmation = async () => {};
+          askConfirmation = async () => 2;
           markSuperseded = async () => {};
           promptEdit = async () => 1;
           answer = async () => {};

@@ -95,7 +95,7 @@ describe("a live desk with test-mode drafts in its store", () => {
     await t.core.desk.settle();
     expect(t.core.desk.get(approved.draft_id)?.status).toBe("approved");
     await t.core.desk.requestEdit({ reviewChatId: "100000001", reviewMessageId: pending.review_message_id!, actor });
-    const [prompt] = [...t.core.audit.index.editPrompts.keys()];
+    const [prompt] = [...t.core.audit.index.surfaces.all()].filter((s) => s.asks === "edit").map((s) => s.message_id);
     expect(prompt).toEqual(expect.any(Number));
 
     const calls: string[] = [];

@@ -40,6 +40,7 @@ export const reportCommand: CliCommand = {
     '  --json         print {"since","until","roles":{...},"destinations":{...}} as one JSON line',
     "  --edits        with --json: per role, the (as drafted, as sent) texts of drafts a reviewer",
     "                 edited before approving them",
+    "Drafts made in test mode count only with TAO_DRAFT_REVIEW_TEST=1 (and then only they).",
   ].join("\n"),
   options: { since: { type: "string" }, until: { type: "string" }, json: { type: "boolean" }, edits: { type: "boolean" } },
   positionals: { min: 0, max: 0 },
@@ -64,6 +65,7 @@ export const reportCommand: CliCommand = {
       { audit: h.audit, drafts: h.drafts, archive: h.archive, source: DEFAULT_AUDIT_SOURCE },
       { sinceMs, untilMs },
       now,
+      io.env.TAO_DRAFT_REVIEW_TEST === "1",
     );
     if (args.values.edits === true) printJsonLine(io, { since: data.report.since, until: data.report.until, roles: data.edits });
     else if (json) printJsonLine(io, data.report);
