@@ -124,7 +124,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
           clock: edges.clock,
           log,
           ...(edges.backoffs ? { backoff: edges.backoffs.send, audienceBackoff: edges.backoffs.audienceCheck } : {}),
-          ...(edges.audience ? { checkAudience: audienceCheck(edges.audience) } : {}),
+          ...(edges.audience ? { checkAudience: audienceCheck(edges.audience, config.audienceConfirmOver) } : {}),
         }),
     });
     await reconcileAudit(desk);

@@ -58,14 +58,49 @@ export function needsConfirmation(a: Audience | null, confirmOver: number | null
 /** A chat id Telegram gave (numeric), not an @username that an unresolved audience keeps. */
 const NUMERIC_ID = /^-?\d+$/;
 
+/** A confirmed audience may grow to this many times the member count its approving message showed. */
+export const GROWTH_COVERED = 2;
+/** Growth by fewer members than this never voids an approval (a small group that gained a few). */
+export const GROWTH_FLOOR = 100;
+
+/**
+ * How the member count grew past what an approval covers, in words for the
+ * reviewer; null when it did not. The approval was made on a message that
+ * showed `approved` (with the extra tap exactly when that audience needed
+ * one), so it does not cover `now` when `now` needs the tap and `approved`
+ * did not (5 members → 5,000 over AUDIENCE_CONFIRM_OVER), nor a count more
+ * than GROWTH_COVERED times the one shown (and by at least GROWTH_FLOOR). An
+ * audience approved without a count (confirmed while unknown) is not held to it.
+ */
+export function memberGrowth(approved: Audience | null, now: Audience, confirmOver: number | null): string | null {
+  const before = approved?.member_count ?? null;
+  const after = now.member_count;
+  if (approved === null || before === null || after === null || after <= before) return null;
+  const crossed = needsConfirmation(now, confirmOver) && !needsConfirmation(approved, confirmOver);
+  const beyond = after > before * GROWTH_COVERED && after - before >= GROWTH_FLOOR;
+  if (!crossed && !beyond) return null;
+  const what = now.kind === "channel" ? "channel" : "group";
+  return `the ${what} grew from ${before.toLocaleString("en-US")} to ${after.toLocaleString("en-US")} members`;
+}
+
+/**
+ * True when the send call could not read a member count that the approving
+ * message showed: the evidence the approval binds to is missing (fails closed).
+ */
+export function memberCountLost(approved: Audience | null, now: Audience): boolean {
+  const counted = now.kind === "group" || now.kind === "supergroup" || now.kind === "channel";
+  return counted && now.member_count === null && approved?.member_count != null;
+}
+
 /**
  * What changed between the audience a reviewer approved and the one found at
  * the send call, in words for the reviewer; null when nothing that matters did.
- * Became public, another chat (a migration, or an @username that moved), or
- * the bot lost the right to post. An audience approved while unknown is held
- * to the same checks: a public chat was not what the reviewer saw.
+ * Became public, another chat (a migration, or an @username that moved), the
+ * bot lost the right to post, or the group grew past what the approval covers
+ * (memberGrowth, with AUDIENCE_CONFIRM_OVER as `confirmOver`). An audience approved while
+ * unknown is held to the same checks: a public chat was not what the reviewer saw.
  */
-export function audienceChange(approved: Audience | null, now: Audience): string | null {
+export function audienceChange(approved: Audience | null, now: Audience, confirmOver: number | null = null): string | null {
   if (approved !== null && NUMERIC_ID.test(approved.chat_id) && now.kind !== "unknown" && approved.chat_id !== now.chat_id) {
     return `the destination is now another chat (id ${approved.chat_id} → ${now.chat_id})`;
   }
@@ -78,7 +113,7 @@ export function audienceChange(approved: Audience | null, now: Audience): string
   if (approved !== null && !isPublic(approved) && isPublic(now)) {
     return `the chat became public (@${now.username})`;
   }
-  return null;
+  return memberGrowth(approved, now, confirmOver);
 }
 
 /** What a destination is, as a review message shows it: the draft's destination and its resolved audience. */

@@ -1,4 +1,4 @@
-import { audienceChange, type Audience } from "../drafts/audience.js";
+import { audienceChange, memberCountLost, type Audience } from "../drafts/audience.js";
 import type { DraftEvent } from "../drafts/events.js";
 import type { DraftRecord } from "../drafts/record.js";
 
@@ -26,18 +26,22 @@ export type AudienceCheck = (draft: DraftRecord) => Promise<AudienceVerdict | Au
  * The send call's audience check: the destination is resolved again, and
  * compared with what the reviewer saw when approving. It became public,
  * another chat answers to it (a group upgraded to a supergroup has a new id,
- * which then becomes the destination), or the bot may no longer post: the
- * draft is halted with the reason, and a new 👍 is needed for the audience as
- * it now is. A private chat is not asked again (it cannot become public; a
- * block shows in the send's own answer). When Telegram does not answer, the
- * draft is not sent: the audience is `unchecked` (fails closed).
+ * which then becomes the destination), the bot may no longer post, or the
+ * group grew past what the approval covers (`confirmOver`, AUDIENCE_CONFIRM_OVER:
+ * 5 members approved without the extra tap, 5,000 now): the draft is halted
+ * with the reason, and a new 👍 is needed for the audience as it now is. A
+ * private chat is not asked again (it cannot become public; a block shows in
+ * the send's own answer). When Telegram does not answer, or not with the
+ * member count the approving message showed, the draft is not sent: the
+ * audience is `unchecked` (fails closed).
  */
-export function audienceCheck(source: FreshAudience): AudienceCheck {
+export function audienceCheck(source: FreshAudience, confirmOver: number | null): AudienceCheck {
   return async (draft) => {
     if (draft.audience?.kind === "private") return null;
     const now = await source.fresh(draft.destination_chat_id);
     if (now === null) return { kind: "unchecked" };
-    const change = audienceChange(draft.audience, now);
+    const change = audienceChange(draft.audience, now, confirmOver);
+    if (change === null && memberCountLost(draft.audience, now)) return { kind: "unchecked" };
     if (change === null) return null;
     const migrated = /^-?\d+$/.test(draft.destination_chat_id) && now.kind !== "unknown" && now.chat_id !== draft.destination_chat_id;
     const reason = `the destination changed: ${change}${migrated ? `; it now goes to ${now.chat_id}` : ""}`;

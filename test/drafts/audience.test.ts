@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { audienceChange, audienceUnknown, needsConfirmation, type Audience } from "../../src/drafts/audience.js";
+import {
+  audienceChange,
+  audienceUnknown,
+  memberCountLost,
+  memberGrowth,
+  needsConfirmation,
+  type Audience,
+} from "../../src/drafts/audience.js";
 import { transition } from "../../src/drafts/machine.js";
 import { draftIn, HOUR, reviewer, T0 } from "../support/drafts.js";
 
@@ -45,13 +52,48 @@ describe("the audience rules", () => {
     expect(transition(d, send(true), T0)).toMatchObject({ ok: true, draft: { status: "approved" } });
   });
 
-  it("names what changed since the approval: public, another chat, no right to post; nothing for a new member count", () => {
-    expect(audienceChange(group, { ...group, member_count: 5000 })).toBeNull();
+  it("names what changed since the approval: public, another chat, no right to post; nothing for a count within what was approved", () => {
+    expect(audienceChange(group, { ...group, member_count: 402 }, 200)).toBeNull();
+    expect(audienceChange(group, { ...group, member_count: 150 }, 200)).toBeNull();
     expect(audienceChange(group, { ...group, username: "team" })).toBe("the chat became public (@team)");
     expect(audienceChange(group, { ...group, chat_id: "-100999" })).toBe("the destination is now another chat (id -100123 → -100999)");
     expect(audienceChange(group, { ...group, can_post: false, problem: "the bot is restricted here and may not send messages" })).toBe(
       "the bot can no longer post there: the bot is restricted here and may not send messages",
     );
+  });
+
+  it("a count that grew past what the approval covers is a change: over AUDIENCE_CONFIRM_OVER unconfirmed, or beyond twice the count shown", () => {
+    const five = { ...group, member_count: 5 };
+    // Approved at 5 members without the tap; at the send 5,000 would need it.
+    expect(audienceChange(five, { ...group, member_count: 5000 }, 200)).toBe("the group grew from 5 to 5,000 members");
+    expect(memberGrowth(five, { ...group, member_count: 201 }, 200)).toBe("the group grew from 5 to 201 members");
+    expect(memberGrowth({ ...group, member_count: 150 }, { ...group, member_count: 201 }, 200)).toBe(
+      "the group grew from 150 to 201 members",
+    );
+    // Within the tap's threshold, a few more members are what the approval covered; many more are not.
+    expect(memberGrowth(five, { ...group, member_count: 104 }, 200)).toBeNull();
+    expect(memberGrowth(five, { ...group, member_count: 105 }, 200)).toBe("the group grew from 5 to 105 members");
+    expect(memberGrowth(five, { ...group, member_count: 5000 }, null)).toBe("the group grew from 5 to 5,000 members");
+    // Confirmed for 201: up to twice that is covered, more is not.
+    expect(memberGrowth(group, { ...group, member_count: 402 }, 200)).toBeNull();
+    expect(memberGrowth(group, { ...group, member_count: 403 }, 200)).toBe("the group grew from 201 to 403 members");
+    expect(memberGrowth({ ...group, kind: "channel", member_count: 1234 }, { ...group, kind: "channel", member_count: 40_000 }, 200)).toBe(
+      "the channel grew from 1,234 to 40,000 members",
+    );
+    // Fewer members, or an approval confirmed without a count (Telegram did not tell): nothing to compare.
+    expect(memberGrowth(group, { ...group, member_count: 3 }, 200)).toBeNull();
+    expect(memberGrowth(unanswered, { ...group, member_count: 5000 }, 200)).toBeNull();
+    expect(memberGrowth(null, { ...group, member_count: 5000 }, 200)).toBeNull();
+    // Another change is named first.
+    expect(audienceChange(five, { ...group, member_count: 5000, username: "team" }, 200)).toBe("the chat became public (@team)");
+  });
+
+  it("a count the approving message showed but the send call cannot read is missing evidence", () => {
+    expect(memberCountLost(group, { ...group, member_count: null })).toBe(true);
+    expect(memberCountLost(group, group)).toBe(false);
+    expect(memberCountLost(unanswered, { ...group, member_count: null })).toBe(false);
+    expect(memberCountLost(group, unanswered)).toBe(false);
+    expect(memberCountLost({ ...group, kind: "private" }, { ...group, kind: "private", member_count: null })).toBe(false);
   });
 
   it("an audience Telegram did not tell needs the extra tap, as a large one does (fails closed)", () => {
