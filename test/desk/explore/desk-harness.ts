@@ -96,6 +96,8 @@ export class DeskHarness {
       clock,
       log,
     });
+    // In run.ts's order (installHandlers): the reaction watch and /resume taps before the decision handlers.
+    bot.use(owner.reactionWatch as never as (ctx: Context, next: () => Promise<void>) => Promise<void>);
     bot.use(owner.confirmations);
     bot.use(
       decisionHandlers({
@@ -103,7 +105,7 @@ export class DeskHarness {
         reviewChatId: config.reviewChatId,
         reviewerIds: config.reviewerIds,
         log,
-        tellReviewers: (text) => reviewChat.say(text),
+        tellReviewers: async (text) => void (await reviewChat.say(text)),
       }),
     );
     bot.use(owner.commands as never as (ctx: Context, next: () => Promise<void>) => Promise<void>);
