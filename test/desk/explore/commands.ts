@@ -18,10 +18,12 @@ const messagePick: fc.Arbitrary<Pick> = fc.oneof(
 );
 const named = (p: Pick) => (p.kind === "any" ? `${p.fromEnd}` : `${p.kind} ${p.fromEnd}`);
 
-/** The audiences the destination can have: small, large, public and large. */
+/** The audiences the destination can have: small, a few more, large, four times as large, public and large. */
 export const AUDIENCES: Record<string, ChatTruth> = {
   small: { title: "Book club", username: null, members: 5 },
+  few: { title: "Book club", username: null, members: 8 },
   large: { title: "Book club", username: null, members: 5000 },
+  huge: { title: "Book club", username: null, members: 20_000 },
   public: { title: "Book club", username: "bookclub_open", members: 50_000 },
 };
 

@@ -3,7 +3,7 @@ import type { ChatTruth } from "./fake-telegram.js";
 import { ExploreModel } from "./model.js";
 import type { Surface } from "./surface.js";
 
-const RULES = { undoWindowMs: 30_000, confirmOver: 1000 };
+const RULES = { undoWindowMs: 30_000, confirmOver: 1000, growthCovered: 2, growthFloor: 100 };
 const TRUTH: ChatTruth = { title: "Book club", username: null, members: 5 };
 const POST: Surface = {
   messageId: 1,
@@ -48,6 +48,25 @@ describe("the explorer's invariant (judged from its own record alone)", () => {
     expect(flagged(modelWith(approve(1), send(2, "v1", null)))).toMatch(/did not answer/);
   });
 
+  it("a smaller audience binds; one grown past twice the count shown does not, even confirmed", () => {
+    const shownLarge: Surface = { ...POST, audience: { kind: "known", title: "Book club", members: 5000, public: false } };
+    const confirmed = (truth: ChatTruth) =>
+      modelWith(approve(1, shownLarge, "confirm"), send(2, "v1", truth))
+        .checkNewSends()
+        .join();
+    expect(confirmed({ ...TRUTH, members: 5 })).toBe("");
+    expect(confirmed({ ...TRUTH, members: 10_000 })).toBe("");
+    expect(confirmed({ ...TRUTH, members: 10_001 })).toMatch(/grew past what it showed/);
+    expect(modelWith(approve(1), send(2, "v1", { ...TRUTH, members: 104 })).checkNewSends()).toEqual([]);
+    expect(
+      modelWith(approve(1), send(2, "v1", { ...TRUTH, members: 105 }))
+        .checkNewSends()
+        .join(),
+    ).toMatch(/grew past/);
+    const shownPublic: Surface = { ...shownLarge, audience: { kind: "known", title: "Book club", members: 5000, public: true } };
+    expect(modelWith(approve(1, shownPublic, "confirm"), send(2, "v1", { ...TRUTH, members: 5000 })).checkNewSends()).toEqual([]);
+  });
+
   it("a large or unknown audience binds only through the confirmation tap", () => {
     const large = { ...TRUTH, members: 5000 };
     const shownLarge: Surface = { ...POST, audience: { kind: "known", title: "Book club", members: 5000, public: false } };
@@ -57,6 +76,12 @@ describe("the explorer's invariant (judged from its own record alone)", () => {
         .join(),
     ).toMatch(/need the confirmation tap/);
     expect(modelWith(approve(1, shownLarge, "confirm"), send(2, "v1", large)).checkNewSends()).toEqual([]);
+    // Shown 5, now 5,000: the 👍 made without the tap does not cover it; a confirmation on a question that showed 5,000 does.
+    expect(
+      modelWith(approve(1), send(2, "v1", large))
+        .checkNewSends()
+        .join(),
+    ).toMatch(/5000 members need the confirmation tap/);
     const unknown: Surface = { ...POST, audience: { kind: "unknown" } };
     expect(modelWith(approve(1, unknown), send(2)).checkNewSends().join()).toMatch(/unknown/);
   });

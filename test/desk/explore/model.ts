@@ -22,10 +22,18 @@ export interface SendSeen {
   haltedThroughout: boolean;
 }
 
-/** What the explorer's rules say about when a send is allowed. */
-export interface Rules {
-  readonly undoWindowMs: number;
+/** What the explorer's rules say about who may read a send: AUDIENCE_CONFIRM_OVER, and how much growth an approval covers. */
+export interface AudienceRules {
   readonly confirmOver: number;
+  /** The count at the send may be this many times the one shown... */
+  readonly growthCovered: number;
+  /** ...or grow by fewer members than this. */
+  readonly growthFloor: number;
+}
+
+/** What the explorer's rules say about when a send is allowed. */
+export interface Rules extends AudienceRules {
+  readonly undoWindowMs: number;
 }
 
 /**
@@ -93,7 +101,7 @@ export class ExploreModel {
     const s = a.surface;
     if (s.draftText !== send.call.text) return `it showed ${s.draftText === null ? "no draft text" : JSON.stringify(s.draftText)}`;
     if (s.identity !== "bot") return "it showed another sender";
-    const audience = audienceProblem(s, truth, a.kind === "confirm", this.rules.confirmOver);
+    const audience = audienceProblem(s, truth, a.kind === "confirm", this.rules);
     if (audience !== null) return audience;
     const halt = this.haltBegins.find((h) => h > a.step && h <= send.step);
     if (halt !== undefined) return `a halt began at step ${halt}, after it`;
@@ -111,19 +119,27 @@ export class ExploreModel {
 }
 
 /**
- * Why the audience a message showed does not bind a send to `truth`, or null.
- * A known audience must be the same (title, members, public or not); an
- * unknown one binds only through a confirmation tap (the owner accepted not
- * knowing). A large audience needs the confirmation tap too.
+ * Why the audience a message showed does not bind a send to `truth`, or null
+ * (contract v3: an approval binds to the audience its message showed, member
+ * count included; the evidence is read at the send). A known audience must be
+ * the same chat (title), not public unless it showed so, and not grown past
+ * what the approval covered: over the confirmation threshold without the tap,
+ * or beyond `growthCovered` times the count shown (by `growthFloor` at least).
+ * Fewer members, or a public chat gone private, is a smaller audience and
+ * binds. An unknown audience, or one shown without a count, binds only through
+ * a confirmation tap (the owner accepted not knowing).
  */
-export function audienceProblem(s: Surface, truth: ChatTruth, confirmed: boolean, confirmOver: number): string | null {
+export function audienceProblem(s: Surface, truth: ChatTruth, confirmed: boolean, rules: AudienceRules): string | null {
   const a = s.audience;
   if (a === null) return "it showed no audience";
   if (a.kind === "unknown") return confirmed ? null : "it showed the audience as unknown and was no confirmation";
   const isPublic = truth.username !== null;
-  if (a.title !== truth.title || a.members !== truth.members || a.public !== isPublic) {
-    return `it showed ${a.public ? "public " : ""}“${a.title}” with ${a.members} members; at the send: ${isPublic ? "public " : ""}“${truth.title}” with ${truth.members}`;
-  }
-  if (truth.members > confirmOver && !confirmed) return `${truth.members} members need the confirmation tap`;
+  const was = `it showed ${a.public ? "public " : ""}“${a.title}” with ${a.members} members; at the send: ${isPublic ? "public " : ""}“${truth.title}” with ${truth.members}`;
+  if (a.title !== truth.title) return was;
+  if (isPublic && !a.public) return `${was} (it became public)`;
+  if (a.members === null) return confirmed ? null : "it showed no member count and was no confirmation";
+  if (truth.members > rules.confirmOver && !confirmed) return `${was}: ${truth.members} members need the confirmation tap`;
+  const grown = truth.members - a.members;
+  if (truth.members > a.members * rules.growthCovered && grown >= rules.growthFloor) return `${was}: grew past what it showed`;
   return null;
 }

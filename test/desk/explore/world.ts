@@ -35,7 +35,8 @@ export const totals = { steps: 0, runs: 0 };
  * world; after it, every new send is judged.
  */
 export class World {
-  readonly model = new ExploreModel({ undoWindowMs: UNDO_WINDOW_MS, confirmOver: CONFIRM_OVER });
+  /** The contract's rules; the growth an approval covers is the send call's (twice the count shown, or fewer than 100 more). */
+  readonly model = new ExploreModel({ undoWindowMs: UNDO_WINDOW_MS, confirmOver: CONFIRM_OVER, growthCovered: 2, growthFloor: 100 });
   readonly log: string[] = [];
   /** Draft ids the submissions were answered with, in order. */
   readonly drafts: string[] = [];
