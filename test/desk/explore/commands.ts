@@ -183,6 +183,15 @@ export function explorerSteps(skip: ReadonlySet<string> = new Set()): fc.Arbitra
         ),
     ],
     [
+      "count",
+      1,
+      fc
+        .boolean()
+        .map(
+          (up) => new Plain(`member count ${up ? "answers" : "not answering"}`, async (world) => void (world.telegram.countAnswering = up)),
+        ),
+    ],
+    [
       "sendfail",
       1,
       fc.constantFrom(...outcomes).map((o) => new Plain(`next send ${o}`, async (world) => void world.telegram.sendOutcomes.push(o))),

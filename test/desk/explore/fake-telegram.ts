@@ -68,6 +68,8 @@ export class FakeTelegram {
   truth: ChatTruth = { title: "Book club", username: null, members: 5 };
   /** False: getChat and getChatMemberCount fail (Telegram not answering). */
   audienceAnswering = true;
+  /** False: getChatMemberCount alone fails (the chat is known, its member count is not). */
+  countAnswering = true;
   /** Outcomes for the next destination sends, first first; empty: ok. */
   readonly sendOutcomes: SendOutcome[] = [];
   /** Called with each destination call as it happens (the model stamps it). */
@@ -136,7 +138,10 @@ export class FakeTelegram {
   private audience(method: string, p: Payload): unknown {
     if (!this.audienceAnswering) throw networkDown(method);
     const t = this.truth;
-    if (method === "getChatMemberCount") return t.members;
+    if (method === "getChatMemberCount") {
+      if (!this.countAnswering) throw networkDown(method);
+      return t.members;
+    }
     if (method === "getChatMember")
       return { status: "administrator", can_post_messages: true, user: { id: BOT_ID, is_bot: true, first_name: "Bot" } };
     return { id: Number(p.chat_id), type: "supergroup", title: t.title, ...(t.username === null ? {} : { username: t.username }) };

@@ -46,6 +46,7 @@ describe("the explorer's invariant (judged from its own record alone)", () => {
     ).toMatch(/undone at step 2/);
     expect(flagged(modelWith(approve(1), send(2), send(3)))).toMatch(/a second send of d1/);
     expect(flagged(modelWith(approve(1), send(2, "v1", null)))).toMatch(/did not answer/);
+    expect(flagged(modelWith(approve(1), send(2, "v1", { ...TRUTH, members: null })))).toMatch(/could not be read at the send/);
   });
 
   it("a smaller audience binds; one grown past twice the count shown does not, even confirmed", () => {

@@ -11,13 +11,16 @@ export interface OwnerAction {
   readonly surface: Surface;
 }
 
+/** Who reads the destination as the desk could learn it at a send: `members` null when Telegram did not give the count. */
+export type SeenTruth = Omit<ChatTruth, "members"> & { readonly members: number | null };
+
 /** A destination sendMessage, stamped with what was true when it was made. */
 export interface SendSeen {
   readonly step: number;
   readonly at: number;
   readonly call: DestinationCall;
   /** Who reads the destination at that moment; null when Telegram was not answering about it. */
-  readonly truth: ChatTruth | null;
+  readonly truth: SeenTruth | null;
   /** A halt was in force before and after the step that sent (set false once the step ends unhalted). */
   haltedThroughout: boolean;
 }
@@ -86,7 +89,7 @@ export class ExploreModel {
   }
 
   /** Null when some approval binds to this send; otherwise why each candidate does not. */
-  private approvalFor(send: SendSeen, truth: ChatTruth): string | null {
+  private approvalFor(send: SendSeen, truth: SeenTruth): string | null {
     const reasons: string[] = [];
     for (const a of this.actions) {
       if (a.kind === "undo" || a.step >= send.step) continue;
@@ -97,7 +100,7 @@ export class ExploreModel {
     return reasons.length === 0 ? "no approval at all" : reasons.slice(-4).join("; ");
   }
 
-  private whyNot(a: OwnerAction, send: SendSeen, truth: ChatTruth): string | null {
+  private whyNot(a: OwnerAction, send: SendSeen, truth: SeenTruth): string | null {
     const s = a.surface;
     if (s.draftText !== send.call.text) return `it showed ${s.draftText === null ? "no draft text" : JSON.stringify(s.draftText)}`;
     if (s.identity !== "bot") return "it showed another sender";
@@ -127,9 +130,10 @@ export class ExploreModel {
  * or beyond `growthCovered` times the count shown (by `growthFloor` at least).
  * Fewer members, or a public chat gone private, is a smaller audience and
  * binds. An unknown audience, or one shown without a count, binds only through
- * a confirmation tap (the owner accepted not knowing).
+ * a confirmation tap (the owner accepted not knowing); a count shown binds only
+ * if the count can be read at the send.
  */
-export function audienceProblem(s: Surface, truth: ChatTruth, confirmed: boolean, rules: AudienceRules): string | null {
+export function audienceProblem(s: Surface, truth: SeenTruth, confirmed: boolean, rules: AudienceRules): string | null {
   const a = s.audience;
   if (a === null) return "it showed no audience";
   if (a.kind === "unknown") return confirmed ? null : "it showed the audience as unknown and was no confirmation";
@@ -138,6 +142,7 @@ export function audienceProblem(s: Surface, truth: ChatTruth, confirmed: boolean
   if (a.title !== truth.title) return was;
   if (isPublic && !a.public) return `${was} (it became public)`;
   if (a.members === null) return confirmed ? null : "it showed no member count and was no confirmation";
+  if (truth.members === null) return `${was}: the count it showed could not be read at the send`;
   if (truth.members > rules.confirmOver && !confirmed) return `${was}: ${truth.members} members need the confirmation tap`;
   const grown = truth.members - a.members;
   if (truth.members > a.members * rules.growthCovered && grown >= rules.growthFloor) return `${was}: grew past what it showed`;

@@ -58,7 +58,7 @@ export class World {
         step: this.step,
         at: clock.now(),
         call,
-        truth: telegram.audienceAnswering ? { ...telegram.truth } : null,
+        truth: telegram.audienceAnswering ? { ...telegram.truth, members: telegram.countAnswering ? telegram.truth.members : null } : null,
         haltedThroughout: this.halted,
       });
   }
