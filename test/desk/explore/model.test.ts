@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ChatTruth } from "./fake-telegram.js";
-import { ExploreModel } from "./model.js";
+import { ExploreModel, type SeenTruth } from "./model.js";
 import type { Surface } from "./surface.js";
 
 const RULES = { undoWindowMs: 30_000, confirmOver: 1000, growthCovered: 2, growthFloor: 100 };
@@ -13,6 +13,7 @@ const POST: Surface = {
   isQuestion: false,
   decisionControl: true,
   isEditPrompt: false,
+  accepts: { approve: true, confirm: false, undo: true },
 };
 
 function modelWith(...steps: Array<(m: ExploreModel) => void>): ExploreModel {
@@ -25,9 +26,16 @@ function modelWith(...steps: Array<(m: ExploreModel) => void>): ExploreModel {
 const approve =
   (step: number, surface: Surface = POST, kind: "approve" | "confirm" = "approve") =>
   (m: ExploreModel) =>
-    m.actions.push({ step, at: step * 1000, kind, how: "👍", surface });
+    m.actions.push({ step, at: step * 1000, kind, how: "👍", surface: kind === "confirm" ? asQuestion(surface) : surface });
+/** The confirmation question about what `surface` showed (it takes only the "Yes, send" tap). */
+const asQuestion = (surface: Surface): Surface => ({
+  ...surface,
+  messageId: surface.messageId + 100,
+  isQuestion: true,
+  accepts: { approve: false, confirm: true, undo: false },
+});
 const send =
-  (step: number, text = "v1", truth: ChatTruth | null = TRUTH) =>
+  (step: number, text = "v1", truth: SeenTruth | null = TRUTH) =>
   (m: ExploreModel) =>
     m.sends.push({ step, at: step * 1000, call: { chatId: "-1", text, outcome: "ok" }, truth, haltedThroughout: false });
 
@@ -66,6 +74,19 @@ describe("the explorer's invariant (judged from its own record alone)", () => {
     ).toMatch(/grew past/);
     const shownPublic: Surface = { ...shownLarge, audience: { kind: "known", title: "Book club", members: 5000, public: true } };
     expect(modelWith(approve(1, shownPublic, "confirm"), send(2, "v1", { ...TRUTH, members: 5000 })).checkNewSends()).toEqual([]);
+  });
+
+  it("an action on a message whose controls do not take it neither approves nor undoes (it is refused with a pointer)", () => {
+    const flagged = (m: ExploreModel) => m.checkNewSends().join("\n");
+    const question = asQuestion(POST);
+    expect(
+      flagged(modelWith((m) => m.actions.push({ step: 1, at: 1000, kind: "approve", how: "reply 👍", surface: question }), send(2))),
+    ).toMatch(/takes no approval/);
+    expect(
+      flagged(modelWith((m) => m.actions.push({ step: 1, at: 1000, kind: "confirm", how: "forged", surface: POST }), send(2))),
+    ).toMatch(/takes no confirmation/);
+    const undoOnQuestion = (m: ExploreModel) => m.actions.push({ step: 2, at: 2000, kind: "undo", how: "reply undo", surface: question });
+    expect(modelWith(approve(1, POST, "confirm"), undoOnQuestion, send(3)).checkNewSends()).toEqual([]);
   });
 
   it("a large or unknown audience binds only through the confirmation tap", () => {

@@ -102,6 +102,8 @@ export class ExploreModel {
 
   private whyNot(a: OwnerAction, send: SendSeen, truth: SeenTruth): string | null {
     const s = a.surface;
+    if (!s.accepts[a.kind === "confirm" ? "confirm" : "approve"])
+      return `that message takes no ${a.kind === "confirm" ? "confirmation" : "approval"}`;
     if (s.draftText !== send.call.text) return `it showed ${s.draftText === null ? "no draft text" : JSON.stringify(s.draftText)}`;
     if (s.identity !== "bot") return "it showed another sender";
     const audience = audienceProblem(s, truth, a.kind === "confirm", this.rules);
@@ -114,6 +116,7 @@ export class ExploreModel {
         u.step > a.step &&
         u.step < send.step &&
         u.at < a.at + this.rules.undoWindowMs &&
+        u.surface.accepts.undo &&
         (u.surface.messageId === s.messageId || (u.surface.decisionControl && u.surface.draftText === s.draftText)),
     );
     if (undo !== undefined) return `undone at step ${undo.step} (${undo.how}) within the window`;

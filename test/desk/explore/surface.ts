@@ -24,6 +24,12 @@ export interface Surface {
   readonly isQuestion: boolean;
   /** The message carries, or carried, a decision control: a draft's buttons, or it is an Edit prompt. */
   readonly decisionControl: boolean;
+  /**
+   * What the owner's actions on it can be, by its controls: a 👍 on a review post (it carried 👍 Send),
+   * a "Yes, send" on a confirmation question, an undo on a review post or a message with ↩️ Undo.
+   * An action elsewhere is refused with a pointer to the live post, so it neither approves nor undoes.
+   */
+  readonly accepts: { readonly approve: boolean; readonly confirm: boolean; readonly undo: boolean };
   /** An Edit prompt: a reply to it is the draft's new text, whatever it says. */
   readonly isEditPrompt: boolean;
 }
@@ -66,8 +72,17 @@ export function surfaceOf(message: ChatMessage): Surface {
     identity: /\bas you\b/.test(message.text) ? "owner" : "bot",
     isQuestion: message.fromBot && /^Send to /.test(message.text),
     decisionControl: [...message.everButtons].some((b) => b.startsWith("v1:")) || isEditPrompt(message),
+    accepts: {
+      approve: carried(message, "v1:send:"),
+      confirm: carried(message, "v1:confirm:"),
+      undo: carried(message, "v1:send:") || carried(message, "v1:undo:"),
+    },
     isEditPrompt: isEditPrompt(message),
   };
+}
+
+function carried(message: ChatMessage, prefix: string): boolean {
+  return message.fromBot && [...message.everButtons].some((b) => b.startsWith(prefix));
 }
 
 /** The bot's ✏️ Edit prompt (the text to copy in a `pre` block). */
