@@ -13,6 +13,8 @@ import {
 import { getChat, getChatAdministrators, getChatMember, getChatMemberCount, sendChatAction, setMessageReaction } from "./chats.js";
 import { editMessageReplyMarkup, editMessageText } from "./edit.js";
 import { sendMessage } from "./send.js";
+import { getBusinessConnection } from "../business.js";
+import { optString } from "../params.js";
 import type { Handler } from "./state.js";
 
 const HANDLERS: Record<string, Handler> = {
@@ -34,6 +36,7 @@ const HANDLERS: Record<string, Handler> = {
   editMessageReplyMarkup,
   setMessageReaction,
   sendChatAction,
+  getBusinessConnection: (params, state) => getBusinessConnection(state, optString(params, "business_connection_id")),
   close: stubTrue,
   logOut: stubTrue,
 };

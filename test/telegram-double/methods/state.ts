@@ -1,4 +1,5 @@
 import type { BotCommand } from "grammy/types";
+import type { BusinessConnectionState } from "../business.js";
 import type { Params } from "../params.js";
 import type { RateLimiter } from "../rate-limit.js";
 import type { AnsweredCallback, SentMessage } from "../types.js";
@@ -18,6 +19,8 @@ export interface DoubleState {
   commands: Map<string, BotCommand[]>;
   /** Present when rate limits are on. */
   limiter: RateLimiter | undefined;
+  /** Telegram Business connections by id (business.ts). */
+  business: Map<string, BusinessConnectionState>;
 }
 
 /**
