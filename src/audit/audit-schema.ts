@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DECISIONS } from "../drafts/record.js";
+import { SEND_AS, SENDER_KINDS } from "../drafts/sender.js";
 import { STATUSES } from "../drafts/status.js";
 
 /**
@@ -66,6 +67,12 @@ export const transitionEntrySchema = z.object({
   send_after: z.string().optional(),
   /** The later draft that replaces this one (event `revised`). */
   revised_by: z.string().optional(),
+  /** What the payload asked for (contract v3); older lines have none: the bot. */
+  send_as: z.enum(SEND_AS).optional(),
+  /** The identity the draft goes out as (decided when posted). */
+  sender: z.enum(SENDER_KINDS).optional(),
+  /** Who it went out as, once sent. */
+  sent_as: z.enum(SENDER_KINDS).optional(),
 });
 
 /** A change whose effects edit the review post; written with the change, so a crash before the edit is redone at start. */

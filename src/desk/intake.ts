@@ -55,6 +55,8 @@ function payloadSha256(p: DraftPayload): string {
     p.originating_intent_id,
     // Only when set, so the hashes of drafts from before `revises` existed stay the same.
     ...(p.revises === null ? [] : [p.revises]),
+    // Likewise only when not the defaults.
+    ...(p.send_as === "bot" && p.reply_to_message_id === null ? [] : [p.send_as, p.reply_to_message_id]),
   ]);
   return createHash("sha256").update(canonical, "utf8").digest("hex");
 }

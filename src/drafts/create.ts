@@ -2,6 +2,7 @@ import type { Effect } from "./effects.js";
 import type { Audience } from "./audience.js";
 import type { DraftPayload } from "./payload.js";
 import type { DraftRecord, RedactionSummary } from "./record.js";
+import type { Answering, Sender } from "./sender.js";
 
 /** What `createDraft` needs besides the payload: the ids and hashes computed at the edge. */
 export interface NewDraftFacts {
@@ -16,6 +17,10 @@ export interface NewDraftFacts {
   readonly audience?: Audience | null;
   /** The earlier draft this one replaces (payload `revises`), with its text for the diff. */
   readonly revises?: { readonly draftId: string; readonly text: string; readonly note: string | null } | null;
+  /** The identity it goes out as (send_as resolved); null or absent: the bot, unnamed. */
+  readonly sender?: Sender | null;
+  /** The message it answers, when the daemon saw it. */
+  readonly answering?: Answering | null;
 }
 
 /**
@@ -57,6 +62,11 @@ export function createDraft(payload: DraftPayload, facts: NewDraftFacts, now: nu
     revises_note: facts.revises?.note ?? null,
     revised_by: null,
     superseded_posts: [],
+    send_as: payload.send_as,
+    reply_to_message_id: payload.reply_to_message_id,
+    sender: facts.sender ?? null,
+    answering: facts.answering ?? null,
+    sent_as: null,
   };
   return {
     draft,

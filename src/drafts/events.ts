@@ -1,5 +1,6 @@
 import type { Audience } from "./audience.js";
 import type { Actor, Decision, RedactionSummary } from "./record.js";
+import type { SenderKind } from "./sender.js";
 
 /**
  * Everything that can happen to a draft after it was created. The state
@@ -25,6 +26,13 @@ export type DraftEvent =
       readonly undoMs?: number;
       /** The text version the reviewer saw; a decision on another version is refused. Absent: not checked. */
       readonly textVersion?: number;
+      /** The identity the reviewer's message showed; a 👍 for another identity is refused. Absent: not checked. */
+      readonly sender?: SenderKind;
+      /**
+       * "🤖 Send as the bot instead" on a draft the owner's identity could not send: the draft goes
+       * out as the bot (named here) and this is a new approval, for that identity.
+       */
+      readonly asBot?: { readonly username: string | null };
     }
   /** A reviewer replaced the text (already checked and redacted as at intake). */
   | {

@@ -2,6 +2,7 @@ import { needsConfirmation } from "./audience.js";
 import type { Effect } from "./effects.js";
 import type { DraftEvent, DraftEventType } from "./events.js";
 import type { DraftRecord } from "./record.js";
+import { senderKindOf } from "./sender.js";
 import { AWAITING_DECISION, isFinal, STATUSES, type DraftStatus } from "./status.js";
 
 /**
@@ -21,7 +22,9 @@ export type RefusalReason =
   | "undo_closed"
   | "not_applicable"
   /** A 👍 for more than AUDIENCE_CONFIRM_OVER members, not yet confirmed by the extra tap. */
-  | "needs_confirmation";
+  | "needs_confirmation"
+  /** A 👍 made on a message that showed another sender identity than the draft's now. */
+  | "outdated_identity";
 
 /** The result of applying one event to one draft. */
 export type TransitionResult =
@@ -68,6 +71,8 @@ const decide: Handler<"decide"> = (d, e, now) => {
   const common = { decided_by: e.actor };
   switch (e.decision) {
     case "send": {
+      if (e.asBot) return sendAsBotInstead(d, e, now);
+      if (e.sender !== undefined && e.sender !== senderKindOf(d)) return refuse(d, "outdated_identity");
       if (!e.confirmed && needsConfirmation(d.audience, e.confirmOver ?? null)) return refuse(d, "needs_confirmation");
       const approval = {
         actor: e.actor,
@@ -75,6 +80,7 @@ const decide: Handler<"decide"> = (d, e, now) => {
         text_sha256: d.text_sha256,
         text_version: d.text_version,
         before: approvedFrom(d.status),
+        sender: senderKindOf(d),
       };
       const undoMs = e.undoMs ?? 0;
       if (undoMs > 0) {
@@ -98,6 +104,28 @@ const decide: Handler<"decide"> = (d, e, now) => {
     }
   }
 };
+
+/**
+ * "🤖 Send as the bot instead": only for a draft halted because the owner's
+ * identity could not send it. The draft's identity becomes the bot and the
+ * tap is the approval, bound to that identity. Never done without the tap.
+ */
+function sendAsBotInstead(d: DraftRecord, e: EventOf<"decide">, now: number): TransitionResult {
+  if (d.status !== "halted" || senderKindOf(d) !== "owner") return refuse(d, "outdated_identity");
+  const sender = { kind: "bot" as const, username: e.asBot?.username ?? null, why_not_owner: d.reason };
+  const approval = {
+    actor: e.actor,
+    at: iso(now),
+    text_sha256: d.text_sha256,
+    text_version: d.text_version,
+    before: "halted" as const,
+    sender: "bot" as const,
+  };
+  const undoMs = e.undoMs ?? 0;
+  const send_after = undoMs > 0 ? iso(now + undoMs) : null;
+  const draft = next(d, now, { decided_by: e.actor, status: "approved", sender, approval, reason: null, send_after });
+  return ok(draft, { type: "show_status", draftId: d.draft_id }, { type: "send", draftId: d.draft_id });
+}
 
 /**
  * A reviewer's edit: the new text becomes the next text version and the draft
@@ -178,7 +206,7 @@ const sendIntent: Handler<"send_intent"> = (d, _e, now) => {
 const sendRetry: Handler<"send_retry"> = (d, e, now) => ok(next(d, now, { status: "approved", reason: e.reason }));
 
 const sendOk: Handler<"send_ok"> = (d, e, now) =>
-  ok(next(d, now, { status: "sent", sent_message_id: e.messageId, sent_at: iso(now), reason: null }), {
+  ok(next(d, now, { status: "sent", sent_message_id: e.messageId, sent_at: iso(now), reason: null, sent_as: senderKindOf(d) }), {
     type: "show_status",
     draftId: d.draft_id,
   });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { audienceSchema } from "./audience.js";
+import { answeringSchema, SEND_AS, SENDER_KINDS, senderSchema } from "./sender.js";
 import { STATUSES } from "./status.js";
 
 /** The swarm roles allowed to draft. */
@@ -38,6 +39,8 @@ export const approvalSchema = z.object({
   text_version: z.number().int().positive().optional(),
   /** The status before the approval: where an undo within UNDO_WINDOW returns the draft. */
   before: z.enum(["pending", "deferred", "halted"]).optional(),
+  /** The identity approved (what the post showed); older lines have none: the bot. */
+  sender: z.enum(SENDER_KINDS).optional(),
 });
 /** A reviewer's recorded approval. */
 export type Approval = z.infer<typeof approvalSchema>;
@@ -57,7 +60,7 @@ export type RedactionSummary = z.infer<typeof redactionSchema>;
  * line of `telegram_drafts.jsonl`; the last line of a `draft_id` is its state.
  * Times are ISO-8601 UTC strings.
  */
-export const draftRecordSchema = z.object({
+const draftRecordFields = z.object({
   draft_id: z.string().min(1),
   /** Increases by one with every change of this draft. */
   version: z.number().int().positive(),
@@ -103,7 +106,25 @@ export const draftRecordSchema = z.object({
   revised_by: z.string().nullable().default(null),
   /** Review posts of earlier text versions: decisions on them are refused with a pointer to the live post. */
   superseded_posts: z.array(z.number().int()).default([]),
+  /** What the payload asked for (contract v3); older lines: the bot. */
+  send_as: z.enum(SEND_AS).default("bot"),
+  /** The message in the destination chat that the draft answers; the send replies to it. */
+  reply_to_message_id: z.number().int().nullable().default(null),
+  /** The identity it goes out as, decided when it is posted; null on older lines (the bot). */
+  sender: senderSchema.nullable().default(null),
+  /** The message it answers, as the daemon saw it, quoted on the review post; null when not seen. */
+  answering: answeringSchema.nullable().default(null),
+  /** Who it went out as, once sent. */
+  sent_as: z.enum(SENDER_KINDS).nullable().default(null),
 });
+
+/**
+ * The whole record of one draft, read back. A draft sent before `sent_as`
+ * existed went out as the bot: its old lines say so once read.
+ */
+export const draftRecordSchema = draftRecordFields.transform((r) =>
+  r.status === "sent" && r.sent_as === null ? { ...r, sent_as: "bot" as const } : r,
+);
 
 /** The whole record of one draft, as stored. */
 export type DraftRecord = z.infer<typeof draftRecordSchema>;

@@ -45,6 +45,11 @@ export function draftIn(status: DraftStatus, overrides: Partial<DraftRecord> = {
     revises_note: null,
     revised_by: null,
     superseded_posts: [],
+    send_as: "bot",
+    reply_to_message_id: null,
+    sender: null,
+    answering: null,
+    sent_as: status === "sent" ? "bot" : null,
     ...overrides,
   };
 }
