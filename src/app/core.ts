@@ -21,6 +21,9 @@ import { SendPath } from "../send/send-path.js";
 import { JsonlStore } from "../store/jsonl-store.js";
 import { acquireLock } from "../store/lock.js";
 import type { TelegramBackoffs } from "../retry/backoff.js";
+import { ChatLog } from "../business/chat-log.js";
+import { ConnectionStore } from "../business/connection-store.js";
+import { OwnerVoice, type FetchedConnection } from "../business/owner-voice.js";
 
 export { harnessPaths };
 
@@ -40,6 +43,8 @@ export interface CoreEdges {
   readonly haltPollMs?: number;
   /** How review posts and sends Telegram never received are retried (default: as named in src/retry/backoff.ts). */
   readonly backoffs?: Pick<TelegramBackoffs, "reviewPost" | "send">;
+  /** Telegram Business: the bot's @username and getBusinessConnection (live); absent: test mode (no network). */
+  readonly business?: { readonly botUsername: string | null; readonly fetchConnection?: (id: string) => Promise<FetchedConnection> };
 }
 
 /** The running core: the desk, its intake, and how to close them. */
@@ -53,6 +58,8 @@ export interface Core {
   readonly audit: AuditLog;
   /** The archiving passes: why the last one failed, if it did. */
   readonly archiving: ArchivingSchedule;
+  /** Telegram Business: the owner's connection, what people wrote to him, the check at the send call. */
+  readonly voice: OwnerVoice;
   close(): Promise<void>;
 }
 
@@ -88,6 +95,16 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       monthOf: archiveMonthOf,
       log,
     });
+    const voice = new OwnerVoice({
+      store: await ConnectionStore.open(paths.businessConnection, log),
+      chats: await ChatLog.open(paths.businessChats, () => edges.clock.now(), log),
+      reviewerIds: config.reviewerIds,
+      clock: edges.clock,
+      audit,
+      log,
+      botUsername: edges.business?.botUsername ?? null,
+      ...(edges.business?.fetchConnection ? { fetchConnection: edges.business.fetchConnection } : {}),
+    });
     const reviewChat = edges.makeReviewChat(store.latest.values());
     const desk = new ReviewDesk({
       store,
@@ -101,6 +118,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       confirmOver: config.audienceConfirmOver,
       undoWindowMs: config.undoWindowMs,
       redact: edges.redact,
+      botUsername: edges.business?.botUsername ?? null,
       ...(edges.backoffs ? { postBackoff: edges.backoffs.reviewPost } : {}),
       log,
       makeSender: (ledger) =>
@@ -114,6 +132,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
           log,
           ...(edges.backoffs ? { backoff: edges.backoffs.send } : {}),
           ...(edges.audience ? { checkAudience: audienceCheck(edges.audience) } : {}),
+          checkSender: (draft, fresh) => voice.problemAtSend(draft, fresh),
         }),
     });
     await reconcileAudit(desk);
@@ -126,6 +145,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       ttlMs: config.draftTtlMs,
       redact: edges.redact,
       ...(edges.audience ? { audience: edges.audience } : {}),
+      sender: voice,
     });
     return {
       desk,
@@ -135,6 +155,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       store,
       audit,
       archiving,
+      voice,
       async close() {
         await archiving.stop();
         killSwitch.stop();

@@ -146,6 +146,23 @@ export const ownerHaltEntrySchema = z.object({ kind: z.literal("owner_halt"), ..
 /** The owner lifted their halt (/resume, `draft-review resume`). */
 export const ownerResumeEntrySchema = z.object({ kind: z.literal("owner_resume"), ...ownerSwitchFields });
 
+/**
+ * What the daemon did with a Telegram Business connection it heard of: kept
+ * (a reviewer's, enabled), forgotten (disabled or removed), or ignored (not a
+ * reviewer's: it never sends through it).
+ */
+export const businessConnectionEntrySchema = z.object({
+  kind: z.literal("business_connection"),
+  connection_id: z.string(),
+  user_id: int,
+  enabled: z.boolean(),
+  can_reply: z.boolean(),
+  outcome: z.enum(["kept", "forgotten", "ignored"]),
+  reason: z.string(),
+  /** The update that told it; null for getBusinessConnection at start or at a send. */
+  update_id: int.nullable(),
+});
+
 /** Every entry we write, by `kind`. */
 export const auditEntrySchema = z.discriminatedUnion("kind", [
   transitionEntrySchema,
@@ -158,6 +175,7 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   statusShownEntrySchema,
   postSupersededEntrySchema,
   editPromptEntrySchema,
+  businessConnectionEntrySchema,
 ]);
 
 /** One entry as a caller writes it (the log adds ts, source, seq, prev_hash). */

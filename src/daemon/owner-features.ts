@@ -63,6 +63,7 @@ export function ownerFeatures(deps: OwnerFeatureDeps): OwnerFeatures {
       digestHour: config.digestHour,
       callbacks: (await deps.callbacks?.status()) ?? null,
       lastReactionMs: reactions.lastReactionMs,
+      business: core.voice.status(),
     });
   const { commands, confirmations } = ownerCommands({
     reviewChatId: config.reviewChatId,

@@ -17,6 +17,7 @@ import { telegramSendCall } from "../telegram/send-call.js";
 import { ALLOWED_UPDATES, startJournaledPolling, type FetchUpdates } from "../telegram/journaled-updates.js";
 import { TelegramAudienceResolver } from "../telegram/audience-resolver.js";
 import { UpdateJournal } from "../telegram/update-journal.js";
+import { businessConnectionCall, businessUpdates } from "../telegram/business-updates.js";
 import { Closers } from "./closers.js";
 import { connectBot } from "./connect.js";
 import { withPollingRetry } from "./poll-retry.js";
@@ -92,6 +93,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       envFilePath: resolve(".env"),
       haltPollMs: 1000,
       backoffs,
+      business: { botUsername: bot.botInfo.username, fetchConnection: businessConnectionCall(bot.api) },
     });
     // Closing the core waits for the desk work that is running.
     closers.push("core", () => core.close());
@@ -119,6 +121,8 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
     const journal = await UpdateJournal.open(paths.updates, log);
     closers.push("update journal", () => journal.close());
     await replayJournal(journal, bot, core, log);
+    // The owner's connection as Telegram has it now (a change while the daemon was down), before any send.
+    await core.voice.refresh();
     await resumeDrafts(core.desk);
 
     const token = await resolveApiToken(config, config.harnessDir, log);
@@ -182,6 +186,7 @@ function installHandlers(
   // Before the decision handlers, which refuse any button they do not know.
   bot.use(owner.reactionWatch);
   bot.use(owner.confirmations);
+  bot.use(businessUpdates(core.voice));
   bot.use(
     decisionHandlers({
       desk: core.desk,

@@ -8,6 +8,13 @@ import { KeyedQueue } from "./keyed-queue.js";
 import type { AudienceSource, ReviewChat } from "./ports.js";
 import { prepareDraftText, type Redactor } from "./draft-text.js";
 import type { ReviewDesk } from "./review-desk.js";
+import { chooseSender, type SenderChoice } from "../business/sender-choice.js";
+import type { SendAs } from "../drafts/sender.js";
+
+/** Who a new draft goes out as (the owner's voice, src/business); absent: the bot only. */
+export interface SenderChooser {
+  choose(p: { readonly send_as: SendAs; readonly destination_chat_id: string; readonly reply_to_message_id: number | null }): SenderChoice;
+}
 
 /** The contract's synchronous answer to a submitted draft. */
 export interface SubmitAnswer {
@@ -38,6 +45,8 @@ export interface IntakeOptions {
   /** Who will read each destination (shown on the review post); none: not resolved. */
   readonly audience?: AudienceSource;
   readonly newDraftId?: () => string;
+  /** Decides the sender identity (send_as); absent: no business connection, the bot only. */
+  readonly sender?: SenderChooser;
 }
 
 /** A draft id: sortable by creation time, unguessable after it. */
@@ -62,10 +71,24 @@ function payloadSha256(p: DraftPayload): string {
 }
 
 /** The answer for a draft as it stands, with a warning when the bot cannot see or post to its destination. */
-export function answerFor(draft: DraftRecord): SubmitAnswer {
+export function answerFor(draft: DraftRecord, extra: readonly string[] = []): SubmitAnswer {
   const answer = { draft_id: draft.draft_id, review_message_id: draft.review_message_id, status: draft.status };
   const problem = draft.audience?.problem ?? null;
-  return problem === null ? answer : { ...answer, warnings: [`destination_chat_id: ${problem}`] };
+  const warnings = [...(problem === null ? [] : [`destination_chat_id: ${problem}`]), ...extra];
+  return warnings.length === 0 ? answer : { ...answer, warnings };
+}
+
+/** The sender choice without a business connection: the bot, or a refusal of `owner`. */
+function botOnly(p: DraftPayload): SenderChoice {
+  return chooseSender({
+    sendAs: p.send_as,
+    destinationChatId: p.destination_chat_id,
+    replyToMessageId: p.reply_to_message_id,
+    connection: null,
+    chat: undefined,
+    botUsername: null,
+    now: 0,
+  });
 }
 
 /**
@@ -118,7 +141,10 @@ export class Intake {
       };
     }
     const { text, redaction } = prepared;
-    const audience = (await this.options.audience?.resolve(payload.destination_chat_id)) ?? null;
+    const choice = this.options.sender?.choose(payload) ?? botOnly(payload);
+    if (!choice.ok) return { ok: false, kind: "invalid", field: choice.field, error: choice.error };
+    // As the owner, the audience is the person the connection proves; the bot's own getChat may not know them.
+    const audience = choice.audience ?? (await this.options.audience?.resolve(payload.destination_chat_id)) ?? null;
     const now = clock.now();
     const { draft, effects } = createDraft(
       payload,
@@ -131,6 +157,9 @@ export class Intake {
         redaction,
         audience,
         revises: earlier === null ? null : { draftId: earlier.draft_id, text: earlier.draft_text, note: earlier.revision_note },
+        // A plain bot draft keeps the record it always had (no named sender).
+        sender: payload.send_as === "bot" ? null : choice.sender,
+        answering: choice.answering,
       },
       now,
     );
@@ -141,6 +170,6 @@ export class Intake {
     // The earlier draft learns it was replaced (and stops awaiting a decision) before the new one is posted.
     if (earlier !== null) await desk.markRevised(earlier.draft_id, draft.draft_id);
     if (postNow) await desk.post(draft.draft_id);
-    return { ok: true, created: true, answer: answerFor(desk.get(draft.draft_id) ?? draft) };
+    return { ok: true, created: true, answer: answerFor(desk.get(draft.draft_id) ?? draft, choice.warnings) };
   }
 }

@@ -1,5 +1,6 @@
 import type { Audience } from "../drafts/audience.js";
 import type { Actor, Decision, DraftRecord } from "../drafts/record.js";
+import type { SenderKind } from "../drafts/sender.js";
 import type { RefusedDecision } from "./audit-entries.js";
 
 /** Where a review post went. */
@@ -72,6 +73,10 @@ export interface DecisionRequest extends ReviewerAction {
   readonly note?: string | null;
   /** The reviewer's "Yes, send" tap for a large audience. */
   readonly confirmed?: boolean;
+  /** "🤖 Send as the bot instead" on a draft the owner's identity could not send: a new approval, as the bot. */
+  readonly asBot?: boolean;
+  /** The sender identity the message decided on showed (the decision surface); absent: not checked. */
+  readonly sender?: SenderKind;
 }
 
 /** A reviewer's new text for a draft: a ✏️ reply to its post, or a reply to the bot's edit prompt. */

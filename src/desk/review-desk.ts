@@ -51,6 +51,8 @@ export interface ReviewDeskOptions {
   readonly retentionMs?: number;
   /** The wait before posting again a draft whose review post failed (default REVIEW_POST_BACKOFF). */
   readonly postBackoff?: Backoff;
+  /** The bot's @username: a draft moved to the bot ("🤖 Send as the bot instead") names it. */
+  readonly botUsername?: string | null;
   /** Builds the send path; it gets the desk as its ledger. */
   readonly makeSender: (ledger: DraftLedger) => Sender;
 }
@@ -246,6 +248,8 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
         confirmed: request.confirmed === true,
         undoMs: this.options.undoWindowMs ?? 0,
         textVersion: draft.text_version,
+        ...(request.sender === undefined ? {} : { sender: request.sender }),
+        ...(request.asBot ? { asBot: { username: this.options.botUsername ?? null } } : {}),
       });
       if (!result.ok && result.reason === "needs_confirmation") this.askConfirmation(draft.draft_id);
       return result;

@@ -36,6 +36,11 @@ export interface SendPathOptions {
   readonly log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** Resolves the destination again before the call (audience-check.ts); absent: not checked. */
   readonly checkAudience?: AudienceCheck;
+  /**
+   * Why a draft approved to go out as the owner cannot go now (the business connection, its
+   * can_reply right, the 24 h window), or null; `fresh` asks Telegram first. Absent: no check.
+   */
+  readonly checkSender?: (draft: DraftRecord, fresh: boolean) => Promise<string | null>;
   /** The wait before retrying a send Telegram never received (default SEND_BACKOFF). */
   readonly backoff?: Backoff;
   /** How often an error that proves the message was not sent may be retried. Default 5. */
@@ -100,6 +105,8 @@ export class SendPath {
       ledger.runEffects([{ type: "notify", draftId, text: moved.notice }]);
       return;
     }
+    const notAsOwner = await this.options.checkSender?.(draft, true);
+    if (notAsOwner) return this.haltNotAsOwner(draftId, notAsOwner);
     const intent = await ledger.apply(draftId, { type: "send_intent" });
     if (!intent.ok) {
       // Approved in time, but the send could not start before expires_at: it expires, unsent.
@@ -114,9 +121,16 @@ export class SendPath {
       await ledger.apply(draftId, { type: "halt", reason: haltedNow });
       return;
     }
+    // The owner's identity once more, from what the daemon knows (no network between intent and call).
+    const notAsOwnerNow = await this.options.checkSender?.(sending, false);
+    if (notAsOwnerNow) return this.haltNotAsOwner(draftId, notAsOwnerNow);
     const outcome = await this.options
-      .call({ chatId: sending.destination_chat_id, threadId: sending.destination_thread_id, text: sending.draft_text })
+      .call(sendTarget(sending))
       .catch((err: unknown) => ({ kind: "unknown" as const, reason: `unexpected error: ${(err as Error).message}` }));
+    if (outcome.kind === "refused" && sending.sender?.kind === "owner" && /BUSINESS/.test(outcome.reason)) {
+      this.attempts.delete(draftId);
+      return this.haltNotAsOwner(draftId, `Telegram refused to send as you (${outcome.reason})`);
+    }
 
     switch (outcome.kind) {
       case "ok":
@@ -148,6 +162,17 @@ export class SendPath {
         return this.retryLater(draftId, backoffMs(this.options.backoff ?? SEND_BACKOFF, tries));
       }
     }
+  }
+
+  /**
+   * The owner's identity cannot send this draft: it is not sent by any other
+   * identity. It becomes `halted` with the reason, and the reviewer is told,
+   * and offered "🤖 Send as the bot instead" on the post (a new approval).
+   */
+  private async haltNotAsOwner(draftId: string, why: string): Promise<void> {
+    const result = await this.options.ledger.apply(draftId, { type: "halt", reason: `not sent as you: ${why}` });
+    if (!result.ok) return;
+    this.options.ledger.runEffects([{ type: "notify", draftId, text: notSentAsOwnerNotice(why) }]);
   }
 
   /**
@@ -191,4 +216,29 @@ export class SendPath {
     const wait = { cancel: () => clock.clearTimeout(handle) };
     this.waits.add(wait);
   }
+}
+
+/** What the reviewers are told when a draft cannot go out as the owner. */
+export function notSentAsOwnerNotice(why: string): string {
+  return (
+    `⛔ Not sent as you: ${why}. Nothing went out, and it is not sent as anyone else by itself. ` +
+    "Tap “🤖 Send as the bot instead” on the post to send it from the bot (that is a new approval), or 👍 to try as you again."
+  );
+}
+
+/**
+ * Where and how a draft goes: as the owner through his connection, or as the
+ * bot; an answer replies to its message, except a draft the reviewer moved
+ * from the owner to the bot (that message id is of the owner's own chat).
+ */
+function sendTarget(d: DraftRecord): Parameters<SendMessageCall>[0] {
+  const asOwner = d.sender?.kind === "owner" ? d.sender.connection_id : null;
+  const movedToBot = d.sender?.kind === "bot" && d.send_as === "owner";
+  return {
+    chatId: d.destination_chat_id,
+    threadId: d.destination_thread_id,
+    text: d.draft_text,
+    businessConnectionId: asOwner,
+    replyToMessageId: movedToBot ? null : d.reply_to_message_id,
+  };
 }

@@ -131,6 +131,7 @@ const DONE: Record<ButtonAction, string> = {
   confirm: "Approved.",
   edit: "Reply to the message below with the new text.",
   undo: "Undone: the draft awaits your decision again.",
+  asbot: "Approved: it goes out as the bot.",
 };
 
 /** A button under a review post: a decision, ✏️ Edit or ↩️ Undo. Every callback query is answered. */
@@ -162,7 +163,14 @@ export function buttonHandler(o: DecisionHandlerOptions) {
     const outcome = await saved(o, message.message_id, () => {
       if (data.action === "edit") return o.desk.requestEdit(request);
       if (data.action === "undo" || decision === null) return o.desk.undo(request);
-      return o.desk.decide({ ...request, decision, confirmed: data.confirmed, actor: { ...actor, emoji: data.confirmed ? "✅" : null } });
+      const asBot = data.action === "asbot";
+      return o.desk.decide({
+        ...request,
+        decision,
+        confirmed: data.confirmed,
+        asBot,
+        actor: { ...actor, emoji: data.confirmed ? "✅" : asBot ? "🤖" : null },
+      });
     });
     if (outcome === null) return answer("Not saved: the daemon could not write to its disk. Try again later.");
     if (outcome.ok) return answer(DONE[data.action]);

@@ -9,6 +9,7 @@ import { audienceLine, confirmQuestion, count, shortDestination } from "./audien
 import { draftEntities, shiftEntities } from "./draft-entities.js";
 import { countInvisible } from "./invisible.js";
 import { clockTime, countdownLine, flowButtons, versionLines } from "./flow-format.js";
+import { answeringBlock, asBotButtonWanted, sendButtonText, senderLine } from "../business/sender-text.js";
 
 /** What the review post says besides the draft itself. */
 export interface ReviewFormatOptions {
@@ -63,6 +64,7 @@ export function invisibleLine(text: string): string | null {
 export function reviewHeaderLines(draft: DraftRecord, options: ReviewFormatOptions): string[] {
   const lines = [
     `✏️ DRAFT (${draft.drafted_by_role}) — for ${audienceLine(draft)}`,
+    senderLine(draft, options.now()),
     `Expires ${localWhenRelative(Date.parse(draft.expires_at), options.now(), options.timeZone)}, unless decided.`,
     redactionLine(draft),
     invisibleLine(draft.draft_text),
@@ -87,16 +89,19 @@ export function reviewFooter(options: ReviewFormatOptions): string {
  * draft-entities.ts); nothing is sent with a parse_mode.
  */
 export function reviewPost(draft: DraftRecord, options: ReviewFormatOptions): ReviewPostText {
-  const header = reviewHeader(draft, options);
+  const lines = reviewHeader(draft, options);
+  // The message it answers, quoted as data under the header (src/business/sender-text.ts).
+  const answering = answeringBlock(draft, lines.length, options.now(), options.timeZone);
+  const header = lines + answering.text;
   const footer = reviewFooter(options);
   const text = `${header}\n${draft.draft_text}\n${footer}`;
   if (text.length <= TELEGRAM_TEXT_LIMIT) {
-    return { kind: "single", message: { text, entities: draftEntities(header.length + 1, draft.draft_text) } };
+    return { kind: "single", message: { text, entities: [...answering.entities, ...draftEntities(header.length + 1, draft.draft_text)] } };
   }
   const note = `⬇️ The draft (${count(draft.draft_text.length)} characters) is the reply to this message; decide on it there.`;
   return {
     kind: "split",
-    header: { text: `${header}\n${footer}\n${note}`, entities: [] },
+    header: { text: `${header}\n${footer}\n${note}`, entities: answering.entities },
     draft: { text: draft.draft_text, entities: draftEntities(0, draft.draft_text) },
   };
 }
@@ -120,7 +125,7 @@ export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions
       return `⛔ Approved, but not sent: ${reason}. Approve again (👍) to send${killSwitch ? " once it is off" : ""}.`;
     }
     case "sent":
-      return `✅ Sent at ${when(draft.sent_at ?? draft.updated_at)}.`;
+      return `✅ Sent${draft.sent_as === "owner" ? " as you" : ""} at ${when(draft.sent_at ?? draft.updated_at)}.`;
     case "revise":
       return draft.revision_note ? `✍️ Revise: ${draft.revision_note}` : "✍️ Sent back for revision.";
     case "expired":
@@ -132,8 +137,8 @@ export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions
   }
 }
 
-/** What a button asks for: a decision, the confirmation of a 👍 for a large audience, ✏️ Edit or ↩️ Undo. */
-export type ButtonAction = Decision | "confirm" | "edit" | "undo";
+/** What a button asks for: a decision, the confirmation of a 👍 for a large audience, ✏️ Edit, ↩️ Undo, or 🤖 send as the bot instead. */
+export type ButtonAction = Decision | "confirm" | "edit" | "undo" | "asbot";
 
 /** Callback data of a button: a version, the action, and the draft it was made for. */
 export function callbackData(action: ButtonAction, draftId: string): string {
@@ -144,11 +149,11 @@ export function callbackData(action: ButtonAction, draftId: string): string {
 export function readCallbackData(
   data: string | undefined,
 ): { action: ButtonAction; decision: Decision | null; draftId: string; confirmed: boolean } | null {
-  const m = /^v1:(send|revise|defer|confirm|edit|undo):([A-Za-z0-9_-]{1,56})$/.exec(data ?? "");
+  const m = /^v1:(send|revise|defer|confirm|edit|undo|asbot):([A-Za-z0-9_-]{1,56})$/.exec(data ?? "");
   if (!m) return null;
   const action = m[1] as ButtonAction;
   const confirmed = action === "confirm";
-  const decision = confirmed ? "send" : action === "edit" || action === "undo" ? null : action;
+  const decision = confirmed || action === "asbot" ? "send" : action === "edit" || action === "undo" ? null : action;
   return { action, decision, draftId: m[2]!, confirmed };
 }
 
@@ -159,9 +164,12 @@ export function readCallbackData(
  */
 export function reviewKeyboard(draft: DraftRecord, options: Pick<ReviewFormatOptions, "deferForMs">): InlineKeyboardMarkup {
   if (!AWAITING_DECISION.has(draft.status) && draft.status !== "queued") return { inline_keyboard: flowButtons(draft) };
+  const destination = shortDestination(draft);
+  const send = sendButtonText(draft, destination) ?? `👍 Send to ${destination}`;
   return {
     inline_keyboard: [
-      [{ text: `👍 Send to ${shortDestination(draft)}`, callback_data: callbackData("send", draft.draft_id) }],
+      [{ text: send, callback_data: callbackData("send", draft.draft_id) }],
+      ...(asBotButtonWanted(draft) ? [[{ text: "🤖 Send as the bot instead", callback_data: callbackData("asbot", draft.draft_id) }]] : []),
       [
         { text: "❌ Revise", callback_data: callbackData("revise", draft.draft_id) },
         { text: `⏳ +${formatDuration(options.deferForMs)}`, callback_data: callbackData("defer", draft.draft_id) },

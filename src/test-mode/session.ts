@@ -99,6 +99,8 @@ async function handle(command: TestCommand, o: TestSessionOptions): Promise<Answ
       const draft = await desk.find(command.draft_id);
       return draft ? { ...draft } : { error: `draft_id: no draft ${command.draft_id}` };
     }
+    case "business":
+      return businessMessage(o, command);
     case "list": {
       const status = command.status;
       if (status !== undefined && !(STATUSES as readonly string[]).includes(status)) {
@@ -160,4 +162,21 @@ async function decide(
   if ("error" in answer) return answer;
   const { draft_id, status, refused } = answer;
   return refused === undefined ? { draft_id, status } : { draft_id, status, refused };
+}
+
+/**
+ * Test mode's `business`: a person's message to the owner, seen through the
+ * business connection test mode assumes (the reviewer's, with can_reply),
+ * dated `ago` before the simulated now. A draft with `send_as` can then answer it.
+ */
+async function businessMessage(o: TestSessionOptions, c: Extract<TestCommand, { cmd: "business" }>): Promise<Answer> {
+  const agoMs = c.ago === undefined ? 0 : parseDuration(c.ago);
+  if (agoMs === null) return { error: `ago: "${c.ago}" is not a duration such as 90s, 15m or 2h` };
+  const { voice } = o.core;
+  const connection = voice.assume(o.defaultReviewerId);
+  const messageId = (voice.chats.chat(c.from_id)?.messages.at(-1)?.message_id ?? 0) + 1;
+  const at = o.clock.now() - agoMs;
+  const recorded = await voice.recordIncoming(c.from_id, { message_id: messageId, at, author: c.name ?? `User${c.from_id}`, text: c.text });
+  if (!recorded) return { error: "ago: the message would be older than 48 h; nothing older is kept" };
+  return { chat_id: c.from_id, message_id: messageId, at: new Date(at).toISOString(), business_connection_id: connection.id };
 }
