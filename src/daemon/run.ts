@@ -99,7 +99,12 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
     closers.push("core", () => core.close());
     const paths = harnessPaths(config.harnessDir);
     const events = auditEventFeed(core.audit);
-    const health = new DaemonHealth({ clock: core.desk.clock, harnessDir: config.harnessDir, archiving: () => core.archiving.problem() });
+    const health = new DaemonHealth({
+      clock: core.desk.clock,
+      harnessDir: config.harnessDir,
+      archiving: () => core.archiving.problem(),
+      business: () => core.voice.status(),
+    });
     core.desk.onTransition(() => health.storeWritten());
     const callbacks = await startCallbacks(config, core, events, log);
     closers.push("callbacks", () => callbacks?.stop());
