@@ -5,6 +5,8 @@ import type { CliCommand } from "../command.js";
 import { CliFailure, EXIT } from "../io.js";
 import { explainStatus, printJsonLine, printProblem } from "../output.js";
 import { localKillSwitch } from "./owner-switch.js";
+import { cliFileLog, cliHarness } from "../harness.js";
+import { savedBusinessStatus } from "../../business/saved-status.js";
 
 /**
  * `draft-review status`: the running daemon's status (`GET /status`): mode,
@@ -51,6 +53,7 @@ export const statusCommand: CliCommand = {
         drafts: answer.drafts,
         killSwitch: await localKillSwitch(io),
         digestHour: null,
+        business: await savedBusinessStatus(cliHarness(io), Date.now(), cliFileLog(io)),
       });
       if (json) printJsonLine(io, { ...report, daemon: "not running", read_from: answer.path });
       else io.stdout.write(`${offlineStatusText(report)}\n`);
