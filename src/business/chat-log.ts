@@ -65,6 +65,8 @@ export class ChatLog {
     if (message.at < this.now() - CHAT_LOG_KEEP_MS) return false;
     const chat = this.chats.get(chatId) ?? { chat_id: chatId, name: message.author, last_incoming: 0, messages: [] };
     if (chat.messages.some((m) => m.message_id === message.message_id)) return false;
+    // Older than every message kept in a full chat: seen before (a redelivery), and kept no longer.
+    if (chat.messages.length >= CHAT_LOG_MAX_MESSAGES && message.message_id < chat.messages[0]!.message_id) return false;
     const messages = [...chat.messages, { ...message, text: message.text.slice(0, 4096) }]
       .sort((a, b) => a.message_id - b.message_id)
       .slice(-CHAT_LOG_MAX_MESSAGES);
