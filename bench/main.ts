@@ -2,7 +2,7 @@
  * `npm run bench [-- section...]`: measures the daemon against Telegram's
  * limits (the Bot API double enforcing them) and the disk, and prints ONE
  * table, every figure from this run, each beside its target. Sections:
- * drain, latency, intake, replay, memory, history, soak (default: all but
+ * drain, latency, intake, replay, memory, history, start, soak (default: all but
  * soak; `npm run bench -- soak` runs the 30-day soak). Not part of the test
  * suite. About 3-4 minutes on 2 cores; needs 4 GiB free in the temp dir
  * for the replay (skipped otherwise).
@@ -12,6 +12,7 @@ import { drainCleanups } from "./drain.js";
 import { drainSection, intakeSection, latencySection, memorySection, replaySection } from "./sections.js";
 import { historySection } from "./history.js";
 import { soakSection } from "./soak.js";
+import { startSection } from "./start.js";
 import { renderTable, skipped, type Row } from "./table.js";
 
 const SECTIONS: Record<string, { order: number; run: () => Promise<Row[]> }> = {
@@ -22,6 +23,7 @@ const SECTIONS: Record<string, { order: number; run: () => Promise<Row[]> }> = {
   replay: { order: 4, run: replaySection },
   history: { order: 6, run: historySection },
   soak: { order: 7, run: soakSection },
+  start: { order: 8, run: startSection },
 };
 
 function header(): string {

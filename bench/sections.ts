@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { drainOnce, efficiency, workload, type DrainResult, type DrainVariant, type Workload } from "./drain.js";
 import { intakeRawAndRuns } from "./intake.js";
+import { reviewBurstRow } from "./review-burst.js";
 import { latencyEndToEnd, latencyInProcess } from "./latency.js";
 import { freeBytes, replayInChild, writeStore, type ReplayReport } from "./replay.js";
 import { fixed, quantile, tempDir } from "./support.js";
@@ -53,6 +54,7 @@ export async function drainSection(): Promise<Row[]> {
       judged("1", `  ours ahead of the throttler`, figure, "ours > throttler, finished", ours.complete && efficiency(ours) > throttler),
     );
   }
+  rows.push(await reviewBurstRow());
   return rows;
 }
 

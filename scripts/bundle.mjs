@@ -9,7 +9,8 @@
  * (0.35 s of a 0.5 s start on this 2-core machine). One file per program halves
  * the start of every daemon restart and every CLI call; the test suite starts
  * some 400 of them. pino stays outside: its transport runs pino-pretty in a
- * worker thread that loads files by path.
+ * worker thread that loads files by path. So does @resvg/resvg-js: it loads
+ * its prebuilt native binary (.node) for the platform at run time.
  */
 import { rmSync } from "node:fs";
 import { build } from "esbuild";
@@ -27,7 +28,7 @@ await build({
   platform: "node",
   target: "node20",
   packages: "bundle",
-  external: ["pino", "pino-pretty"],
+  external: ["pino", "pino-pretty", "@resvg/resvg-js"],
   // The CommonJS packages inside (grammY, its runner, bottleneck, dotenv) call require() for Node's built-ins.
   banner: { js: 'import { createRequire as __bundleRequire } from "node:module"; const require = __bundleRequire(import.meta.url);' },
   // Stack traces point into src/ (tsc's maps are followed) when Node runs with --enable-source-maps.

@@ -41,8 +41,8 @@ export interface CoreEdges {
   readonly envFilePath: string;
   /** How often the kill switch is read between sends (live: 1000 ms; default 0 = only at sends and on file changes, for simulated clocks). */
   readonly haltPollMs?: number;
-  /** How review posts and sends Telegram never received are retried (default: as named in src/retry/backoff.ts). */
-  readonly backoffs?: Pick<TelegramBackoffs, "reviewPost" | "send">;
+  /** How review posts, sends Telegram never received and unanswered audience checks are retried (default: as named in src/retry/backoff.ts). */
+  readonly backoffs?: Pick<TelegramBackoffs, "reviewPost" | "send" | "audienceCheck">;
   /** Telegram Business: the bot's @username and getBusinessConnection (live); absent: test mode (no network). */
   readonly business?: { readonly botUsername: string | null; readonly fetchConnection?: (id: string) => Promise<FetchedConnection> };
 }
@@ -87,8 +87,18 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
     audit.index.retainDrafts((id) => store.latest.has(id));
     const killSwitch = watchKillSwitch(
       envKillSwitch({ processValue: edges.processSwitchValue, envFilePath: edges.envFilePath, ownerHaltPath: paths.ownerHalt }),
-      { clock: edges.clock, pollMs: edges.haltPollMs ?? 0, files: [edges.envFilePath], haltOnChange: [paths.ownerHalt] },
+      {
+        clock: edges.clock,
+        pollMs: edges.haltPollMs ?? 0,
+        files: [edges.envFilePath],
+        haltOnChange: [paths.ownerHalt],
+        recordPath: paths.haltRecord,
+        log,
+      },
     );
+    // A first look before any decision or send: halts of earlier runs count, and one that a stop
+    // left lasting but that is off now is recorded as ended now (every earlier approval is void).
+    await killSwitch.check();
     const archive = await DraftArchive.open<DraftRecord>({
       dir: paths.archive,
       parse: (value) => draftRecordSchema.parse(value),
@@ -119,6 +129,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       undoWindowMs: config.undoWindowMs,
       redact: edges.redact,
       botUsername: edges.business?.botUsername ?? null,
+      testMode: config.mode === "test",
       ...(edges.backoffs ? { postBackoff: edges.backoffs.reviewPost } : {}),
       log,
       makeSender: (ledger) =>
@@ -130,7 +141,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
           reviewerIds: config.reviewerIds,
           clock: edges.clock,
           log,
-          ...(edges.backoffs ? { backoff: edges.backoffs.send } : {}),
+          ...(edges.backoffs ? { backoff: edges.backoffs.send, audienceBackoff: edges.backoffs.audienceCheck } : {}),
           ...(edges.audience ? { checkAudience: audienceCheck(edges.audience) } : {}),
           checkSender: (draft, fresh) => voice.problemAtSend(draft, fresh),
         }),
@@ -144,6 +155,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       clock: edges.clock,
       ttlMs: config.draftTtlMs,
       redact: edges.redact,
+      testMode: config.mode === "test",
       ...(edges.audience ? { audience: edges.audience } : {}),
       sender: voice,
     });

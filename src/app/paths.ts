@@ -13,6 +13,8 @@ export function harnessPaths(dir: string) {
     archive: join(dir, "archive"),
     /** Present while the owner has halted sends (/halt, `draft-review halt`). */
     ownerHalt: join(dir, "HALT"),
+    /** When the last halt (any kind) began and ended: a halt voids older approvals across restarts. */
+    haltRecord: join(dir, "halt_record.json"),
     /** The intake API's generated bearer token (mode 0600). */
     apiToken: join(dir, "api_token"),
     /** Telegram updates fetched but perhaps not yet handled. */

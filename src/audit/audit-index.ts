@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { STATUSES, type DraftStatus } from "../drafts/status.js";
-import type { AuditEntry, AuditEnvelope } from "./audit-schema.js";
+import { surfaceStateSchema, type AuditEntry, type AuditEntryOf, type AuditEnvelope } from "./audit-schema.js";
+import { SurfaceBook } from "./surface-book.js";
 
 /**
  * What the daemon needs to know from its own audit lines, kept up to date on
@@ -10,13 +11,16 @@ import type { AuditEntry, AuditEnvelope } from "./audit-schema.js";
  * - the Telegram update ids already decided or refused (recent ones: Telegram
  *   redelivers within a day), so a redelivery acts and is audited once,
  * - the notices that reached the review chat, per live draft,
- * - per live draft, its highest audited version and status (recovery compares
- *   it with the store: a change missing from the log, a send that had begun),
+ * - per live draft, its highest audited version and status, and a send's
+ *   outcome (recovery compares it with the store: a change missing from the
+ *   log, a send that had begun, a send outcome the store lost),
  * - a sparse map from feed `seq` to a byte offset at or before its line, so
  *   `/events` reads any page from disk without holding the feed,
  * - per live draft, what its review post shows: the last version whose edit
  *   was due and the last one shown (a crash between them is redone at start),
- *   replaced posts that lost their buttons, and the bot's edit prompts.
+ *   replaced posts that lost their buttons,
+ * - the decision surfaces: every message with a decision control, what it
+ *   showed, and whether a one-time one was used (see surface-book.ts).
  * Its size follows the live drafts, not the history.
  */
 
@@ -29,7 +33,22 @@ export const UPDATE_MEMORY_MS = 7 * 24 * 3_600_000;
 export interface AuditedDraft {
   readonly version: number;
   readonly to: DraftStatus;
+  /** When that change came out of `sending` with a final outcome: what recovery needs to bring a store that lost it level. */
+  readonly sendOutcome?: SendOutcome;
 }
+
+/** The outcome of a send as its audit line records it (see AuditedDraft). */
+export interface SendOutcome {
+  /** Telegram's message id (`sent`), else null. */
+  readonly sentMessageId: number | null;
+  /** Why it failed or is unknown, else null. */
+  readonly reason: string | null;
+  /** When the line was written (ms since the epoch), if its `ts` reads. */
+  readonly at: number | null;
+}
+
+/** Final statuses a change out of `sending` can reach. */
+const SEND_OUTCOMES: ReadonlySet<DraftStatus> = new Set<DraftStatus>(["sent", "failed", "outcome_unknown"]);
 
 /** The packed feed map: `seq.offset` pairs, base 36, comma-separated (empty: no samples). */
 const FEED_PACKED = /^(?:[0-9a-z]{1,10}\.[0-9a-z]{1,10}(?:,[0-9a-z]{1,10}\.[0-9a-z]{1,10})*)?$/;
@@ -58,7 +77,11 @@ export const indexSnapshotSchema = z.object({
   posts_due: z.array(z.tuple([z.string(), z.number().int()])).default([]),
   posts_shown: z.array(z.tuple([z.string(), z.number().int()])).default([]),
   posts_superseded: z.array(z.tuple([z.string(), z.number().int()])).default([]),
+  /** Older checkpoints: edit prompts, read as edit surfaces. */
   edit_prompts: z.array(z.tuple([z.number().int(), z.string(), z.number().int()])).default([]),
+  surfaces: z.array(surfaceStateSchema).default([]),
+  // Send outcomes (added later): [draft_id, sent_message_id, reason, at] of drafts whose last change is one.
+  send_outcomes: z.array(z.tuple([z.string(), z.number().int().nullable(), z.string().nullable(), z.number().nullable()])).default([]),
 });
 /** The checkpoint's content. */
 export type IndexSnapshot = z.infer<typeof indexSnapshotSchema>;
@@ -81,8 +104,8 @@ export class AuditIndex {
   private readonly postsDue = new Map<string, number>();
   private readonly postsShown = new Map<string, number>();
   private readonly postsSuperseded = new Set<string>();
-  /** The bot's edit prompts: message id -> the draft and the text version it offered. */
-  readonly editPrompts = new Map<number, { readonly draftId: string; readonly textVersion: number }>();
+  /** The messages that carry decision controls, and what each showed. */
+  readonly surfaces = new SurfaceBook();
   private readonly feedOffsets: number[] = [];
 
   /**
@@ -102,7 +125,7 @@ export class AuditIndex {
     this.notePost(entry);
     if (entry.kind !== "transition") return;
     const known = this.drafts.get(entry.draft_id);
-    if (!known || known.version < entry.version) this.drafts.set(entry.draft_id, { version: entry.version, to: entry.to });
+    if (!known || known.version < entry.version) this.drafts.set(entry.draft_id, audited(entry, at));
     if (this.transitions++ % FEED_SAMPLE_EVERY === 0) {
       this.feedSeqs.push(envelope.seq);
       this.feedOffsets.push(offset);
@@ -140,8 +163,7 @@ export class AuditIndex {
     if (entry.kind === "status_due") max(this.postsDue, entry.draft_id, entry.version);
     else if (entry.kind === "status_shown") max(this.postsShown, entry.draft_id, entry.version);
     else if (entry.kind === "post_superseded") this.postsSuperseded.add(`${entry.draft_id}:${entry.review_message_id}`);
-    else if (entry.kind === "edit_prompt")
-      this.editPrompts.set(entry.message_id, { draftId: entry.draft_id, textVersion: entry.text_version });
+    else this.surfaces.note(entry);
   }
 
   /** True when an edit of the draft's review post is due and was not confirmed since (a crash came between). */
@@ -165,7 +187,7 @@ export class AuditIndex {
     for (const key of this.notices.keys()) if (!keep(key.slice(0, key.lastIndexOf(":"))) && this.notices.delete(key)) this.pruned = true;
     for (const m of [this.postsDue, this.postsShown]) for (const id of m.keys()) if (!keep(id)) m.delete(id);
     for (const key of this.postsSuperseded) if (!keep(key.slice(0, key.lastIndexOf(":")))) this.postsSuperseded.delete(key);
-    for (const [messageId, p] of this.editPrompts) if (!keep(p.draftId)) this.editPrompts.delete(messageId);
+    this.surfaces.retain(keep);
   }
 
   /** Forgets update ids older than UPDATE_MEMORY_MS before `now`. */
@@ -212,7 +234,11 @@ export class AuditIndex {
         const at = key.lastIndexOf(":");
         return [key.slice(0, at), Number(key.slice(at + 1))] as [string, number];
       }),
-      edit_prompts: [...this.editPrompts].map(([messageId, p]) => [messageId, p.draftId, p.textVersion] as [number, string, number]),
+      edit_prompts: [],
+      surfaces: [...this.surfaces.all()],
+      send_outcomes: [...this.drafts].flatMap(([id, { sendOutcome: o }]) =>
+        o ? [[id, o.sentMessageId, o.reason, o.at] as [string, number | null, string | null, number | null]] : [],
+      ),
     };
   }
 
@@ -227,10 +253,16 @@ export class AuditIndex {
     for (const [id, at] of s.updates) index.updates.set(id, at);
     for (const [key, at] of s.notices) index.notices.set(key, at);
     for (const [id, version, to] of s.drafts) index.drafts.set(id, { version, to });
+    for (const [id, sentMessageId, reason, at] of s.send_outcomes) {
+      const known = index.drafts.get(id);
+      if (known) index.drafts.set(id, { ...known, sendOutcome: { sentMessageId, reason, at } });
+    }
     for (const [id, v] of s.posts_due) index.postsDue.set(id, v);
     for (const [id, v] of s.posts_shown) index.postsShown.set(id, v);
     for (const [id, m] of s.posts_superseded) index.postsSuperseded.add(`${id}:${m}`);
-    for (const [m, draftId, textVersion] of s.edit_prompts) index.editPrompts.set(m, { draftId, textVersion });
+    for (const [m, draftId, textVersion] of s.edit_prompts)
+      index.surfaces.note({ kind: "edit_prompt", message_id: m, draft_id: draftId, text_version: textVersion });
+    index.surfaces.restore(s.surfaces);
     for (const [seq, offset] of feedPairs(s.feed)) {
       index.feedSeqs.push(seq);
       index.feedOffsets.push(offset);
@@ -251,6 +283,13 @@ function unpackFeed(packed: string): Array<[number, number]> {
     const dot = pair.indexOf(".");
     return [Number.parseInt(pair.slice(0, dot), 36), Number.parseInt(pair.slice(dot + 1), 36)];
   });
+}
+
+/** What the index keeps of a transition line: its version and status, and a send's outcome. */
+function audited(entry: AuditEntryOf<"transition">, at: number): AuditedDraft {
+  if (entry.from !== "sending" || !SEND_OUTCOMES.has(entry.to)) return { version: entry.version, to: entry.to };
+  const sendOutcome = { sentMessageId: entry.sent_message_id ?? null, reason: entry.reason, at: Number.isFinite(at) ? at : null };
+  return { version: entry.version, to: entry.to, sendOutcome };
 }
 
 function noticeKey(draftId: string, status: DraftStatus): string {

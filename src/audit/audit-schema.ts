@@ -73,6 +73,8 @@ export const transitionEntrySchema = z.object({
   sender: z.enum(SENDER_KINDS).optional(),
   /** Who it went out as, once sent. */
   sent_as: z.enum(SENDER_KINDS).optional(),
+  /** An undo's time as Telegram dated it; null: not dated (a ↩️ tap that waited while the daemon was down). */
+  acted_at: z.string().nullable().optional(),
 });
 
 /** A change whose effects edit the review post; written with the change, so a crash before the edit is redone at start. */
@@ -84,12 +86,48 @@ export const postSupersededEntrySchema = z.object({ kind: z.literal("post_supers
 /** The bot offered a draft's text for editing (✏️ Edit) in message `message_id`; a reply to it is the edit. */
 export const editPromptEntrySchema = z.object({ kind: z.literal("edit_prompt"), draft_id: z.string(), message_id: int, text_version: int });
 
+/** What a message with a decision control asks for (see src/desk/surfaces.ts). */
+export const SURFACE_ASKS = ["decide", "confirm", "edit", "undo", "resume"] as const;
+/** One of `SURFACE_ASKS`. */
+export type SurfaceAsks = (typeof SURFACE_ASKS)[number];
+
+/** What a surface showed, besides where it is: the fields a decision made on it is judged by. */
+const surfaceFields = {
+  chat_id: z.string(),
+  message_id: int,
+  asks: z.enum(SURFACE_ASKS),
+  /** The draft it is about (null: a /resume confirmation). */
+  draft_id: z.string().nullable(),
+  text_version: int.nullable(),
+  /** The audience fingerprint it showed (see audienceFingerprint); null: it showed none (an old edit prompt). */
+  audience: z.string().nullable(),
+  /** Who the draft goes out as ("bot"). */
+  identity: z.string(),
+  /** A /resume confirmation: the halt it was asked about, its button's token, and until when it counts (ms). */
+  halt: z.string().nullable().optional(),
+  token: z.string().optional(),
+  until: z.number().optional(),
+  /** The Telegram update that had the bot send it (the ✏️ Edit tap): a redelivery of that update is known as done. */
+  update_id: int.optional(),
+};
+
+/** A message that carries a decision control, and what it showed when it was sent or last edited. */
+export const surfaceEntrySchema = z.object({ kind: z.literal("surface"), ...surfaceFields });
+/** A one-time surface (a confirmation) was used: a later tap on it counts for nothing. */
+export const surfaceUsedEntrySchema = z.object({ kind: z.literal("surface_used"), chat_id: z.string(), message_id: int });
+/** A surface as the audit index keeps it. */
+export const surfaceStateSchema = z.object({ ...surfaceFields, used: z.boolean() });
+/** A surface as the audit index keeps it. */
+export type SurfaceState = z.infer<typeof surfaceStateSchema>;
+
 /** A line about what a review post shows (see AuditIndex). */
 export type PostEntry =
   | z.infer<typeof statusDueEntrySchema>
   | z.infer<typeof statusShownEntrySchema>
   | z.infer<typeof postSupersededEntrySchema>
-  | z.infer<typeof editPromptEntrySchema>;
+  | z.infer<typeof editPromptEntrySchema>
+  | z.infer<typeof surfaceEntrySchema>
+  | z.infer<typeof surfaceUsedEntrySchema>;
 
 /** A reviewer's decision (reaction, button, reply) that did not count, with why. */
 export const decisionRefusedEntrySchema = z.object({
@@ -163,6 +201,17 @@ export const businessConnectionEntrySchema = z.object({
   update_id: int.nullable(),
 });
 
+/** A report picture reached the review chat: the weekly one (REPORT_DAY, at most once per week, also across restarts) or a /report. */
+export const reportPostedEntrySchema = z.object({
+  kind: z.literal("report_posted"),
+  trigger: z.enum(["schedule", "command"]),
+  /** The period shown (ISO-8601 UTC); a weekly report's `until` is the time it was due. */
+  since: z.string(),
+  until: z.string(),
+  message_id: int,
+  user_id: int.nullable(),
+});
+
 /** Every entry we write, by `kind`. */
 export const auditEntrySchema = z.discriminatedUnion("kind", [
   transitionEntrySchema,
@@ -176,6 +225,9 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   postSupersededEntrySchema,
   editPromptEntrySchema,
   businessConnectionEntrySchema,
+  surfaceEntrySchema,
+  surfaceUsedEntrySchema,
+  reportPostedEntrySchema,
 ]);
 
 /** One entry as a caller writes it (the log adds ts, source, seq, prev_hash). */

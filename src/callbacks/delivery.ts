@@ -79,6 +79,11 @@ export class CallbackDelivery {
     this.url = new URL(options.url);
   }
 
+  /** The seq of the last event the receiver acknowledged (cheap; `status()` also counts the backlog). */
+  get ackedSeq(): number {
+    return this.acked;
+  }
+
   /** Reads the cursor and starts delivering. */
   static async start(options: CallbackDeliveryOptions): Promise<CallbackDelivery> {
     const delivery = new CallbackDelivery(options);

@@ -2,6 +2,7 @@ import type { CliCommand } from "./command.js";
 import { auditVerifyCommand } from "./commands/audit-verify.js";
 import { getCommand } from "./commands/get.js";
 import { listCommand } from "./commands/list.js";
+import { reportCommand } from "./commands/report.js";
 import { haltCommand, resumeCommand } from "./commands/owner-switch.js";
 import { setupCommand } from "./commands/setup.js";
 import { statusCommand } from "./commands/status.js";
@@ -17,6 +18,7 @@ export const COMMANDS: readonly CliCommand[] = [
   statusCommand,
   listCommand,
   getCommand,
+  reportCommand,
   haltCommand,
   resumeCommand,
   auditVerifyCommand,

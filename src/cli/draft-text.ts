@@ -9,9 +9,18 @@ function preview(text: string | undefined, max: number): string {
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
 }
 
+/** The destination as the review post names it: a title (and @username), else the raw id. */
+function destinationName(d: Shown): string {
+  const a = d.audience;
+  const id = d.destination_chat_id ?? "?";
+  if (!a || a.title === null) return a?.username ? `@${a.username}` : id;
+  return a.username ? `${a.title} (@${a.username})` : `${a.title} (${id})`;
+}
+
 /**
- * One line per draft for `draft-review list`: id, status, role, destination,
- * age and the start of the text. `--json` prints the records instead.
+ * One line per draft for `draft-review list`: id, status, role, destination
+ * (named as the review post names it), age and the start of the text.
+ * `--json` prints the records instead.
  */
 export function draftLines(drafts: readonly Shown[], nowMs: number): string {
   if (drafts.length === 0) return "no drafts";
@@ -23,7 +32,7 @@ export function draftLines(drafts: readonly Shown[], nowMs: number): string {
         d.draft_id.padEnd(idWidth),
         d.status.padEnd(15),
         (d.drafted_by_role ?? "").padEnd(6),
-        `→ ${d.destination_chat_id ?? "?"}`,
+        `→ ${destinationName(d)}`,
         age,
         `“${preview(d.draft_text, 50)}”`,
       ].join("  ");

@@ -1,5 +1,8 @@
 import type { Clock, TimerHandle } from "./clock.js";
 
+/** The latest instant a Date can hold (ECMAScript: 8.64e15 ms after the epoch). */
+export const LATEST_DATE_MS = 8.64e15;
+
 /**
  * A clock that only moves when told to. Test mode's `advance` command and the
  * tests use it: `advance(ms)` fires every timer that falls due, in time order,
@@ -31,10 +34,16 @@ export class SimulatedClock implements Clock {
   /**
    * Moves time forward by `ms`, firing due timers in order. Between timers it
    * awaits `settle` so that work a timer started (a store write) completes
-   * before the next one fires.
+   * before the next one fires. A move that is not a finite number, or that
+   * would take the time past what a Date can hold, is a caller's bug: it
+   * throws a RangeError before anything fires (callers bound what they read,
+   * see readDuration).
    */
   async advance(ms: number, settle: () => Promise<void> = async () => {}): Promise<void> {
     const target = this.current + Math.max(0, ms);
+    if (!Number.isFinite(ms) || target > LATEST_DATE_MS) {
+      throw new RangeError(`cannot move a simulated clock by ${ms} ms: past the latest time a Date can hold`);
+    }
     for (;;) {
       const due = this.nextDue(target);
       if (!due) break;

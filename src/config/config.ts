@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { hideTokenShapes } from "../log/token-shape.js";
-import { parseDuration } from "./duration.js";
+import { DAY_MS, formatDuration, readDuration } from "./duration.js";
 import { isKnownTimeZone } from "./time-zone.js";
+import { parseWeekday, type Weekday } from "../report/week.js";
 
 /** Everything the daemon is configured with, parsed once from the environment. */
 export interface Config {
@@ -11,7 +12,7 @@ export interface Config {
     readonly apiRoot: string;
     /** TELEGRAM_TIMEOUT_SECONDS: how long one Bot API call may take before it counts as lost (default 60). */
     readonly timeoutSeconds: number;
-    /** TELEGRAM_RATE_SCALE: divides the daemon's own rate-limit intervals and retry backoffs (default 1; >1 only against a local test double). */
+    /** TELEGRAM_RATE_SCALE: divides the daemon's own rate-limit intervals, retry backoffs and audience cache (default 1; >1 only against a local test double). */
     readonly rateScale: number;
   };
   readonly reviewChatId: string;
@@ -40,6 +41,8 @@ export interface Config {
   readonly audienceConfirmOver: number;
   /** REVIEW_TIMEZONE: the IANA zone of every time shown to a person; null = the system's zone. */
   readonly reviewTimeZone: string | null;
+  /** REPORT_DAY: the weekday whose 09:00 (REVIEW_TIMEZONE) brings the week's report picture to the review chat; null = off. */
+  readonly reportDay: Weekday | null;
 }
 
 /** A configuration problem: the message names the variable and says how to fix it. */
@@ -99,15 +102,27 @@ function count(name: string, min: number, max: number, unsetMeans: number) {
   return wholeNumber(min, max, (g) => `${name} must be a whole number from ${min} to ${max} ${g}; leave it unset for ${unsetMeans}.`);
 }
 
-/** A duration such as 90s, 15m or 24h, in milliseconds. */
-function duration(name: string) {
+/**
+ * A duration such as 90s, 15m or 24h, in milliseconds, at most `maxMs`: a
+ * value past it refuses the start, naming the variable and the limit (never a
+ * hang or an Invalid Date later).
+ */
+function duration(name: string, maxMs: number) {
+  const limit = formatDuration(maxMs);
   return z
     .string()
-    .refine((text) => parseDuration(text) !== null, {
-      error: (iss) => `${name} must be a duration such as 90s, 15m, 24h or 30d ${got(iss)}.`,
+    .refine((text) => readDuration(text, maxMs).ok, {
+      error: (iss) => `${name} must be a duration such as 90s, 15m, 24h or 30d, at most ${limit} ${got(iss)}.`,
     })
-    .transform((text) => parseDuration(text)!);
+    .transform((text) => (readDuration(text, maxMs) as { ms: number }).ms);
 }
+
+/** The longest DRAFT_TTL and DEFER_FOR: a year. */
+export const MAX_TTL_MS = 365 * DAY_MS;
+/** The longest DRAFT_RETENTION: ten years. */
+export const MAX_RETENTION_MS = 3650 * DAY_MS;
+/** The longest UNDO_WINDOW: an hour (an approval should not wait longer to go out). */
+export const MAX_UNDO_WINDOW_MS = 3_600_000;
 
 /** True for an http(s) URL that `new URL` accepts. */
 function isHttpUrl(text: string): boolean {
@@ -179,9 +194,9 @@ const envSchema = z.object({
       .transform((ids) => new Set(ids.map(Number))),
   ),
   HARNESS_DIR: optional(z.string()),
-  DRAFT_TTL: optional(duration("DRAFT_TTL")),
-  DEFER_FOR: optional(duration("DEFER_FOR")),
-  DRAFT_RETENTION: optional(duration("DRAFT_RETENTION")),
+  DRAFT_TTL: optional(duration("DRAFT_TTL", MAX_TTL_MS)),
+  DEFER_FOR: optional(duration("DEFER_FOR", MAX_TTL_MS)),
+  DRAFT_RETENTION: optional(duration("DRAFT_RETENTION", MAX_RETENTION_MS)),
   UNDO_WINDOW: optional(undoWindow()),
   DRAFT_API_HOST: optional(z.string()),
   DRAFT_API_PORT: optional(wholeNumber(0, 65535, (g) => `DRAFT_API_PORT must be a port number from 0 to 65535 ${g}.`)),
@@ -216,6 +231,15 @@ const envSchema = z.object({
       error: (iss) =>
         `REVIEW_TIMEZONE must be an IANA time zone such as Europe/Berlin or America/New_York ${got(iss)}; leave it unset for the system's zone.`,
     }),
+  ),
+  REPORT_DAY: optional(
+    z
+      .string()
+      .refine((text) => parseWeekday(text) !== null, {
+        error: (iss) =>
+          `REPORT_DAY must be a weekday such as mon or friday ${got(iss)}: the week's report is posted in the review chat at 09:00 (REVIEW_TIMEZONE) that day. Leave it unset for no weekly report.`,
+      })
+      .transform((text) => parseWeekday(text)!),
   ),
 });
 
@@ -298,6 +322,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>): Config {
     callback: env.CALLBACK_URL === undefined ? null : { url: env.CALLBACK_URL, secret: env.CALLBACK_SECRET ?? "" },
     audienceConfirmOver: env.AUDIENCE_CONFIRM_OVER ?? 200,
     reviewTimeZone: env.REVIEW_TIMEZONE ?? null,
+    reportDay: env.REPORT_DAY ?? null,
   };
 }
 
@@ -310,8 +335,11 @@ function undoWindow() {
     `UNDO_WINDOW must be a duration such as 10s or 1m, at most 1h, or 0 for no undo window ${got(iss)}.`;
   return z
     .string()
-    .refine((text) => /^0+(\.0*)?\s*(ms|s|m|h|d)?$/.test(text) || (parseDuration(text) ?? Infinity) <= 3_600_000, { error })
-    .transform((text) => parseDuration(text) ?? 0);
+    .refine((text) => /^0+(\.0*)?\s*(ms|s|m|h|d)?$/.test(text) || readDuration(text, MAX_UNDO_WINDOW_MS).ok, { error })
+    .transform((text) => {
+      const read = readDuration(text, MAX_UNDO_WINDOW_MS);
+      return read.ok ? read.ms : 0;
+    });
 }
 
 /** DRAFT_TTL and DEFER_FOR when unset: 24h. */

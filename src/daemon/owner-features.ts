@@ -11,8 +11,13 @@ import { localMinute } from "../owner/local-time.js";
 import { buildStatusReport, type StatusReport } from "../owner/status-report.js";
 import { ownerCommands, registerOwnerCommands } from "../telegram/owner-commands.js";
 import { ReactionWatch } from "../telegram/reaction-watch.js";
+import { postReport, weeklyReportPosted, type ReportPostDeps } from "../report/report-post.js";
+import { scheduleWeeklyReport, type WeeklyReportSchedule } from "../report/report-schedule.js";
+import { weekBefore } from "../report/week.js";
 import type { Logger } from "../log/logger.js";
 
+/** The window /report covers: the last seven days. */
+const WEEK_MS = 7 * 24 * 3_600_000;
 /** The window the daily digest covers. */
 const DIGEST_WINDOW_MS = 24 * 3_600_000;
 
@@ -21,7 +26,9 @@ export interface OwnerFeatureDeps {
   readonly config: Config;
   readonly core: Core;
   /** Posts in the review chat within its rate limit (TelegramReviewChat.say). */
-  readonly say: (text: string, buttons?: InlineKeyboardMarkup) => Promise<void>;
+  readonly say: (text: string, buttons?: InlineKeyboardMarkup) => Promise<unknown>;
+  /** Posts a picture in the review chat within its rate limit (TelegramReviewChat.sendPhoto). */
+  readonly sendPhoto: ReportPostDeps["sendPhoto"];
   readonly api: Api;
   readonly clock: Clock;
   readonly log: Logger;
@@ -39,9 +46,9 @@ export interface OwnerFeatures {
   readonly reactionWatch: Composer<Context>;
   /** The status report (/status, `GET /status`). */
   readonly status: () => Promise<StatusReport>;
-  /** Registers the command menu and starts the daily digest (DIGEST_HOUR). */
+  /** Registers the command menu and starts the daily digest (DIGEST_HOUR) and the weekly report (REPORT_DAY). */
   start(): Promise<void>;
-  /** Stops the digest; waits for one being posted. */
+  /** Stops the digest and the weekly report; waits for one being posted. */
   stop(): Promise<void>;
 }
 
@@ -65,20 +72,30 @@ export function ownerFeatures(deps: OwnerFeatureDeps): OwnerFeatures {
       lastReactionMs: reactions.lastReactionMs,
       business: core.voice.status(),
     });
+  const paths = harnessPaths(config.harnessDir);
+  const reportDeps: ReportPostDeps = {
+    files: { audit: paths.audit, drafts: paths.drafts, archive: paths.archive, source: core.audit.source },
+    sendPhoto: deps.sendPhoto,
+    audit: core.audit,
+    now: () => clock.now(),
+  };
   const { commands, confirmations } = ownerCommands({
     reviewChatId: config.reviewChatId,
     reviewerIds: config.reviewerIds,
     say: deps.say,
+    surfaces: core.desk.decisionSurfaces,
     audit: core.audit,
-    haltPath: harnessPaths(config.harnessDir).ownerHalt,
+    haltPath: paths.ownerHalt,
     killSwitch: core.killSwitch,
     drafts: () => core.desk.list(),
     status,
     now: () => clock.now(),
     deferForMs: config.deferForMs,
     log,
+    report: (userId) => postReport(reportDeps, { sinceMs: clock.now() - WEEK_MS, untilMs: clock.now() }, { trigger: "command", userId }),
   });
   let digest: DigestSchedule | undefined;
+  let weekly: WeeklyReportSchedule | undefined;
   return {
     commands,
     confirmations,
@@ -86,6 +103,16 @@ export function ownerFeatures(deps: OwnerFeatureDeps): OwnerFeatures {
     status,
     async start() {
       await registerOwnerCommands(deps.api, config.reviewChatId, log);
+      if (config.reportDay !== null) {
+        weekly = scheduleWeeklyReport({
+          clock,
+          day: config.reportDay,
+          log,
+          posted: (dueMs) => weeklyReportPosted(reportDeps.files, dueMs, clock.now()),
+          post: (dueMs) => postReport(reportDeps, weekBefore(dueMs), { trigger: "schedule", userId: null }),
+        });
+        log.info({ next_report: localMinute(weekly.nextAt) }, "weekly report scheduled (REPORT_DAY, 09:00 local time)");
+      }
       if (config.digestHour === null) return;
       digest = scheduleDigest({
         clock,
@@ -99,6 +126,7 @@ export function ownerFeatures(deps: OwnerFeatureDeps): OwnerFeatures {
       log.info({ next_digest: localMinute(digest.nextAt) }, "daily digest scheduled (DIGEST_HOUR, local time)");
     },
     async stop() {
+      await weekly?.stop();
       await digest?.stop();
     },
   };

@@ -12,17 +12,24 @@ import type { Logger } from "../log/logger.js";
 import { slidingWindowLimiter } from "../send/sliding-limiter.js";
 import { auditEventFeed } from "../desk/event-feed.js";
 import { decisionHandlers } from "../telegram/decision-handlers.js";
-import { REVIEW_CHAT_LIMITS, TelegramReviewChat } from "../telegram/review-chat.js";
+import { TelegramReviewChat } from "../telegram/review-chat.js";
+import { reviewChatLimits } from "../telegram/review-lane.js";
 import { telegramSendCall } from "../telegram/send-call.js";
 import { ALLOWED_UPDATES, startJournaledPolling, type FetchUpdates } from "../telegram/journaled-updates.js";
-import { TelegramAudienceResolver } from "../telegram/audience-resolver.js";
+import { AUDIENCE_TTL_MS, TelegramAudienceResolver } from "../telegram/audience-resolver.js";
 import { UpdateJournal } from "../telegram/update-journal.js";
 import { businessConnectionCall, businessUpdates } from "../telegram/business-updates.js";
+import { markAnswers } from "../telegram/answer-mark.js";
+import { runInUpdate } from "../telegram/update-scope.js";
 import { Closers } from "./closers.js";
+import { handleStartBacklog } from "./start-backlog.js";
 import { connectBot } from "./connect.js";
 import { withPollingRetry } from "./poll-retry.js";
 import { scaledBackoffs } from "../retry/backoff.js";
 import { ownerFeatures } from "./owner-features.js";
+import { tellSwitchChanged } from "../owner/switch-notice.js";
+import { logDraftChanges } from "./draft-log.js";
+import { DeliveryWatch } from "./delivery-watch.js";
 import { startCallbacks } from "./callbacks.js";
 import { DaemonHealth } from "./health.js";
 
@@ -79,14 +86,14 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       deferForMs: config.deferForMs,
       ...(config.reviewTimeZone === null ? {} : { timeZone: config.reviewTimeZone }),
       clock,
-      limits: { ...REVIEW_CHAT_LIMITS, gapMs: REVIEW_CHAT_LIMITS.gapMs / rateScale },
+      limits: reviewChatLimits(config.reviewChatId, rateScale),
       log,
     });
     const core = await openCore(config, log, {
       clock,
       makeReviewChat: () => reviewChat,
       sendCall: telegramSendCall(bot.api),
-      audience: new TelegramAudienceResolver({ api: bot.api, botId: bot.botInfo.id, clock }),
+      audience: new TelegramAudienceResolver({ api: bot.api, botId: bot.botInfo.id, clock, ttlMs: AUDIENCE_TTL_MS / rateScale }),
       limiter: slidingWindowLimiter(clock, rateScale),
       redact: env.redact,
       processSwitchValue: env.processSwitchValue,
@@ -106,6 +113,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       business: () => core.voice.status(),
     });
     core.desk.onTransition(() => health.storeWritten());
+    core.desk.onTransition(logDraftChanges(log, (id) => core.desk.get(id)));
     const callbacks = await startCallbacks(config, core, events, log);
     closers.push("callbacks", () => callbacks?.stop());
     // Review-chat work still waiting for a slot is dropped first (queued drafts stay queued on disk
@@ -115,19 +123,36 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       config,
       core,
       say: (text, buttons) => reviewChat.say(text, buttons),
+      sendPhoto: (png, caption, filename) => reviewChat.sendPhoto(png, caption, filename),
       api: bot.api,
       clock: core.desk.clock,
       log,
       callbacks: callbacks?.delivery ?? null,
     });
 
-    installHandlers(bot, { config, core, owner, log, tellReviewers: (text) => reviewChat.say(text) });
+    // Updates that waited while the daemon was down: a ↩️ tap among them has no date the daemon can know.
+    const heldWhileDown = new Set<number>();
+    const deliveries = new DeliveryWatch({ feed: events, callbacks: callbacks?.delivery ?? null, clock });
+    installHandlers(bot, {
+      config,
+      core,
+      owner,
+      log,
+      tellReviewers: async (text) => void (await reviewChat.say(text)),
+      delivered: (id) => deliveries.delivered(id),
+      heldWhileDown,
+    });
 
     const journal = await UpdateJournal.open(paths.updates, log);
     closers.push("update journal", () => journal.close());
-    await replayJournal(journal, bot, core, log);
+    bot.api.config.use(markAnswers(journal, config.reviewChatId));
+    const fetchUpdates = withPollingRetry(fetchReportingHealth(bot, health), log, clock, backoffs.poll);
+    await replayJournal(journal, bot, core, log, heldWhileDown);
     // The owner's connection as Telegram has it now (a change while the daemon was down), before any send.
     await core.voice.refresh();
+    // Then Telegram's queue, in order, before recovery starts the sends that fell due meanwhile.
+    if (!(await readBacklog(fetchUpdates, journal, bot, log, stopSignal, heldWhileDown))) return 0;
+    heldWhileDown.clear();
     await resumeDrafts(core.desk);
 
     const token = await resolveApiToken(config, config.harnessDir, log);
@@ -138,8 +163,13 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       token,
       intake: core.intake,
       desk: core.desk,
-      events,
+      events: deliveries.readerFeed(),
       status: owner.status,
+      ownerSwitchNotice: (action) =>
+        tellSwitchChanged(
+          { haltPath: paths.ownerHalt, killSwitch: core.killSwitch, say: async (text) => void (await reviewChat.say(text)) },
+          action,
+        ),
       health,
       log,
     });
@@ -149,7 +179,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
 
     const polling = startJournaledPolling({
       handleUpdate: (update) => bot.handleUpdate(update),
-      fetch: withPollingRetry(fetchReportingHealth(bot, health), log, clock, backoffs.poll),
+      fetch: fetchUpdates,
       journal,
       timeoutSeconds,
       log,
@@ -184,6 +214,8 @@ function installHandlers(
     owner: ReturnType<typeof ownerFeatures>;
     log: Logger;
     tellReviewers: (text: string) => Promise<void>;
+    delivered: (draftId: string) => Promise<boolean>;
+    heldWhileDown: ReadonlySet<number>;
   },
 ): void {
   const { config, core, owner, log } = deps;
@@ -199,6 +231,8 @@ function installHandlers(
       reviewerIds: config.reviewerIds,
       log,
       tellReviewers: deps.tellReviewers,
+      delivered: deps.delivered,
+      heldWhileDown: (updateId) => deps.heldWhileDown.has(updateId),
     }),
   );
   bot.use(owner.commands);
@@ -216,24 +250,71 @@ function fetchReportingHealth(bot: Bot, health: DaemonHealth): FetchUpdates {
     );
 }
 
-/** Handles again the journaled updates whose decisions did not reach the audit log, then clears the journal. */
-async function replayJournal(journal: UpdateJournal, bot: Bot, core: Core, log: Logger): Promise<void> {
-  const pending = journal.entries().filter((u) => !core.desk.hasSeenUpdate(u.update_id));
-  if (pending.length > 0) log.warn({ updates: pending.length }, "handling updates a stop left unhandled");
-  let failed = 0;
-  for (const update of pending) {
-    // As at run time, an update whose handling fails is logged and skipped: one bad update must not stop every start.
-    await bot.handleUpdate(update).catch((err: unknown) => {
-      failed++;
-      log.error(
-        { err, update_id: update.update_id },
-        "a journaled update could not be handled again; it stays in the journal for the next start",
-      );
+/**
+ * Reads Telegram's queue at start (see handleStartBacklog). Resolves false
+ * when a stop was asked for meanwhile.
+ */
+async function readBacklog(
+  fetch: FetchUpdates,
+  journal: UpdateJournal,
+  bot: Bot,
+  log: Logger,
+  stop: StopSignal,
+  held: Set<number>,
+): Promise<boolean> {
+  const abort = new AbortController();
+  void stop.promise.then(() => abort.abort());
+  try {
+    const handled = await handleStartBacklog({
+      fetch,
+      journal,
+      handleUpdate: (update) => bot.handleUpdate(update),
+      // grammY types its signal with the abort-controller shim; Node's own AbortSignal is what it gets at run time.
+      signal: abort.signal as Parameters<FetchUpdates>[1],
+      log,
+      onHeld: (updateId) => held.add(updateId),
     });
+    if (handled > 0) log.info({ updates: handled }, "handled the updates that waited while the daemon was down");
+    return true;
+  } catch (err) {
+    if (abort.signal.aborted) return false;
+    throw err;
+  }
+}
+
+/**
+ * Handles again the journaled updates a stop left in flight (or to retry), in
+ * order, and marks each finished. One that began to answer before the stop is
+ * not among them: its answer is not sent twice.
+ */
+async function replayJournal(journal: UpdateJournal, bot: Bot, core: Core, log: Logger, held: Set<number>): Promise<void> {
+  const pending = journal.entries();
+  if (pending.length > 0) log.warn({ updates: pending.length }, "handling updates a stop left unhandled");
+  for (const update of pending) {
+    const id = update.update_id;
+    // A decision the audit log holds already (a journal from before handled updates were marked).
+    if (core.desk.hasSeenUpdate(id)) {
+      await journal.finish(id).catch(() => {});
+      continue;
+    }
+    held.add(id);
+    // As at run time, an update whose handling fails is logged and skipped: one bad update must not stop every start.
+    const outcome = await runInUpdate(id, (scope) =>
+      bot.handleUpdate(update).then(
+        () => (scope.retry ? "retry" : "handled"),
+        (err: unknown) => {
+          log.error({ err, update_id: id }, "a journaled update could not be handled again; it stays in the journal for the next start");
+          return "failed";
+        },
+      ),
+    );
+    if (outcome !== "failed") {
+      await journal
+        .finish(id, outcome === "retry")
+        .catch((err: unknown) => log.error({ err, update_id: id }, "could not journal that an update was handled"));
+    }
   }
   await core.desk.settle();
-  // Cleared only when every update was handled: a decision a full disk refused is tried again at the next start.
-  if (failed === 0) await journal.clear();
 }
 
 /** The first stop signal, and the keep-alive that lasts until it is disposed. */

@@ -52,6 +52,9 @@ export function transitionEntry(
     reason: draft.reason,
     ...(note ? { note } : {}),
     ...(event.type === "revised" ? { revised_by: event.byDraftId } : {}),
+    ...(event.type === "undo" && event.actedAt !== undefined
+      ? { acted_at: event.actedAt === null ? null : new Date(event.actedAt).toISOString() }
+      : {}),
     ...(draft.send_after !== null && draft.status === "approved" ? { send_after: draft.send_after } : {}),
     ...(draft.sent_message_id !== null ? { sent_message_id: draft.sent_message_id } : {}),
     send_as: draft.send_as,

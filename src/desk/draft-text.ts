@@ -1,14 +1,12 @@
 import { TELEGRAM_TEXT_LIMIT } from "../drafts/payload.js";
+import { isEmptyForTelegram, trimLikeTelegram } from "../drafts/telegram-text.js";
 import type { RedactionSummary } from "../drafts/record.js";
 import { textSha256 } from "../send/approval.js";
 
 /** Redaction as the intake applies it: the text to review and send, and what was removed. */
 export type Redactor = (text: string) => { text: string; removed: Partial<Record<string, number>>; hints?: string[] };
 
-/** Removes the surrounding spaces, tabs and line breaks that Telegram would drop on delivery. */
-export function trimLikeTelegram(text: string): string {
-  return text.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, "");
-}
+export { trimLikeTelegram } from "../drafts/telegram-text.js";
 
 /** A draft text ready to review and send, or why it cannot be one. */
 export type PreparedText =
@@ -23,7 +21,7 @@ export type PreparedText =
  */
 export function prepareDraftText(raw: string, redact: Redactor | null): PreparedText {
   const trimmed = trimLikeTelegram(raw);
-  if (trimmed === "") return { ok: false, reason: "empty", error: "is empty" };
+  if (isEmptyForTelegram(trimmed)) return { ok: false, reason: "empty", error: "is empty" };
   const redacted = redact?.(trimmed) ?? null;
   const text = redacted?.text ?? trimmed;
   if (text.length > TELEGRAM_TEXT_LIMIT) {

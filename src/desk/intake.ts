@@ -7,6 +7,7 @@ import type { DraftStatus } from "../drafts/status.js";
 import { KeyedQueue } from "./keyed-queue.js";
 import type { AudienceSource, ReviewChat } from "./ports.js";
 import { prepareDraftText, type Redactor } from "./draft-text.js";
+import { checkRevises, revisesFacts } from "./revises.js";
 import type { ReviewDesk } from "./review-desk.js";
 import { chooseSender, type SenderChoice } from "../business/sender-choice.js";
 import type { SendAs } from "../drafts/sender.js";
@@ -47,6 +48,8 @@ export interface IntakeOptions {
   readonly newDraftId?: () => string;
   /** Decides the sender identity (send_as); absent: no business connection, the bot only. */
   readonly sender?: SenderChooser;
+  /** True in test mode: every draft made is marked `test_mode` (a live daemon leaves it alone). */
+  readonly testMode?: boolean;
 }
 
 /** A draft id: sortable by creation time, unguessable after it. */
@@ -74,7 +77,14 @@ function payloadSha256(p: DraftPayload): string {
 export function answerFor(draft: DraftRecord, extra: readonly string[] = []): SubmitAnswer {
   const answer = { draft_id: draft.draft_id, review_message_id: draft.review_message_id, status: draft.status };
   const problem = draft.audience?.problem ?? null;
-  const warnings = [...(problem === null ? [] : [`destination_chat_id: ${problem}`]), ...extra];
+  const moved = draft.revises_destination;
+  const warnings = [
+    ...(problem === null ? [] : [`destination_chat_id: ${problem}`]),
+    ...(moved === null
+      ? []
+      : [`destination_chat_id: differs from that of draft ${draft.revises} (${moved.chat_id}); the review post says so`]),
+    ...extra,
+  ];
   return warnings.length === 0 ? answer : { ...answer, warnings };
 }
 
@@ -131,15 +141,9 @@ export class Intake {
     // keeps the reviewed text identical to the delivered one.
     const prepared = prepareDraftText(payload.draft_text, this.options.redact);
     if (!prepared.ok) return { ok: false, kind: "invalid", field: "draft_text", error: `draft_text: ${prepared.error}` };
-    const earlier = payload.revises === null ? null : desk.get(payload.revises);
-    if (earlier === undefined) {
-      return {
-        ok: false,
-        kind: "invalid",
-        field: "revises",
-        error: `revises: no draft ${payload.revises}; name the draft_id of an earlier draft`,
-      };
-    }
+    const revises = await checkRevises(payload, desk, { testMode: this.options.testMode === true });
+    if (!revises.ok) return { ok: false, kind: "invalid", field: "revises", error: revises.error };
+    const earlier = revises.earlier;
     const { text, redaction } = prepared;
     const choice = this.options.sender?.choose(payload) ?? botOnly(payload);
     if (!choice.ok) return { ok: false, kind: "invalid", field: choice.field, error: choice.error };
@@ -156,7 +160,8 @@ export class Intake {
         ttlMs: this.options.ttlMs,
         redaction,
         audience,
-        revises: earlier === null ? null : { draftId: earlier.draft_id, text: earlier.draft_text, note: earlier.revision_note },
+        revises: earlier === null ? null : revisesFacts(earlier, payload),
+        testMode: this.options.testMode === true,
         // A plain bot draft keeps the record it always had (no named sender).
         sender: payload.send_as === "bot" ? null : choice.sender,
         answering: choice.answering,
@@ -168,7 +173,8 @@ export class Intake {
     const postNow = reviewChat.claimFreeSlot();
     await desk.create(draft, postNow ? effects.filter((e) => e.type !== "post_review") : effects);
     // The earlier draft learns it was replaced (and stops awaiting a decision) before the new one is posted.
-    if (earlier !== null) await desk.markRevised(earlier.draft_id, draft.draft_id);
+    // An archived one is final and stays as archived.
+    if (earlier !== null && !revises.archived) await desk.markRevised(earlier.draft_id, draft.draft_id);
     if (postNow) await desk.post(draft.draft_id);
     return { ok: true, created: true, answer: answerFor(desk.get(draft.draft_id) ?? draft, choice.warnings) };
   }

@@ -12,7 +12,22 @@ export type ActionKind = "decide" | "edit" | "prompt" | "undo";
  * goes as a reply to the live post, so tapping its quote jumps there; in a
  * supergroup it also carries the post's t.me link.
  */
-export function liveAnswer(draft: DraftRecord | undefined): string {
+export function liveAnswer(draft: DraftRecord | undefined, why: LiveAnswerWhy = "outdated"): string {
+  const text = livePointer(draft);
+  return why === "outdated" ? text : text.replace(/^⚠️ Not applied: that post is out of date\./, `⚠️ Not applied: ${WHY[why]}`);
+}
+
+/** Why an action on a message did not count, where "out of date" would not say it. */
+export type LiveAnswerWhy = "outdated" | "edit_prompt" | "wrong_surface" | "used";
+
+const WHY: Record<Exclude<LiveAnswerWhy, "outdated">, string> = {
+  // A 👍 (or a reply 👍) on an edit prompt: it asks for a new text, and a decision is made on the review post.
+  edit_prompt: "the edit prompt only takes a new text (👍 alone is none); decisions are made on the review post.",
+  wrong_surface: "that message does not take this action.",
+  used: "that question was answered already; it counts once.",
+};
+
+function livePointer(draft: DraftRecord | undefined): string {
   if (!draft) {
     return "⚠️ Not applied: that message is not a live review post (it may be one a restart left behind). /pending lists the drafts awaiting you.";
   }

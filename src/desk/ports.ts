@@ -26,8 +26,8 @@ export interface ReviewChat {
   showStatus(draft: DraftRecord): Promise<void>;
   /** Tells the reviewers something about this draft, as a reply to its review message. */
   notify(draft: DraftRecord, text: string): Promise<void>;
-  /** Asks the extra tap a 👍 needs for a large audience ("Send to 1,234 members of …? [Yes, send]"). */
-  askConfirmation(draft: DraftRecord): Promise<void>;
+  /** Asks the extra tap a 👍 needs for a large audience ("Send to 1,234 members of …? [Yes, send]"); resolves with the question's message id. */
+  askConfirmation(draft: DraftRecord): Promise<number>;
   /** Marks an earlier review post of `draft` as replaced by its current version; its buttons go. */
   markSuperseded(draft: DraftRecord, reviewMessageId: number): Promise<void>;
   /** Sends the reviewer the current text to copy and a ForceReply (the ✏️ Edit button); resolves with that message's id. */
@@ -43,12 +43,12 @@ export interface Sender {
 
 /**
  * Who will read a destination, as Telegram tells it. Live mode asks the Bot
- * API (cached, refreshed at least daily); test mode knows nobody.
+ * API (cached for at most a minute); test mode knows nobody.
  */
 export interface AudienceSource {
   /** The destination's audience, from the cache when fresh. Never rejects: a failure is an audience with a `problem`. */
   resolve(chatId: string): Promise<Audience>;
-  /** Asks Telegram again now (the send call's check). Null when Telegram could not be asked (no answer): unknown, not changed. */
+  /** Asks Telegram again now (the send call's check). Null when Telegram did not answer: the draft is then not sent (fails closed). */
   fresh(chatId: string): Promise<Audience | null>;
 }
 
@@ -65,6 +65,8 @@ export interface ReviewerAction {
   /** When the action names a draft itself (button data), it must be the draft of that message. */
   readonly claimedDraftId?: string;
   readonly actor: Actor;
+  /** When the reviewer acted, as Telegram dated it (ms); absent: now; null: unknown (see the `undo` event). */
+  readonly actedAt?: number | null;
 }
 
 /** A decision (send, revise, defer) on a review message. */
@@ -99,7 +101,7 @@ export interface DecisionDesk {
   requestEdit(request: ReviewerAction): Promise<DecisionOutcome>;
   /** Takes back an approval within UNDO_WINDOW (👍 removed, ↩️ Undo, a reply `undo`). */
   undo(request: ReviewerAction): Promise<DecisionOutcome>;
-  /** True when `messageId` is a review post (live or replaced) or an edit prompt of some draft. */
+  /** True when `messageId` is a review post (live or replaced), an edit prompt or a confirmation question of some draft. */
   knowsMessage(messageId: number): boolean;
   /** True when `messageId` is an edit prompt the bot sent (a reply to it is the new text). */
   isEditPrompt(messageId: number): boolean;

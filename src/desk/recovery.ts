@@ -1,9 +1,10 @@
-import type { AuditedDraft } from "../audit/audit-index.js";
+import type { AuditedDraft, SendOutcome } from "../audit/audit-index.js";
 import type { Effect } from "../drafts/effects.js";
 import type { DraftEvent } from "../drafts/events.js";
-import { unknownOutcomeNotice } from "../drafts/machine.js";
+import { expiryDue, unknownOutcomeNotice } from "../drafts/machine.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { isFinal, type DraftStatus } from "../drafts/status.js";
+import { isInertDraft, runsForInertDraft } from "./test-drafts.js";
 
 /** Why a `sending` draft found at start is marked unknown. */
 export const CRASH_DURING_SEND = "the daemon stopped while the send was under way; Telegram may or may not have the message";
@@ -34,6 +35,43 @@ export interface RecoveryEvent {
   readonly event: DraftEvent;
 }
 
+/** A change the audit log has and the store lost: made in the store alone, as of when it was audited. */
+export interface RestoreEvent {
+  readonly draftId: string;
+  readonly event: DraftEvent;
+  /** When the change was audited (ms since the epoch); null: unknown, use now. */
+  readonly at: number | null;
+}
+
+/**
+ * Send outcomes the audit log has and the store lost: a `sending` draft whose
+ * next change, out of `sending` to a final status, is in the audit log but
+ * not in the store (the two writes of a change run at once, so a crash can
+ * leave the audit line durable and the store line unwritten or torn). The
+ * outcome is known, so it is restored rather than marked unknown: a draft
+ * the audit log shows `sent` stays sent, never leaves a final status, and is
+ * never resent. Pure.
+ */
+export function storeBehind(drafts: Iterable<DraftRecord>, facts: RecoveryFacts): RestoreEvent[] {
+  const out: RestoreEvent[] = [];
+  for (const draft of drafts) {
+    if (draft.status !== "sending") continue;
+    const audited = facts.audited(draft.draft_id);
+    if (audited?.sendOutcome === undefined || audited.version !== draft.version + 1) continue;
+    const event = outcomeEvent(audited.to, audited.sendOutcome);
+    if (event) out.push({ draftId: draft.draft_id, event, at: audited.sendOutcome.at });
+  }
+  return out;
+}
+
+/** The machine event that led from `sending` to the audited outcome (null: the line lacks what it needs). */
+function outcomeEvent(to: DraftStatus, o: SendOutcome): DraftEvent | null {
+  if (to === "sent") return o.sentMessageId === null ? null : { type: "send_ok", messageId: o.sentMessageId };
+  if (to === "failed") return { type: "send_failed", reason: o.reason ?? "refused by Telegram" };
+  if (to === "outcome_unknown") return { type: "send_unknown", reason: o.reason ?? CRASH_DURING_SEND };
+  return null;
+}
+
 /** What a start must do, as data: audit lines to add, events to apply in order, effects to run after them. */
 export interface RecoveryPlan {
   /** Changes that reached the store but not the audit log (a crash between the two writes): audited as `recovered`. */
@@ -48,9 +86,11 @@ export interface RecoveryPlan {
  * - a change the audit log lacks is audited now, marked `recovered`;
  * - `approved` while the audit log shows its send had begun (the store lost
  *   its last line): marked unknown, never resent;
- * - `sending`: the outcome is unknown; marked so, and the reviewers are told. Never resent;
+ * - `sending`: the outcome is unknown; marked so, and the reviewers are told. Never resent
+ *   (one the audit log knows the outcome of is restored first: see storeBehind);
  * - `outcome_unknown` whose notice never went out (a crash right after marking it): told now;
- * - anything past its `expires_at` that is not final: expired, never sent;
+ * - anything past its `expires_at` that is not final: expired, never sent
+ *   (an approval given in time first waits out its undo window: see expiryDue);
  * - `approved`: handed to the send path (which checks the kill switch again);
  * - `queued`: posted for review at the next free slot;
  * - the rest: expiry timers armed again.
@@ -58,12 +98,24 @@ export interface RecoveryPlan {
  * crash left undone are redone, so no final draft keeps live buttons;
  * replaced posts lose theirs; an earlier draft named by `revises` learns it
  * was replaced.
+ * A live daemon (`testMode` false) plans for test-mode drafts only what
+ * changes no message: they expire (or, caught mid-send, are marked unknown)
+ * in the store, quietly, and are never posted, sent or told about.
  */
-export function planRecovery(drafts: Iterable<DraftRecord>, facts: RecoveryFacts, now: number): RecoveryPlan {
+export function planRecovery(drafts: Iterable<DraftRecord>, facts: RecoveryFacts, now: number, testMode = false): RecoveryPlan {
+  const all = [...drafts];
+  const plan = planEach(all, facts, now);
+  const owed = reviewChatOwed(all, facts);
+  const inert = new Set(all.filter((d) => isInertDraft(d, testMode)).map((d) => d.draft_id));
+  const effects = [...plan.effects, ...owed.effects].filter((e) => !inert.has(e.draftId) || runsForInertDraft(e));
+  return { unaudited: plan.unaudited, events: [...owed.events, ...plan.events], effects };
+}
+
+/** The per-draft part of planRecovery. */
+function planEach(all: readonly DraftRecord[], facts: RecoveryFacts, now: number): RecoveryPlan {
   const unaudited: DraftRecord[] = [];
   const events: RecoveryEvent[] = [];
   const effects: Effect[] = [];
-  const all = [...drafts];
   for (const draft of all) {
     const id = draft.draft_id;
     const audited = facts.audited(id);
@@ -85,7 +137,8 @@ export function planRecovery(drafts: Iterable<DraftRecord>, facts: RecoveryFacts
       events.push({ draftId: id, event: { type: "send_unknown", reason: CRASH_DURING_SEND } });
       continue;
     }
-    const expiresAt = Date.parse(draft.expires_at);
+    // An approval given in time waits out its undo window even past expires_at (see expiryDue).
+    const expiresAt = expiryDue(draft);
     if (expiresAt <= now) {
       events.push({ draftId: id, event: { type: "expire" } });
       continue;
@@ -94,8 +147,7 @@ export function planRecovery(drafts: Iterable<DraftRecord>, facts: RecoveryFacts
     if (draft.status === "approved") effects.push({ type: "send", draftId: id });
     if (draft.status === "queued") effects.push({ type: "post_review", draftId: id });
   }
-  const owed = reviewChatOwed(all, facts);
-  return { unaudited, events: [...owed.events, ...events], effects: [...effects, ...owed.effects] };
+  return { unaudited, events, effects };
 }
 
 /**
@@ -114,7 +166,9 @@ function reviewChatOwed(drafts: readonly DraftRecord[], facts: RecoveryFacts): {
       if (!facts.supersededDone(id, reviewMessageId)) effects.push({ type: "supersede_post", draftId: id, reviewMessageId });
     }
     const earlier = draft.revises === null ? undefined : byId.get(draft.revises);
-    if (earlier && earlier.revised_by === null) events.push({ draftId: earlier.draft_id, event: { type: "revised", byDraftId: id } });
+    // A draft replaces only one of its own mode (intake refuses the rest): test mode never marks a live draft.
+    if (earlier && earlier.revised_by === null && earlier.test_mode === draft.test_mode)
+      events.push({ draftId: earlier.draft_id, event: { type: "revised", byDraftId: id } });
   }
   return { events, effects };
 }
@@ -124,9 +178,14 @@ export interface RecoveryDesk {
   readonly recoveryFacts: RecoveryFacts;
   readonly clock: { now(): number };
   readonly log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
-  list(): DraftRecord[];
+  /** True in test mode; a live desk plans only quiet expiry for test-mode drafts. */
+  readonly testMode: boolean;
+  /** Every draft in the store, test-mode ones too. */
+  everyDraft(): DraftRecord[];
   /** Audits changes the log lacks as `recovered`. */
   auditRecovered(drafts: readonly DraftRecord[]): Promise<void>;
+  /** Makes a change the audit log already has in the store alone, as of `at` (see storeBehind). */
+  restore(draftId: string, event: DraftEvent, at: number): Promise<{ readonly ok: boolean }>;
   apply(draftId: string, event: DraftEvent): Promise<{ readonly ok: boolean }>;
   runEffects(effects: readonly Effect[]): void;
 }
@@ -136,7 +195,7 @@ export interface RecoveryDesk {
  * many changes were missing. Run before anything else writes.
  */
 export async function reconcileAudit(desk: RecoveryDesk): Promise<number> {
-  const plan = planRecovery(desk.list(), desk.recoveryFacts, desk.clock.now());
+  const plan = planRecovery(desk.everyDraft(), desk.recoveryFacts, desk.clock.now(), desk.testMode);
   await desk.auditRecovered(plan.unaudited);
   if (plan.unaudited.length > 0)
     desk.log.warn({ recovered: plan.unaudited.length }, "audited changes that a crash had left out of swarm.jsonl");
@@ -144,14 +203,30 @@ export async function reconcileAudit(desk: RecoveryDesk): Promise<number> {
 }
 
 /**
- * Resumes every draft after a start: plans (see planRecovery), audits what a
- * crash left out, applies the plan's events in order, then runs its effects.
+ * Brings the store level with send outcomes the audit log has and the store
+ * lost (see storeBehind). Returns the drafts restored. Run before planning.
+ */
+export async function restoreLost(desk: RecoveryDesk): Promise<string[]> {
+  const restored: string[] = [];
+  for (const { draftId, event, at } of storeBehind(desk.everyDraft(), desk.recoveryFacts)) {
+    if ((await desk.restore(draftId, event, at ?? desk.clock.now())).ok) restored.push(draftId);
+  }
+  if (restored.length > 0)
+    desk.log.warn({ drafts: restored }, "restored send outcomes that the audit log has and a crash had left out of the store");
+  return restored;
+}
+
+/**
+ * Resumes every draft after a start: audits what a crash left out of the
+ * audit log, restores send outcomes it left out of the store, plans (see
+ * planRecovery), applies the plan's events in order, then runs its effects.
  * Returns the drafts whose send was marked unknown because the store had
  * lost a change the audit log shows.
  */
 export async function resumeDrafts(desk: RecoveryDesk): Promise<string[]> {
   await reconcileAudit(desk);
-  const plan = planRecovery(desk.list(), desk.recoveryFacts, desk.clock.now());
+  await restoreLost(desk);
+  const plan = planRecovery(desk.everyDraft(), desk.recoveryFacts, desk.clock.now(), desk.testMode);
   const lostSends: string[] = [];
   for (const { draftId, event } of plan.events) {
     const result = await desk.apply(draftId, event);

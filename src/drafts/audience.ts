@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { z } from "zod";
 
 /** What kind of chat a draft goes to, as Telegram says (`unknown`: not resolved, e.g. test mode). */
@@ -32,29 +33,85 @@ export function isPublic(a: Audience): boolean {
 }
 
 /**
+ * True when Telegram could not tell who will read the draft: the chat could
+ * not be resolved (kind `unknown` with the `problem` saying why), or a group
+ * or channel came without its member count. Test mode's audience (`unknown`
+ * with no problem) was never asked for, so it is not missing evidence.
+ */
+export function audienceUnknown(a: Audience): boolean {
+  if (a.kind === "private") return false;
+  if (a.kind === "unknown") return a.problem !== null;
+  return a.member_count === null;
+}
+
+/**
  * True when a 👍 on a draft to this audience needs one more tap: a group or
- * channel with more than `confirmOver` members (AUDIENCE_CONFIRM_OVER).
+ * channel with more than `confirmOver` members (AUDIENCE_CONFIRM_OVER), or an
+ * audience Telegram did not tell (fails closed: it may be as large).
  */
 export function needsConfirmation(a: Audience | null, confirmOver: number | null): boolean {
   if (a === null || confirmOver === null || a.kind === "private") return false;
+  if (audienceUnknown(a)) return true;
   return a.member_count !== null && a.member_count > confirmOver;
 }
+
+/** A chat id Telegram gave (numeric), not an @username that an unresolved audience keeps. */
+const NUMERIC_ID = /^-?\d+$/;
 
 /**
  * What changed between the audience a reviewer approved and the one found at
  * the send call, in words for the reviewer; null when nothing that matters did.
  * Became public, another chat (a migration, or an @username that moved), or
- * the bot lost the right to post.
+ * the bot lost the right to post. An audience approved while unknown is held
+ * to the same checks: a public chat was not what the reviewer saw.
  */
 export function audienceChange(approved: Audience | null, now: Audience): string | null {
-  if (approved !== null && approved.kind !== "unknown" && approved.chat_id !== now.chat_id) {
+  if (approved !== null && NUMERIC_ID.test(approved.chat_id) && now.kind !== "unknown" && approved.chat_id !== now.chat_id) {
     return `the destination is now another chat (id ${approved.chat_id} → ${now.chat_id})`;
   }
   if (now.can_post === false || (now.problem !== null && approved?.problem == null)) {
     return `the bot can no longer post there: ${now.problem ?? "no permission to send messages"}`;
   }
-  if (approved !== null && approved.kind !== "unknown" && !isPublic(approved) && isPublic(now)) {
+  if (approved !== null && approved.kind === "unknown" && isPublic(now)) {
+    return `the chat is public (@${now.username})`;
+  }
+  if (approved !== null && !isPublic(approved) && isPublic(now)) {
     return `the chat became public (@${now.username})`;
   }
   return null;
+}
+
+/** What a destination is, as a review message shows it: the draft's destination and its resolved audience. */
+interface Destined {
+  readonly destination_chat_id: string;
+  readonly destination_thread_id: number | null;
+  readonly audience: Audience | null;
+}
+
+/**
+ * A short fingerprint of who a draft goes to, as its review message shows it
+ * (destination, kind, title, public or not, member count, whether the bot
+ * can post there). A decision surface records it; a decision made on a
+ * surface whose fingerprint is no longer the draft's is outdated.
+ */
+export function audienceFingerprint(d: Destined): string {
+  const a = d.audience;
+  const shown = [
+    d.destination_chat_id,
+    d.destination_thread_id,
+    a?.chat_id ?? null,
+    a?.kind ?? null,
+    a?.title ?? null,
+    a?.username ?? null,
+    a === null ? null : isPublic(a),
+    a?.member_count ?? null,
+    a?.can_post ?? null,
+    a?.problem ?? null,
+  ];
+  return createHash("sha256").update(JSON.stringify(shown)).digest("hex").slice(0, 16);
+}
+
+/** Who sends a draft: the bot, for now (issue 21 adds the owner's account); a surface binds to it. */
+export function sendIdentity(_draft: object): string {
+  return "bot";
 }

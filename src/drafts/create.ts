@@ -16,7 +16,15 @@ export interface NewDraftFacts {
   /** Who will read it, resolved at intake; null when not known. */
   readonly audience?: Audience | null;
   /** The earlier draft this one replaces (payload `revises`), with its text for the diff. */
-  readonly revises?: { readonly draftId: string; readonly text: string; readonly note: string | null } | null;
+  readonly revises?: {
+    readonly draftId: string;
+    readonly text: string;
+    readonly note: string | null;
+    /** Where the earlier draft was to go, when that differs from this payload's destination. */
+    readonly destination?: { readonly chat_id: string; readonly thread_id: number | null; readonly title: string | null } | null;
+  } | null;
+  /** True in test mode: the record says so, and a live daemon leaves it alone. */
+  readonly testMode?: boolean;
   /** The identity it goes out as (send_as resolved); null or absent: the bot, unnamed. */
   readonly sender?: Sender | null;
   /** The message it answers, when the daemon saw it. */
@@ -60,8 +68,10 @@ export function createDraft(payload: DraftPayload, facts: NewDraftFacts, now: nu
     send_after: null,
     revises: facts.revises?.draftId ?? null,
     revises_note: facts.revises?.note ?? null,
+    revises_destination: facts.revises?.destination ?? null,
     revised_by: null,
     superseded_posts: [],
+    test_mode: facts.testMode === true,
     send_as: payload.send_as,
     reply_to_message_id: payload.reply_to_message_id,
     sender: facts.sender ?? null,

@@ -26,6 +26,8 @@ export type DraftEvent =
       readonly undoMs?: number;
       /** The text version the reviewer saw; a decision on another version is refused. Absent: not checked. */
       readonly textVersion?: number;
+      /** The audience fingerprint the reviewer saw (audienceFingerprint); another is refused. Absent: not checked. */
+      readonly audience?: string;
       /** The identity the reviewer's message showed; a 👍 for another identity is refused. Absent: not checked. */
       readonly sender?: SenderKind;
       /**
@@ -45,7 +47,16 @@ export type DraftEvent =
       readonly textVersion?: number;
     }
   /** A reviewer took back an approval within UNDO_WINDOW. */
-  | { readonly type: "undo"; readonly actor: Actor }
+  | {
+      readonly type: "undo";
+      readonly actor: Actor;
+      /**
+       * When the reviewer acted, as Telegram dated it (ms; Telegram's dates are whole seconds, so one
+       * dated before `send_after` may have been inside the window and counts). Absent: now. Null:
+       * unknown (a ↩️ tap, which Telegram does not date, that waited while the daemon was down).
+       */
+      readonly actedAt?: number | null;
+    }
   /** A later draft names this one in `revises`. */
   | { readonly type: "revised"; readonly byDraftId: string }
   /** The expiry timer fired (or start-up found `expires_at` passed). */

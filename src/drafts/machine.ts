@@ -1,4 +1,4 @@
-import { needsConfirmation } from "./audience.js";
+import { audienceFingerprint, needsConfirmation } from "./audience.js";
 import type { Effect } from "./effects.js";
 import type { DraftEvent, DraftEventType } from "./events.js";
 import type { DraftRecord } from "./record.js";
@@ -18,6 +18,8 @@ export type RefusalReason =
   | "text_changed"
   | "expired"
   | "outdated_version"
+  /** The reviewer decided on a message that showed another audience (see audienceFingerprint). */
+  | "outdated_audience"
   | "text_unchanged"
   | "undo_closed"
   | "not_applicable"
@@ -50,6 +52,28 @@ function refuse(draft: DraftRecord, reason: RefusalReason): TransitionResult {
   return { ok: false, reason, status: draft.status };
 }
 
+/** How long an approval whose undo window ends near or past `expires_at` still has to start its send once the window is over. */
+export const SEND_START_GRACE_MS = 60_000;
+
+/**
+ * When a draft that is not final expires. `expires_at` is the deadline for a
+ * decision, and an approval given before it is one: a draft approved in time
+ * waits out its undo window even past `expires_at`, and then has
+ * SEND_START_GRACE_MS to start its send (a free slot, a retry), instead of
+ * expiring inside the window with its approval dropped.
+ */
+export function expiryDue(d: DraftRecord): number {
+  const expiresAt = Date.parse(d.expires_at);
+  const waiting = (d.status === "approved" || d.status === "sending") && d.send_after !== null;
+  return waiting ? Math.max(expiresAt, Date.parse(d.send_after!) + SEND_START_GRACE_MS) : expiresAt;
+}
+
+/** The expiry timer again, at `after`'s due, when a change moved it (an approval past `expires_at`, or its end). */
+function rearm(before: DraftRecord, after: DraftRecord): Effect[] {
+  const at = expiryDue(after);
+  return at === expiryDue(before) ? [] : [{ type: "arm_expiry", draftId: after.draft_id, at }];
+}
+
 const posted: Handler<"posted"> = (d, e, now) => {
   const draft = next(d, now, {
     status: "pending",
@@ -68,6 +92,7 @@ const decide: Handler<"decide"> = (d, e, now) => {
   // Past expires_at a draft is expired even if the expiry could not be recorded yet (a full disk).
   if (now >= Date.parse(d.expires_at)) return refuse(d, "expired");
   if (e.textVersion !== undefined && e.textVersion !== d.text_version) return refuse(d, "outdated_version");
+  if (e.audience !== undefined && e.audience !== audienceFingerprint(d)) return refuse(d, "outdated_audience");
   const common = { decided_by: e.actor };
   switch (e.decision) {
     case "send": {
@@ -87,7 +112,7 @@ const decide: Handler<"decide"> = (d, e, now) => {
         // The send waits out UNDO_WINDOW; the post shows "Sending at … · ↩️ Undo" meanwhile.
         const send_after = iso(now + undoMs);
         const draft = next(d, now, { ...common, status: "approved", approval, reason: null, send_after });
-        return ok(draft, { type: "show_status", draftId: d.draft_id }, { type: "send", draftId: d.draft_id });
+        return ok(draft, { type: "show_status", draftId: d.draft_id }, { type: "send", draftId: d.draft_id }, ...rearm(d, draft));
       }
       const draft = next(d, now, { ...common, status: "approved", approval, reason: null, send_after: null });
       // The outcome (sent, failed, halted...) is shown when it comes: one edit, not two.
@@ -157,12 +182,20 @@ const edit: Handler<"edit"> = (d, e, now) => {
   return ok(draft, ...effects);
 };
 
-/** Undo within UNDO_WINDOW: back to the status the approval was given in; the post awaits a decision again. */
+/**
+ * Undo within UNDO_WINDOW: back to the status the approval was given in; the
+ * post awaits a decision again. The undo counts when the reviewer acted inside
+ * the window (`actedAt`, Telegram's date), also if it reaches the daemon later
+ * (queued while it was down): the draft is still unsent. An undo whose time is
+ * unknown (`actedAt` null) may have been inside the window: it counts too.
+ */
 const undo: Handler<"undo"> = (d, e, now) => {
-  if (d.send_after === null || now >= Date.parse(d.send_after)) return refuse(d, "undo_closed");
+  if (d.send_after === null) return refuse(d, "undo_closed");
+  const actedAt = e.actedAt === undefined ? now : e.actedAt;
+  if (actedAt !== null && actedAt >= Date.parse(d.send_after)) return refuse(d, "undo_closed");
   const status = d.approval?.before ?? "pending";
   const draft = next(d, now, { status, approval: null, send_after: null, decided_by: e.actor });
-  return ok(draft, { type: "show_status", draftId: d.draft_id });
+  return ok(draft, { type: "show_status", draftId: d.draft_id }, ...rearm(d, draft));
 };
 
 /**
@@ -179,7 +212,7 @@ const revised: Handler<"revised"> = (d, e, now) => {
 };
 
 const expire: Handler<"expire"> = (d, _e, now) => {
-  if (now < Date.parse(d.expires_at)) return refuse(d, "not_due");
+  if (now < expiryDue(d)) return refuse(d, "not_due");
   const draft = next(d, now, { status: "expired" });
   return ok(draft, { type: "show_status", draftId: d.draft_id });
 };
@@ -190,11 +223,11 @@ const halt: Handler<"halt"> = (d, e, now) => {
     ...(e.destinationChatId === undefined ? {} : { destination_chat_id: e.destinationChatId }),
   };
   const draft = next(d, now, { status: "halted", approval: null, send_after: null, reason: e.reason, ...moved });
-  return ok(draft, { type: "show_status", draftId: d.draft_id });
+  return ok(draft, { type: "show_status", draftId: d.draft_id }, ...rearm(d, draft));
 };
 
 const sendIntent: Handler<"send_intent"> = (d, _e, now) => {
-  if (now >= Date.parse(d.expires_at)) return refuse(d, "expired");
+  if (now >= expiryDue(d)) return refuse(d, "expired");
   if (!d.approval) return refuse(d, "no_approval");
   if (d.approval.text_sha256 !== d.text_sha256) return refuse(d, "text_changed");
   // UNDO_WINDOW not over yet: the reviewer may still take the approval back.

@@ -13,7 +13,7 @@ export function notifyRoles(draftedBy: Role, note: string | null): Role[] {
 }
 
 /** The role a note starts with (`Name:`), or null. */
-function addressedRole(note: string | null): Role | null {
+export function addressedRole(note: string | null): Role | null {
   if (note === null) return null;
   const m = /^\s*([A-Za-z]+)\s*:/.exec(note);
   if (!m) return null;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ROLES } from "./record.js";
 import { SEND_AS } from "./sender.js";
+import { isEmptyForTelegram, trimLikeTelegram } from "./telegram-text.js";
 
 /** Telegram's limit on a message text, in UTF-16 code units (what JS `length` counts). */
 export const TELEGRAM_TEXT_LIMIT = 4096;
@@ -22,10 +23,12 @@ const chatId = z.union([
 export const draftPayloadSchema = z.strictObject({
   draft_text: z
     .string()
-    .refine((t) => t.trim().length > 0, "must not be empty")
+    // Judged as Telegram will deliver it: without the spaces it drops from both ends.
+    .refine((t) => !isEmptyForTelegram(trimLikeTelegram(t)), "must not be empty")
     .superRefine((t, ctx) => {
-      if (t.length > TELEGRAM_TEXT_LIMIT) {
-        ctx.addIssue({ code: "custom", message: `is ${t.length} UTF-16 code units long; Telegram allows ${TELEGRAM_TEXT_LIMIT}` });
+      const sent = trimLikeTelegram(t).length;
+      if (sent > TELEGRAM_TEXT_LIMIT) {
+        ctx.addIssue({ code: "custom", message: `is ${sent} UTF-16 code units long; Telegram allows ${TELEGRAM_TEXT_LIMIT}` });
       }
     }),
   destination_chat_id: chatId.transform(String),
@@ -72,28 +75,37 @@ export const draftPayloadSchema = z.strictObject({
 /** A payload after validation (chat id as a string, optional fields as null). */
 export type DraftPayload = z.output<typeof draftPayloadSchema>;
 
-/** The outcome of checking a payload: the payload, or the field at fault and why. */
+/** The outcome of checking a payload: the payload, or the fields at fault (the first in `field`) and why, all in `error`. */
 export type PayloadCheck =
   | { readonly ok: true; readonly payload: DraftPayload }
   | { readonly ok: false; readonly field: string; readonly error: string };
 
 /**
- * Validates an untrusted payload. The error names the first field at fault,
- * e.g. `draft_text: must not be empty`, so the swarm can fix its request.
+ * Validates an untrusted payload. The error names every field at fault, in
+ * the payload schema's order, e.g. `draft_text: must not be empty;
+ * drafted_by_role: is required`, so the swarm fixes its request in one go;
+ * `field` is the first of them.
  */
 export function parseDraftPayload(input: unknown): PayloadCheck {
   const result = draftPayloadSchema.safeParse(input);
   if (result.success) return { ok: true, payload: result.data };
-  const issue = result.error.issues[0]!;
+  const problems = result.error.issues.map((issue) => describeIssue(issue, input));
+  // One line per field: zod may report two issues for one field (a union's branches).
+  const seen = new Set<string>();
+  const unique = problems.filter((p) => !seen.has(p.field) && seen.add(p.field));
+  return { ok: false, field: unique[0]!.field, error: unique.map((p) => p.error).join("; ") };
+}
+
+/** One zod issue as the field it names and a sentence about it. */
+function describeIssue(issue: z.core.$ZodIssue, input: unknown): { field: string; error: string } {
   if (issue.code === "unrecognized_keys") {
     const field = issue.keys.join(", ");
-    return { ok: false, field, error: `${field}: unknown field (allowed: ${Object.keys(draftPayloadSchema.shape).join(", ")})` };
+    return { field, error: `${field}: unknown field (allowed: ${Object.keys(draftPayloadSchema.shape).join(", ")})` };
   }
   const field = issue.path.length > 0 ? issue.path.join(".") : "payload";
   // zod 4 leaves `issue.input` unset, so whether the field is absent is read from the input itself.
   const missing = issue.code === "invalid_type" && valueAt(input, issue.path) === undefined;
-  const message = missing ? "is required" : issue.message;
-  return { ok: false, field, error: `${field}: ${message}` };
+  return { field, error: `${field}: ${missing ? "is required" : issue.message}` };
 }
 
 /** The value at `path` in `input`, own properties only (never the prototype chain); undefined when absent. */

@@ -102,10 +102,20 @@ const draftRecordFields = z.object({
   revises: z.string().nullable().default(null),
   /** The revision note of the draft named by `revises`, quoted on this draft's review post. */
   revises_note: z.string().nullable().default(null),
+  /** Where the draft named by `revises` was to go, when this one goes elsewhere: the post says so. */
+  revises_destination: z
+    .object({ chat_id: z.string(), thread_id: z.number().int().nullable(), title: z.string().nullable() })
+    .nullable()
+    .default(null),
   /** The later draft that replaced this one. */
   revised_by: z.string().nullable().default(null),
   /** Review posts of earlier text versions: decisions on them are refused with a pointer to the live post. */
   superseded_posts: z.array(z.number().int()).default([]),
+  /**
+   * Made in test mode (TAO_DRAFT_REVIEW_TEST=1; older lines have none: false). A live daemon never
+   * posts, sends, lists, counts or matches a decision to such a draft; it lets it expire quietly.
+   */
+  test_mode: z.boolean().default(false),
   /** What the payload asked for (contract v3); older lines: the bot. */
   send_as: z.enum(SEND_AS).default("bot"),
   /** The message in the destination chat that the draft answers; the send replies to it. */

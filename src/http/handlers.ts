@@ -44,6 +44,8 @@ export interface HandlerDeps {
   readonly maxBodyBytes?: number;
   /** The daemon's status for `GET /status`; absent: the route answers 404. */
   readonly status?: () => Promise<StatusReport>;
+  /** Tells the review chat that the CLI changed the owner's switch (`POST /owner-switch?action=`); absent: 404. */
+  readonly ownerSwitchNotice?: (action: "halt" | "resume") => Promise<string | null>;
   /** Serves `GET /healthz` and hears of store failures; absent: /healthz always answers ok. */
   readonly health?: ApiHealth;
 }
@@ -130,6 +132,21 @@ export async function getEvents(deps: HandlerDeps, ctx: RequestContext): Promise
 export async function getStatus(deps: HandlerDeps): Promise<JsonReply> {
   if (deps.status === undefined) return errorReply(404, "this server has no status; GET /status is served by the live daemon");
   return reply(200, await deps.status());
+}
+
+/**
+ * `POST /owner-switch?action=halt|resume`: `draft-review halt`/`resume` changed
+ * HARNESS_DIR/HALT; the daemon tells the review chat (200 `{"told": text}`), or
+ * 409 when the switch does not show that action (nothing is said).
+ */
+export async function postOwnerSwitch(deps: HandlerDeps, ctx: RequestContext): Promise<JsonReply> {
+  if (deps.ownerSwitchNotice === undefined)
+    return errorReply(404, "this server has no review chat; POST /owner-switch is served by the live daemon");
+  const action = ctx.query.get("action");
+  if (action !== "halt" && action !== "resume") return errorReply(400, 'action: must be "halt" or "resume"', "action");
+  const told = await deps.ownerSwitchNotice(action);
+  if (told === null) return errorReply(409, `the owner's switch does not show a ${action}; the review chat was not told`);
+  return reply(200, { told });
 }
 
 /**

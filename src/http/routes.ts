@@ -1,4 +1,14 @@
-import { getDraft, getEvents, getStatus, healthz, listDrafts, postDraft, type HandlerDeps, type RequestContext } from "./handlers.js";
+import {
+  getDraft,
+  getEvents,
+  getStatus,
+  healthz,
+  listDrafts,
+  postDraft,
+  postOwnerSwitch,
+  type HandlerDeps,
+  type RequestContext,
+} from "./handlers.js";
 import type { JsonReply } from "./respond.js";
 
 /** One method on one route: whether it needs the bearer token, and what answers it. */
@@ -28,6 +38,7 @@ export function apiRoutes(deps: HandlerDeps): readonly Route[] {
     { path: /^\/drafts\/([^/]+)$/, methods: { GET: { auth: true, handle: (ctx) => getDraft(deps, ctx) } } },
     { path: /^\/events$/, methods: { GET: { auth: true, handle: (ctx) => getEvents(deps, ctx) } } },
     { path: /^\/status$/, methods: { GET: { auth: true, handle: () => getStatus(deps) } } },
+    { path: /^\/owner-switch$/, methods: { POST: { auth: true, handle: (ctx) => postOwnerSwitch(deps, ctx) } } },
   ];
 }
 

@@ -27,6 +27,8 @@ export interface ApiServerOptions {
   readonly events: EventFeed;
   /** Serves `GET /status` (the live daemon passes it). */
   readonly status?: HandlerDeps["status"];
+  /** Serves `POST /owner-switch` (the live daemon passes it). */
+  readonly ownerSwitchNotice?: HandlerDeps["ownerSwitchNotice"];
   /** Serves `GET /healthz` (the live daemon passes it); absent: always ok. */
   readonly health?: ApiHealth;
   readonly log: ApiLog;
@@ -68,6 +70,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     events: options.events,
     maxBodyBytes: options.maxBodyBytes,
     status: options.status,
+    ownerSwitchNotice: options.ownerSwitchNotice,
     health: options.health,
   });
   let closing = false;
@@ -136,7 +139,7 @@ async function route(req: IncomingMessage, method: string, path: string, query: 
   if (!match)
     return errorReply(
       404,
-      `no such endpoint: ${path}; the API has POST /drafts, GET /drafts?status=, GET /drafts/<draft_id>, GET /events?after=<seq>, GET /status, GET /healthz`,
+      `no such endpoint: ${path}; the API has POST /drafts, GET /drafts?status=, GET /drafts/<draft_id>, GET /events?after=<seq>, GET /status, POST /owner-switch?action=, GET /healthz`,
     );
   const handler = match.route.methods[method];
   if (!handler) {

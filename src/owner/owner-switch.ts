@@ -1,4 +1,7 @@
 import type { AuditEntry } from "../audit/audit-log.js";
+import { mkdir } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { haltBegan, haltEnded, readHaltRecord, writeHaltRecord } from "../send/halt-record.js";
 import { ownerHaltPresent } from "../send/kill-switch.js";
 import { createHaltFile, removeHaltFile } from "./halt-file.js";
 
@@ -16,6 +19,8 @@ export interface OwnerActor {
 /** Where the halt lives and where it is audited (the daemon's AuditLog, or the CLI's own). */
 export interface OwnerSwitchDeps {
   readonly haltPath: string;
+  /** The halt record (halt-record.ts); default `halt_record.json` beside HALT, where harnessPaths puts it. */
+  readonly haltRecordPath?: string;
   readonly audit: { append(entries: readonly AuditEntry[]): Promise<void> };
   readonly now: () => number;
 }
@@ -38,10 +43,14 @@ function entry(kind: "owner_halt" | "owner_resume", actor: OwnerActor, changed: 
 }
 
 /**
- * The owner's halt, shared by /halt and `draft-review halt`: the HALT file
- * first (so sends stop even if the audit write then fails), then the audit line.
+ * The owner's halt, shared by /halt and `draft-review halt`: the halt record
+ * (when it began), the HALT file (so sends stop even if the audit write then
+ * fails), then the audit line.
  */
 export async function ownerHalt(deps: OwnerSwitchDeps, actor: OwnerActor): Promise<OwnerSwitchResult> {
+  // The halt's start is on disk before the halt itself: a halt lifted again before a restart still voids older approvals.
+  // Best effort: the HALT file is what halts, and a running daemon records the halt it sees.
+  await recordHaltBegan(deps).catch(() => {});
   const changed = await createHaltFile(deps.haltPath, {
     at: new Date(deps.now()).toISOString(),
     channel: actor.channel,
@@ -62,5 +71,27 @@ export async function ownerResume(deps: OwnerSwitchDeps, actor: OwnerActor): Pro
   const { present } = await ownerHaltPresent(deps.haltPath);
   await deps.audit.append([entry("owner_resume", actor, present)]);
   const changed = present ? await removeHaltFile(deps.haltPath) : false;
+  // Its end, once it is over (a daemon that is down learns it at start; one that runs sees it too).
+  if (changed) await recordHaltEnded(deps).catch(() => {});
   return { action: "resume", changed };
+}
+
+/** Records in the halt record that a halt began now, unless one is recorded as lasting. */
+async function recordHaltBegan(deps: OwnerSwitchDeps): Promise<void> {
+  const path = haltRecordPathOf(deps);
+  const read = await readHaltRecord(path);
+  if (read.kind === "record" && read.record.ended_at === null) return;
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  await writeHaltRecord(path, haltBegan(deps.now(), "halted by the owner (/halt or draft-review halt)"));
+}
+
+/** Records the end of a lasting halt (a damaged record stays: a running daemon replaces it at its next look). */
+async function recordHaltEnded(deps: OwnerSwitchDeps): Promise<void> {
+  const path = haltRecordPathOf(deps);
+  const read = await readHaltRecord(path);
+  if (read.kind === "record" && read.record.ended_at === null) await writeHaltRecord(path, haltEnded(read.record, deps.now()));
+}
+
+function haltRecordPathOf(deps: OwnerSwitchDeps): string {
+  return deps.haltRecordPath ?? join(dirname(deps.haltPath), "halt_record.json");
 }

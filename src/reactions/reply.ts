@@ -35,11 +35,16 @@ const UNDO_REPLY = /^(undo|\u21A9\uFE0F?)$/iu;
 
 /**
  * Reads a reviewer's reply (contract v2): a reply to the bot's edit prompt is
- * the new text; a reply starting with ✏️ edits with the rest; `undo` or ↩️
+ * the new text, unless it is a lone decision emoji (👍 alone is no draft's
+ * text: it is read as the decision, which the edit prompt does not take, so
+ * the reviewer is pointed to the live post); a reply starting with ✏️ edits with the rest; `undo` or ↩️
  * takes back an approval; anything else is a decision as `readReply` reads it.
  */
 export function readReplyAction(text: string, toEditPrompt: boolean): ReplyAction {
-  if (toEditPrompt) return { kind: "edit", text, emoji: null };
+  if (toEditPrompt) {
+    const lone = readReply(text);
+    return lone.emoji === null ? { kind: "edit", text, emoji: null } : { kind: "decide", ...lone };
+  }
   const edit = EDIT_PREFIX.exec(text);
   if (edit) return { kind: "edit", text: text.slice(edit[0].length), emoji: "✏️" };
   const trimmed = text.trim();

@@ -9,12 +9,19 @@ export interface Backoff {
   readonly initialMs: number;
   /** The longest wait, however many failures. */
   readonly maxMs: number;
+  /** How long failures in a row may go on before the loop gives up (absent: it never does). */
+  readonly giveUpAfterMs?: number;
 }
 
 /** Posting a draft to the review chat: 5 s, doubling, at most 5 min (the draft stays queued meanwhile). */
 export const REVIEW_POST_BACKOFF: Backoff = { initialMs: 5_000, maxMs: 300_000 };
 /** A send Telegram never received (not_sent): 1 s, doubling, at most 30 s. */
 export const SEND_BACKOFF: Backoff = { initialMs: 1_000, maxMs: 30_000 };
+/**
+ * Resolving a destination again at the send call when Telegram does not answer:
+ * 2 s, doubling, at most 15 s; after a minute the draft is halted, not sent.
+ */
+export const AUDIENCE_CHECK_BACKOFF: Backoff = { initialMs: 2_000, maxMs: 15_000, giveUpAfterMs: 60_000 };
 /** Reaching Telegram at start (getMe): 1 s, doubling, at most 60 s. */
 export const CONNECT_BACKOFF: Backoff = { initialMs: 1_000, maxMs: 60_000 };
 /** A failed getUpdates: 1 s, doubling, at most 30 s. */
@@ -27,6 +34,7 @@ export const CALLBACK_BACKOFF: Backoff = { initialMs: 1_000, maxMs: 300_000 };
 export interface TelegramBackoffs {
   readonly reviewPost: Backoff;
   readonly send: Backoff;
+  readonly audienceCheck: Backoff;
   readonly connect: Backoff;
   readonly poll: Backoff;
 }
@@ -35,6 +43,7 @@ export interface TelegramBackoffs {
 export const TELEGRAM_BACKOFFS: TelegramBackoffs = {
   reviewPost: REVIEW_POST_BACKOFF,
   send: SEND_BACKOFF,
+  audienceCheck: AUDIENCE_CHECK_BACKOFF,
   connect: CONNECT_BACKOFF,
   poll: POLL_BACKOFF,
 };
@@ -45,8 +54,19 @@ export const TELEGRAM_BACKOFFS: TelegramBackoffs = {
  * A wait Telegram asks for itself (429 `retry_after`) is never shortened.
  */
 export function scaledBackoffs(scale: number, base: TelegramBackoffs = TELEGRAM_BACKOFFS): TelegramBackoffs {
-  const scaled = (b: Backoff): Backoff => ({ initialMs: Math.max(1, b.initialMs / scale), maxMs: Math.max(1, b.maxMs / scale) });
-  return { reviewPost: scaled(base.reviewPost), send: scaled(base.send), connect: scaled(base.connect), poll: scaled(base.poll) };
+  const ms = (n: number) => Math.max(1, n / scale);
+  const scaled = (b: Backoff): Backoff => ({
+    initialMs: ms(b.initialMs),
+    maxMs: ms(b.maxMs),
+    ...(b.giveUpAfterMs === undefined ? {} : { giveUpAfterMs: ms(b.giveUpAfterMs) }),
+  });
+  return {
+    reviewPost: scaled(base.reviewPost),
+    send: scaled(base.send),
+    audienceCheck: scaled(base.audienceCheck),
+    connect: scaled(base.connect),
+    poll: scaled(base.poll),
+  };
 }
 
 /** The wait after the `failures`-th failure in a row (1 = the first). */

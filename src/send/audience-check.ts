@@ -9,12 +9,18 @@ export interface FreshAudience {
 
 /** Why a draft is not sent after all: the halt to record and what the reviewers are told. */
 export interface AudienceVerdict {
+  readonly kind: "changed";
   readonly event: Extract<DraftEvent, { type: "halt" }>;
   readonly notice: string;
 }
 
+/** Telegram did not answer: who would read the draft cannot be checked now (the send path asks again, then halts). */
+export interface AudienceUnchecked {
+  readonly kind: "unchecked";
+}
+
 /** Checks a draft's destination again at the send call; null when it may go. */
-export type AudienceCheck = (draft: DraftRecord) => Promise<AudienceVerdict | null>;
+export type AudienceCheck = (draft: DraftRecord) => Promise<AudienceVerdict | AudienceUnchecked | null>;
 
 /**
  * The send call's audience check: the destination is resolved again, and
@@ -24,18 +30,19 @@ export type AudienceCheck = (draft: DraftRecord) => Promise<AudienceVerdict | nu
  * draft is halted with the reason, and a new 👍 is needed for the audience as
  * it now is. A private chat is not asked again (it cannot become public; a
  * block shows in the send's own answer). When Telegram does not answer, the
- * send goes ahead: its own call meets the same network.
+ * draft is not sent: the audience is `unchecked` (fails closed).
  */
 export function audienceCheck(source: FreshAudience): AudienceCheck {
   return async (draft) => {
     if (draft.audience?.kind === "private") return null;
     const now = await source.fresh(draft.destination_chat_id);
-    if (now === null) return null;
+    if (now === null) return { kind: "unchecked" };
     const change = audienceChange(draft.audience, now);
     if (change === null) return null;
     const migrated = /^-?\d+$/.test(draft.destination_chat_id) && now.kind !== "unknown" && now.chat_id !== draft.destination_chat_id;
     const reason = `the destination changed: ${change}${migrated ? `; it now goes to ${now.chat_id}` : ""}`;
     return {
+      kind: "changed",
       event: { type: "halt", reason, audience: now, ...(migrated ? { destinationChatId: now.chat_id } : {}) },
       notice: `⛔ Not sent: ${reason}. Nothing went out. Look at who will read it now (the post above), then 👍 again to send.`,
     };

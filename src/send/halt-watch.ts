@@ -1,6 +1,7 @@
 import { watch, type FSWatcher } from "node:fs";
 import { basename, dirname } from "node:path";
 import type { Clock, TimerHandle } from "../clock/clock.js";
+import { haltBegan, haltEnded, lastHaltIn, readHaltRecord, writeHaltRecord, type HaltRecordRead } from "./halt-record.js";
 import type { KillSwitch, KillSwitchState } from "./kill-switch.js";
 
 /** When a halt was last seen, and why. */
@@ -28,6 +29,14 @@ export interface HaltWatchOptions {
   readonly files?: readonly string[];
   /** Files whose mere change counts as a halt seen (HALT: created and removed between two looks). */
   readonly haltOnChange?: readonly string[];
+  /**
+   * The halt record (halt-record.ts), read at every look: the halts of earlier runs count too. When a
+   * look finds the switch halted and the record says no halt lasts, a new one is recorded as begun;
+   * when it finds the switch off and the record says one lasts, its end is recorded.
+   */
+  readonly recordPath?: string;
+  /** Where a record that cannot be written is reported (the look goes on; the next one tries again). */
+  readonly log?: { error(obj: object, msg: string): void };
 }
 
 /**
@@ -45,9 +54,28 @@ export function watchKillSwitch(inner: KillSwitch, options: HaltWatchOptions): W
   const note = (reason: string) => {
     last = { at: clock.now(), reason };
   };
+  const { recordPath } = options;
+  // One record update at a time, in the order the looks ended.
+  let recording: Promise<void> = Promise.resolve();
+  const record = (state: SeenState) => {
+    if (recordPath === undefined) return Promise.resolve();
+    recording = recording.then(async () => {
+      const read = await readHaltRecord(recordPath);
+      remember(read);
+      await keepRecord(recordPath, read, state, clock.now()).catch((err: unknown) =>
+        options.log?.error({ err, path: recordPath }, "could not write the halt record; the next look tries again"),
+      );
+    });
+    return recording;
+  };
+  const remember = (read: HaltRecordRead) => {
+    const seen = lastHaltIn(read, clock.now());
+    if (seen !== null && (last === null || last.at < seen.at)) last = seen;
+  };
   const check = async (): Promise<KillSwitchState> => {
     const state = await inner.check();
     if (state.halted) note(state.reason);
+    await record(state);
     return state;
   };
   const look = () => void check().catch(() => note("the kill switch could not be read"));
@@ -74,7 +102,10 @@ export function watchKillSwitch(inner: KillSwitch, options: HaltWatchOptions): W
       const w = watch(dir, { persistent: false }, (_event, name) => {
         if (name === null || !names.has(String(name))) return;
         const path = [...haltFiles].find((f) => dirname(f) === dir && basename(f) === String(name));
-        if (path !== undefined) note(`${path} changed`);
+        if (path !== undefined) {
+          note(`${path} changed`);
+          void record({ halted: "momentarily", reason: `${path} changed` });
+        }
         look();
       });
       w.on("error", () => {}); // the periodic look still runs
@@ -94,6 +125,28 @@ export function watchKillSwitch(inner: KillSwitch, options: HaltWatchOptions): W
       for (const w of watchers) w.close();
     },
   };
+}
+
+/** The switch as a look found it, or a halt seen only as a change of HALT (created and removed between two looks). */
+type SeenState = KillSwitchState | { readonly halted: "momentarily"; readonly reason: string };
+
+/**
+ * Brings the halt record level with the switch as just seen: a halt that the
+ * record does not show as lasting is recorded as begun now; a lasting one
+ * whose switch is off now is recorded as ended now. A damaged record is
+ * replaced (it already counted as a halt lasting until now).
+ */
+async function keepRecord(path: string, read: HaltRecordRead, state: SeenState, now: number): Promise<void> {
+  const lasting = read.kind === "damaged" || (read.kind === "record" && read.record.ended_at === null);
+  if (state.halted === "momentarily") {
+    if (!lasting) await writeHaltRecord(path, haltEnded(haltBegan(now, state.reason), now));
+    return;
+  }
+  if (state.halted && !lasting) return writeHaltRecord(path, haltBegan(now, state.reason));
+  if (!state.halted && lasting) {
+    const began = read.kind === "record" ? read.record : haltBegan(now, "a halt record that could not be read");
+    return writeHaltRecord(path, haltEnded(began, now));
+  }
 }
 
 /**

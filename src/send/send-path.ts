@@ -3,13 +3,20 @@ import type { Effect } from "../drafts/effects.js";
 import type { DraftEvent } from "../drafts/events.js";
 import type { TransitionResult } from "../drafts/machine.js";
 import type { DraftRecord } from "../drafts/record.js";
-import { backoffMs, SEND_BACKOFF, type Backoff } from "../retry/backoff.js";
+import { AUDIENCE_CHECK_BACKOFF, backoffMs, SEND_BACKOFF, type Backoff } from "../retry/backoff.js";
 import { approvalProblem } from "./approval.js";
 import type { AudienceCheck } from "./audience-check.js";
 import { haltVoidsApproval, type HaltSighting } from "./halt-watch.js";
 import type { KillSwitch } from "./kill-switch.js";
 import type { DestinationLimiter } from "./limiter.js";
 import type { SendMessageCall } from "./outcome.js";
+
+/** The halt reason of a draft whose destination Telegram would not describe at the send call (the contract's words). */
+export const AUDIENCE_UNCHECKED = "audience could not be checked";
+
+/** What the reviewer is told when the audience check gave up. */
+const UNCHECKED_NOTICE =
+  "⛔ Not sent: the audience could not be checked (Telegram did not answer who is in the destination for a minute). Nothing went out. 👍 again to try again.";
 
 /** The part of the review desk the send path needs: read a draft, apply an event durably, run an effect later. */
 export interface DraftLedger {
@@ -41,6 +48,8 @@ export interface SendPathOptions {
    * can_reply right, the 24 h window), or null; `fresh` asks Telegram first. Absent: no check.
    */
   readonly checkSender?: (draft: DraftRecord, fresh: boolean) => Promise<string | null>;
+  /** How long an audience check Telegram does not answer is asked again before the draft is halted (default AUDIENCE_CHECK_BACKOFF). */
+  readonly audienceBackoff?: Backoff;
   /** The wait before retrying a send Telegram never received (default SEND_BACKOFF). */
   readonly backoff?: Backoff;
   /** How often an error that proves the message was not sent may be retried. Default 5. */
@@ -56,6 +65,8 @@ export interface SendPathOptions {
  */
 export class SendPath {
   private readonly attempts = new Map<string, number>();
+  /** Per draft, since when (for which approval) Telegram has not answered the audience check, and how often. */
+  private readonly unchecked = new Map<string, { approvalAt: string | undefined; since: number; failures: number }>();
   private readonly waits = new Set<{ cancel(): void }>();
   /** One timer per draft waiting out UNDO_WINDOW (a new approval replaces the old timer). */
   private readonly undoWaits = new Map<string, { cancel(): void }>();
@@ -66,7 +77,11 @@ export class SendPath {
   /** Sends an approved draft when its destination has a free slot. Never throws. */
   async send(draftId: string): Promise<void> {
     const draft = this.options.ledger.get(draftId);
-    if (!draft || draft.status !== "approved" || this.stopped) return;
+    if (!draft || draft.status !== "approved" || this.stopped) {
+      // Undone, halted or expired while its audience check waited: nothing of it is kept.
+      this.unchecked.delete(draftId);
+      return;
+    }
     const waitMs = undoWaitMs(draft, this.options.clock.now());
     if (waitMs > 0) return this.sendAfterUndoWindow(draftId, waitMs);
     try {
@@ -99,12 +114,7 @@ export class SendPath {
       await ledger.apply(draftId, { type: "halt", reason: halted });
       return;
     }
-    const moved = await this.options.checkAudience?.(draft);
-    if (moved) {
-      await ledger.apply(draftId, moved.event);
-      ledger.runEffects([{ type: "notify", draftId, text: moved.notice }]);
-      return;
-    }
+    if (!(await this.audienceAllows(draft))) return;
     const notAsOwner = await this.options.checkSender?.(draft, true);
     if (notAsOwner) return this.haltNotAsOwner(draftId, notAsOwner);
     const intent = await ledger.apply(draftId, { type: "send_intent" });
@@ -173,6 +183,47 @@ export class SendPath {
     const result = await this.options.ledger.apply(draftId, { type: "halt", reason: `not sent as you: ${why}` });
     if (!result.ok) return;
     this.options.ledger.runEffects([{ type: "notify", draftId, text: notSentAsOwnerNotice(why) }]);
+  }
+
+  /**
+   * The destination resolved again (audience-check.ts); true when the draft
+   * may go. A change halts it with the reason. When Telegram does not answer,
+   * the draft is not sent: it is asked again on the audience backoff, then
+   * halted (`audience could not be checked`) once that gives up. A new
+   * approval starts a new window.
+   */
+  private async audienceAllows(draft: DraftRecord): Promise<boolean> {
+    const { checkAudience, ledger, clock } = this.options;
+    const draftId = draft.draft_id;
+    const verdict = (await checkAudience?.(draft)) ?? null;
+    if (verdict === null || verdict.kind === "changed") this.unchecked.delete(draftId);
+    if (verdict === null) return true;
+    if (verdict.kind === "changed") {
+      await ledger.apply(draftId, verdict.event);
+      ledger.runEffects([{ type: "notify", draftId, text: verdict.notice }]);
+      return false;
+    }
+    const policy = this.options.audienceBackoff ?? AUDIENCE_CHECK_BACKOFF;
+    const now = clock.now();
+    const approvalAt = draft.approval?.at;
+    const last = this.unchecked.get(draftId);
+    const seen = last !== undefined && last.approvalAt === approvalAt ? last : { approvalAt, since: now, failures: 0 };
+    const leftMs = (policy.giveUpAfterMs ?? Number.POSITIVE_INFINITY) - (now - seen.since);
+    if (leftMs <= 0) {
+      this.unchecked.delete(draftId);
+      this.options.log.warn(
+        { draft_id: draftId, failures: seen.failures + 1 },
+        "audience could not be checked; the draft is halted, not sent",
+      );
+      const halted = await ledger.apply(draftId, { type: "halt", reason: AUDIENCE_UNCHECKED });
+      if (halted.ok) ledger.runEffects([{ type: "notify", draftId, text: UNCHECKED_NOTICE }]);
+      return false;
+    }
+    const failures = seen.failures + 1;
+    this.unchecked.set(draftId, { ...seen, failures });
+    this.options.log.warn({ draft_id: draftId, failures }, "Telegram did not answer the audience check; not sent, asked again later");
+    this.retryLater(draftId, Math.min(backoffMs(policy, failures), leftMs));
+    return false;
   }
 
   /**

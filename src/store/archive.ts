@@ -156,6 +156,17 @@ export class DraftArchive<T extends Archivable> {
     };
   }
 
+  /**
+   * The good records of the given months' files (a missing file has none),
+   * read-only: for the report, which reads only the months of its period.
+   */
+  static async monthsReadOnly<T extends Archivable>(dir: string, months: readonly string[], parse: (value: unknown) => T): Promise<T[]> {
+    const archive = new DraftArchive<T>({ dir, parse, monthOf: () => "", log: { warn() {}, info() {} } }, new Uint32Array(0), []);
+    const out: T[] = [];
+    for (const month of months) out.push(...(await archive.readMonth(month)).records.values());
+    return out;
+  }
+
   /** How many keys the catalog holds (ids and idempotency keys). */
   get size(): number {
     return this.pairs.length / 2;

@@ -2,11 +2,18 @@ import { GrammyError, type Api } from "grammy";
 import type { ChatFullInfo, ChatMember } from "grammy/types";
 import type { Clock } from "../clock/clock.js";
 import type { AudienceSource } from "../desk/ports.js";
-import type { Audience } from "../drafts/audience.js";
+import { audienceUnknown, type Audience } from "../drafts/audience.js";
 import { withoutToken } from "./classify.js";
 
-/** How long a resolved audience is trusted: at most a day (AUDIENCE refresh), as the issue asks. */
-export const AUDIENCE_TTL_MS = 24 * 3_600_000;
+/**
+ * How long a resolved audience is trusted: the member count a review post
+ * shows is at most a minute old (the daemon divides it by TELEGRAM_RATE_SCALE
+ * against a test double). The send call always asks again (`fresh`).
+ */
+export const AUDIENCE_TTL_MS = 60_000;
+
+/** The `problem` of an audience Telegram did not answer about (the post shows it; a 👍 then asks for the extra tap). */
+export const NO_ANSWER = "audience unknown (Telegram did not answer)";
 
 /** How long intake waits for Telegram's answers before it says the audience is unknown. */
 const LOOKUP_TIMEOUT_MS = 5_000;
@@ -55,7 +62,8 @@ function postingRight(chat: ChatFullInfo, me: ChatMember | null): { can_post: bo
  * Resolves destinations with getChat, getChatMemberCount and getChatMember
  * (for the bot). A chat the bot cannot see is an audience with a `problem`;
  * a group that became a supergroup resolves to the supergroup (its new id).
- * Results are cached per chat for `ttlMs` on the injected clock.
+ * Complete results are cached per chat for `ttlMs` on the injected clock;
+ * one with a part missing (no member count) is asked again next time.
  */
 export class TelegramAudienceResolver implements AudienceSource {
   private readonly cache = new Map<string, { audience: Audience; at: number }>();
@@ -67,14 +75,14 @@ export class TelegramAudienceResolver implements AudienceSource {
     const hit = this.cache.get(chatId);
     if (hit && now - hit.at < (this.options.ttlMs ?? AUDIENCE_TTL_MS)) return hit.audience;
     const found = await this.lookup(chatId);
-    if (found === null) return this.unknown(chatId, "Telegram did not answer, so who will read it is not known");
-    this.cache.set(chatId, { audience: found, at: now });
+    if (found === null) return this.unknown(chatId, NO_ANSWER);
+    if (!audienceUnknown(found)) this.cache.set(chatId, { audience: found, at: now });
     return found;
   }
 
   async fresh(chatId: string): Promise<Audience | null> {
     const found = await this.lookup(chatId);
-    if (found !== null) this.cache.set(chatId, { audience: found, at: this.options.clock.now() });
+    if (found !== null && !audienceUnknown(found)) this.cache.set(chatId, { audience: found, at: this.options.clock.now() });
     return found;
   }
 

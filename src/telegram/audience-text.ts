@@ -1,4 +1,4 @@
-import { isPublic, type Audience } from "../drafts/audience.js";
+import { audienceUnknown, isPublic, type Audience } from "../drafts/audience.js";
 import type { DraftRecord } from "../drafts/record.js";
 
 /** `1,234`. */
@@ -19,10 +19,14 @@ function topicText(draft: Pick<DraftRecord, "destination_thread_id">): string {
   return draft.destination_thread_id === null ? "" : ` · forum topic #${draft.destination_thread_id}`;
 }
 
+/** What the post says of a group or channel whose member count Telegram did not give. */
+export const UNKNOWN_COUNT = "⚠️ audience unknown (Telegram did not give the member count)";
+
 /**
  * Who will read the draft, on one line: a person's name; or a group's or
- * channel's title, @username, kind and member count, ⚠️ when it is public;
- * or the bare chat id when it could not be resolved, with why.
+ * channel's title, @username, kind and member count, ⚠️ when it is public,
+ * ⚠️ audience unknown without the count; or the bare chat id when it could
+ * not be resolved, with why.
  */
 export function audienceLine(draft: Pick<DraftRecord, "destination_chat_id" | "destination_thread_id" | "audience">): string {
   const a = draft.audience;
@@ -40,7 +44,7 @@ export function audienceLine(draft: Pick<DraftRecord, "destination_chat_id" | "d
     `${isPublic(a) ? "⚠️ " : ""}${icon} “${a.title ?? draft.destination_chat_id}”`,
     ...(a.username === null ? [] : [`@${a.username}`]),
     `${isPublic(a) ? "public " : ""}${KIND_WORD[a.kind]}${topic}`,
-    ...(a.member_count === null ? [] : [`${count(a.member_count)} member${a.member_count === 1 ? "" : "s"}`]),
+    a.member_count === null ? UNKNOWN_COUNT : `${count(a.member_count)} member${a.member_count === 1 ? "" : "s"}`,
   ];
   return parts.join(" · ") + problemText(a);
 }
@@ -58,11 +62,17 @@ export function shortDestination(draft: Pick<DraftRecord, "destination_chat_id" 
   return a !== null && isPublic(a) ? `⚠️ ${cut}` : cut;
 }
 
-/** The question asked after a 👍 for a large audience: `Send to 1,234 members of “Title” (@name)?`. */
+/**
+ * The question asked after a 👍 for a large audience: `Send to 1,234 members
+ * of “Title” (@name)?`; for an audience Telegram did not tell, that it is not known.
+ */
 export function confirmQuestion(draft: Pick<DraftRecord, "destination_chat_id" | "audience">): string {
   const a = draft.audience;
-  const members = a?.member_count === null || a?.member_count === undefined ? "the members" : `${count(a.member_count)} members`;
-  const where = a?.title ? `“${a.title}”` : draft.destination_chat_id;
+  const where = a?.title && a.kind !== "unknown" ? `“${a.title}”` : draft.destination_chat_id;
   const handle = a?.username ? ` (@${a.username}, public)` : "";
+  if (a && audienceUnknown(a)) {
+    return `Send to ${where}${handle}? Telegram did not answer, so who will read it is not known. Your 👍 counts once you confirm.`;
+  }
+  const members = a?.member_count === null || a?.member_count === undefined ? "the members" : `${count(a.member_count)} members`;
   return `Send to ${members} of ${where}${handle}? Your 👍 counts once you confirm.`;
 }

@@ -7,6 +7,8 @@ import { decisionForEmoji } from "../reactions/decision-keys.js";
 import { readReplyAction } from "../reactions/reply.js";
 import { readCallbackData, type ButtonAction } from "./review-format.js";
 import { revisionAnswer } from "./revision-answer.js";
+import { retryAtNextStart } from "./update-scope.js";
+import { pointsToLivePost } from "../desk/surfaces.js";
 
 /** What the handlers need to know. */
 export interface DecisionHandlerOptions {
@@ -15,8 +17,15 @@ export interface DecisionHandlerOptions {
   readonly reviewChatId: string;
   readonly reviewerIds: ReadonlySet<number>;
   readonly log: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  /** True once the feed's consumers acknowledged the draft's latest event (waits a little); absent: never. */
+  readonly delivered?: (draftId: string) => Promise<boolean>;
   /** Tells the reviewers something in the review chat (a decision that could not be saved). */
   readonly tellReviewers?: (text: string) => Promise<void>;
+  /**
+   * True for an update that waited while the daemon was down (Telegram's queue, or the journal of
+   * the last run), read at start: a ↩️ tap, which Telegram does not date, was made at an unknown time then.
+   */
+  readonly heldWhileDown?: (updateId: number) => boolean;
 }
 
 /** What the reviewer is told when a decision could not be written to disk. */
@@ -93,6 +102,8 @@ async function saved(o: DecisionHandlerOptions, messageId: number, work: () => P
     return await work();
   } catch (err) {
     o.log.error({ err, review_message_id: messageId }, "a reviewer's decision could not be saved");
+    // The journal keeps the update, so the next start applies the decision (DECISION_NOT_SAVED says so).
+    retryAtNextStart();
     await o.tellReviewers?.(DECISION_NOT_SAVED).catch(() => {});
     return null;
   }
@@ -116,7 +127,8 @@ export function reactionHandler(o: DecisionHandlerOptions) {
     const where = { reviewChatId: String(r.chat.id), reviewMessageId: r.message_id };
     if (found === "none") {
       const actor = await actorFor(o, acting, null, removed);
-      if (actor) await saved(o, r.message_id, () => o.desk.undo({ ...where, actor }));
+      // Telegram dates the reaction change: an undo counts if made inside the window, whenever it arrives.
+      if (actor) await saved(o, r.message_id, () => o.desk.undo({ ...where, actor, actedAt: r.date * 1000 }));
       return;
     }
     const actor = await actorFor(o, acting, found.decision, found.emoji);
@@ -157,12 +169,13 @@ export function buttonHandler(o: DecisionHandlerOptions) {
     const { decision } = data;
     const actor = await actorFor(o, acting, decision, null);
     if (!actor) return answer("Only the reviewer can decide on drafts.");
-    // "Yes, send" sits on the question (a reply to the review post), so it decides on the draft it names.
-    const reviewMessageId = data.confirmed ? (o.desk.get(data.draftId)?.review_message_id ?? message.message_id) : message.message_id;
-    const request = { reviewChatId: String(message.chat.id), reviewMessageId, claimedDraftId: data.draftId, actor };
+    // The message tapped (its decision surface) says what the tap means; the data is only a claim the desk checks.
+    const request = { reviewChatId: String(message.chat.id), reviewMessageId: message.message_id, claimedDraftId: data.draftId, actor };
     const outcome = await saved(o, message.message_id, () => {
       if (data.action === "edit") return o.desk.requestEdit(request);
-      if (data.action === "undo" || decision === null) return o.desk.undo(request);
+      // A tap has no date: the moment it arrives, or unknown (null) when it waited while the daemon was down.
+      if (data.action === "undo" || decision === null)
+        return o.desk.undo(o.heldWhileDown?.(ctx.update.update_id) ? { ...request, actedAt: null } : request);
       const asBot = data.action === "asbot";
       return o.desk.decide({
         ...request,
@@ -175,8 +188,11 @@ export function buttonHandler(o: DecisionHandlerOptions) {
     if (outcome === null) return answer("Not saved: the daemon could not write to its disk. Try again later.");
     if (outcome.ok) return answer(DONE[data.action]);
     if (outcome.reason === "needs_confirmation") return answer("One more tap: confirm below that it goes to all those members.");
-    if (outcome.reason === "not_live_post" || outcome.reason === "outdated_version")
-      return answer("Not applied: this post is out of date. See the live post (linked in the chat).");
+    if (outcome.reason === "surface_used")
+      return answer("Not applied: this question was answered already. See the live post (linked in the chat).");
+    if (outcome.reason === "wrong_surface")
+      return answer("Not applied: this button does not count here. See the live post (linked in the chat).");
+    if (pointsToLivePost(outcome.reason)) return answer("Not applied: this post is out of date. See the live post (linked in the chat).");
     return answer(outcome.draft ? `Not applied: the draft is ${outcome.draft.status}.` : `Not applied (${outcome.reason}).`);
   };
 }
@@ -209,12 +225,13 @@ export function replyHandler(o: DecisionHandlerOptions) {
     const where = { reviewChatId: String(m.chat.id), reviewMessageId: target.message_id, actor };
     const outcome = await saved(o, target.message_id, () => {
       if (reply.kind === "edit") return o.desk.edit({ ...where, text: reply.text });
-      if (reply.kind === "undo") return o.desk.undo(where);
+      if (reply.kind === "undo") return o.desk.undo({ ...where, actedAt: m.date * 1000 });
       return o.desk.decide({ ...where, decision: reply.decision, note: reply.note });
     });
     // A revision note is answered with who was told (its notify_roles).
     if (reply.kind === "decide" && outcome?.ok && outcome.draft.status === "revise") {
-      await o.tellReviewers?.(revisionAnswer(outcome.draft)).catch(() => {});
+      const delivered = (await o.delivered?.(outcome.draft.draft_id).catch(() => false)) ?? false;
+      await o.tellReviewers?.(revisionAnswer(outcome.draft, delivered)).catch(() => {});
     }
   };
 }

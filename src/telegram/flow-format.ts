@@ -20,6 +20,12 @@ function quote(note: string): string {
   return `“${flat.length <= 200 ? flat : `${flat.slice(0, 199)}…`}”`;
 }
 
+/** `“Title” (-100123) · forum topic #5`, or the bare chat id: where a draft goes, as data. */
+function destinationName(d: { chat_id: string; thread_id: number | null; title: string | null }): string {
+  const name = d.title === null ? `chat ${d.chat_id}` : `${quote(d.title)} (${d.chat_id})`;
+  return d.thread_id === null ? name : `${name} · forum topic #${d.thread_id}`;
+}
+
 /**
  * Lines for the post of an edited draft (its version and the diff against the
  * version before) or of a new version of an earlier draft (the reviewer's note
@@ -30,6 +36,11 @@ export function versionLines(draft: DraftRecord): string {
   if (draft.revises !== null) {
     lines.push(`🔁 New version of draft ${draft.revises}.`);
     if (draft.revises_note) lines.push(`Your note: ${quote(draft.revises_note)}`);
+    const from = draft.revises_destination;
+    if (from !== null) {
+      const to = { chat_id: draft.destination_chat_id, thread_id: draft.destination_thread_id, title: draft.audience?.title ?? null };
+      lines.push(`🎯 Destination changed: from ${destinationName(from)} to ${destinationName(to)}.`);
+    }
   }
   if (draft.text_version > 1) lines.push(`✏️ Edited in review: version ${draft.text_version}.`);
   if (draft.previous_text !== null) {

@@ -2,6 +2,7 @@ import { run, type RunnerHandle } from "@grammyjs/runner";
 import type { Api } from "grammy";
 import type { Update } from "grammy/types";
 import type { UpdateJournal } from "./update-journal.js";
+import { runInUpdate } from "./update-scope.js";
 
 /**
  * The updates the daemon asks for. Telegram leaves reactions out unless named;
@@ -46,13 +47,7 @@ export function startJournaledPolling(options: JournaledPollingOptions): Journal
     {
       init: async () => {},
       handleUpdate: (update: Update) => {
-        // "update handled" (debug) comes once the middleware has finished, and with it every durable
-        // write the update caused (a decision's transition is committed before its handler resolves):
-        // a barrier for whoever must know that an update can no longer change anything.
-        const work = options
-          .handleUpdate(update)
-          .catch((err: unknown) => log.error({ err, update_id: update.update_id }, "an update could not be handled"))
-          .then(() => log.debug({ update_id: update.update_id }, "update handled"));
+        const work = handleJournaled(update, options);
         handling.add(work);
         void work.finally(() => handling.delete(work)).catch(() => {});
         return work;
@@ -85,4 +80,41 @@ export function startJournaledPolling(options: JournaledPollingOptions): Journal
       await Promise.allSettled([...handling]);
     },
   };
+}
+
+/**
+ * Handles one update in its scope and marks it finished in the journal.
+ * "update handled" (debug) comes once the middleware has finished and the
+ * mark is on disk, and with it every durable write the update caused (a
+ * decision's transition is committed before its handler resolves): a barrier
+ * for whoever must know that an update can no longer change anything. An
+ * update the journal knows as handled (Telegram delivered it again after a
+ * restart) is skipped; one whose handling failed stays for the next start.
+ */
+export async function handleJournaled(
+  update: Update,
+  options: Pick<JournaledPollingOptions, "handleUpdate" | "log"> & { readonly journal: Pick<UpdateJournal, "isDone" | "finish"> },
+): Promise<void> {
+  const { journal, log } = options;
+  if (journal.isDone(update.update_id)) {
+    log.debug({ update_id: update.update_id }, "update delivered again; it was handled before");
+    return;
+  }
+  let failed = false;
+  let retry = false;
+  await runInUpdate(update.update_id, async (scope) => {
+    try {
+      await options.handleUpdate(update);
+    } catch (err) {
+      failed = true;
+      log.error({ err, update_id: update.update_id }, "an update could not be handled");
+    }
+    retry = scope.retry;
+  });
+  if (!failed) {
+    await journal
+      .finish(update.update_id, retry)
+      .catch((err: unknown) => log.error({ err, update_id: update.update_id }, "could not journal that an update was handled"));
+  }
+  log.debug({ update_id: update.update_id }, "update handled");
 }

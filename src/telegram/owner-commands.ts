@@ -9,12 +9,14 @@ import { pendingText } from "../owner/pending-text.js";
 import { killSwitchLine, statusText, type StatusReport } from "../owner/status-report.js";
 import { authorizeActor, type ActorFacts } from "../reactions/authorize.js";
 import { ownerHaltPresent, type KillSwitch } from "../send/kill-switch.js";
-import { ResumeConfirmations } from "./resume-confirmations.js";
+import { CONFIRM_TTL_MS, haltIdentity, RESUME_PATTERN, RESUME_QUESTION, resumeButton } from "./resume-confirmations.js";
+import { shownOfHalt, type DecisionSurfaces } from "../desk/surfaces.js";
 
 /** The owner's commands, as Telegram's command menu shows them in the review chat. */
 export const OWNER_COMMANDS: readonly BotCommand[] = [
   { command: "pending", description: "Drafts awaiting your decision, with links" },
   { command: "status", description: "Kill switch, queues and today's counts" },
+  { command: "report", description: "The last 7 days per role, as a picture" },
   { command: "halt", description: "Halt every send until /resume" },
   { command: "resume", description: "Lift your /halt" },
   { command: "help", description: "What the commands and reactions do" },
@@ -24,8 +26,10 @@ export const OWNER_COMMANDS: readonly BotCommand[] = [
 export interface OwnerCommandOptions {
   readonly reviewChatId: string;
   readonly reviewerIds: ReadonlySet<number>;
-  /** Posts in the review chat within its rate limit (TelegramReviewChat.say), with buttons when given. */
-  readonly say: (text: string, buttons?: InlineKeyboardMarkup) => Promise<void>;
+  /** Posts in the review chat within its rate limit (TelegramReviewChat.say), with buttons when given; resolves with the message id. */
+  readonly say: (text: string, buttons?: InlineKeyboardMarkup) => Promise<unknown>;
+  /** The decision surfaces (the desk's): a /resume confirmation is one. */
+  readonly surfaces: Pick<DecisionSurfaces, "record" | "at" | "gate">;
   /** The daemon's audit log. */
   readonly audit: { append(entries: readonly AuditEntry[]): Promise<void> };
   /** HARNESS_DIR/HALT. */
@@ -35,6 +39,8 @@ export interface OwnerCommandOptions {
   readonly status: () => Promise<StatusReport>;
   readonly now: () => number;
   readonly deferForMs: number;
+  /** Posts the last seven days' report picture (/report); absent: /report is not offered. */
+  readonly report?: (userId: number) => Promise<void>;
   readonly log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 
@@ -50,8 +56,14 @@ export function helpText(deferForMs: number): string {
   ].join("\n");
 }
 
-/** A command's answer: text, and buttons when the command asks for a confirmation tap. */
-type Answer = string | { readonly text: string; readonly buttons: InlineKeyboardMarkup };
+/**
+ * A command's answer: text, and buttons when the command asks for a confirmation tap (then `sent` records the
+ * message); null when it answered itself (/report's picture).
+ */
+type Answer =
+  | string
+  | { readonly text: string; readonly buttons: InlineKeyboardMarkup; readonly sent: (messageId: number) => Promise<void> }
+  | null;
 type Run = (ctx: Context) => Promise<Answer>;
 
 /** The owner's command handlers: the commands, and the confirmation taps, which must run before the decision handlers see the callback. */
@@ -70,7 +82,6 @@ export interface OwnerCommandHandlers {
  */
 export function ownerCommands(options: OwnerCommandOptions): OwnerCommandHandlers {
   const composer = new Composer<Context>();
-  const confirmations = new ResumeConfirmations({ now: options.now });
   const switchDeps: OwnerSwitchDeps = { haltPath: options.haltPath, audit: options.audit, now: options.now };
   // /halt and /resume change one switch: one at a time, in arrival order.
   const switching = new KeyedQueue();
@@ -81,11 +92,17 @@ export function ownerCommands(options: OwnerCommandOptions): OwnerCommandHandler
     pending: async () => pendingText(options.drafts(), options.now()),
     status: async () => statusText(await options.status()),
     help: async () => helpText(options.deferForMs),
+    report: (ctx) => reportAnswer(options, ctx.from?.id ?? 0),
     halt: (ctx) => serial(() => haltAnswer(options, switchDeps, actorOf(ctx))),
     resume: async () => {
       // Nothing to lift: nothing to confirm. Otherwise only a reviewer's tap on the button resumes.
       if (!(await ownerHaltPresent(options.haltPath)).present) return serial(() => resumeAnswer(options, switchDeps, null));
-      return { text: confirmations.question(), buttons: confirmations.ask() };
+      // The question binds to this halt: a tap once another halt began counts for nothing.
+      const shown = shownOfHalt(await haltIdentity(options.haltPath));
+      const { token, markup } = resumeButton();
+      const until = options.now() + CONFIRM_TTL_MS;
+      const where = (messageId: number) => ({ chatId: options.reviewChatId, messageId });
+      return { text: RESUME_QUESTION, buttons: markup, sent: (m) => options.surfaces.record("resume", where(m), shown, { token, until }) };
     },
   };
 
@@ -107,42 +124,62 @@ export function ownerCommands(options: OwnerCommandOptions): OwnerCommandHandler
       if (run === undefined) return;
       options.log.info({ command, user_id: who.userId }, "owner command");
       const answer = await run(ctx);
-      await (typeof answer === "string" ? options.say(answer) : options.say(answer.text, answer.buttons));
+      if (answer === null) return;
+      if (typeof answer === "string") return void (await options.say(answer));
+      const messageId = await options.say(answer.text, answer.buttons);
+      if (typeof messageId === "number") await answer.sent(messageId);
     },
   );
 
   const taps = new Composer<Context>();
-  taps.callbackQuery(confirmations.pattern, async (ctx) => {
+  taps.callbackQuery(RESUME_PATTERN, async (ctx) => {
     const q = ctx.callbackQuery;
     const tell = (text: string) =>
       ctx.answerCallbackQuery({ text }).catch((err: unknown) => options.log.warn({ err }, "answerCallbackQuery failed"));
     const facts: ActorFacts = { chatId: q.message?.chat.id ?? 0, userId: q.from.id, actorChatId: null, isBot: q.from.is_bot };
     const who = authorizeActor(facts, options);
     if (!who.ok) {
-      await auditRefusal(options, {
-        command: "resume",
-        reason: who.reason,
-        user_id: q.from.id,
-        chat_id: facts.chatId,
-        update_id: ctx.update.update_id,
-        channel: "button",
-        username: q.from.username,
-      });
+      await refuseTap(options, ctx, who.reason);
       return tell("Only a reviewer can resume sends. Nothing changed.");
     }
-    if (!confirmations.take(ctx.match[1] ?? "")) {
+    // The message tapped (its surface), not the data, says which halt this lifts; the token must be its own.
+    // Judged and applied in the switch's queue, so no /halt comes between the judgement and the resume.
+    const surface = q.message ? options.surfaces.at(String(q.message.chat.id), q.message.message_id) : undefined;
+    const outcome = await serial(async () => {
+      const now = shownOfHalt(await haltIdentity(options.haltPath));
+      const verdict = surface
+        ? await options.surfaces.gate(surface, now, "resume", { token: ctx.match[1] ?? "" }, options.now())
+        : ({ ok: false, reason: "unknown_confirmation" } as const);
+      if (!verdict.ok) return verdict;
+      options.log.info({ command: "resume", user_id: who.userId }, "owner confirmed /resume");
+      const actor = { user_id: who.userId, channel: "command", update_id: ctx.update.update_id } as const;
+      return { ok: true, text: await resumeAnswer(options, switchDeps, actor) } as const;
+    });
+    if (!outcome.ok) {
+      await refuseTap(options, ctx, outcome.reason);
       await ctx.editMessageReplyMarkup({ reply_markup: { inline_keyboard: [] } }).catch(() => {});
       return tell("This confirmation is no longer valid: nothing changed. Send /resume again.");
     }
-    options.log.info({ command: "resume", user_id: who.userId }, "owner confirmed /resume");
-    const text = await serial(() =>
-      resumeAnswer(options, switchDeps, { user_id: who.userId, channel: "command", update_id: ctx.update.update_id }),
-    );
+    const { text } = outcome;
     await ctx.editMessageReplyMarkup({ reply_markup: { inline_keyboard: [] } }).catch(() => {});
     await tell(text.startsWith("Your halt is lifted") ? "Resumed." : "Done; see the answer in the chat.");
     await options.say(text);
   });
   return { commands: composer, confirmations: taps };
+}
+
+/** Audits a tap on a /resume confirmation that does not count. */
+async function refuseTap(options: OwnerCommandOptions, ctx: Context, reason: string): Promise<void> {
+  const q = ctx.callbackQuery!;
+  await auditRefusal(options, {
+    command: "resume",
+    reason,
+    user_id: q.from.id,
+    chat_id: q.message?.chat.id ?? 0,
+    update_id: ctx.update.update_id,
+    channel: "button",
+    username: q.from.username,
+  });
 }
 
 /** Audits a command that does not count; nothing is answered. */
@@ -191,6 +228,18 @@ async function auditRefusal(
       ...(r.username ? { username: r.username } : {}),
     },
   ]);
+}
+
+/** Posts the report picture; a failure is answered in words (nothing else changes). */
+async function reportAnswer(options: OwnerCommandOptions, userId: number): Promise<Answer> {
+  if (options.report === undefined) return "The report is not available here.";
+  try {
+    await options.report(userId);
+    return null;
+  } catch (err) {
+    options.log.error({ err }, "/report failed");
+    return `Could not make the report: ${(err as Error).message}. \`npx draft-review report\` on the daemon's machine shows the same numbers.`;
+  }
 }
 
 async function haltAnswer(options: OwnerCommandOptions, deps: OwnerSwitchDeps, actor: Parameters<typeof ownerHalt>[1]): Promise<string> {

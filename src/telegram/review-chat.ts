@@ -1,4 +1,4 @@
-import { GrammyError, type Api } from "grammy";
+import { GrammyError, InputFile, type Api } from "grammy";
 import type { InlineKeyboardMarkup, LinkPreviewOptions } from "grammy/types";
 import type { Clock } from "../clock/clock.js";
 import type { ReviewChat, ReviewPost } from "../desk/ports.js";
@@ -8,6 +8,7 @@ import { isNotModified } from "./classify.js";
 import { linkPreviewFor } from "./link-preview.js";
 import { editPrompt, supersededText } from "./flow-format.js";
 import { confirmMessage, editedReviewText, reviewKeyboard, reviewPost, statusLine, type ReviewFormatOptions } from "./review-format.js";
+import { BurstTracker } from "./burst-summary.js";
 import { LANE, REVIEW_CHAT_LIMITS, ReviewLane, type Lane, type ReviewChatLimits, type Turn } from "./review-lane.js";
 
 export { REVIEW_CHAT_LIMITS, type ReviewChatLimits } from "./review-lane.js";
@@ -38,6 +39,7 @@ const NO_PREVIEW: LinkPreviewOptions = { is_disabled: true };
 export class TelegramReviewChat implements ReviewChat {
   private readonly lane: ReviewLane;
   private readonly format: ReviewFormatOptions;
+  private readonly burst = new BurstTracker();
 
   constructor(private readonly options: TelegramReviewChatOptions) {
     this.lane = new ReviewLane(options.clock, options.limits ?? REVIEW_CHAT_LIMITS);
@@ -58,31 +60,48 @@ export class TelegramReviewChat implements ReviewChat {
     const markup = reviewKeyboard({ ...draft, status: "pending" }, this.format);
     const preview = linkPreviewFor(draft.draft_text);
     const { api, chatId } = this.options;
-    const message = await this.lane.run(LANE.post, async (turn) => {
-      if (post.kind === "single") {
+    const waiting = {};
+    if (this.burst.add(waiting, draft.drafted_by_role)) void this.announceBurst();
+    const message = await this.lane
+      .run(LANE.post, async (turn) => {
+        this.burst.remove(waiting);
+        if (post.kind === "single") {
+          return this.attempt(turn, () =>
+            api.sendMessage(chatId, post.message.text, {
+              ...this.where(),
+              entities: post.message.entities,
+              link_preview_options: preview,
+              reply_markup: markup,
+            }),
+          );
+        }
+        const header = await this.attempt(turn, () =>
+          api.sendMessage(chatId, post.header.text, { ...this.where(), entities: post.header.entities, link_preview_options: NO_PREVIEW }),
+        );
         return this.attempt(turn, () =>
-          api.sendMessage(chatId, post.message.text, {
+          api.sendMessage(chatId, post.draft.text, {
             ...this.where(),
-            entities: post.message.entities,
+            entities: post.draft.entities,
             link_preview_options: preview,
             reply_markup: markup,
+            reply_parameters: { message_id: header.message_id, allow_sending_without_reply: true },
           }),
         );
-      }
-      const header = await this.attempt(turn, () =>
-        api.sendMessage(chatId, post.header.text, { ...this.where(), entities: post.header.entities, link_preview_options: NO_PREVIEW }),
-      );
-      return this.attempt(turn, () =>
-        api.sendMessage(chatId, post.draft.text, {
-          ...this.where(),
-          entities: post.draft.entities,
-          link_preview_options: preview,
-          reply_markup: markup,
-          reply_parameters: { message_id: header.message_id, allow_sending_without_reply: true },
-        }),
-      );
-    });
+      })
+      .finally(() => this.burst.remove(waiting));
     return { reviewChatId: String(message.chat.id), reviewMessageId: message.message_id };
+  }
+
+  /** One line before a burst's posts, counting the drafts waiting when it goes out by role (see BURST_MIN_WAITING). */
+  private async announceBurst(): Promise<void> {
+    const { api, chatId } = this.options;
+    await this.lane
+      .run(LANE.notice, async (turn) => {
+        const text = this.burst.summary();
+        if (text !== null)
+          await this.attempt(turn, () => api.sendMessage(chatId, text, { ...this.where(), link_preview_options: NO_PREVIEW }));
+      })
+      .catch((err: unknown) => this.options.log.warn({ err }, "could not post the summary of a burst of drafts"));
   }
 
   async showStatus(draft: DraftRecord): Promise<void> {
@@ -116,20 +135,29 @@ export class TelegramReviewChat implements ReviewChat {
   }
 
   /** Asks for the extra tap a 👍 needs for a large audience, as a reply to the review post, ahead of queued posts. */
-  async askConfirmation(draft: DraftRecord): Promise<void> {
+  async askConfirmation(draft: DraftRecord): Promise<number> {
     const { text, markup } = confirmMessage(draft);
-    await this.replyTo(draft, LANE.answer, text, markup);
+    return this.replyTo(draft, LANE.answer, text, markup);
   }
 
   /** Sends a message of the daemon's own (a command's answer, a refusal, a confirmation) ahead of queued review posts. */
-  async say(text: string, buttons?: InlineKeyboardMarkup): Promise<void> {
-    await this.once(LANE.answer, () =>
+  async say(text: string, buttons?: InlineKeyboardMarkup): Promise<number> {
+    const message = await this.once(LANE.answer, () =>
       this.options.api.sendMessage(this.options.chatId, text, {
         ...this.where(),
         link_preview_options: NO_PREVIEW,
         ...(buttons ? { reply_markup: buttons } : {}),
       }),
     );
+    return message.message_id;
+  }
+
+  /** Sends a picture (PNG) with a caption of the daemon's own, ahead of queued review posts; resolves with its message id. */
+  async sendPhoto(png: Uint8Array, caption: string, filename: string): Promise<number> {
+    const message = await this.once(LANE.answer, () =>
+      this.options.api.sendPhoto(this.options.chatId, new InputFile(png, filename), { ...this.where(), caption }),
+    );
+    return message.message_id;
   }
 
   async markSuperseded(draft: DraftRecord, reviewMessageId: number): Promise<void> {
@@ -187,10 +215,10 @@ export class TelegramReviewChat implements ReviewChat {
     await this.lane.whenIdle();
   }
 
-  private async replyTo(draft: DraftRecord, lane: Lane, text: string, markup?: InlineKeyboardMarkup): Promise<void> {
+  private async replyTo(draft: DraftRecord, lane: Lane, text: string, markup?: InlineKeyboardMarkup): Promise<number> {
     const chatId = draft.review_chat_id ?? this.options.chatId;
     const replyTo = draft.review_message_id;
-    await this.once(lane, () =>
+    const message = await this.once(lane, () =>
       this.options.api.sendMessage(chatId, text, {
         ...this.where(),
         link_preview_options: NO_PREVIEW,
@@ -198,6 +226,7 @@ export class TelegramReviewChat implements ReviewChat {
         ...(replyTo === null ? {} : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }),
       }),
     );
+    return message.message_id;
   }
 
   private where(): { message_thread_id?: number } {

@@ -129,7 +129,10 @@ export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions
     case "revise":
       return draft.revision_note ? `✍️ Revise: ${draft.revision_note}` : "✍️ Sent back for revision.";
     case "expired":
-      return "⌛ Expired without a decision. Not sent.";
+      // An approval is kept when an approved draft expires: its send could not start in time.
+      return draft.approval === null
+        ? "⌛ Expired without a decision. Not sent."
+        : "⌛ Expired: approved, but the send could not start in time (the destination was busy or unreachable). Not sent.";
     case "failed":
       return `❌ Failed: Telegram said ${draft.reason ?? "no"}. Not sent.`;
     case "outcome_unknown":

@@ -1,3 +1,4 @@
+import { AsyncResource } from "node:async_hooks";
 import type { Clock, TimerHandle } from "../clock/clock.js";
 
 /** The review chat's own budget: Telegram allows a group about 20 messages a minute, a chat about 1 a second. */
@@ -10,8 +11,22 @@ export interface ReviewChatLimits {
   readonly reservedForAnswers: number;
 }
 
-/** 1 message per second, 20 per minute, 3 of them kept for the owner's answers. */
+/** A group or supergroup: 1 message per second, 20 per minute, 3 of them kept for the owner's answers. */
 export const REVIEW_CHAT_LIMITS: ReviewChatLimits = { gapMs: 1000, perMinute: 20, reservedForAnswers: 3 };
+
+/** A private chat with the bot: 1 message per second and no per-minute cap (Telegram's limit there). */
+export const PRIVATE_REVIEW_CHAT_LIMITS: ReviewChatLimits = { gapMs: 1000, perMinute: Number.POSITIVE_INFINITY, reservedForAnswers: 0 };
+
+/**
+ * The review chat's pace by its id: a private chat (a positive id) at one
+ * message a second, a group or supergroup (negative, or an @name) at 20 a
+ * minute. `scale` (TELEGRAM_RATE_SCALE) runs the clock of the limits faster
+ * against a local double; 1 in real use.
+ */
+export function reviewChatLimits(chatId: string, scale = 1): ReviewChatLimits {
+  const base = /^[1-9]\d*$/.test(chatId) ? PRIVATE_REVIEW_CHAT_LIMITS : REVIEW_CHAT_LIMITS;
+  return { ...base, gapMs: base.gapMs / scale };
+}
 
 /**
  * The lanes of the review chat, first served first: the owner's answers and
@@ -75,7 +90,11 @@ export class ReviewLane {
     return true;
   }
 
-  /** Runs `work` alone in the review chat, in its lane's order; `turn` before each call. */
+  /**
+   * Runs `work` alone in the review chat, in its lane's order; `turn` before
+   * each call. It runs in its caller's async context (whichever job's end or
+   * timer starts it), so its calls know which Telegram update they answer.
+   */
   run<T>(lane: Lane, work: (turn: Turn) => Promise<T>): Promise<T> {
     if (this.stopped) return Promise.reject(new Error("the review chat is stopped"));
     return new Promise<T>((resolve, reject) => {
@@ -83,12 +102,12 @@ export class ReviewLane {
       this.lanes[lane]!.push({
         lane,
         drop: reject,
-        run: () => {
+        run: AsyncResource.bind(() => {
           const turn = this.turnFor(lane);
           void work(turn)
             .then(resolve, reject)
             .finally(() => this.finish());
-        },
+        }),
       });
       this.pump();
     });

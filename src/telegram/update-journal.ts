@@ -1,65 +1,158 @@
-import { unlink } from "node:fs/promises";
-import { dirname } from "node:path";
 import { z } from "zod";
 import type { Update } from "grammy/types";
 import { JsonlStore, type StoreLog } from "../store/jsonl-store.js";
-import { fsyncDir } from "../store/fs-util.js";
+
+/**
+ * Where an update stands:
+ * - `received`: fetched and journaled, its handling not known to have finished;
+ * - `answered`: its handling began to answer in the review chat (every durable
+ *   change it makes comes before its answer), so it is never handled again;
+ * - `retry`: handled, but its decision could not be saved: handled again at the next start;
+ * - `handled`: done; kept a while (without its body) so a redelivery is recognised.
+ */
+const stateSchema = z.enum(["received", "answered", "retry", "handled"]);
+type State = z.infer<typeof stateSchema>;
 
 const entrySchema = z.object({
   draft_id: z.string(),
   update_id: z.number().int(),
-  update: z.looseObject({ update_id: z.number().int() }),
+  // Journals written before states existed hold only received updates.
+  state: stateSchema.default("received"),
+  update: z.looseObject({ update_id: z.number().int() }).optional(),
 });
 type Entry = z.infer<typeof entrySchema>;
+
+/** Handled updates remembered for a redelivery: more than one getUpdates batch (100) can hold. */
+const KEEP_HANDLED = 200;
+/** The journal is rewritten without older handled updates once it remembers this many. */
+const PRUNE_AT = 1_000;
 
 /**
  * Telegram confirms an update as soon as the next getUpdates asks for a later
  * offset, and the runner asks before handlers finish. So every fetched update
- * is written here (fsync'd) before the fetch returns; what a crash left
- * unhandled is handled again at the next start. The file holds one run's
- * updates and is cleared at start once they are handled.
+ * is written here (fsync'd) before the fetch returns, and marked once its
+ * handling has finished; a start handles again only what a crash left in
+ * flight. An update that began to answer is not handled again (its answer
+ * would be sent twice). The file and the memory hold the updates in flight
+ * and the last few hundred handled ids, never the history.
  */
 export class UpdateJournal {
+  private readonly answering = new Map<number, Promise<void>>();
+  private handledCount = 0;
+  /** Prune once this many handled updates are remembered (raised after a failed prune). */
+  private pruneAt = PRUNE_AT;
+  private pruning = false;
+
   private constructor(
-    private store: JsonlStore<Entry>,
-    private readonly path: string,
+    private readonly store: JsonlStore<Entry>,
     private readonly log: StoreLog,
-  ) {}
+  ) {
+    for (const e of store.latest.values()) if (e.state === "handled") this.handledCount++;
+  }
 
   static async open(path: string, log: StoreLog): Promise<UpdateJournal> {
-    const store = await JsonlStore.open<Entry>({ path, parse: (v) => entrySchema.parse(v), log, compactAfterLines: 1_000_000 });
-    return new UpdateJournal(store, path, log);
+    const store = await JsonlStore.open<Entry>({ path, parse: (v) => entrySchema.parse(v), log, compactAfterLines: PRUNE_AT });
+    return new UpdateJournal(store, log);
   }
 
-  /** The updates of the last run, in order. */
+  /** The updates a stop left to handle (in flight, or to retry), in order. */
   entries(): Update[] {
-    return [...this.store.latest.values()].sort((a, b) => a.update_id - b.update_id).map((e) => e.update as unknown as Update);
+    return [...this.store.latest.values()]
+      .filter((e) => (e.state === "received" || e.state === "retry") && e.update !== undefined)
+      .sort((a, b) => a.update_id - b.update_id)
+      .map((e) => e.update as unknown as Update);
   }
 
-  /** Makes `updates` durable; resolves once fsync'd. */
+  /** True when `updateId` was handled (or began to answer) already: a redelivery to skip. */
+  isDone(updateId: number): boolean {
+    const state = this.stateOf(updateId);
+    return state === "handled" || state === "answered";
+  }
+
+  /** How many updates the journal remembers (in flight and recently handled). */
+  get size(): number {
+    return this.store.latest.size;
+  }
+
+  /** Makes `updates` durable; resolves once fsync'd. An update known already keeps its state. */
   async record(updates: readonly Update[]): Promise<void> {
-    if (updates.length === 0) return;
+    const fresh = updates.filter((u) => this.stateOf(u.update_id) === undefined);
+    if (fresh.length === 0) return;
     await this.store.append(
-      updates.map((u) => ({ draft_id: `u${u.update_id}`, update_id: u.update_id, update: u as unknown as Entry["update"] })),
+      fresh.map((u) => ({
+        draft_id: key(u.update_id),
+        update_id: u.update_id,
+        state: "received" as const,
+        update: u as unknown as Entry["update"],
+      })),
     );
   }
 
-  /** Empties the journal, once its updates have been handled (their decisions are in the audit log). */
-  async clear(): Promise<void> {
-    await this.store.close();
-    await unlink(this.path).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== "ENOENT") throw err;
-    });
-    await fsyncDir(dirname(this.path));
-    this.store = await JsonlStore.open<Entry>({
-      path: this.path,
-      parse: (v) => entrySchema.parse(v),
-      log: this.log,
-      compactAfterLines: 1_000_000,
-    });
+  /**
+   * Notes, durably, that the update's handling is about to answer in the review
+   * chat; the first call per update writes, later ones wait for that write. A
+   * failed write is logged and the answer goes out anyway.
+   */
+  markAnswered(updateId: number): Promise<void> {
+    if (this.stateOf(updateId) !== "received") return this.answering.get(updateId) ?? Promise.resolve();
+    let pending = this.answering.get(updateId);
+    if (pending === undefined) {
+      pending = this.store
+        .append([{ draft_id: key(updateId), update_id: updateId, state: "answered" }])
+        .catch((err: unknown) => this.log.warn({ err, update_id: updateId }, "could not journal that an update is answered"))
+        .finally(() => this.answering.delete(updateId));
+      this.answering.set(updateId, pending);
+    }
+    return pending;
+  }
+
+  /** Marks the update's handling finished (`retry`: handle it again at the next start). */
+  async finish(updateId: number, retry = false): Promise<void> {
+    await this.answering.get(updateId);
+    const entry = this.store.latest.get(key(updateId));
+    if (entry === undefined) return;
+    if (retry) {
+      if (entry.update === undefined || entry.state === "retry") return;
+      await this.store.append([{ ...entry, state: "retry" }]);
+      return;
+    }
+    if (entry.state === "handled") return;
+    await this.store.append([{ draft_id: key(updateId), update_id: updateId, state: "handled" }]);
+    this.handledCount++;
+    if (this.handledCount >= this.pruneAt) this.prune();
   }
 
   async close(): Promise<void> {
+    await Promise.allSettled([...this.answering.values()]);
     await this.store.close();
   }
+
+  /** Rewrites the journal without all but the last KEEP_HANDLED handled updates (first-seen order). */
+  private prune(): void {
+    if (this.pruning) return;
+    this.pruning = true;
+    const handled = [...this.store.latest.values()].filter((e) => e.state === "handled");
+    const drop = new Set(handled.slice(0, handled.length - KEEP_HANDLED).map((e) => e.draft_id));
+    void this.store
+      .forget(drop)
+      .then(
+        () => {
+          this.handledCount -= drop.size;
+          this.pruneAt = PRUNE_AT;
+        },
+        (err: unknown) => {
+          this.pruneAt = this.handledCount + PRUNE_AT;
+          this.log.warn({ err }, "could not prune the update journal; it stays longer for now");
+        },
+      )
+      .finally(() => (this.pruning = false));
+  }
+
+  private stateOf(updateId: number): State | undefined {
+    return this.store.latest.get(key(updateId))?.state;
+  }
+}
+
+function key(updateId: number): string {
+  return `u${updateId}`;
 }

@@ -37,8 +37,10 @@ export class FakeReviewChat implements ReviewChat {
     this.log.debug({ draft_id: draft.draft_id, text }, "test mode: notice to reviewers");
   }
 
-  async askConfirmation(draft: DraftRecord): Promise<void> {
-    this.log.debug({ draft_id: draft.draft_id }, "test mode: confirmation asked for a large audience");
+  async askConfirmation(draft: DraftRecord): Promise<number> {
+    const messageId = this.takeId();
+    this.log.debug({ draft_id: draft.draft_id, message_id: messageId }, "test mode: confirmation asked for a large audience");
+    return messageId;
   }
 
   async markSuperseded(draft: DraftRecord, reviewMessageId: number): Promise<void> {

@@ -2,7 +2,7 @@ import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import type { Core } from "../app/core.js";
 import { SimulatedClock } from "../clock/simulated-clock.js";
-import { parseDuration } from "../config/duration.js";
+import { readDuration } from "../config/duration.js";
 import type { Transition } from "../desk/review-desk.js";
 import type { Actor } from "../drafts/record.js";
 import { STATUSES, type DraftStatus } from "../drafts/status.js";
@@ -22,6 +22,13 @@ export interface TestSessionOptions {
 }
 
 type Answer = Record<string, unknown>;
+
+/**
+ * How far test mode's clock may go: far past any real use, and far enough
+ * inside what a Date can hold that every expiry, deferral and retention
+ * computed from it stays a valid time.
+ */
+const SIMULATED_HORIZON_MS = Date.UTC(9000, 0, 1);
 
 /**
  * Test mode (contract: "Test mode"): one JSON line in, one JSON line out,
@@ -83,8 +90,14 @@ async function handle(command: TestCommand, o: TestSessionOptions): Promise<Answ
       return act(o, command.review_message_id, (where) => desk.undo({ ...where, actor }));
     }
     case "advance": {
-      const ms = command.by === undefined ? untilUndoWindowsEnd(o) : parseDuration(command.by);
-      if (ms === null) return { error: `by: "${command.by}" is not a duration such as 90s, 15m or 24h` };
+      const read = command.by === undefined ? { ok: true as const, ms: untilUndoWindowsEnd(o) } : readDuration(command.by);
+      if (!read.ok) return { error: `by: ${read.error}` };
+      const ms = read.ms;
+      if (o.clock.now() + ms > SIMULATED_HORIZON_MS) {
+        return {
+          error: `by: "${command.by}" would move the simulated clock past ${new Date(SIMULATED_HORIZON_MS).toISOString()}, the latest time test mode keeps`,
+        };
+      }
       const transitions: Transition[] = [];
       const stop = desk.onTransition((t) => transitions.push(t));
       try {
@@ -170,8 +183,9 @@ async function decide(
  * dated `ago` before the simulated now. A draft with `send_as` can then answer it.
  */
 async function businessMessage(o: TestSessionOptions, c: Extract<TestCommand, { cmd: "business" }>): Promise<Answer> {
-  const agoMs = c.ago === undefined ? 0 : parseDuration(c.ago);
-  if (agoMs === null) return { error: `ago: "${c.ago}" is not a duration such as 90s, 15m or 2h` };
+  const read = c.ago === undefined ? { ok: true as const, ms: 0 } : readDuration(c.ago);
+  if (!read.ok) return { error: `ago: ${read.error}` };
+  const agoMs = read.ms;
   const { voice } = o.core;
   const connection = voice.assume(o.defaultReviewerId);
   const messageId = (voice.chats.chat(c.from_id)?.messages.at(-1)?.message_id ?? 0) + 1;

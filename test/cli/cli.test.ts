@@ -163,7 +163,8 @@ describe("draft-review get and list", () => {
     const humanMissing = await cli(["get", "d_missing"], { env });
     expect(humanMissing.code).toBe(2);
     expect(humanMissing.stdout).toBe("");
-    expect(humanMissing.stderr).toMatch(/no draft with id "d_missing"/);
+    expect(humanMissing.stderr).toMatch(/no draft with id "d_missing"; `draft-review list` lists the drafts there are/);
+    expect(humanMissing.stderr).not.toContain("GET /drafts");
   });
 
   it("list filters by status; exit 2 for an unknown status", async () => {

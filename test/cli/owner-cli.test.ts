@@ -47,11 +47,14 @@ describe("draft-review halt and resume", () => {
       action: "halt",
       changed: false,
       kill_switch: { halted: true, reason: expect.stringMatching(/halted by the owner/) },
+      review_chat: "unchanged",
     });
 
     const resume = await cli(["resume"]);
     expect(resume.code).toBe(0);
-    expect(resume.stdout).toBe("The owner's halt is lifted. ✅ Sends enabled.\n");
+    expect(resume.stdout).toBe(
+      "The owner's halt is lifted. ✅ Sends enabled.\nThe daemon is not running, so the review chat was not told; it starts halted (or not) as HALT says.\n",
+    );
     expect(await pathExists(join(harness, "HALT"))).toBe(false);
     expect((await cli(["resume"])).stdout).toMatch(/^There was no owner halt to lift/);
 
@@ -73,8 +76,11 @@ describe("draft-review halt and resume", () => {
       action: "resume",
       changed: true,
       kill_switch: { halted: true, reason: "TAO_SWARM_ENABLED=0 in .env" },
+      review_chat: "daemon_not_running",
     });
-    expect((await cli(["resume"])).stdout).toBe("There was no owner halt to lift. Sends are still halted: TAO_SWARM_ENABLED=0 in .env.\n");
+    expect((await cli(["resume"])).stdout).toBe(
+      "There was no owner halt to lift. Sends are still halted: TAO_SWARM_ENABLED=0 in .env.\nNothing changed, so the review chat was not told.\n",
+    );
   });
 
   it("leaves the daemon's chain intact while the daemon's log stays open, and audit verify checks both", async () => {

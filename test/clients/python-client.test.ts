@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "../support/cli-process.js";
 import { eventually, freshDirs, TEST_API_TOKEN, type DaemonProcess } from "../support/daemon-process.js";
 import { OWNER, useLiveDaemon } from "../support/live-fixture.js";
+import { clockEnv } from "../support/clock-env.js";
 
 const CLIENT_DIR = resolve(import.meta.dirname, "../../clients/python");
 const PYTHON = spawnSync("python3", ["--version"], { stdio: "ignore" }).status === 0;
@@ -109,6 +110,7 @@ describe("the Python client (clients/python/draft_review.py)", () => {
         cwd: CLIENT_DIR,
         env: {
           PATH: process.env.PATH ?? "",
+          ...clockEnv(),
           PYTHONDONTWRITEBYTECODE: "1",
           DRAFT_API_HOST: "127.0.0.1",
           DRAFT_API_PORT: String(apiPort),

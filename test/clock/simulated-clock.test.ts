@@ -59,4 +59,21 @@ describe("SimulatedClock", () => {
     });
     expect(log).toEqual(["work of the first", "second"]);
   });
+
+  // Issue 19 row 12: a huge move is a caller's bug, refused at once, never a loop that runs for ever.
+  it("refuses a move past the latest Date at once, firing nothing, and keeps working after", async () => {
+    const clock = new SimulatedClock(0);
+    let fired = 0;
+    const daily = () => {
+      fired++;
+      clock.setTimeout(daily, 86_400_000);
+    };
+    clock.setTimeout(daily, 86_400_000);
+    await expect(clock.advance(100_000_001 * 86_400_000)).rejects.toThrow(RangeError);
+    await expect(clock.advance(Number.POSITIVE_INFINITY)).rejects.toThrow(RangeError);
+    expect(fired).toBe(0);
+    expect(clock.now()).toBe(0);
+    await clock.advance(3 * 86_400_000);
+    expect(fired).toBe(3);
+  });
 });

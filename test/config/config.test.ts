@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config/config.js";
-import { formatDuration, parseDuration } from "../../src/config/duration.js";
+import { formatDuration, MAX_DURATION_MS, parseDuration, readDuration } from "../../src/config/duration.js";
 
 const TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw";
 const live = { TELEGRAM_BOT_TOKEN: TOKEN, REVIEW_CHAT_ID: "555000111" };
@@ -82,6 +82,25 @@ describe("durations", () => {
   ])("parses %s", (text, ms) => expect(parseDuration(text)).toBe(ms));
 
   it.each(["", "24", "h", "-5m", "0s", "1 week"])("refuses %j", (text) => expect(parseDuration(text)).toBeNull());
+
+  // Issue 19 row 12: a huge duration is refused naming the limit, never a hang or an Invalid Date later.
+  it("refuses a duration past the limit, naming it", () => {
+    expect(readDuration("3650d")).toEqual({ ok: true, ms: MAX_DURATION_MS });
+    expect(readDuration("3651d")).toEqual({ ok: false, error: '"3651d" is longer than the limit of 3650d' });
+    expect(readDuration("100000001d")).toMatchObject({ ok: false, error: expect.stringContaining("limit of 3650d") });
+    expect(readDuration("2h", 3_600_000)).toMatchObject({ ok: false, error: expect.stringContaining("limit of 1h") });
+    expect(parseDuration("1e400d")).toBeNull();
+    expect(parseDuration(`${"9".repeat(400)}ms`)).toBeNull();
+  });
+
+  it.each([
+    ["DRAFT_TTL", "366d", "365d"],
+    ["DEFER_FOR", "100000001d", "365d"],
+    ["DRAFT_RETENTION", "3651d", "3650d"],
+    ["UNDO_WINDOW", "61m", "1h"],
+  ])("refuses %s=%s naming the variable and the limit %s", (name, value, limit) => {
+    expect(problems({ ...live, [name]: value })).toEqual([expect.stringMatching(new RegExp(`^${name} must be .*at most ${limit}\\b`))]);
+  });
 
   it("formats as the operator writes", () => {
     expect(formatDuration(86_400_000)).toBe("24h");

@@ -50,6 +50,17 @@ async function submit(chatId: number, text: string) {
 
 const record = async (id: string) => (await live.daemon.request("GET", `/drafts/${id}`)).body;
 const post = (messageId: number): SentMessage => live.double.messages(OWNER).find((m) => m.messageId === messageId)!;
+/**
+ * Waits until the review post shows the draft at `version` (its status edit is audited): a decision on the post
+ * counts only for what it shows (issue 19), so a test acts on it once it shows the change.
+ */
+const postShows = (id: string, version: number) =>
+  eventually(
+    async () =>
+      (await auditLines(live.daemon.harnessDir)).some((l) => l.kind === "status_shown" && l.draft_id === id && l.version === version),
+    10_000,
+    `the post shows version ${version} of the record`,
+  );
 const statusIs = (id: string, status: string) => eventually(async () => (await record(id)).status === status, 10_000, `status ${status}`);
 
 describe("the audience on the review post", () => {
@@ -142,6 +153,7 @@ describe("the audience checked again at the send call", () => {
     );
     expect(live.double.messages(GROUP)).toHaveLength(0);
 
+    await postShows(a.draft_id, (await record(a.draft_id)).version);
     live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, oldEmojis: ["👍"], newEmojis: [] });
     live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, newEmojis: ["👍"] });
     await statusIs(a.draft_id, "sent");
@@ -171,6 +183,7 @@ describe("the audience checked again at the send call", () => {
     expect(halted.destination_chat_id).toBe(String(NEW_SUPERGROUP));
     expect(live.double.calls("sendMessage").filter((c) => Number(c.params.chat_id) === OLD_GROUP)).toHaveLength(0);
 
+    await postShows(a.draft_id, halted.version);
     live.double.injectCallback({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, data: `v1:send:${a.draft_id}` });
     await statusIs(a.draft_id, "sent");
     expect(live.double.messages(NEW_SUPERGROUP).map((m) => m.text)).toEqual(["Hello old group"]);

@@ -1,9 +1,17 @@
 import { spawnSync } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MAIN_JS } from "../support/daemon-process.js";
+import { clockEnv } from "../support/clock-env.js";
 
 function start(env: Record<string, string>) {
-  return spawnSync(process.execPath, [MAIN_JS], { env: { PATH: process.env.PATH ?? "", ...env }, encoding: "utf8", timeout: 10_000 });
+  return spawnSync(process.execPath, [MAIN_JS], {
+    env: { PATH: process.env.PATH ?? "", ...clockEnv(), ...env },
+    encoding: "utf8",
+    timeout: 10_000,
+  });
 }
 
 describe("start-up with a bad configuration", () => {
@@ -12,6 +20,30 @@ describe("start-up with a bad configuration", () => {
     expect(r.status).toBe(78);
     expect(r.stderr).toContain("TELEGRAM_BOT_TOKEN is not set");
     expect(r.stderr).toContain("@BotFather");
+  });
+
+  // Issue 19 row 12: a duration past its limit refuses the start, naming the variable and the limit.
+  it("stops on a duration past its limit, naming the variable and the limit", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "dr-startup-"));
+    try {
+      const r = spawnSync(process.execPath, [MAIN_JS], {
+        cwd: dir,
+        env: {
+          PATH: process.env.PATH ?? "",
+          TELEGRAM_BOT_TOKEN: "123456:ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+          TELEGRAM_API_ROOT: "http://127.0.0.1:9",
+          REVIEW_CHAT_ID: "123",
+          HARNESS_DIR: join(dir, "h"),
+          DRAFT_RETENTION: "100000001d",
+        },
+        encoding: "utf8",
+        timeout: 10_000,
+      });
+      expect(r.status, r.stderr).toBe(78);
+      expect(r.stderr).toMatch(/DRAFT_RETENTION must be a duration .*at most 3650d/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("stops without REVIEW_CHAT_ID, saying how to find the id", () => {

@@ -5,6 +5,8 @@ import { archiveMonthOf } from "../../src/desk/archiving.js";
 import { draftRecordSchema, type DraftRecord } from "../../src/drafts/record.js";
 import { DraftArchive } from "../../src/store/archive.js";
 import { memoryLog } from "../store/helpers.js";
+import { SimulatedClock } from "../../src/clock/simulated-clock.js";
+import { T0 } from "../support/drafts.js";
 import { openTestCore, REVIEWER, submitPosted, submitRevised, type TestCore } from "../support/core.js";
 
 const DAY = 86_400_000;
@@ -14,8 +16,9 @@ afterEach(async () => {
   for (const t of open_.splice(0)) await t.close().catch(() => {});
 });
 
+/** In-process only, on a simulated clock from the fixed T0: the month files are named from it. */
 async function core(dir?: string, env: Record<string, string> = {}) {
-  const t = await openTestCore(dir, { env });
+  const t = await openTestCore(dir, { env, clock: new SimulatedClock(T0) });
   open_.push(t);
   return t;
 }

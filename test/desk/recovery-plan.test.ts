@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { AuditedDraft } from "../../src/audit/audit-index.js";
 import { SimulatedClock } from "../../src/clock/simulated-clock.js";
-import { CRASH_DURING_SEND, planRecovery, STORE_LOST_SEND, type RecoveryFacts } from "../../src/desk/recovery.js";
+import { CRASH_DURING_SEND, planRecovery, STORE_LOST_SEND, storeBehind, type RecoveryFacts } from "../../src/desk/recovery.js";
+import { SEND_START_GRACE_MS } from "../../src/drafts/machine.js";
 import type { DraftStatus } from "../../src/drafts/status.js";
 import { draftIn, HOUR, T0 } from "../support/drafts.js";
 
@@ -62,6 +63,18 @@ describe("planRecovery (pure: drafts, audit index, now)", () => {
     expect(planRecovery([d], audited, clock.now()).events).toEqual([{ draftId: "p", event: { type: "expire" } }]);
   });
 
+  it("an approval given in time, found past expires_at inside its undo window, is sent when the window ends, not expired", () => {
+    const expiresAt = T0 + 24 * HOUR;
+    const sendAfter = expiresAt + 5_000;
+    const d = draftIn("approved", { draft_id: "w", send_after: new Date(sendAfter).toISOString() });
+    const plan = planRecovery([d], facts({ w: { version: 3, to: "approved" } }), expiresAt + 1_000);
+    expect(plan.events).toEqual([]);
+    expect(plan.effects).toEqual([
+      { type: "arm_expiry", draftId: "w", at: sendAfter + SEND_START_GRACE_MS },
+      { type: "send", draftId: "w" },
+    ]);
+  });
+
   it("tells the reviewers about an unknown outcome once: not when the notice is audited", () => {
     const d = draftIn("outcome_unknown", { draft_id: "u", reason: "timeout" });
     const told = planRecovery([d], facts({ u: { version: 3, to: "outcome_unknown" } }, ["u:outcome_unknown"]), T0);
@@ -105,5 +118,27 @@ describe("planRecovery (pure: drafts, audit index, now)", () => {
     expect(plan.effects).toContainEqual({ type: "supersede_post", draftId: "e", reviewMessageId: 41 });
     expect(plan.effects).not.toContainEqual({ type: "supersede_post", draftId: "e", reviewMessageId: 40 });
     expect(plan.events).toEqual([{ draftId: "a", event: { type: "revised", byDraftId: "b" } }]);
+  });
+
+  it("restores a send outcome the audit log has one change ahead of a `sending` store record, and nothing else", () => {
+    const out = (reason: string | null, sentMessageId: number | null = null) => ({ sentMessageId, reason, at: T0 + 5 });
+    const drafts = ["sent", "failed", "unknown", "same", "old", "halted"].map((id) => draftIn("sending", { draft_id: id, version: 4 }));
+    const audited = facts({
+      sent: { version: 5, to: "sent", sendOutcome: out(null, 77) },
+      failed: { version: 5, to: "failed", sendOutcome: out("Forbidden") },
+      unknown: { version: 5, to: "outcome_unknown", sendOutcome: out("timeout") },
+      same: { version: 4, to: "sending" },
+      // A checkpoint written before send outcomes were kept: the outcome is not known, so it stays unknown.
+      old: { version: 5, to: "sent" },
+      halted: { version: 5, to: "halted" },
+    });
+    expect(storeBehind(drafts, audited)).toEqual([
+      { draftId: "sent", event: { type: "send_ok", messageId: 77 }, at: T0 + 5 },
+      { draftId: "failed", event: { type: "send_failed", reason: "Forbidden" }, at: T0 + 5 },
+      { draftId: "unknown", event: { type: "send_unknown", reason: "timeout" }, at: T0 + 5 },
+    ]);
+    expect(planRecovery(drafts, audited, T0).events.filter((e) => e.draftId === "old")).toEqual([
+      { draftId: "old", event: { type: "send_unknown", reason: CRASH_DURING_SEND } },
+    ]);
   });
 });

@@ -1,7 +1,8 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, rm, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Actor } from "../../src/drafts/record.js";
+import type { SendCallOutcome } from "../../src/send/outcome.js";
 import { openTestCore, REVIEWER, submitPosted, type TestCore } from "../support/core.js";
 import { HOUR } from "../support/drafts.js";
 
@@ -73,7 +74,7 @@ describe("ReviewDesk", () => {
           post = async () => ({ reviewChatId: "100000001", reviewMessageId: 1 });
           showStatus = async () => {};
           notify = async (_d: unknown, text: string) => void notices.push(text);
-          askConfirmation = async () => {};
+          askConfirmation = async () => 2;
           markSuperseded = async () => {};
           promptEdit = async () => 1;
           answer = async () => {};
@@ -113,6 +114,47 @@ describe("ReviewDesk", () => {
       reason: expect.stringContaining("store lost its last change"),
     });
     expect(t.sends).toHaveLength(0);
+  });
+
+  /**
+   * The crash the sweep found: a change's store line and audit line are written at once, and a
+   * kill left the `sent` (or `failed`) audit line durable and the store's line torn. The store's
+   * last good state is `sending`; the audit log knows the outcome.
+   */
+  async function sendThenTearStoreTail(outcome: SendCallOutcome, dropCheckpoint: boolean) {
+    t = await openTestCore(undefined, { sendCall: async () => outcome });
+    const d = await submitPosted(t, `torn after ${outcome.kind}`);
+    await t.core.desk.decide({ reviewChatId: d.review_chat_id!, reviewMessageId: d.review_message_id!, decision: "send", actor: actor(8) });
+    await t.core.desk.settle();
+    const done = t.core.desk.get(d.draft_id)!;
+    await t.core.close();
+    const store = join(t.dir, "telegram_drafts.jsonl");
+    const text = await readFile(store, "utf8");
+    const lastLine = text.lastIndexOf("\n", text.length - 2) + 1;
+    expect(text.slice(lastLine)).toContain(`"status":"${done.status}"`);
+    await truncate(store, Buffer.byteLength(text.slice(0, lastLine + 40)));
+    // Without the checkpoint the audit log is scanned; with it, the index comes from the checkpoint.
+    if (dropCheckpoint) await rm(join(t.dir, "audit_index.json"));
+    t = await t.reopen();
+    const lines = (await audit(t.dir)).filter((l) => l.draft_id === d.draft_id && l.kind === "transition");
+    return { done, now: t.core.desk.get(d.draft_id)!, path: lines.map((l) => l.to) };
+  }
+
+  for (const dropCheckpoint of [false, true]) {
+    it(`keeps a send the audit log shows \`sent\` when the store lost that line (checkpoint ${dropCheckpoint ? "gone" : "kept"})`, async () => {
+      const { done, now, path } = await sendThenTearStoreTail({ kind: "ok", messageId: 4242 }, dropCheckpoint);
+      expect(done).toMatchObject({ status: "sent", sent_message_id: 4242 });
+      expect(now).toMatchObject({ status: "sent", sent_message_id: 4242, sent_at: done.sent_at, version: done.version });
+      expect(t!.sends).toHaveLength(0);
+      expect(path).toEqual(["queued", "pending", "approved", "sending", "sent"]);
+    });
+  }
+
+  it("keeps a failed send failed when the store lost that line", async () => {
+    const { done, now, path } = await sendThenTearStoreTail({ kind: "refused", reason: "Forbidden: bot was blocked by the user" }, true);
+    expect(done).toMatchObject({ status: "failed" });
+    expect(now).toMatchObject({ status: "failed", reason: done.reason, version: done.version });
+    expect(path).toEqual(["queued", "pending", "approved", "sending", "failed"]);
   });
 
   it("sends an approval the daemon had not started on after a restart", async () => {

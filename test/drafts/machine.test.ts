@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { DraftEvent } from "../../src/drafts/events.js";
-import { transition, TRANSITIONS } from "../../src/drafts/machine.js";
+import { expiryDue, SEND_START_GRACE_MS, transition, TRANSITIONS } from "../../src/drafts/machine.js";
 import { draftRecordSchema } from "../../src/drafts/record.js";
 import { FINAL_STATUSES, STATUSES, type DraftStatus } from "../../src/drafts/status.js";
 import { draftIn, EVENTS, HOUR, reviewer, T0 } from "../support/drafts.js";
@@ -192,6 +192,37 @@ describe("transition: edit, undo, revises (contract v2)", () => {
     const approved = transition(draftIn("pending"), approve(UNDO), T0 + HOUR);
     if (!approved.ok) throw new Error("not approved");
     expect(transition(approved.draft, EVENTS.undo, T0 + HOUR + UNDO)).toEqual({ ok: false, reason: "undo_closed", status: "approved" });
+  });
+
+  it("an undo that Telegram dated inside the window counts when it arrives after it (queued while the daemon was down)", () => {
+    const approved = transition(draftIn("pending"), approve(UNDO), T0 + HOUR);
+    if (!approved.ok) throw new Error("not approved");
+    const late = T0 + HOUR + 5 * UNDO;
+    const dated = (actedAt: number | null) => ({ ...EVENTS.undo, actedAt }) as DraftEvent;
+    expect(transition(approved.draft, dated(T0 + HOUR + UNDO - 1), late)).toMatchObject({ ok: true, draft: { status: "pending" } });
+    expect(transition(approved.draft, dated(T0 + HOUR + UNDO), late)).toEqual({ ok: false, reason: "undo_closed", status: "approved" });
+    // A tap Telegram does not date, that waited while the daemon was down: it may have been in time, and nothing was sent.
+    expect(transition(approved.draft, dated(null), late)).toMatchObject({ ok: true, draft: { status: "pending" } });
+    // Once the send began, no date brings it back.
+    expect(transition({ ...approved.draft, status: "sending" }, dated(T0 + HOUR), late)).toMatchObject({ ok: false });
+  });
+
+  it("an approval given before expires_at whose window ends after it waits out the window, then has a minute to start", () => {
+    const expiresAt = T0 + 24 * HOUR;
+    const approvedAt = expiresAt - UNDO / 2;
+    const approved = transition(draftIn("pending"), approve(UNDO), approvedAt);
+    if (!approved.ok) throw new Error("not approved");
+    const due = approvedAt + UNDO + SEND_START_GRACE_MS;
+    expect(expiryDue(approved.draft)).toBe(due);
+    expect(approved.effects).toContainEqual({ type: "arm_expiry", draftId: "d_test", at: due });
+    expect(transition(approved.draft, EVENTS.expire, expiresAt + 1)).toEqual({ ok: false, reason: "not_due", status: "approved" });
+    expect(transition(approved.draft, EVENTS.send_intent, approvedAt + UNDO)).toMatchObject({ ok: true, draft: { status: "sending" } });
+    expect(transition(approved.draft, EVENTS.send_intent, due)).toEqual({ ok: false, reason: "expired", status: "approved" });
+    expect(transition(approved.draft, EVENTS.expire, due)).toMatchObject({ ok: true, draft: { status: "expired" } });
+    // Undone past expires_at: it awaits no decision any more, and expires at once.
+    const undone = transition(approved.draft, EVENTS.undo, expiresAt + 1);
+    expect(undone).toMatchObject({ ok: true, draft: { status: "pending" } });
+    expect(undone.ok && undone.effects).toContainEqual({ type: "arm_expiry", draftId: "d_test", at: expiresAt });
   });
 
   it("a halt inside the window clears send_after and the approval", () => {

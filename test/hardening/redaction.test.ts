@@ -24,4 +24,17 @@ describe("redaction keeps the owner's own details and says what it removed", () 
     await eventually(() => live.double.messages(GROUP).length === 1, 10_000, "sent");
     expect(live.double.messages(GROUP)[0]!.text).toBe(expected);
   });
+
+  // Issue 19 row 11: PII_ALLOW matched by digit suffix, so another country's number with the same ending was kept.
+  it("removes a number of another country whose digits end like the owner's (PII_ALLOW matches country and number)", async () => {
+    await live.start({ PII_ALLOW: "+61 412 345 678" });
+    const text = "Mine: +61412345678. Not mine: +1 412 345 678 and +44 412 345 678.";
+    const answer = (await live.daemon.request("POST", "/drafts", payload(text))).body;
+    const post = await eventually(() => live.double.messages(OWNER).find((m) => m.messageId === answer.review_message_id));
+    expect(post.text).toContain("Mine: +61412345678. Not mine: [phone] and [phone].");
+    expect(post.text).not.toContain("+1 412 345 678");
+    expect((await live.daemon.request("GET", `/drafts/${answer.draft_id}`)).body.draft_text).toBe(
+      "Mine: +61412345678. Not mine: [phone] and [phone].",
+    );
+  });
 });

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { freePort, runBin } from "../support/cli-process.js";
 import { freshDirs, MAIN_JS } from "../support/daemon-process.js";
 import { useLiveDaemon } from "../support/live-fixture.js";
+import { clockEnv } from "../support/clock-env.js";
 
 // Issue 12 item 6: secrets and shutdown.
 
@@ -26,6 +27,7 @@ describe("secrets are not echoed, and .env with a token is kept private", () => 
     const r = spawnSync(process.execPath, [MAIN_JS], {
       env: {
         PATH: process.env.PATH ?? "",
+        ...clockEnv(),
         TELEGRAM_BOT_TOKEN: BOT_TOKEN,
         REVIEW_CHAT_ID: BOT_TOKEN,
         DRAFT_API_PORT: "0x-abc123def456ghi789",

@@ -5,6 +5,7 @@ import { ReviewDesk, type ReviewDeskOptions, type Transition } from "../../src/d
 import type { DraftRecord } from "../../src/drafts/record.js";
 import type { EventFeed, FeedEvent, FeedPage } from "../../src/http/event-feed.js";
 import { FakeReviewChat } from "../../src/test-mode/fake-review-chat.js";
+import { wallClockNow } from "../support/drafts.js";
 
 /** One captured log call. */
 export interface LogLine {
@@ -57,7 +58,8 @@ export function memoryCore() {
   const latest = new Map<string, DraftRecord>();
   const auditLines: unknown[] = [];
   const log = captureLog();
-  const clock = new SimulatedClock(Date.parse("2030-01-01T00:00:00Z"));
+  // From now: CLI processes on the real clock read what this core serves.
+  const clock = new SimulatedClock(wallClockNow());
   const reviewChat = new FakeReviewChat(REVIEW_CHAT_ID, [], log);
   const store = {
     latest,

@@ -35,7 +35,7 @@ describe("ownerFeatures", () => {
     const api = { setMyCommands: async (commands: unknown, other: unknown) => (menus.push({ commands, other }), true) } as unknown as Api;
     const said: string[] = [];
     const log = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} } as unknown as Logger;
-    const owner = ownerFeatures({ config, core, say: async (t) => void said.push(t), api, clock, log });
+    const owner = ownerFeatures({ config, core, say: async (t) => void said.push(t), sendPhoto: async () => 1, api, clock, log });
 
     await owner.start();
     expect(menus).toEqual([

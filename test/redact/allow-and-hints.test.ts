@@ -15,6 +15,34 @@ describe("PII_ALLOW", () => {
     expect(allowed("Call Sam on 0412 999 888.")).toMatchObject({ text: "Call Sam on [phone].", hints: ["phone ending 888"] });
   });
 
+  // Issue 19 row 11: matched by country code and national number, never by a digit suffix.
+  it("does not keep another country's number whose digits end like the owner's", () => {
+    for (const other of ["+1 412 345 678", "+44 412 345 678", "+614 412 345 678", "0061 1412 345 678"]) {
+      expect(parseAllowList("+61 412 345 678").allows("phone", other), other).toBe(false);
+    }
+    expect(allowed("Not mine: +1 412 345 678.").text).toBe("Not mine: [phone].");
+  });
+
+  it("reads a number written nationally in the owner's country, an entry written nationally only where PII_ALLOW says", () => {
+    const us = parseAllowList("+1 (412) 555-0100");
+    expect(us.allows("phone", "(412) 555-0100")).toBe(true);
+    expect(us.allows("phone", "+1 412 555 0100")).toBe(true);
+    expect(us.allows("phone", "+61 412 555 0100")).toBe(false);
+    // Italy keeps the 0 after the country code: both notations still name one number.
+    expect(parseAllowList("+39 06 1234 5678").allows("phone", "06 1234 5678")).toBe(true);
+    // An entry without a country code: written nationally it matches; internationally only in the country of another entry.
+    const national = parseAllowList("0412 345 678");
+    expect(national.allows("phone", "0412-345-678")).toBe(true);
+    expect(national.allows("phone", "+61 412 345 678")).toBe(false);
+    expect(national.allows("phone", "+1 412 345 678")).toBe(false);
+    const withHome = parseAllowList("+61 400 000 000, 0412 345 678");
+    expect(withHome.allows("phone", "+61 412 345 678")).toBe(true);
+    expect(withHome.allows("phone", "+1 412 345 678")).toBe(false);
+    // Too short to be a phone number: never matched as one.
+    expect(parseAllowList("+61 123").allows("phone", "+61 123")).toBe(true);
+    expect(parseAllowList("123 45").allows("phone", "+61 123 45")).toBe(false);
+  });
+
   it("keeps the owner's email whatever its case, and a handle; other emails go", () => {
     expect(allowed("Write to Owner@TAO.example or ana@example.com").text).toBe("Write to Owner@TAO.example or [email]");
     expect(parseAllowList("@owner_handle").allows("email", "owner_handle")).toBe(true);

@@ -17,14 +17,20 @@ import type { TelegramDouble } from "../telegram-double/index.js";
 import { freshDirs, type DaemonProcess } from "../support/daemon-process.js";
 import { SimulatedClock } from "../../src/clock/simulated-clock.js";
 import { openTestCore, submitPosted, submitRevised } from "../support/core.js";
-import { T0 } from "../support/drafts.js";
+import { utcMonth, wallClockNow } from "../support/drafts.js";
 import { liveDaemon, liveDouble } from "../support/live-fixture.js";
 import { cleanup, figures, tempDir } from "./support/hostile-kit.js";
 import { readStore } from "./support/sweep-files.js";
 
 const HOUR = 3_600_000;
 const ENV = { DRAFT_RETENTION: "1h" };
-const MONTH_FILE = "archive/telegram_drafts-2026-11.jsonl";
+/**
+ * The in-process passes run five hours in the past, so that for the real daemon (on the real clock)
+ * the moved drafts are past DRAFT_RETENTION and the pending one is not yet expired, on any day.
+ */
+const START = wallClockNow() - 5 * HOUR;
+/** The month file the moved drafts (final at START + 2 h) are filed in. */
+const MONTH_FILE = `archive/telegram_drafts-${utcMonth(START + 2 * HOUR)}.jsonl`;
 const CATALOG = "archive/catalog.bin";
 
 let double: TelegramDouble;
@@ -38,7 +44,7 @@ beforeAll(async () => {
   const before = join(root, "before", ".harness");
   const after = join(root, "after", ".harness");
   // An earlier pass, so the month file and the catalog exist before the pass under test replaces them.
-  let t = await openTestCore(before, { env: ENV });
+  let t = await openTestCore(before, { env: ENV, clock: new SimulatedClock(START) });
   const early = await submitRevised(t, "Archived in an earlier pass");
   await t.clock.advance(2 * HOUR);
   expect(await t.core.desk.archiveOld()).toBe(1);
@@ -47,7 +53,7 @@ beforeAll(async () => {
   await t.close();
   await cp(before, after, { recursive: true });
   // The pass under test: a start two hours later archives the three.
-  t = await openTestCore(after, { env: ENV, clock: new SimulatedClock(T0 + 4 * HOUR) });
+  t = await openTestCore(after, { env: ENV, clock: new SimulatedClock(START + 4 * HOUR) });
   for (const id of moved) expect(t.core.store.latest.has(id)).toBe(false);
   await t.close();
   states = { before, after, moved, early, kept };

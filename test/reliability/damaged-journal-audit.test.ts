@@ -40,13 +40,16 @@ beforeAll(async () => {
   expect(res.status).toBe(201);
   reviewMessageId = res.body.review_message_id;
   // Five updates in one batch: four reactions that decide nothing and a stranger's 👍.
-  for (const e of ["❤", "🔥", "🎉", "👀"])
-    live.double.injectReaction({ chatId: OWNER, messageId: reviewMessageId, userId: OWNER, newEmojis: [e] });
-  live.double.injectReaction({ chatId: OWNER, messageId: reviewMessageId, userId: STRANGER, newEmojis: ["👍"] });
+  const injected = ["❤", "🔥", "🎉", "👀"].map((e) =>
+    live.double.injectReaction({ chatId: OWNER, messageId: reviewMessageId, userId: OWNER, newEmojis: [e] }),
+  );
+  injected.push(live.double.injectReaction({ chatId: OWNER, messageId: reviewMessageId, userId: STRANGER, newEmojis: ["👍"] }));
   await eventually(async () => (await auditLines(dirs.harnessDir)).some((l) => l.kind === "decision_refused"), 10_000, "stranger refused");
+  for (const u of injected) await daemon.waitForLog((l) => l.msg === "update handled" && l.update_id === u.update.update_id);
   await daemon.stop("SIGKILL");
   journal = await readFile(harnessPaths(dirs.harnessDir).updates);
-  expect(journal.toString("utf8").trimEnd().split("\n")).toHaveLength(5);
+  // Each update: one line when fetched, one when its handling finished.
+  expect(journal.toString("utf8").trimEnd().split("\n")).toHaveLength(10);
 });
 
 afterAll(cleanup);
@@ -58,11 +61,17 @@ describe("damaged update journal", () => {
     const dir = await sweepDir();
     const path = join(dir, "updates.jsonl");
     const { log } = memoryLogger("silent");
+    // What the lines before the last one say: the last update is in flight (its "handled" line is the one cut).
+    await writeFile(path, journal.subarray(0, lastStart));
+    const before = await UpdateJournal.open(path, log);
+    const inFlight = before.entries().map((u) => u.update_id);
+    await before.close();
+    expect(inFlight).toHaveLength(1);
     let cases = 0;
     for (let cut = lastStart; cut < journal.length; cut++) {
       await writeFile(path, journal.subarray(0, cut));
       const j = await UpdateJournal.open(path, log);
-      expect(j.entries()).toHaveLength(4);
+      expect(j.entries().map((u) => u.update_id)).toEqual(inFlight);
       await j.close();
       expect((await readFile(path)).length).toBe(lastStart);
       cases++;
@@ -160,8 +169,9 @@ describe("a journaled update whose handling fails", () => {
 });
 
 describe("audit log: another writer's torn last line", () => {
-  const tornAtStart = '{"ts":"2026-11-30T10:00:00.000Z","source":"other-agent","kind":"note","text":"cut sho';
-  const tornWhileRunning = '{"ts":"2026-11-30T10:00:01.000Z","source":"other-agent","kind":"note","text":"cut aga';
+  // Another writer's lines, dated now as a live writer's would be.
+  const tornAtStart = `{"ts":"${new Date().toISOString()}","source":"other-agent","kind":"note","text":"cut sho`;
+  const tornWhileRunning = `{"ts":"${new Date(Date.now() + 1000).toISOString()}","source":"other-agent","kind":"note","text":"cut aga`;
 
   it("does not stop the daemon, is left as it is, and never glues onto our next line (at start and while running)", async () => {
     const paths = harnessPaths(dirs.harnessDir);

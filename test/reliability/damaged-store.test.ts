@@ -94,6 +94,8 @@ describe("damaged draft store: the tail is recovered every time", () => {
     const lastStart = seed.starts.at(-2)!;
     const len = seed.store.length;
     const expected = latestById(seed.store.subarray(0, lastStart).toString("utf8"));
+    const sentMessageId = JSON.parse(seed.store.subarray(lastStart).toString("utf8")).sent_message_id;
+    expect(sentMessageId).toEqual(expect.any(Number));
     const dir = join(await sweepDir(), ".harness");
     let cases = 0;
     let warned = 0;
@@ -105,8 +107,8 @@ describe("damaged draft store: the tail is recovered every time", () => {
       expect([...latest.keys()]).toEqual([...expected.keys()]);
       expect(latest.get(seed.ids.pending)?.status).toBe("pending");
       expect(latest.get(seed.ids.revised)?.status).toBe("revise");
-      // ...and the send whose `sent` line was torn is never resent: its outcome is unknown.
-      expect(latest.get(seed.ids.sent)?.status).toBe("outcome_unknown");
+      // ...and the send whose `sent` line was torn is never resent: the audit log has its outcome, so it stays sent.
+      expect(latest.get(seed.ids.sent)).toMatchObject({ status: "sent", sent_message_id: sentMessageId });
       expect(tc.sends).toHaveLength(0);
       const cutWarning = tc.logLines.some((l) => String(l.msg).startsWith("cut off a torn or damaged end of the draft store"));
       expect(cutWarning).toBe(cut > lastStart);

@@ -210,7 +210,7 @@ describe("a checkpoint that cannot be written (disk full)", () => {
     const path = join(dir, "swarm.jsonl");
     const checkpointPath = join(dir, "audit_index.json");
     // Over 1 MiB of another writer's lines: an open that reads them all checkpoints at once.
-    const other = `${JSON.stringify({ ts: "2026-11-30T10:00:00.000Z", source: "another-agent", event: "x".repeat(200) })}\n`;
+    const other = `${JSON.stringify({ ts: new Date().toISOString(), source: "another-agent", event: "x".repeat(200) })}\n`;
     await writeFile(path, other.repeat(Math.ceil((1.2 * 2 ** 20) / other.length)));
     const { log, lines } = memoryLogger("info");
     const faults = injectFaults(proto, "disk-full", 1);

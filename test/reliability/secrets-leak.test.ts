@@ -18,6 +18,7 @@ import { GROUP, OWNER, payload, STRANGER, useLiveDaemon } from "../support/live-
 import { fetchJson } from "./support/hostile-http.js";
 import { startHostileProxy, type HostileProxy } from "./support/hostile-proxy.js";
 import { cleanup, figures, tempDir } from "./support/hostile-kit.js";
+import { clockEnv } from "../support/clock-env.js";
 
 const live = useLiveDaemon();
 let proxy: HostileProxy | undefined;
@@ -148,6 +149,7 @@ describe("secrets never leave the process", () => {
       p.fault("sendMessage", "html-502");
       const env = {
         PATH: process.env.PATH ?? "",
+        ...clockEnv(),
         HARNESS_DIR: dirs.harnessDir,
         DRAFT_API_PORT: "0",
         DRAFT_API_TOKEN: "pretty-api-token-0123456789abcdef",

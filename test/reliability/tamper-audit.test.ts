@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { harnessPaths } from "../../src/app/paths.js";
 import { DEFAULT_AUDIT_SOURCE, verifyAuditChain } from "../../src/audit/audit-log.js";
 import { cleanup, figures, payload, prng, runTestModeRaw, sample, scaled, sweepDir, tempDir } from "./support/hostile-kit.js";
+import { clockEnv } from "../support/clock-env.js";
 
 const OURS = `"source":"${DEFAULT_AUDIT_SOURCE}"`;
 const sha = (s: string) => createHash("sha256").update(s).digest("hex");
@@ -257,7 +258,10 @@ describe("tampering is reported at the first broken link", () => {
 function cli(args: string[], cwdDir: string, h: string): Promise<{ code: number | null; out: string }> {
   const bin = resolve(import.meta.dirname, "../../bin/draft-review.js");
   return new Promise((done) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: cwdDir, env: { PATH: process.env.PATH ?? "", HARNESS_DIR: h } });
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd: cwdDir,
+      env: { PATH: process.env.PATH ?? "", ...clockEnv(), HARNESS_DIR: h },
+    });
     let out = "";
     child.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
     child.stderr.setEncoding("utf8").on("data", (c: string) => (out += c));

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { backoffMs, CONNECT_BACKOFF, POLL_BACKOFF, REVIEW_POST_BACKOFF, SEND_BACKOFF } from "../../src/retry/backoff.js";
+import {
+  AUDIENCE_CHECK_BACKOFF,
+  backoffMs,
+  CONNECT_BACKOFF,
+  POLL_BACKOFF,
+  REVIEW_POST_BACKOFF,
+  SEND_BACKOFF,
+  scaledBackoffs,
+} from "../../src/retry/backoff.js";
 
 describe("backoffMs", () => {
   it("starts at initialMs, doubles, and stops at maxMs", () => {
@@ -13,5 +21,14 @@ describe("backoffMs", () => {
 
   it("treats 0 or fewer failures as the first", () => {
     expect(backoffMs(SEND_BACKOFF, 0)).toBe(1000);
+  });
+});
+
+describe("scaledBackoffs (TELEGRAM_RATE_SCALE)", () => {
+  it("divides every wait, and the audience check's minute too", () => {
+    const b = scaledBackoffs(20);
+    expect(b.audienceCheck).toEqual({ initialMs: 100, maxMs: 750, giveUpAfterMs: 3_000 });
+    expect(b.send).toEqual({ initialMs: 50, maxMs: 1_500 });
+    expect(AUDIENCE_CHECK_BACKOFF.giveUpAfterMs).toBe(60_000);
   });
 });

@@ -1,9 +1,15 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import type { AudienceSource } from "../../src/desk/ports.js";
+import type { Audience } from "../../src/drafts/audience.js";
+import type { DraftRecord } from "../../src/drafts/record.js";
 import type { DestinationLimiter } from "../../src/send/limiter.js";
 import type { SendCallOutcome, SendMessageCall } from "../../src/send/outcome.js";
+import { AUDIENCE_UNCHECKED } from "../../src/send/send-path.js";
+import { FakeReviewChat } from "../../src/test-mode/fake-review-chat.js";
 import { openTestCore, REVIEWER, submitPosted, type TestCore } from "../support/core.js";
+import { T0 } from "../support/drafts.js";
 
 let t: TestCore | undefined;
 afterEach(async () => {
@@ -151,5 +157,91 @@ describe("the guarded send path", () => {
     t = await openTestCore(t.dir, { env: { REVIEWER_USER_IDS: "424242" } });
     expect(t.core.desk.get(d.draft_id)).toMatchObject({ status: "halted", reason: expect.stringContaining("not a reviewer") });
     expect(t.sends).toHaveLength(0);
+  });
+});
+
+/** A destination group as Telegram describes it (12 members: no confirmation tap). */
+const TEAM: Audience = {
+  chat_id: "-1001234567890",
+  kind: "supergroup",
+  title: "Team",
+  username: null,
+  member_count: 12,
+  can_post: true,
+  problem: null,
+  checked_at: new Date(T0).toISOString(),
+};
+
+/** An audience source whose send-call check answers from a script (null: Telegram did not answer), then as posted. */
+function scriptedAudience(fresh: Array<Audience | null>): AudienceSource & { asked: number } {
+  const source = {
+    asked: 0,
+    async resolve() {
+      return TEAM;
+    },
+    async fresh() {
+      source.asked += 1;
+      return fresh.length > 0 ? fresh.shift()! : TEAM;
+    },
+  };
+  return source;
+}
+
+/** A review chat that keeps the notices it was asked to give. */
+function noticing(notices: string[]) {
+  return (existing: Iterable<DraftRecord>) =>
+    new (class extends FakeReviewChat {
+      override async notify(draft: DraftRecord, text: string) {
+        notices.push(text);
+        return super.notify(draft, text);
+      }
+    })("100000001", existing, { debug() {} });
+}
+
+describe("the audience check at the send call fails closed", () => {
+  it("while Telegram does not answer, nothing is sent; it is asked again for a minute, then halted and the reviewer told", async () => {
+    const audience = scriptedAudience(Array.from({ length: 100 }, () => null));
+    const notices: string[] = [];
+    t = await openTestCore(undefined, { audience, reviewChat: noticing(notices) });
+    const d = await submitPosted(t, "who is there?");
+    await approve(t, d);
+    await t.clock.advance(59_000, () => t!.core.desk.settle());
+    expect(t.core.desk.get(d.draft_id)!.status).toBe("approved");
+    expect(audience.asked).toBeGreaterThan(3);
+    expect(t.sends).toHaveLength(0);
+
+    await t.clock.advance(1_000, () => t!.core.desk.settle());
+    expect(t.core.desk.get(d.draft_id)).toMatchObject({ status: "halted", reason: AUDIENCE_UNCHECKED, approval: null });
+    expect(notices).toEqual([expect.stringMatching(/^⛔ Not sent: the audience could not be checked/)]);
+    const asked = audience.asked;
+    await t.clock.advance(3_600_000, () => t!.core.desk.settle());
+    expect(audience.asked).toBe(asked);
+    expect(t.sends).toHaveLength(0);
+  });
+
+  it("sends once Telegram answers within the minute, and a new approval after a halt gets a new minute", async () => {
+    const audience = scriptedAudience([null, null, TEAM]);
+    t = await openTestCore(undefined, { audience });
+    const d = await submitPosted(t, "second time lucky");
+    await approve(t, d);
+    expect(t.sends).toHaveLength(0);
+    await t.clock.advance(10_000, () => t!.core.desk.settle());
+    expect(audience.asked).toBe(3);
+    expect(t.sends.map((s) => s.text)).toEqual(["second time lucky"]);
+
+    const e = await submitPosted(t, "after a halt");
+    const unanswered = scriptedAudience(Array.from({ length: 100 }, () => null));
+    audience.fresh = unanswered.fresh;
+    await approve(t, e);
+    await t.clock.advance(60_000, () => t!.core.desk.settle());
+    expect(t.core.desk.get(e.draft_id)).toMatchObject({ status: "halted", reason: AUDIENCE_UNCHECKED });
+    audience.fresh = async () => null;
+    await approve(t, e);
+    await t.clock.advance(30_000, () => t!.core.desk.settle());
+    // A new approval: asked again for a whole minute, not halted at once by the old window.
+    expect(t.core.desk.get(e.draft_id)!.status).toBe("approved");
+    audience.fresh = async () => TEAM;
+    await t.clock.advance(30_000, () => t!.core.desk.settle());
+    expect(t.sends.map((s) => s.text)).toEqual(["second time lucky", "after a halt"]);
   });
 });

@@ -1,6 +1,7 @@
 import { createServer } from "node:net";
 import { spawn } from "node:child_process";
 import { join, resolve } from "node:path";
+import { clockEnv } from "./clock-env.js";
 
 /** The repository root. */
 export const ROOT = resolve(import.meta.dirname, "../..");
@@ -16,7 +17,7 @@ export interface CliRun {
 
 /** Runs the real bin as a child process with a clean environment plus `env` (async: servers it talks to live in this process). */
 export function runBin(args: string[], opts: { cwd: string; env?: Record<string, string>; stdin?: string; bin?: string }): Promise<CliRun> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...opts.env };
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "", ...clockEnv(), HOME: process.env.HOME ?? "/tmp", ...opts.env };
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [opts.bin ?? BIN, ...args], { cwd: opts.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";

@@ -5,18 +5,18 @@ import pino from "pino";
 import { openCore, type Core } from "../../src/app/core.js";
 import { SimulatedClock } from "../../src/clock/simulated-clock.js";
 import { loadConfig } from "../../src/config/config.js";
-import type { ReviewChat } from "../../src/desk/ports.js";
+import type { AudienceSource, ReviewChat } from "../../src/desk/ports.js";
 import { resumeDrafts } from "../../src/desk/recovery.js";
 import type { DestinationLimiter } from "../../src/send/limiter.js";
 import { unlimited } from "../../src/send/limiter.js";
 import type { SendMessageCall } from "../../src/send/outcome.js";
 import { FakeReviewChat } from "../../src/test-mode/fake-review-chat.js";
-import { T0 } from "./drafts.js";
+import { wallClockNow } from "./drafts.js";
 
 /** The reviewer of an in-process core (test mode's default review chat user). */
 export const REVIEWER = 100000001;
 
-/** An in-process core on real files in a fresh temp dir, with a simulated clock and recorded sends. */
+/** An in-process core on real files in a fresh temp dir, with a simulated clock (starting now) and recorded sends. */
 export interface TestCore {
   readonly core: Core;
   readonly clock: SimulatedClock;
@@ -33,6 +33,8 @@ export interface TestCoreOptions {
   readonly limiter: DestinationLimiter;
   readonly reviewChat: (existing: Iterable<import("../../src/drafts/record.js").DraftRecord>) => ReviewChat;
   readonly clock: SimulatedClock;
+  /** Who will read each destination (intake and the send call's check); default none: not resolved, not checked. */
+  readonly audience: AudienceSource;
   /** Run resumeDrafts after opening (as the daemon does). Default true. */
   readonly resume: boolean;
 }
@@ -40,7 +42,8 @@ export interface TestCoreOptions {
 /** Opens the real core (store, audit log, desk, send path) on `dir`. */
 export async function openTestCore(dir?: string, options: Partial<TestCoreOptions> = {}): Promise<TestCore> {
   const harness = dir ?? (await mkdtemp(join(tmpdir(), "draft-core-")));
-  const clock = options.clock ?? new SimulatedClock(T0);
+  // Dated from now: a real daemon may read these files afterwards, on the real clock.
+  const clock = options.clock ?? new SimulatedClock(wallClockNow());
   // UNDO_WINDOW=0 unless a test sets it: most tests look at what happens after the send.
   const config = loadConfig({ TAO_DRAFT_REVIEW_TEST: "1", HARNESS_DIR: harness, UNDO_WINDOW: "0", ...options.env });
   const sends: Array<{ chatId: string; text: string }> = [];
@@ -56,6 +59,7 @@ export async function openTestCore(dir?: string, options: Partial<TestCoreOption
         return { kind: "ok", messageId: nextId++ };
       }),
     limiter: options.limiter ?? unlimited(),
+    ...(options.audience ? { audience: options.audience } : {}),
     redact: null,
     processSwitchValue: options.env?.TAO_SWARM_ENABLED,
     envFilePath: join(harness, ".env"),

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { clockEnv } from "./clock-env.js";
 
 /** The compiled daemon; `npm test` builds it first. */
 export const MAIN_JS = resolve(import.meta.dirname, "../../dist/main.js");
@@ -61,6 +62,7 @@ export async function startDaemon(options: {
     cwd: options.cwd,
     env: {
       PATH: process.env.PATH ?? "",
+      ...clockEnv(),
       HARNESS_DIR: options.harnessDir,
       DRAFT_API_PORT: "0",
       DRAFT_API_TOKEN: TEST_API_TOKEN,

@@ -3,9 +3,27 @@ import type { DraftRecord } from "../../src/drafts/record.js";
 import type { DraftStatus } from "../../src/drafts/status.js";
 import { textSha256 } from "../../src/send/approval.js";
 
-/** A fixed start time for tests. */
+/**
+ * A fixed instant, for tests that run wholly on a simulated clock (the state
+ * machine, formatted times). Never write it into files that a process on the
+ * real clock reads: once the calendar passes T0 + DRAFT_TTL its drafts expire.
+ */
 export const T0 = Date.parse("2026-11-30T10:00:00.000Z");
 export const HOUR = 3_600_000;
+
+/**
+ * The real time now, to the second: where a test's in-process core writes
+ * files that a real daemon, on the real clock, reads afterwards. Fixtures so
+ * dated pass on any day the suite runs.
+ */
+export function wallClockNow(): number {
+  return Math.floor(Date.now() / 1000) * 1000;
+}
+
+/** "YYYY-MM", the month of `ms` in UTC: the archive file a draft final at `ms` lands in. */
+export function utcMonth(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 7);
+}
 
 /** A valid draft record in `status`, with an approval where the status implies one. */
 export function draftIn(status: DraftStatus, overrides: Partial<DraftRecord> = {}): DraftRecord {
@@ -44,7 +62,9 @@ export function draftIn(status: DraftStatus, overrides: Partial<DraftRecord> = {
     revises: null,
     revises_note: null,
     revised_by: null,
+    revises_destination: null,
     superseded_posts: [],
+    test_mode: false,
     send_as: "bot",
     reply_to_message_id: null,
     sender: null,

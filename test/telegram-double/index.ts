@@ -38,6 +38,7 @@ import type {
   SentMessage,
   TelegramDoubleOptions,
   UserConfig,
+  SentPhoto,
 } from "./types.js";
 import { UpdateQueue } from "./updates.js";
 import { World } from "./world.js";
@@ -82,6 +83,8 @@ export interface TelegramDouble {
   clearFaults(): void;
   /** Accepted sendMessage calls, all or of one chat, in order. */
   messages(chatId?: number): readonly SentMessage[];
+  /** Accepted sendPhoto calls, all or of one chat, in order. */
+  photos(chatId?: number): readonly SentPhoto[];
   /** A stored message in its current state (edits applied), sent by the bot or injected. */
   message(chatId: number, messageId: number): Message | undefined;
   /** Calls received, all or of one method (case-insensitive), with outcomes. */
@@ -142,6 +145,7 @@ export async function startTelegramDouble(options: TelegramDoubleOptions = {}): 
     world: new World(bot),
     updates: new UpdateQueue(options.firstUpdateId ?? 700_000_001),
     sent: [],
+    photos: [],
     answered: [],
     openCallbacks: new Set(),
     commands: new Map(),
@@ -194,6 +198,7 @@ function facade({ url, token, bot, state, faults, journal, api }: Parts): Telegr
     resetConnection: (method, times) => faults.resetConnection(method, times),
     clearFaults: () => faults.clear(),
     messages: (chatId) => state.sent.filter((m) => chatId === undefined || m.chatId === chatId),
+    photos: (chatId) => state.photos.filter((p) => chatId === undefined || p.chatId === chatId),
     message: (chatId, messageId) => state.world.message(chatId, messageId),
     calls: (method) => journal.list(method),
     callCount: (method) => journal.list(method).length,

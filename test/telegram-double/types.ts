@@ -108,6 +108,22 @@ export interface SentMessage {
   message: Message.TextMessage;
 }
 
+/** One accepted sendPhoto (an uploaded PNG or JPEG), as the test inspects it. */
+export interface SentPhoto {
+  chatId: number;
+  messageId: number;
+  caption: string | undefined;
+  threadId: number | undefined;
+  /** The uploaded file, bytes intact. */
+  file: import("./body.js").UploadedFile;
+  /** The image's size, read from its header. */
+  width: number;
+  height: number;
+  /** Milliseconds since the epoch when the double accepted it. */
+  at: number;
+  message: Message.PhotoMessage;
+}
+
 /** What became of one call. `pending` while it is being handled (e.g. a held long poll). */
 export type CallOutcome =
   | { kind: "pending" }

@@ -38,6 +38,7 @@ describe("owner commands in the review chat (live daemon against the double)", (
     expect((menu!.params.commands as Array<{ command: string }>).map((c) => c.command)).toEqual([
       "pending",
       "status",
+      "report",
       "halt",
       "resume",
       "help",

@@ -1,7 +1,8 @@
 import { Api } from "grammy";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SimulatedClock } from "../../src/clock/simulated-clock.js";
-import { TelegramReviewChat } from "../../src/telegram/review-chat.js";
+import { REVIEW_CHAT_LIMITS, TelegramReviewChat } from "../../src/telegram/review-chat.js";
+import { reviewChatLimits } from "../../src/telegram/review-lane.js";
 import { startTelegramDouble, type TelegramDouble } from "../telegram-double/index.js";
 import { draftIn, T0 } from "../support/drafts.js";
 
@@ -28,6 +29,42 @@ afterEach(async () => {
 const advance = (ms: number) => clock.advance(ms, () => chat.whenIdle());
 const texts = () => double.messages(OWNER).map((m) => m.text);
 
+describe("the review chat's pace by kind (simulated clock)", () => {
+  it("a private review chat: 30 posts at one a second, no per-minute cap, after one summary line", async () => {
+    await chat.stop();
+    const api = new Api(double.token, { apiRoot: double.url });
+    chat = new TelegramReviewChat({
+      api,
+      chatId: String(OWNER),
+      threadId: null,
+      deferForMs: 86_400_000,
+      clock,
+      log: quiet,
+      limits: reviewChatLimits(String(OWNER)),
+    });
+    const roles = ["Scribe", "CoS", "Margot"];
+    const start = clock.now();
+    const posts = Array.from({ length: 30 }, (_, i) =>
+      chat.post(draftIn("queued", { draft_id: `d_${i}`, draft_text: `Post ${i}`, drafted_by_role: roles[i % 3] as "Scribe" })),
+    );
+    await chat.whenIdle();
+    await advance(31_000);
+    await Promise.all(posts);
+    expect(clock.now() - start).toBeLessThanOrEqual(31_000);
+    const all = texts();
+    expect(all.filter((t) => t.startsWith("Post ") || t.includes("Post "))).toHaveLength(30);
+    // The first post went at once; the summary counts the 29 that followed it, before any of them.
+    expect(all[1]).toBe("📥 29 new drafts: 10 CoS, 10 Margot, 9 Scribe. They follow below.");
+    expect(all.filter((t) => t.startsWith("📥"))).toHaveLength(1);
+  });
+
+  it("a group review chat keeps 20 a minute", () => {
+    expect(reviewChatLimits("-1001234567890")).toEqual(REVIEW_CHAT_LIMITS);
+    expect(reviewChatLimits("5550001").perMinute).toBe(Number.POSITIVE_INFINITY);
+    expect(reviewChatLimits("5550001", 20).gapMs).toBe(50);
+  });
+});
+
 describe("the review chat's lanes (simulated clock)", () => {
   it("80 drafts in a burst, then /halt: its answer goes before every queued post", async () => {
     const posts = Array.from({ length: 80 }, (_, i) =>
@@ -53,16 +90,16 @@ describe("the review chat's lanes (simulated clock)", () => {
     await Promise.allSettled(posts);
   });
 
-  it("keeps part of the minute for answers: posts stop at 17, an answer still goes at once", async () => {
+  it("keeps part of the minute for answers: posts (and a burst's summary) stop at 17, an answer still goes at once", async () => {
     const posts = Array.from({ length: 30 }, (_, i) => chat.post(draftIn("queued", { draft_id: `d_${i}`, draft_text: `Post ${i}` })));
     await chat.whenIdle();
     await advance(30_000);
-    expect(texts().filter((t) => t.includes("Post "))).toHaveLength(17);
+    expect(texts().filter((t) => t.includes("Post ") || t.startsWith("📥"))).toHaveLength(17);
     const answered = chat.say("Nothing awaits a decision.");
     await advance(1_000);
     await answered;
     expect(texts().at(-1)).toBe("Nothing awaits a decision.");
-    await advance(30_000);
+    await advance(35_000);
     expect(texts().filter((t) => t.includes("Post ")).length).toBeGreaterThan(17);
     void chat.stop();
     await Promise.allSettled(posts);

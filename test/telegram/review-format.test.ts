@@ -132,6 +132,33 @@ describe("the review post", () => {
     expect(ask.markup.inline_keyboard[0]![0]).toMatchObject({ text: "✅ Yes, send to 1,234 members", callback_data: "v1:confirm:d_test" });
   });
 
+  it("says the audience is unknown when Telegram did not answer, in the post and in the question", () => {
+    const noCount = { ...GROUP_AUDIENCE, username: "town", member_count: null };
+    const post = single(reviewPost(draftIn("pending", { audience: noCount }), opts));
+    expect(post.text).toContain(
+      "— for ⚠️ 👥 “Destination” · @town · public supergroup · ⚠️ audience unknown (Telegram did not give the member count)",
+    );
+    const ask = confirmMessage(draftIn("pending", { audience: noCount }));
+    expect(ask.text).toBe(
+      "Send to “Destination” (@town, public)? Telegram did not answer, so who will read it is not known. Your 👍 counts once you confirm.",
+    );
+    expect(ask.markup.inline_keyboard[0]![0]).toMatchObject({ text: "✅ Yes, send" });
+
+    const unresolved = {
+      ...GROUP_AUDIENCE,
+      kind: "unknown" as const,
+      title: null,
+      member_count: null,
+      can_post: null,
+      problem: "audience unknown (Telegram did not answer)",
+    };
+    const bare = single(reviewPost(draftIn("pending", { audience: unresolved }), opts));
+    expect(bare.text).toContain("— for chat -1001234567890 (⚠️ audience unknown (Telegram did not answer))");
+    expect(confirmMessage(draftIn("pending", { audience: unresolved })).text).toBe(
+      "Send to -1001234567890? Telegram did not answer, so who will read it is not known. Your 👍 counts once you confirm.",
+    );
+  });
+
   it("reads back only well-formed callback data, at most 64 bytes", () => {
     const data = callbackData("defer", "d_mx2s7dh5_cd0fb7c8b505");
     expect(Buffer.byteLength(data)).toBeLessThanOrEqual(64);

@@ -118,6 +118,27 @@ describe("test mode (TAO_DRAFT_REVIEW_TEST=1)", () => {
     expect(answers[9]).toMatchObject({ status: "pending" });
   });
 
+  // Issue 19 row 12: a huge `advance` hung at 95% CPU; a smaller huge one broke every later advance.
+  it("refuses an advance past its limit with an error naming it; the session and later advances go on", async () => {
+    const dirs = await freshDirs();
+    const answers = await session(
+      dirs,
+      [
+        { cmd: "advance", by: "100000001d" },
+        { cmd: "advance", by: "99999999d" },
+        { cmd: "advance", by: "3651d" },
+        { cmd: "advance", by: "1h" },
+        draft("still alive"),
+      ],
+      undefined,
+      20_000,
+    );
+    for (const a of answers.slice(0, 3))
+      expect(a).toEqual({ error: expect.stringMatching(/^by: ".+" is longer than the limit of 3650d$/) });
+    expect(answers[3]).toEqual({ now: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), transitions: [] });
+    expect(answers[4]).toMatchObject({ status: "pending" });
+  });
+
   it("replays an idempotency key without posting again, and refuses it with another payload", async () => {
     const dirs = await freshDirs();
     const answers = await session(dirs, [

@@ -37,7 +37,7 @@ export const getCommand: CliCommand = {
         io.stdout.write(json ? `${JSON.stringify(draft)}\n` : `${draftDetails(draft, Date.now())}\n`);
         return EXIT.ok;
       }
-      const error = `no draft with id ${JSON.stringify(id)} in ${answer.path}`;
+      const error = `no draft with id ${JSON.stringify(id)} in ${answer.path}; \`draft-review list\` lists the drafts there are`;
       if (json) printJsonLine(io, { error });
       else printProblem(io, error);
       return EXIT.refused;
@@ -49,7 +49,8 @@ export const getCommand: CliCommand = {
     }
     if (json) printJsonLine(io, answer.body);
     if (answer.status === 404) {
-      if (!json) printProblem(io, (answer.body as { error?: string }).error ?? "no such draft");
+      // The API's message suggests its own endpoint; a person at the terminal gets the command instead.
+      if (!json) printProblem(io, `no draft with id ${JSON.stringify(id)}; \`draft-review list\` lists the drafts there are`);
       return EXIT.refused;
     }
     printProblem(io, explainStatus(answer.status, apiTarget(io.env).url, answer.body));

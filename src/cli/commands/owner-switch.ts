@@ -7,6 +7,8 @@ import type { CliCommand } from "../command.js";
 import { cliFileLog, cliHarness, CLI_AUDIT_SOURCE } from "../harness.js";
 import { CliFailure, EXIT, type CliIo } from "../io.js";
 import { printJsonLine } from "../output.js";
+import { callApi } from "../api-client.js";
+import { apiTarget, clientToken } from "../api-target.js";
 
 const EXIT_CODES = [
   "Exit codes:",
@@ -60,6 +62,32 @@ function sentence(result: OwnerSwitchResult, state: KillSwitchState): string {
   return state.halted ? `${head} Sends are still halted: ${state.reason}.` : `${head} ${killSwitchLine(state)}.`;
 }
 
+/** Whether the review chat heard of the change. */
+type Told = "told" | "daemon_not_running" | "not_told" | "unchanged";
+
+const TOLD: Record<Told, string> = {
+  told: "The review chat was told.",
+  daemon_not_running: "The daemon is not running, so the review chat was not told; it starts halted (or not) as HALT says.",
+  not_told: "The review chat could not be told (the daemon did not take the notice).",
+  unchanged: "Nothing changed, so the review chat was not told.",
+};
+
+/**
+ * Asks the running daemon to tell the review chat, as /halt and /resume are
+ * answered there. The switch itself is the HALT file, already changed: a
+ * daemon that cannot be reached changes nothing about it.
+ */
+async function tellReviewChat(io: CliIo, action: "halt" | "resume"): Promise<Told> {
+  try {
+    // No token file (the daemon never ran here): still ask, so a daemon that is down is told apart.
+    const token = await clientToken(io.env, io.cwd).catch(() => "");
+    const answer = await callApi(apiTarget(io.env), token, { method: "POST", path: `/owner-switch?action=${action}`, timeoutMs: 10_000 });
+    return answer.status === 200 ? "told" : "not_told";
+  } catch (err) {
+    return (err as { daemonNotRunning?: boolean }).daemonNotRunning === true ? "daemon_not_running" : "not_told";
+  }
+}
+
 function switchCommand(action: "halt" | "resume", summary: string, details: string[]): CliCommand {
   return {
     name: action,
@@ -71,8 +99,9 @@ function switchCommand(action: "halt" | "resume", summary: string, details: stri
     async run(args, io) {
       const result = await switchOwnerHalt(io, action);
       const state = await localKillSwitch(io);
-      if (args.values.json === true) printJsonLine(io, { ...result, kill_switch: state });
-      else io.stdout.write(`${sentence(result, state)}\n`);
+      const told = result.changed ? await tellReviewChat(io, action) : "unchanged";
+      if (args.values.json === true) printJsonLine(io, { ...result, kill_switch: state, review_chat: told });
+      else io.stdout.write(`${sentence(result, state)}\n${TOLD[told]}\n`);
       return EXIT.ok;
     },
   };

@@ -5,8 +5,24 @@ import type { CliCommand } from "../command.js";
 import { CliFailure, EXIT } from "../io.js";
 import { explainStatus, printJsonLine, printProblem } from "../output.js";
 import { localKillSwitch } from "./owner-switch.js";
+import { stat } from "node:fs/promises";
 import { cliFileLog, cliHarness } from "../harness.js";
 import { savedBusinessStatus } from "../../business/saved-status.js";
+import type { CliIo } from "../io.js";
+
+/** Null when HARNESS_DIR is set or exists here; otherwise the sentence that says the CLI cannot know the kill switch. */
+async function unknownHarness(io: CliIo): Promise<string | null> {
+  // A HARNESS_DIR named on purpose is the daemon's, even before it made it (no drafts yet).
+  if (io.env.HARNESS_DIR?.trim()) return null;
+  const { dir } = cliHarness(io);
+  const found = await stat(dir).then(
+    (st) => st.isDirectory(),
+    () => false,
+  );
+  return found
+    ? null
+    : `❔ Sends: unknown. There is no HARNESS_DIR at ${dir}: run this in the daemon's directory, or set HARNESS_DIR to its HARNESS_DIR`;
+}
 
 /**
  * `draft-review status`: the running daemon's status (`GET /status`): mode,
@@ -41,12 +57,24 @@ export const statusCommand: CliCommand = {
       answer = await askDaemonOrReadStore(io, "/status");
     } catch (err) {
       if (!(err instanceof CliFailure)) throw err;
+      const unknown = await unknownHarness(io);
+      if (unknown !== null) {
+        if (json) printJsonLine(io, { error: err.message, daemon: "not answering", kill_switch: null });
+        printProblem(io, `${err.message}\n  ${unknown}`);
+        return EXIT.failed;
+      }
       const local = await localKillSwitch(io);
       if (json) printJsonLine(io, { error: err.message, daemon: "not answering", kill_switch: local });
       printProblem(io, `${err.message}\n  Meanwhile, as .env and HALT say: ${killSwitchLine(local)}`);
       return EXIT.failed;
     }
     if (answer.kind === "store") {
+      const unknown = await unknownHarness(io);
+      if (unknown !== null) {
+        if (json) printJsonLine(io, { error: unknown, daemon: "not running", kill_switch: null });
+        else io.stdout.write(`${unknown}.\n`);
+        return EXIT.failed;
+      }
       const report = buildStatusReport({
         mode: "live",
         nowMs: Date.now(),

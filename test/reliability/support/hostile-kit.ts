@@ -18,7 +18,9 @@ import type { DraftRecord } from "../../../src/drafts/record.js";
 import type { Logger } from "../../../src/log/logger.js";
 import { unlimited } from "../../../src/send/limiter.js";
 import type { SendCallOutcome } from "../../../src/send/outcome.js";
+import { wallClockNow } from "../../support/drafts.js";
 import { FakeReviewChat } from "../../../src/test-mode/fake-review-chat.js";
+import { clockEnv } from "../../support/clock-env.js";
 
 /** RELIABILITY_ITERATIONS scales case counts (default 1 keeps CI short). */
 export const ITERATIONS = Math.max(1, Math.floor(Number(process.env.RELIABILITY_ITERATIONS ?? "1")) || 1);
@@ -106,8 +108,8 @@ export async function openTestCore(
 ): Promise<TestCore> {
   const config = testConfig(harnessDir);
   const { log, lines } = memoryLogger();
-  // A restart keeps the clock it is given (a fresh one starts at 2026-11-30T10:00Z).
-  const clock = options.clock ?? new SimulatedClock(Date.parse("2026-11-30T10:00:00.000Z"));
+  // A restart keeps the clock it is given; a fresh one starts now, as a real daemon reading these files would.
+  const clock = options.clock ?? new SimulatedClock(wallClockNow());
   const sends: SendSeen[] = [];
   let chat: FakeReviewChat | undefined;
   const core = await openCore(config, log, {
@@ -228,7 +230,7 @@ export function runTestModeRaw(
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [mainJs], {
       cwd: options.cwd,
-      env: { PATH: process.env.PATH ?? "", TAO_DRAFT_REVIEW_TEST: "1", HARNESS_DIR: options.harnessDir, ...options.env },
+      env: { PATH: process.env.PATH ?? "", ...clockEnv(), TAO_DRAFT_REVIEW_TEST: "1", HARNESS_DIR: options.harnessDir, ...options.env },
       stdio: ["pipe", "pipe", "pipe"],
     });
     const out: Buffer[] = [];

@@ -20,6 +20,8 @@ import { OWNER, STRANGER } from "./sweep-world.js";
 /** The state a kill left on disk, for the checks after the restart. */
 export interface KillSnapshot {
   readonly sending: readonly string[];
+  /** Of those, the ones whose outcome the audit log already had (the store had not got that line): draft_id -> status. */
+  readonly auditedOutcome: ReadonlyMap<string, string>;
   /** Decisions Telegram had delivered and seen confirmed when the kill landed: it will not deliver them again. */
   readonly confirmed: ReadonlySet<number>;
 }
@@ -72,13 +74,16 @@ export class SweepLedger {
     } catch (err) {
       this.storeLoadFailures++;
       this.violation(`store-${life}`, `after kill ${life} (${how}) the store does not load: ${(err as Error).message}`);
-      return { sending: [], confirmed: new Set() };
+      return { sending: [], auditedOutcome: new Map(), confirmed: new Set() };
     }
     if (store.droppedBytes > 0) this.tornStoreTails++;
     this.checkIntakes(store, `kill ${life} (${how})`);
-    this.judge(store.drafts, this.audit.refresh(), `kill ${life} (${how})`);
+    const audit = this.audit.refresh();
+    this.judge(store.drafts, audit, `kill ${life} (${how})`);
+    const sending = [...store.drafts.values()].filter((d) => d.status === "sending");
     return {
-      sending: [...store.drafts.values()].filter((d) => d.status === "sending").map((d) => d.draft_id),
+      sending: sending.map((d) => d.draft_id),
+      auditedOutcome: auditedOutcomes(sending, audit),
       confirmed: deliveredAndConfirmed(this.double),
     };
   }
@@ -94,11 +99,13 @@ export class SweepLedger {
     this.audit.refresh();
     for (const id of snapshot?.sending ?? []) {
       const d = store.drafts.get(id);
-      if (d?.status === "outcome_unknown" && d.reason === CRASH_DURING_SEND) continue;
+      // An outcome the audit log had is kept (restored to the store), never downgraded nor resent.
+      const audited = snapshot?.auditedOutcome.get(id);
+      if (audited !== undefined ? d?.status === audited : d?.status === "outcome_unknown" && d.reason === CRASH_DURING_SEND) continue;
       this.unresolvedSending++;
       this.violation(
         `sending-${id}`,
-        `life ${lifeNo}: draft ${id} was sending at the kill and is ${d?.status} (${d?.reason}) after the restart`,
+        `life ${lifeNo}: draft ${id} was sending at the kill${audited ? ` (the audit log had ${audited})` : ""} and is ${d?.status} (${d?.reason}) after the restart`,
       );
     }
     // Only what was confirmed before the kill: the new daemon may be handling what it fetched since.
@@ -252,4 +259,15 @@ export class SweepLedger {
     for (const d of drafts.values()) byText.set(d.draft_text, (byText.get(d.draft_text) ?? 0) + 1);
     for (const [text, n] of byText) if (n > 1) this.violation(`dup-${text}`, `end: ${n} drafts hold ${JSON.stringify(text.slice(0, 60))}`);
   }
+}
+
+/** Drafts `sending` in the store whose next change (out of `sending`, to a final status) the audit log has: draft_id -> that status. */
+function auditedOutcomes(sending: readonly DraftRecord[], audit: readonly Record<string, any>[]): Map<string, string> {
+  const version = new Map(sending.map((d) => [d.draft_id, d.version + 1]));
+  const out = new Map<string, string>();
+  for (const r of audit) {
+    if (r.kind !== "transition" || r.from !== "sending" || version.get(r.draft_id) !== r.version) continue;
+    if (isFinal(r.to)) out.set(r.draft_id, r.to);
+  }
+  return out;
 }

@@ -12,6 +12,7 @@ import {
 } from "./bot.js";
 import { getChat, getChatAdministrators, getChatMember, getChatMemberCount, sendChatAction, setMessageReaction } from "./chats.js";
 import { editMessageReplyMarkup, editMessageText } from "./edit.js";
+import { sendPhoto } from "./photo.js";
 import { sendMessage } from "./send.js";
 import { getBusinessConnection } from "../business.js";
 import { optString } from "../params.js";
@@ -32,6 +33,7 @@ const HANDLERS: Record<string, Handler> = {
   getChatAdministrators,
   answerCallbackQuery,
   sendMessage,
+  sendPhoto,
   editMessageText,
   editMessageReplyMarkup,
   setMessageReaction,

@@ -2,7 +2,7 @@ import type { BotCommand } from "grammy/types";
 import type { BusinessConnectionState } from "../business.js";
 import type { Params } from "../params.js";
 import type { RateLimiter } from "../rate-limit.js";
-import type { AnsweredCallback, SentMessage } from "../types.js";
+import type { AnsweredCallback, SentMessage, SentPhoto } from "../types.js";
 import type { UpdateQueue } from "../updates.js";
 import type { World } from "../world.js";
 
@@ -12,6 +12,8 @@ export interface DoubleState {
   updates: UpdateQueue;
   /** Every accepted sendMessage, in order. */
   sent: SentMessage[];
+  /** Every accepted sendPhoto, in order. */
+  photos: SentPhoto[];
   answered: AnsweredCallback[];
   /** Callback query ids injected and not yet answered. */
   openCallbacks: Set<string>;

@@ -1,0 +1,189 @@
+import type { AuditLog } from "../audit/audit-log.js";
+import { isInertDraft, runsForInertDraft } from "./test-drafts.js";
+import type { PostEntry } from "../audit/audit-schema.js";
+import type { Clock, TimerHandle } from "../clock/clock.js";
+import type { Effect } from "../drafts/effects.js";
+import type { DraftEvent } from "../drafts/events.js";
+import { expiryDue, type TransitionResult } from "../drafts/machine.js";
+import type { DraftRecord } from "../drafts/record.js";
+import { backoffMs, REVIEW_POST_BACKOFF, type Backoff } from "../retry/backoff.js";
+import type { ReviewChat, Sender } from "./ports.js";
+import { shownOfDraft, type DecisionSurfaces } from "./surfaces.js";
+import { AWAITING_DECISION } from "../drafts/status.js";
+
+/** What the effects run against: the desk's records and changes, and the edges. */
+export interface EffectDeps {
+  readonly audit: AuditLog;
+  readonly clock: Clock;
+  readonly reviewChat: ReviewChat;
+  readonly log: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  readonly postBackoff?: Backoff | undefined;
+  readonly surfaces: DecisionSurfaces;
+  /** True in test mode; a live desk runs only the expiry of a test-mode draft (see isInertDraft). */
+  readonly testMode?: boolean | undefined;
+  get(draftId: string): DraftRecord | undefined;
+  apply(draftId: string, event: DraftEvent): Promise<TransitionResult>;
+}
+
+/**
+ * The effects of the desk's changes, run at the edges once the change is
+ * durable: review posts (retried with backoff), status edits, notices, the
+ * send, and the expiry timers. Every piece of work is tracked, so `settle`
+ * can wait for it and `close` can stop new work.
+ */
+export class DeskEffects {
+  private readonly expiryTimers = new Map<string, TimerHandle>();
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private stopped = false;
+  /** Set once, after the desk gave the send path its ledger. */
+  sender: Sender | null = null;
+
+  constructor(private readonly deps: EffectDeps) {}
+
+  /** True once the desk is closing: no new effect starts. */
+  get closed(): boolean {
+    return this.stopped;
+  }
+
+  /** Starts each effect (not awaited; see `settle`). */
+  runEffects(effects: readonly Effect[]): void {
+    for (const effect of effects) {
+      if (this.stopped) return;
+      void this.track(this.runEffect(effect));
+    }
+  }
+
+  /** Posts a queued draft now and waits for the post (or its failure, after which it is retried later). */
+  post(draftId: string): Promise<void> {
+    return this.track(this.postReview(draftId, 0));
+  }
+
+  /** Keeps `work` in the set `settle()` waits for; logs instead of rejecting. */
+  track(work: Promise<void>): Promise<void> {
+    const p = work.catch((err: unknown) => this.deps.log.error({ err }, "effect failed"));
+    this.inFlight.add(p);
+    void p.finally(() => this.inFlight.delete(p));
+    return p;
+  }
+
+  /** Resolves once the tracked work started so far has finished (false when there was none). */
+  async drain(): Promise<boolean> {
+    if (this.inFlight.size === 0) return false;
+    await Promise.all([...this.inFlight]);
+    return true;
+  }
+
+  /** Stops timers and refuses new effects. */
+  stop(): void {
+    this.stopped = true;
+    for (const handle of this.expiryTimers.values()) this.deps.clock.clearTimeout(handle);
+    this.expiryTimers.clear();
+    (this.sender as { stop?: () => void } | null)?.stop?.();
+  }
+
+  /** Audits what the review chat now shows (after the fact: a crash before this line redoes the edit at start). */
+  async notePost(entry: PostEntry): Promise<void> {
+    this.deps.audit.index.notePost(entry);
+    await this.deps.audit.append([entry]);
+  }
+
+  /** The review post now shows `draft` (an audience found changed at the send, a countdown): its surface's line says so. */
+  private reshown(draft: DraftRecord): PostEntry[] {
+    if (draft.review_chat_id === null || draft.review_message_id === null) return [];
+    if (!AWAITING_DECISION.has(draft.status) && draft.status !== "approved") return [];
+    return [this.deps.surfaces.note("decide", { chatId: draft.review_chat_id, messageId: draft.review_message_id }, shownOfDraft(draft))];
+  }
+
+  /** Forgets the expiry timer of a draft (it became final). */
+  disarm(draftId: string): void {
+    const handle = this.expiryTimers.get(draftId);
+    if (handle) this.deps.clock.clearTimeout(handle);
+    this.expiryTimers.delete(draftId);
+  }
+
+  private async runEffect(effect: Effect): Promise<void> {
+    const draft = this.deps.get(effect.draftId);
+    if (!draft) return;
+    if (isInertDraft(draft, this.deps.testMode === true) && !runsForInertDraft(effect)) return;
+    const { reviewChat } = this.deps;
+    switch (effect.type) {
+      case "post_review":
+        return this.postReview(effect.draftId, 0);
+      case "send":
+        return this.sender?.send(effect.draftId);
+      case "arm_expiry":
+        return this.armExpiry(effect.draftId, effect.at);
+      case "show_status": {
+        if (draft.review_message_id === null) return;
+        await reviewChat.showStatus(draft);
+        const shown: PostEntry = { kind: "status_shown", draft_id: draft.draft_id, version: draft.version };
+        this.deps.audit.index.notePost(shown);
+        await this.deps.audit.append([shown, ...this.reshown(draft)]);
+        return;
+      }
+      case "supersede_post":
+        await reviewChat.markSuperseded(draft, effect.reviewMessageId);
+        return this.notePost({ kind: "post_superseded", draft_id: draft.draft_id, review_message_id: effect.reviewMessageId });
+      case "notify":
+        await reviewChat.notify(draft, effect.text);
+        // Audited only once out: a crash before this line sends the notice again at the next start.
+        this.deps.audit.index.markNotified(draft.draft_id, draft.status, this.deps.clock.now());
+        await this.deps.audit.append([{ kind: "notice", draft_id: draft.draft_id, status: draft.status, text: effect.text }]);
+        return;
+    }
+  }
+
+  /** Posts a queued draft; on failure tries again later, with backoff, until it expires. */
+  private async postReview(draftId: string, failures: number): Promise<void> {
+    const draft = this.deps.get(draftId);
+    if (draft?.status !== "queued" || this.stopped) return;
+    try {
+      const post = await this.deps.reviewChat.post(draft);
+      const result = await this.deps.apply(draftId, {
+        type: "posted",
+        reviewChatId: post.reviewChatId,
+        reviewMessageId: post.reviewMessageId,
+      });
+      if (!result.ok) this.deps.log.warn({ draft_id: draftId, reason: result.reason }, "review post made, but the draft had moved on");
+    } catch (err) {
+      const waitMs = backoffMs(this.deps.postBackoff ?? REVIEW_POST_BACKOFF, failures + 1);
+      this.deps.log.error(
+        { err, draft_id: draftId, retry_in_ms: waitMs },
+        "could not post the draft for review; it stays queued and is tried again",
+      );
+      if (this.stopped) return;
+      this.deps.clock.setTimeout(() => this.runEffectsOf(() => this.postReview(draftId, failures + 1)), waitMs);
+    }
+  }
+
+  private runEffectsOf(work: () => Promise<void>): void {
+    void this.track(work());
+  }
+
+  private armExpiry(draftId: string, at: number): void {
+    this.disarm(draftId);
+    if (this.stopped) return;
+    const { clock } = this.deps;
+    const handle = clock.setTimeout(
+      () => {
+        this.expiryTimers.delete(draftId);
+        this.runEffectsOf(async () => {
+          let result: TransitionResult;
+          try {
+            result = await this.deps.apply(draftId, { type: "expire" });
+          } catch (err) {
+            // Not recorded (a full disk): try again shortly. Meanwhile the machine refuses
+            // decisions and sends past expires_at, so nothing goes out late.
+            this.deps.log.error({ err, draft_id: draftId }, "could not record the expiry; trying again in 5 s");
+            this.armExpiry(draftId, clock.now() + 5_000);
+            return;
+          }
+          const current = this.deps.get(draftId);
+          if (!result.ok && result.reason === "not_due" && current) this.armExpiry(draftId, expiryDue(current));
+        });
+      },
+      Math.max(0, at - clock.now()),
+    );
+    this.expiryTimers.set(draftId, handle);
+  }
+}

@@ -1,0 +1,289 @@
+import type { AuditLog } from "../audit/audit-log.js";
+import { isInertDraft } from "./test-drafts.js";
+import type { Clock } from "../clock/clock.js";
+import type { DraftEvent } from "../drafts/events.js";
+import type { TransitionResult } from "../drafts/machine.js";
+import type { DraftRecord } from "../drafts/record.js";
+import { AWAITING_DECISION } from "../drafts/status.js";
+import type { DraftArchive } from "../store/archive.js";
+import { refusedEntry, type RefusedDecision } from "./audit-entries.js";
+import type { DeskEffects } from "./desk-effects.js";
+import { prepareDraftText, type Redactor } from "./draft-text.js";
+import { liveAnswer, refusalAnswer, type ActionKind, type LiveAnswerWhy } from "./live-post.js";
+import type { DecisionOutcome, DecisionRequest, EditRequest, ReviewChat, ReviewerAction } from "./ports.js";
+import type { SurfaceState } from "../audit/audit-schema.js";
+import { pointsToLivePost, shownOfDraft, type DecisionSurfaces, type SurfaceAction } from "./surfaces.js";
+
+/** At most one answer per this many ms about actions on messages that are no draft's post. */
+const UNKNOWN_ANSWER_GAP_MS = 10_000;
+
+/** What a reviewer action did: a transition, or a refusal of the desk's own (an edit text that cannot be a draft). */
+type ActResult = TransitionResult | { readonly ok: false; readonly reason: string };
+
+/** An action, once its surface let it through: the draft and the surface it was made on. */
+type Run = (draft: DraftRecord, surface: SurfaceState) => Promise<ActResult>;
+
+/** How a refusal's answer names an action. */
+function actionKind(action: SurfaceAction): ActionKind {
+  return action === "confirm" || action === "resume" ? "decide" : action;
+}
+
+/** How the answer to a refusal that points to the live post says why. */
+function liveAnswerWhy(reason: string, action: SurfaceAction, surface: SurfaceState | undefined): LiveAnswerWhy {
+  if (reason === "surface_used") return "used";
+  if (reason !== "wrong_surface") return "outdated";
+  return surface?.asks === "edit" && action !== "edit" ? "edit_prompt" : "wrong_surface";
+}
+
+/** What the reviewer's actions need from the desk. */
+export interface ActionDeps {
+  readonly audit: AuditLog;
+  readonly clock: Clock;
+  readonly reviewChat: ReviewChat;
+  readonly reviewerIds: ReadonlySet<number>;
+  readonly deferForMs: number;
+  readonly confirmOver?: number | null | undefined;
+  readonly undoWindowMs?: number | undefined;
+  /** The bot's @username: a draft moved to the bot ("🤖 Send as the bot instead") names it. */
+  readonly botUsername?: string | null | undefined;
+  readonly redact?: Redactor | null | undefined;
+  readonly archive?: DraftArchive<DraftRecord> | undefined;
+  readonly log: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
+  readonly surfaces: DecisionSurfaces;
+  readonly effects: DeskEffects;
+  /** True in test mode; a live desk finds no test-mode draft by a button or in the archive (see isInertDraft). */
+  readonly testMode?: boolean | undefined;
+  get(draftId: string): DraftRecord | undefined;
+  apply(draftId: string, event: DraftEvent): Promise<TransitionResult>;
+}
+
+/**
+ * The reviewer's actions on review messages: decide, edit, ask to edit,
+ * undo; and the audit of actions that do not count. Each goes through `act`,
+ * which takes the update once, checks the actor, finds the draft from the
+ * message acted on, and answers a refusal the reviewer should hear about.
+ */
+export class ReviewerActions {
+  /** When a reviewer was last told that a message is no review post (see answerRefusal). */
+  private lastUnknownAnswer = -Infinity;
+
+  constructor(private readonly deps: ActionDeps) {}
+
+  /** The draft a message belongs to: its live review post, a replaced one, or an edit prompt. */
+  draftOfMessage(messageId: number): DraftRecord | undefined {
+    const id = this.deps.surfaces.draftIdOf(messageId);
+    return id === undefined ? undefined : this.own(this.deps.get(id));
+  }
+
+  /** `draft`, unless this desk is live and it was made in test mode: its message ids were made up (see isInertDraft). */
+  private own(draft: DraftRecord | undefined): DraftRecord | undefined {
+    return draft && isInertDraft(draft, this.deps.testMode === true) ? undefined : draft;
+  }
+
+  /**
+   * A reviewer's decision on a review message. The desk checks again that the
+   * actor is a reviewer; a decision that does not count is audited with why.
+   * The same Telegram update delivered twice acts once. An approval binds to
+   * the text version of the post it was made on, and waits UNDO_WINDOW.
+   */
+  decide(request: DecisionRequest): Promise<DecisionOutcome> {
+    const action: SurfaceAction = request.confirmed === true ? "confirm" : "decide";
+    return this.act(request, action, request.decision, async (draft, surface) => {
+      const result = await this.deps.apply(draft.draft_id, {
+        type: "decide",
+        decision: request.decision,
+        actor: request.actor,
+        note: request.note ?? null,
+        deferMs: this.deps.deferForMs,
+        confirmOver: this.deps.confirmOver ?? null,
+        // The surface, not the button's data, says whether this is the confirmation tap.
+        confirmed: surface.asks === "confirm",
+        undoMs: this.deps.undoWindowMs ?? 0,
+        textVersion: surface.text_version ?? draft.text_version,
+        ...(surface.audience === null ? {} : { audience: surface.audience }),
+        ...(request.asBot ? { asBot: { username: this.deps.botUsername ?? null } } : {}),
+      });
+      if (!result.ok && result.reason === "needs_confirmation") this.askConfirmation(draft.draft_id);
+      return result;
+    });
+  }
+
+  /**
+   * A reviewer's new text: checked, trimmed and redacted as at intake, then the
+   * draft's next text version, posted for review again. A text that cannot be
+   * a draft is refused, and the reviewer is told why.
+   */
+  edit(request: EditRequest): Promise<DecisionOutcome> {
+    return this.act(request, "edit", null, async (draft, surface) => {
+      const prepared = prepareDraftText(request.text, this.deps.redact ?? null);
+      if (!prepared.ok) return { ok: false, reason: `edit_${prepared.reason}` };
+      return this.deps.apply(draft.draft_id, {
+        type: "edit",
+        text: prepared.text,
+        textSha256: prepared.textSha256,
+        redaction: prepared.redaction,
+        actor: request.actor,
+        textVersion: surface.text_version ?? draft.text_version,
+      });
+    });
+  }
+
+  /** The ✏️ Edit button: the bot sends the current text to copy, with a ForceReply; a reply to it is the edit. */
+  requestEdit(request: ReviewerAction): Promise<DecisionOutcome> {
+    return this.act(request, "prompt", null, async (draft) => {
+      if (!AWAITING_DECISION.has(draft.status)) return { ok: false, reason: "not_awaiting_decision" };
+      const messageId = await this.deps.reviewChat.promptEdit(draft);
+      const chatId = draft.review_chat_id ?? request.reviewChatId;
+      // The tap's update id goes with it: a redelivery (after a kill -9) is known as done, not refused again.
+      const update = request.actor.update_id === null ? {} : { update_id: request.actor.update_id };
+      await this.deps.surfaces.record("edit", { chatId, messageId }, shownOfDraft(draft), update);
+      return { ok: true, draft, effects: [] };
+    });
+  }
+
+  /** Takes back an approval within UNDO_WINDOW: the draft returns to where it was before the 👍. */
+  undo(request: ReviewerAction): Promise<DecisionOutcome> {
+    const undo = { type: "undo" as const, actor: request.actor, ...(request.actedAt === undefined ? {} : { actedAt: request.actedAt }) };
+    return this.act(request, "undo", null, (draft) => this.deps.apply(draft.draft_id, undo));
+  }
+
+  /**
+   * Audits a decision that does not count (a stranger, another chat, an
+   * anonymous admin, too late), once per Telegram update: a redelivery of an
+   * update already decided or refused, before or after a restart, is not
+   * audited again.
+   */
+  async refuseDecision(refusal: RefusedDecision, draft?: DraftRecord): Promise<void> {
+    const updateId = refusal.actor.update_id;
+    const seen = this.deps.audit.index;
+    if (updateId !== null && seen.hasSeenUpdate(updateId)) {
+      this.deps.log.info({ update_id: updateId, reason: refusal.reason }, "a refused update was delivered again; it is audited already");
+      return;
+    }
+    if (updateId !== null) seen.claimUpdate(updateId, this.deps.clock.now());
+    try {
+      await this.auditRefusal(refusal, draft);
+    } catch (err) {
+      if (updateId !== null) seen.releaseUpdate(updateId);
+      throw err;
+    }
+  }
+
+  /**
+   * What every reviewer action goes through: the update is taken once, the
+   * actor must be a reviewer, and the message must be the draft's live post
+   * (or, for an edit, the bot's edit prompt). An action on a replaced or
+   * orphaned post is refused with an answer that points to the live post; a
+   * refusal the reviewer should know about is answered too.
+   */
+  private async act(
+    request: ReviewerAction,
+    action: SurfaceAction,
+    decision: DecisionRequest["decision"] | null,
+    run: Run,
+  ): Promise<DecisionOutcome> {
+    const updateId = request.actor.update_id;
+    const seen = this.deps.audit.index;
+    if (updateId !== null && seen.hasSeenUpdate(updateId)) {
+      return { ok: false, reason: "duplicate_update", draft: this.draftOfMessage(request.reviewMessageId) };
+    }
+    if (updateId !== null) seen.claimUpdate(updateId, this.deps.clock.now());
+    try {
+      return await this.actOnce(request, action, decision, run);
+    } catch (err) {
+      // Not recorded: a redelivery of the same update must be able to try again.
+      if (updateId !== null) seen.releaseUpdate(updateId);
+      throw err;
+    }
+  }
+
+  /** Posts the large-audience question for a draft (ahead of queued posts); a failure is logged. */
+  private askConfirmation(draftId: string): void {
+    const draft = this.deps.get(draftId);
+    if (!draft) return;
+    const asked = async (): Promise<void> => {
+      const messageId = await this.deps.reviewChat.askConfirmation(draft);
+      const chatId = draft.review_chat_id;
+      if (chatId !== null) await this.deps.surfaces.record("confirm", { chatId, messageId }, shownOfDraft(draft));
+    };
+    void this.deps.effects.track(asked());
+  }
+
+  /**
+   * One action, once: the surface at the message acted on (by chat and message
+   * id; the button's data is only a claim) finds the draft, and `gate` judges
+   * the action against what that surface showed. Only then does it run.
+   */
+  private async actOnce(
+    request: ReviewerAction,
+    action: SurfaceAction,
+    decision: DecisionRequest["decision"] | null,
+    run: Run,
+  ): Promise<DecisionOutcome> {
+    const surface = this.deps.surfaces.at(request.reviewChatId, request.reviewMessageId);
+    const byMessage = surface?.draft_id ? this.own(this.deps.get(surface.draft_id)) : this.draftOfMessage(request.reviewMessageId);
+    // A button names its draft: on a post the desk does not know (an orphan a crash left), that finds the draft to point to.
+    const live = byMessage ?? (request.claimedDraftId === undefined ? undefined : this.own(this.deps.get(request.claimedDraftId)));
+    // The post of a draft archived since (DRAFT_RETENTION): read from archive/, refused and answered below.
+    const archived = live === undefined ? this.own(await this.deps.archive?.byMessage(request.reviewMessageId)) : undefined;
+    const draft = live ?? archived;
+    const refuse = async (reason: string, answer = true): Promise<DecisionOutcome> => {
+      const refusal = { decision, actor: request.actor, reason, chat_id: request.reviewChatId, review_message_id: request.reviewMessageId };
+      await this.auditRefusal(refusal, draft);
+      if (answer && this.deps.reviewerIds.has(request.actor.user_id)) {
+        this.answerRefusal(action, reason, draft, request.reviewMessageId, surface);
+      }
+      return { ok: false, reason, draft: draft && this.deps.get(draft.draft_id) };
+    };
+    if (!this.deps.reviewerIds.has(request.actor.user_id)) return refuse("not_a_reviewer");
+    if (!draft || (draft.review_chat_id !== null && draft.review_chat_id !== request.reviewChatId)) return refuse("unknown_review_message");
+    if (archived) return refuse("archived");
+    if (byMessage && request.claimedDraftId !== undefined && request.claimedDraftId !== draft.draft_id) {
+      return refuse("button_names_another_draft", false);
+    }
+    if (!surface) return refuse("not_live_post");
+    const claim = { draftId: request.claimedDraftId };
+    const verdict = await this.deps.surfaces.gate(surface, shownOfDraft(draft), action, claim, this.deps.clock.now());
+    if (!verdict.ok) return refuse(verdict.reason, verdict.reason !== "button_names_another_draft");
+    const result = await run(draft, surface);
+    if (!result.ok) return refuse(result.reason);
+    return { ok: true, draft: result.draft };
+  }
+
+  /**
+   * Tells the reviewer why an action did not count, when that helps (a
+   * replaced post, too late to undo, a bad edit). Not awaited: the update's
+   * handling does not wait for a slot in the review chat. Answers about
+   * messages that are no draft's post (a 👍 on any other message) are at most
+   * one per UNKNOWN_ANSWER_GAP_MS, so they cannot flood it.
+   */
+  private answerRefusal(
+    action: SurfaceAction,
+    reason: string,
+    draft: DraftRecord | undefined,
+    actedOn: number,
+    surface: SurfaceState | undefined,
+  ): void {
+    // An archived draft is not in the store: its record is the one read from archive/.
+    const current = draft && (this.deps.get(draft.draft_id) ?? (reason === "archived" ? draft : undefined));
+    const text = pointsToLivePost(reason)
+      ? liveAnswer(current, liveAnswerWhy(reason, action, surface))
+      : refusalAnswer(actionKind(action), reason, current);
+    if (text === null || this.deps.effects.closed) return;
+    if (!current) {
+      const now = this.deps.clock.now();
+      if (now - this.lastUnknownAnswer < UNKNOWN_ANSWER_GAP_MS) return;
+      this.lastUnknownAnswer = now;
+    }
+    const replyTo = current?.review_message_id ?? actedOn;
+    void this.deps.effects.track(
+      this.deps.reviewChat.answer(text, replyTo).catch((err: unknown) => this.deps.log.warn({ err }, "could not answer the reviewer")),
+    );
+  }
+
+  private async auditRefusal(refusal: RefusedDecision, draft: DraftRecord | undefined): Promise<void> {
+    this.deps.log.warn({ ...refusal, draft_id: draft?.draft_id }, "decision refused");
+    // A draft the store no longer holds (archived) is audited with the record it was given.
+    await this.deps.audit.append([refusedEntry(refusal, draft && (this.deps.get(draft.draft_id) ?? draft))]);
+  }
+}

@@ -1,0 +1,231 @@
+import type { AuditLog } from "../audit/audit-log.js";
+import type { AuditEntryOf, SurfaceAsks, SurfaceState } from "../audit/audit-schema.js";
+import { audienceFingerprint, sendIdentity } from "../drafts/audience.js";
+import type { DraftRecord } from "../drafts/record.js";
+
+/**
+ * Decision surfaces: every message that carries a decision control (the
+ * review post, a confirmation question, an edit prompt, a /resume
+ * confirmation) records what it showed when it was sent or last edited: the
+ * draft, its text version, its audience fingerprint, the identity it goes out
+ * as, and what it asks. A decision is judged against the surface it was made
+ * on (`judgeSurface`), never against the callback data or the draft's state
+ * alone: anything outdated or used counts for nothing.
+ *
+ * A new kind of surface needs three things, all here: an `asks` value (the
+ * audit schema's SURFACE_ASKS), the actions it permits (PERMITS), and a `Shown`
+ * for its subject. Surfaces are made only by `surfaceLine`, judged only by
+ * `judgeSurface`, and every reviewer action passes `DecisionSurfaces.gate`.
+ */
+
+/** What a reviewer does on a surface. `prompt`: the ✏️ Edit button; `edit`: the new text. */
+export type SurfaceAction = "decide" | "confirm" | "prompt" | "edit" | "undo" | "resume";
+
+/** The actions each kind of surface permits; anything else on it is refused. */
+const PERMITS: Record<SurfaceAsks, readonly SurfaceAction[]> = {
+  decide: ["decide", "prompt", "edit", "undo"],
+  confirm: ["confirm"],
+  edit: ["edit"],
+  undo: ["undo"],
+  resume: ["resume"],
+};
+
+/** Surfaces that count once: the first permitted use uses them up. */
+const ONE_TIME: ReadonlySet<SurfaceAsks> = new Set<SurfaceAsks>(["confirm", "resume"]);
+
+/** What a subject (a draft, or the owner's halt) is now, in the fields a surface records. */
+export interface Shown {
+  readonly draft_id: string | null;
+  readonly text_version: number | null;
+  readonly audience: string | null;
+  readonly identity: string;
+  /** The owner's halt now (a /resume confirmation binds to it). */
+  readonly halt?: string | null;
+  /** The draft's live review post: a `decide` surface elsewhere is a replaced post. */
+  readonly liveMessageId?: number | null;
+}
+
+/** A draft as a surface shows it. */
+export function shownOfDraft(draft: DraftRecord): Shown {
+  return {
+    draft_id: draft.draft_id,
+    text_version: draft.text_version,
+    audience: audienceFingerprint(draft),
+    identity: sendIdentity(draft),
+    liveMessageId: draft.review_message_id,
+  };
+}
+
+/** The owner's halt as a /resume confirmation shows it (`halt`: its identity, null: none). */
+export function shownOfHalt(halt: string | null): Shown {
+  return { draft_id: null, text_version: null, audience: null, identity: "bot", halt };
+}
+
+/** Where a surface is. */
+export interface SurfaceWhere {
+  readonly chatId: string;
+  readonly messageId: number;
+}
+
+/** What an action claims about itself (untrusted: callback data). */
+export interface Claim {
+  readonly draftId?: string | undefined;
+  readonly token?: string | undefined;
+}
+
+/** What some surfaces record besides what they showed. */
+export interface SurfaceExtra {
+  readonly token?: string;
+  readonly until?: number;
+  readonly update_id?: number;
+}
+
+/** The one way a surface's audit line is made. */
+export function surfaceLine(asks: SurfaceAsks, where: SurfaceWhere, shown: Shown, extra: SurfaceExtra = {}): AuditEntryOf<"surface"> {
+  return {
+    kind: "surface",
+    chat_id: where.chatId,
+    message_id: where.messageId,
+    asks,
+    draft_id: shown.draft_id,
+    text_version: shown.text_version,
+    audience: shown.audience,
+    identity: shown.identity,
+    ...(asks === "resume" ? { halt: shown.halt ?? null } : {}),
+    ...extra,
+  };
+}
+
+/** Why an action on a surface does not count. */
+export type SurfaceRefusal =
+  | "button_names_another_draft"
+  | "token_mismatch"
+  | "wrong_surface"
+  | "surface_used"
+  | "surface_expired"
+  | "not_live_post"
+  | "outdated_version"
+  | "outdated_audience"
+  | "outdated_identity"
+  | "outdated_halt";
+
+/** The verdict on an action made on a surface. */
+export type Verdict = { readonly ok: true } | { readonly ok: false; readonly reason: SurfaceRefusal };
+
+/**
+ * The rule, in one place: an action counts only if the surface it was made
+ * on permits it, is not used up or expired, names what the action claims, and
+ * showed exactly what its subject is now (text version, audience, identity,
+ * halt). Pure.
+ */
+export function judgeSurface(surface: SurfaceState, now: Shown, action: SurfaceAction, claim: Claim, at: number): Verdict {
+  const no = (reason: SurfaceRefusal): Verdict => ({ ok: false, reason });
+  if (claim.draftId !== undefined && claim.draftId !== surface.draft_id) return no("button_names_another_draft");
+  if (claim.token !== undefined && claim.token !== surface.token) return no("token_mismatch");
+  if (!PERMITS[surface.asks].includes(action)) return no("wrong_surface");
+  if (surface.used) return no("surface_used");
+  if (surface.until !== undefined && surface.until <= at) return no("surface_expired");
+  if (surface.draft_id !== now.draft_id) return no("wrong_surface");
+  if (surface.asks === "decide" && now.liveMessageId !== surface.message_id) return no("not_live_post");
+  if (surface.text_version !== now.text_version) return no("outdated_version");
+  // Only an edit prompt written before surfaces existed lacks an audience: it asks for a text, not a decision.
+  if (surface.audience !== now.audience && !(surface.audience === null && surface.asks === "edit")) return no("outdated_audience");
+  if (surface.identity !== now.identity) return no("outdated_identity");
+  if (surface.asks === "resume" && (surface.halt ?? null) !== (now.halt ?? null)) return no("outdated_halt");
+  return { ok: true };
+}
+
+/** True for the refusals whose answer points to the live post. */
+export function pointsToLivePost(reason: string): boolean {
+  return (
+    reason === "not_live_post" ||
+    reason === "unknown_review_message" ||
+    reason === "wrong_surface" ||
+    reason === "surface_used" ||
+    reason === "surface_expired" ||
+    reason.startsWith("outdated_")
+  );
+}
+
+/**
+ * The desk's view of the surfaces: the audit index's book (durable, read back
+ * with zod from the checkpoint and the log) plus which messages belong to
+ * which live draft. Every reviewer action passes `gate`.
+ */
+export class DecisionSurfaces {
+  private readonly byMessage = new Map<number, string>();
+  /** Review posts of drafts posted before surfaces were recorded: derived once, at start, from the draft. */
+  private readonly derived = new Map<number, SurfaceState>();
+
+  constructor(private readonly audit: AuditLog) {
+    for (const s of audit.index.surfaces.all()) if (s.draft_id !== null) this.byMessage.set(s.message_id, s.draft_id);
+  }
+
+  /** Notes a draft's review posts (live and replaced). `atStart`: a live post without a recorded surface gets one derived from the draft. */
+  index(draft: DraftRecord, atStart = false): void {
+    const live = draft.review_message_id;
+    if (live !== null) this.byMessage.set(live, draft.draft_id);
+    for (const old of draft.superseded_posts) this.byMessage.set(old, draft.draft_id);
+    if (atStart && live !== null && draft.review_chat_id !== null && !this.audit.index.surfaces.byMessageId(live)) {
+      const { kind: _, ...fields } = surfaceLine("decide", { chatId: draft.review_chat_id, messageId: live }, shownOfDraft(draft));
+      this.derived.set(live, { ...fields, used: false });
+    }
+  }
+
+  /** Records, durably, that a message now shows `shown` and asks `asks`. */
+  async record(asks: SurfaceAsks, where: SurfaceWhere, shown: Shown, extra: SurfaceExtra = {}): Promise<void> {
+    await this.audit.append([this.note(asks, where, shown, extra)]);
+  }
+
+  /** Takes a surface into account at once (a tap may come as soon as the message is out); returns its line, for the caller to write. */
+  note(asks: SurfaceAsks, where: SurfaceWhere, shown: Shown, extra: SurfaceExtra = {}): AuditEntryOf<"surface"> {
+    if (shown.draft_id !== null) this.byMessage.set(where.messageId, shown.draft_id);
+    this.derived.delete(where.messageId);
+    const line = surfaceLine(asks, where, shown, extra);
+    this.audit.index.notePost(line);
+    return line;
+  }
+
+  /** The surface at this message, if it is one. */
+  at(chatId: string, messageId: number): SurfaceState | undefined {
+    const derived = this.derived.get(messageId);
+    return this.audit.index.surfaces.at(chatId, messageId) ?? (derived?.chat_id === chatId ? derived : undefined);
+  }
+
+  /**
+   * The gate every reviewer action passes: judged against the surface it was
+   * made on (see judgeSurface); a one-time surface that lets it through is
+   * used up, on disk, before the action is applied.
+   */
+  async gate(surface: SurfaceState, now: Shown, action: SurfaceAction, claim: Claim, at: number): Promise<Verdict> {
+    const verdict = judgeSurface(surface, now, action, claim, at);
+    if (verdict.ok && ONE_TIME.has(surface.asks)) {
+      const used = { kind: "surface_used", chat_id: surface.chat_id, message_id: surface.message_id } as const;
+      // Used at once, so a second tap in flight finds it used; a failed write leaves it used (fails closed).
+      this.audit.index.notePost(used);
+      await this.audit.append([used]);
+    }
+    return verdict;
+  }
+
+  /** The id of the draft a message belongs to, if any. */
+  draftIdOf(messageId: number): string | undefined {
+    return this.byMessage.get(messageId);
+  }
+
+  /** True when the message belongs to some live draft. */
+  has(messageId: number): boolean {
+    return this.byMessage.has(messageId);
+  }
+
+  /** True when `messageId` is an edit prompt the bot sent. */
+  isEditPrompt(messageId: number): boolean {
+    return this.audit.index.surfaces.byMessageId(messageId)?.asks === "edit";
+  }
+
+  /** Forgets the messages of drafts that left the store (archived). */
+  forget(gone: ReadonlySet<string>): void {
+    for (const [messageId, id] of this.byMessage) if (gone.has(id)) this.byMessage.delete(messageId);
+    for (const [messageId, s] of this.derived) if (s.draft_id !== null && gone.has(s.draft_id)) this.derived.delete(messageId);
+  }
+}

@@ -1,0 +1,125 @@
+import { open } from "node:fs/promises";
+import { draftRecordSchema, type DraftRecord } from "../drafts/record.js";
+import { DraftArchive } from "../store/archive.js";
+import { errCode } from "../store/fs-util.js";
+import { replay } from "../store/replay.js";
+import { readAuditPeriod, type PeriodScan } from "./audit-period.js";
+import { buildReport, PeriodFold, type DraftFacts, type Period, type Report } from "./report-model.js";
+
+/** The files a report reads (HARNESS_DIR's). */
+export interface ReportFiles {
+  /** The audit log, swarm.jsonl. */
+  readonly audit: string;
+  /** The draft store, telegram_drafts.jsonl. */
+  readonly drafts: string;
+  /** The archive directory. */
+  readonly archive: string;
+  /** Our lines' `source` in the audit log. */
+  readonly source: string;
+}
+
+/** One (as drafted, as sent) pair of a draft a reviewer edited before approving it. */
+export interface EditPair {
+  readonly draft_id: string;
+  readonly destination_chat_id: string;
+  readonly drafted: string;
+  readonly sent: string;
+  readonly sent_at: string | null;
+}
+
+/** Everything a period's report shows. */
+export interface PeriodData {
+  readonly report: Report;
+  /** Destination chat id -> its title or a person's name, where a record's audience has one. */
+  readonly names: ReadonlyMap<string, string>;
+  /** Per role, the edited pairs of the drafts that were sent. */
+  readonly edits: Record<string, EditPair[]>;
+  readonly scan: PeriodScan;
+}
+
+/**
+ * Reads one period: the audit lines from where the period starts (see
+ * audit-period.ts), then the records of its drafts for destination names and
+ * texts: the store, and only the archive month files the period's drafts can
+ * be filed under (the UTC months from `since` to `nowMs`). Only the drafts of
+ * one mode count: live ones, or test mode's with `testMode`. Read-only: the
+ * CLI runs it with or without the daemon, the daemon for its weekly picture.
+ */
+export async function readPeriod(files: ReportFiles, period: Period, nowMs: number, testMode = false): Promise<PeriodData> {
+  const fold = new PeriodFold(period);
+  const scan = await readAuditPeriod(files.audit, files.source, period, (at, line) => {
+    if (line.kind === "transition") fold.add(at, line);
+  });
+  const records = await recordsOf(files, new Set(fold.drafts.keys()), monthsBetween(period.sinceMs, Math.max(nowMs, period.untilMs)));
+  const names = new Map<string, string>();
+  for (const r of records.values()) {
+    // Test mode's offline audience is "unknown": its title names no one.
+    const title = r.audience?.kind === "unknown" ? null : r.audience?.title;
+    if (title) names.set(r.destination_chat_id, title);
+  }
+  // Test mode's drafts are rehearsals, not the swarm's work: a live report never counts them, and a
+  // report asked for in test mode (TAO_DRAFT_REVIEW_TEST=1) counts only them.
+  const drafts = [...fold.drafts.values()].filter((d) => (records.get(d.draftId)?.test_mode ?? false) === testMode);
+  return { report: buildReport(period, drafts), names, edits: editPairs(drafts, records), scan };
+}
+
+/** The edited-then-sent drafts per role, texts from the record where it has them (original_text, draft_text). */
+function editPairs(drafts: readonly DraftFacts[], records: ReadonlyMap<string, DraftRecord>): Record<string, EditPair[]> {
+  const out: Record<string, EditPair[]> = {};
+  for (const d of drafts) {
+    if (d.edits === 0 || d.status !== "sent") continue;
+    const r = records.get(d.draftId);
+    const drafted = r?.original_text ?? d.drafted;
+    const sent = r?.draft_text ?? d.sentText;
+    if (drafted == null || sent == null) continue;
+    const sentAt = r?.sent_at ?? (d.sentAt === null ? null : new Date(d.sentAt).toISOString());
+    (out[d.role] ??= []).push({ draft_id: d.draftId, destination_chat_id: d.destination, drafted, sent, sent_at: sentAt });
+  }
+  return out;
+}
+
+/** The current records of `ids`: the store's, then the archive's (a draft being moved may be in both). */
+async function recordsOf(files: ReportFiles, ids: ReadonlySet<string>, months: readonly string[]): Promise<Map<string, DraftRecord>> {
+  const found = new Map<string, DraftRecord>();
+  if (ids.size === 0) return found;
+  // The store first: a draft archived meanwhile is then still found in the archive (archived before the store forgets it).
+  for (const r of await storeRecords(files.drafts)) if (ids.has(r.draft_id)) found.set(r.draft_id, r);
+  const parse = (v: unknown) => draftRecordSchema.parse(v);
+  for (const r of await DraftArchive.monthsReadOnly(files.archive, months, parse))
+    if (ids.has(r.draft_id) && !found.has(r.draft_id)) found.set(r.draft_id, r);
+  return found;
+}
+
+/** The store's current records, read-only (a torn last line is skipped); none when it does not exist. */
+async function storeRecords(path: string): Promise<DraftRecord[]> {
+  let fh;
+  try {
+    fh = await open(path, "r");
+  } catch (err) {
+    if (errCode(err) === "ENOENT") return [];
+    throw err;
+  }
+  try {
+    const r = await replay(fh, path, (value) => draftRecordSchema.parse(value));
+    return [...r.latest.values()];
+  } finally {
+    await fh.close();
+  }
+}
+
+/** The UTC months (`YYYY-MM`) from the one of `fromMs` to the one of `toMs`. */
+export function monthsBetween(fromMs: number, toMs: number): string[] {
+  const months: string[] = [];
+  const d = new Date(fromMs);
+  let y = d.getUTCFullYear();
+  let m = d.getUTCMonth();
+  const end = new Date(toMs);
+  while (y < end.getUTCFullYear() || (y === end.getUTCFullYear() && m <= end.getUTCMonth())) {
+    months.push(`${y}-${String(m + 1).padStart(2, "0")}`);
+    if (++m === 12) {
+      m = 0;
+      y++;
+    }
+  }
+  return months;
+}

@@ -1,0 +1,177 @@
+import type { TransitionEntry } from "../audit/audit-schema.js";
+import { ROLES } from "../drafts/record.js";
+
+/**
+ * The numbers of `draft-review report` and the weekly picture, computed from
+ * the audit log's transition lines of one period, in one pass. Pure: the
+ * reader (read-period.ts) feeds it the lines; tests feed it lines too.
+ *
+ * What counts: the drafts created in the period [since, until), as they stood
+ * at `until` (lines after it are not read). For each of them:
+ * - `sent`: it was sent; `revise`: a reviewer sent it back (a draft replaced by
+ *   a newer version before anyone decided is not counted as revise);
+ *   `expired`: no decision in time;
+ * - `deferred`: a reviewer deferred it at least once;
+ * - `edited`: a reviewer edited its text and then approved it;
+ * - `undone`: how many decisions on it were undone within UNDO_WINDOW;
+ * - the time to decision runs from its review post to the reviewer's send or
+ *   revise decision that stood (not undone), in seconds of real time (a
+ *   daylight-saving night changes no duration): nearest-rank p50 and p90.
+ */
+
+/** One row of the report: a role's, or a destination's. */
+export interface ReportRow {
+  drafts: number;
+  sent: number;
+  revise: number;
+  deferred: number;
+  expired: number;
+  edited: number;
+  undone: number;
+  decision_p50_s: number | null;
+  decision_p90_s: number | null;
+}
+
+/** The report as `--json` prints it (the contract's keys, nothing else). */
+export interface Report {
+  readonly since: string;
+  readonly until: string;
+  readonly roles: Record<string, ReportRow>;
+  readonly destinations: Record<string, ReportRow>;
+}
+
+/** What one pass learns about one draft created in the period. */
+export interface DraftFacts {
+  readonly draftId: string;
+  role: string;
+  destination: string;
+  /** When it was first shown for review (ms), or null while it waits in the queue. */
+  postedAt: number | null;
+  status: TransitionEntry["to"];
+  deferred: boolean;
+  edits: number;
+  undone: number;
+  /** The reviewer's send or revise decision that stands (not undone), with when (ms). */
+  decision: { readonly kind: "send" | "revise"; readonly at: number } | null;
+  /** The text as submitted, once a reviewer edited it (the first edit's text before). */
+  drafted: string | null;
+  /** The text as it went out (send_ok). */
+  sentText: string | null;
+  sentAt: number | null;
+}
+
+/** A period: milliseconds since the epoch, `until` excluded. */
+export interface Period {
+  readonly sinceMs: number;
+  readonly untilMs: number;
+}
+
+/** Folds transition lines, in file order, into the facts of the drafts created in the period. */
+export class PeriodFold {
+  readonly drafts = new Map<string, DraftFacts>();
+
+  constructor(private readonly period: Period) {}
+
+  /** Takes one transition line written at `atMs`. Lines of drafts created before the period are ignored. */
+  add(atMs: number, e: TransitionEntry): void {
+    if (atMs < this.period.sinceMs || atMs >= this.period.untilMs) return;
+    let d = this.drafts.get(e.draft_id);
+    if (d === undefined) {
+      if (e.event !== "created") return;
+      d = newFacts(e);
+      this.drafts.set(e.draft_id, d);
+    }
+    d.role = e.drafted_by_role;
+    d.destination = e.destination_chat_id;
+    d.status = e.to;
+    if (e.to === "pending" && d.postedAt === null) d.postedAt = atMs;
+    if (e.event === "decide" && e.decision === "defer") d.deferred = true;
+    if (e.event === "decide" && (e.decision === "send" || e.decision === "revise")) d.decision = { kind: e.decision, at: atMs };
+    if (e.event === "undo") {
+      d.undone++;
+      d.decision = null;
+    }
+    if (e.event === "edit") {
+      if (d.edits === 0 && typeof e.previous_text === "string") d.drafted = e.previous_text;
+      d.edits++;
+    }
+    if (e.event === "send_ok") {
+      d.sentText = e.draft_text ?? null;
+      d.sentAt = atMs;
+    }
+  }
+}
+
+function newFacts(e: TransitionEntry): DraftFacts {
+  return {
+    draftId: e.draft_id,
+    role: e.drafted_by_role,
+    destination: e.destination_chat_id,
+    postedAt: null,
+    status: e.to,
+    deferred: false,
+    edits: 0,
+    undone: 0,
+    decision: null,
+    drafted: null,
+    sentText: null,
+    sentAt: null,
+  };
+}
+
+/** A row of zeros. */
+export function emptyRow(): ReportRow {
+  return { drafts: 0, sent: 0, revise: 0, deferred: 0, expired: 0, edited: 0, undone: 0, decision_p50_s: null, decision_p90_s: null };
+}
+
+/** The nearest-rank percentile `p` (0-100) of `values`, or null when there are none. */
+export function percentile(values: readonly number[], p: number): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/** Seconds to decision of a draft, or null when no send or revise decision of a reviewer stands. */
+export function decisionSeconds(d: DraftFacts): number | null {
+  if (d.decision === null || d.postedAt === null) return null;
+  return Math.max(0, d.decision.at - d.postedAt) / 1000;
+}
+
+/** One row from the facts of its drafts. */
+export function rowOf(drafts: readonly DraftFacts[]): ReportRow {
+  const row = emptyRow();
+  const times: number[] = [];
+  for (const d of drafts) {
+    row.drafts++;
+    if (d.status === "sent") row.sent++;
+    if (d.status === "revise" && d.decision?.kind === "revise") row.revise++;
+    if (d.status === "expired") row.expired++;
+    if (d.deferred) row.deferred++;
+    if (d.edits > 0 && d.decision?.kind === "send") row.edited++;
+    row.undone += d.undone;
+    const s = decisionSeconds(d);
+    if (s !== null) times.push(s);
+  }
+  const round = (x: number | null) => (x === null ? null : Math.round(x * 10) / 10);
+  row.decision_p50_s = round(percentile(times, 50));
+  row.decision_p90_s = round(percentile(times, 90));
+  return row;
+}
+
+/** Groups drafts by `key`, in first-seen order. */
+function groupBy(drafts: Iterable<DraftFacts>, key: (d: DraftFacts) => string): Map<string, DraftFacts[]> {
+  const groups = new Map<string, DraftFacts[]>();
+  for (const d of drafts) groups.set(key(d), [...(groups.get(key(d)) ?? []), d]);
+  return groups;
+}
+
+/** The report of a period from the facts of its drafts; every known role has a row, drafts or not. */
+export function buildReport(period: Period, drafts: Iterable<DraftFacts>): Report {
+  const all = [...drafts];
+  const roles: Record<string, ReportRow> = {};
+  for (const role of ROLES) roles[role] = emptyRow();
+  for (const [role, list] of groupBy(all, (d) => d.role)) roles[role] = rowOf(list);
+  const destinations: Record<string, ReportRow> = {};
+  for (const [dest, list] of groupBy(all, (d) => d.destination)) destinations[dest] = rowOf(list);
+  return { since: new Date(period.sinceMs).toISOString(), until: new Date(period.untilMs).toISOString(), roles, destinations };
+}

@@ -1,0 +1,124 @@
+import { describe, expect, it } from "vitest";
+import { eventually, type DaemonProcess } from "../support/daemon-process.js";
+import { FRIEND, GROUP, OWNER, payload, useLiveDaemon } from "../support/live-fixture.js";
+
+/**
+ * Issue 19's doubtful points about what a draft's intake accepts, end to end
+ * against the Bot API double: `revises` from another role, naming an archived
+ * draft, or moving the destination; and the invisible spaces Telegram trims.
+ */
+
+const live = useLiveDaemon();
+
+type Rec = Record<string, any>;
+
+const FAST = { TELEGRAM_RATE_SCALE: "20" };
+
+async function get(d: DaemonProcess, id: string): Promise<Rec> {
+  return (await d.request("GET", `/drafts/${id}`)).body;
+}
+
+async function submitPosted(d: DaemonProcess, text: string, extra: Rec = {}): Promise<Rec> {
+  const res = await d.request("POST", "/drafts", payload(text, extra));
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return eventually(async () => {
+    const rec = await get(d, res.body.draft_id);
+    return rec.status === "pending" ? { ...rec, answer: res.body } : null;
+  });
+}
+
+/** The reviewer sends a draft back with `note` (a reply to its post); resolves once it is `revise`. */
+async function sendBack(d: DaemonProcess, draft: Rec, note: string): Promise<void> {
+  live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: note, replyToMessageId: draft.review_message_id });
+  await eventually(async () => (await get(d, draft.draft_id)).status === "revise", 10_000, "sent back");
+}
+
+const post = (id: number) => live.double.message(OWNER, id);
+
+describe("revises", () => {
+  // (a) A role could retire another role's pending draft and pass its own text off as its revision.
+  it("from another role is refused naming the field, unless the reviewer's note addressed the draft to that role", async () => {
+    await live.start(FAST);
+    const scribe = await submitPosted(live.daemon, "Scribe's draft");
+    const taken = await live.daemon.request("POST", "/drafts", payload("CoS's take", { drafted_by_role: "CoS", revises: scribe.draft_id }));
+    expect(taken.status).toBe(400);
+    expect(taken.body.error).toMatch(
+      new RegExp(`^revises: draft ${scribe.draft_id} was drafted by Scribe; CoS may replace only its own drafts`),
+    );
+    expect(await get(live.daemon, scribe.draft_id)).toMatchObject({ status: "pending", revised_by: null });
+
+    await sendBack(live.daemon, scribe, "CoS: please take this over");
+    const handed = await submitPosted(live.daemon, "CoS's take", { drafted_by_role: "CoS", revises: scribe.draft_id });
+    expect(handed.revises).toBe(scribe.draft_id);
+    expect(await get(live.daemon, scribe.draft_id)).toMatchObject({ revised_by: handed.draft_id });
+  });
+
+  // (b) The earlier record is final once archived; it was "no draft" before.
+  it("may name a draft archived since: the new post quotes its note and diff", async () => {
+    const env = { ...FAST, DRAFT_RETENTION: "1s" };
+    await live.start(env);
+    const old = await submitPosted(live.daemon, "Dear all, Thursday at 10.");
+    await sendBack(live.daemon, old, "Say Friday");
+    const revisedAt = Date.parse((await get(live.daemon, old.draft_id)).updated_at);
+    // The next start finds it past DRAFT_RETENTION and archives it.
+    const due = revisedAt + 1_100 - Date.now();
+    if (due > 0) await new Promise((r) => setTimeout(r, due));
+    const daemon = await live.restart(env);
+    await daemon.waitForLog((l) => l.msg === "archived final drafts older than DRAFT_RETENTION");
+    expect((await daemon.request("GET", "/drafts")).body.drafts).toEqual([]);
+
+    const next = await submitPosted(daemon, "Dear all, Friday at 10.", { revises: old.draft_id });
+    const text = (await eventually(() => post(next.review_message_id)?.text, 10_000, "the new post"))!;
+    expect(text).toContain(`🔁 New version of draft ${old.draft_id}.`);
+    expect(text).toContain("Your note: “Say Friday”");
+    expect(text).toMatch(/Changes: .*Friday/);
+    expect(await get(daemon, old.draft_id)).toMatchObject({ status: "revise", revised_by: null });
+  });
+
+  // (c) A revision that goes elsewhere looked like a text change only.
+  it("that changes the destination says so on the new post (from → to), and in the answer's warnings", async () => {
+    await live.start(FAST);
+    const a = await submitPosted(live.daemon, "See you at 10.");
+    const res = await live.daemon.request(
+      "POST",
+      "/drafts",
+      payload("See you at 10.", { destination_chat_id: String(FRIEND), revises: a.draft_id }),
+    );
+    expect(res.status).toBe(201);
+    expect(res.body.warnings).toEqual([
+      `destination_chat_id: differs from that of draft ${a.draft_id} (${GROUP}); the review post says so`,
+    ]);
+    const b = await eventually(async () => ((await get(live.daemon, res.body.draft_id)).review_message_id as number | null) ?? null);
+    const text = (await eventually(() => post(b)?.text, 10_000, "the new post"))!;
+    expect(text).toContain(`🎯 Destination changed: from “Destination” (${GROUP}) to “Friend” (${FRIEND}).`);
+    const same = await submitPosted(live.daemon, "See you at 11.", { destination_chat_id: String(FRIEND), revises: res.body.draft_id });
+    expect(same.answer.warnings).toBeUndefined();
+    expect(post(same.review_message_id)?.text).not.toContain("Destination changed");
+  });
+});
+
+// (d) Telegram trims these from what it delivers: kept, the reviewer saw something else than what arrived.
+describe("invisible spaces at the ends of a draft", () => {
+  it("are trimmed as Telegram trims them, at intake and in an edit, so the reviewed text is the sent one", async () => {
+    await live.start({ ...FAST, UNDO_WINDOW: "0" });
+    const a = await submitPosted(live.daemon, "\uFEFF\u00A0\u3000Hello team,\u2003see you at 10.\u00A0\u200B\n");
+    expect(a.draft_text).toBe("Hello team,\u2003see you at 10.");
+    live.double.injectMessage({
+      chatId: OWNER,
+      userId: OWNER,
+      text: "✏️\u3000\u00A0Hello team, see you at 11.\uFEFF",
+      replyToMessageId: a.review_message_id,
+    });
+    const v2 = await eventually(async () => {
+      const r = await get(live.daemon, a.draft_id);
+      return r.text_version === 2 && r.status === "pending" && r.review_message_id !== a.review_message_id ? r : null;
+    });
+    expect(v2.draft_text).toBe("Hello team, see you at 11.");
+    const blank = await live.daemon.request("POST", "/drafts", payload("\u00A0\u3000\uFEFF\u200B"));
+    expect(blank.status).toBe(400);
+    expect(blank.body.error).toBe("draft_text: must not be empty");
+    live.double.injectReaction({ chatId: OWNER, messageId: v2.review_message_id, userId: OWNER, newEmojis: ["👍"] });
+    await eventually(() => live.double.messages(GROUP).length === 1, 10_000, "sent");
+    expect(live.double.messages(GROUP)[0]!.text).toBe("Hello team, see you at 11.");
+  });
+});

@@ -1,0 +1,166 @@
+import { describe, expect, it } from "vitest";
+import { runBin } from "../support/cli-process.js";
+import { eventually, type DaemonProcess } from "../support/daemon-process.js";
+import { auditLines, GROUP, OWNER, payload, useLiveDaemon } from "../support/live-fixture.js";
+
+/**
+ * Issue 19 item 3, "Decisions across restarts", against the real daemon
+ * (kill -9, restart) and the Bot API double, which keeps the updates made
+ * while the daemon is down until it asks for them again:
+ * - a halt that began after an approval voids it, also when it was lifted
+ *   before a restart and the send falls due after it;
+ * - updates that waited while the daemon was down are applied, in order,
+ *   before any send that falls due at start; an undo counts if Telegram dated
+ *   it inside the window;
+ * - an approval given before expires_at is a decision: the draft is sent
+ *   when its undo window ends, not dropped as "expired without a decision".
+ */
+
+const live = useLiveDaemon();
+
+type Rec = Record<string, any>;
+
+const get = async (d: DaemonProcess, id: string): Promise<Rec> => (await d.request("GET", `/drafts/${id}`)).body;
+const toGroup = () => live.double.messages(GROUP);
+const reviewChat = () => live.double.messages(OWNER).map((m) => m.text);
+
+async function submitPosted(d: DaemonProcess, text: string): Promise<Rec> {
+  const res = await d.request("POST", "/drafts", payload(text));
+  expect(res.status).toBe(201);
+  return eventually(async () => {
+    const rec = await get(d, res.body.draft_id);
+    return rec.status === "pending" ? rec : null;
+  });
+}
+
+/** The owner's 👍 on the post; resolves with the record once it waits out its undo window. */
+async function approve(d: DaemonProcess, draft: Rec): Promise<Rec> {
+  live.double.injectReaction({ chatId: OWNER, messageId: draft.review_message_id, userId: OWNER, newEmojis: ["👍"] });
+  return eventually(async () => {
+    const rec = await get(d, draft.draft_id);
+    return rec.status === "approved" && rec.send_after ? rec : null;
+  });
+}
+
+/** The draft's record once its status is one of `statuses` (the expected one and the one the bug gave). */
+const outcome = (id: string, statuses: string[], timeoutMs: number): Promise<Rec> =>
+  eventually(
+    async () => {
+      const rec = await get(live.daemon, id);
+      return statuses.includes(rec.status) ? rec : null;
+    },
+    timeoutMs,
+    `status ${statuses.join(" or ")}`,
+  );
+
+/** Resolves once the wall clock is past `iso` (a precondition, not a proof that nothing happened). */
+const past = (iso: string, marginMs = 0) => eventually(() => Date.now() > Date.parse(iso) + marginMs, 30_000, `past ${iso}`);
+
+describe("a halt that began after an approval voids it across a restart", () => {
+  it("/halt and a confirmed /resume inside the undo window, then kill -9: at the window's end the draft is halted, not sent", async () => {
+    const env = { UNDO_WINDOW: "15s" };
+    await live.start(env);
+    const a = await approve(live.daemon, await submitPosted(live.daemon, "Approved before the halt"));
+
+    let before = live.double.messages(OWNER).length;
+    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "/halt" });
+    await live.reviewChatMessage(before, /^⛔ Sends halted/, "the /halt answer");
+    before = live.double.messages(OWNER).length;
+    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "/resume" });
+    const ask = await live.reviewChatMessage(before, /^⚠️ Resume sends\?/, "the /resume question");
+    const data = JSON.stringify(ask.replyMarkup).match(/owner:resume:[0-9a-f]+/)![0];
+    before = live.double.messages(OWNER).length;
+    live.double.injectCallback({ chatId: OWNER, messageId: ask.messageId, userId: OWNER, data });
+    await live.reviewChatMessage(before, /^Your halt is lifted/, "the halt lifted");
+
+    // Still inside the window: the approval waits, in memory the halt is known; then the process dies.
+    expect(await get(live.daemon, a.draft_id)).toMatchObject({ status: "approved", send_after: a.send_after });
+    expect(Date.now()).toBeLessThan(Date.parse(a.send_after));
+    await live.restart(env);
+
+    const halted = await outcome(a.draft_id, ["halted", "sent"], 30_000);
+    expect(halted.status).toBe("halted");
+    expect(halted.reason).toMatch(/a halt began after the approval/);
+    expect(halted.approval).toBeNull();
+    expect(toGroup()).toHaveLength(0);
+  }, 60_000);
+
+  it("`draft-review halt` and `resume` while the daemon is down void an approval still in its window", async () => {
+    const env = { UNDO_WINDOW: "15s" };
+    await live.start(env);
+    const a = await approve(live.daemon, await submitPosted(live.daemon, "Approved, then halted from the shell"));
+    const { cwd, harnessDir } = live.daemon;
+    await live.daemon.stop("SIGKILL");
+    for (const command of ["halt", "resume"]) {
+      const run = await runBin([command], { cwd, env: { HARNESS_DIR: harnessDir } });
+      expect(run.code, run.stderr).toBe(0);
+    }
+    expect(Date.now()).toBeLessThan(Date.parse(a.send_after));
+    await live.start(env, { dirs: { cwd, harnessDir } });
+
+    const halted = await outcome(a.draft_id, ["halted", "sent"], 30_000);
+    expect(halted.status).toBe("halted");
+    expect(halted.reason).toMatch(/a halt began after the approval/);
+    expect(toGroup()).toHaveLength(0);
+  }, 60_000);
+});
+
+describe("updates that waited while the daemon was down come before the sends that fell due", () => {
+  it("a 👍 removed inside the window while the daemon was down undoes the approval at start: pending, never sent", async () => {
+    const env = { UNDO_WINDOW: "4s" };
+    await live.start(env);
+    const a = await approve(live.daemon, await submitPosted(live.daemon, "Undo me while you are down"));
+    await live.daemon.stop("SIGKILL");
+    // Telegram dates the change now, inside the window, and keeps the update for the next getUpdates.
+    const removal = live.double.injectReaction({
+      chatId: OWNER,
+      messageId: a.review_message_id,
+      userId: OWNER,
+      oldEmojis: ["👍"],
+      newEmojis: [],
+    });
+    expect(removal.update.message_reaction!.date * 1000).toBeLessThan(Date.parse(a.send_after));
+    // The window is over before the daemon is back: its send is due at start.
+    await past(a.send_after, 500);
+    await live.restart(env);
+
+    const undone = await outcome(a.draft_id, ["pending", "sent"], 15_000);
+    expect(undone.status).toBe("pending");
+    expect(undone).toMatchObject({ approval: null, send_after: null });
+    expect(toGroup()).toHaveLength(0);
+    expect(reviewChat().some((t) => t.startsWith("↩️ Too late to undo"))).toBe(false);
+    const line = (await auditLines(live.daemon.harnessDir)).find((l) => l.kind === "transition" && l.event === "undo");
+    expect(line).toMatchObject({ from: "approved", to: "pending", update_id: removal.update.update_id });
+    expect(Date.parse(line!.acted_at)).toBe(removal.update.message_reaction!.date * 1000);
+  }, 60_000);
+
+  it("a ↩️ Undo tap that waited while the daemon was down counts (Telegram does not date a tap; the draft is unsent)", async () => {
+    const env = { UNDO_WINDOW: "4s" };
+    await live.start(env);
+    const a = await approve(live.daemon, await submitPosted(live.daemon, "Undo me by button while you are down"));
+    await live.daemon.stop("SIGKILL");
+    live.double.injectCallback({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, data: `v1:undo:${a.draft_id}` });
+    await past(a.send_after, 500);
+    await live.restart(env);
+
+    expect((await outcome(a.draft_id, ["pending", "sent"], 15_000)).status).toBe("pending");
+    await eventually(() => live.double.answeredCallbacks().length === 1);
+    expect(live.double.answeredCallbacks()[0]!.text).toBe("Undone: the draft awaits your decision again.");
+    expect(toGroup()).toHaveLength(0);
+  }, 60_000);
+});
+
+describe("an approval given before expires_at is a decision", () => {
+  it("a draft whose undo window ends after expires_at is sent when the window ends, not expired", async () => {
+    await live.start({ DRAFT_TTL: "8s", UNDO_WINDOW: "10s" });
+    const d = await submitPosted(live.daemon, "Approved just in time");
+    const a = await approve(live.daemon, d);
+    expect(Date.parse(a.send_after)).toBeGreaterThan(Date.parse(a.expires_at));
+
+    const sent = await outcome(a.draft_id, ["sent", "expired"], 30_000);
+    expect(sent.status).toBe("sent");
+    expect(Date.parse(sent.sent_at)).toBeGreaterThanOrEqual(Date.parse(a.send_after));
+    expect(toGroup().map((m) => m.text)).toEqual(["Approved just in time"]);
+    expect(reviewChat().some((t) => t.includes("Expired without a decision"))).toBe(false);
+  }, 60_000);
+});

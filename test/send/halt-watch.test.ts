@@ -1,0 +1,102 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { SimulatedClock } from "../../src/clock/simulated-clock.js";
+import { ownerHalt, ownerResume } from "../../src/owner/owner-switch.js";
+import { readHaltRecord } from "../../src/send/halt-record.js";
+import { haltVoidsApproval, watchKillSwitch } from "../../src/send/halt-watch.js";
+import { envKillSwitch } from "../../src/send/kill-switch.js";
+import { T0 } from "../support/drafts.js";
+
+// Issue 19 item 3: a halt's start and end are on disk, so a halt that came and went before a restart still voids older approvals.
+
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
+
+async function harness() {
+  const dir = await mkdtemp(join(tmpdir(), "halt-watch-"));
+  dirs.push(dir);
+  const haltPath = join(dir, "HALT");
+  const recordPath = join(dir, "halt_record.json");
+  const clock = new SimulatedClock(T0);
+  const open = () =>
+    watchKillSwitch(envKillSwitch({ processValue: undefined, envFilePath: join(dir, ".env"), ownerHaltPath: haltPath }), {
+      clock,
+      pollMs: 0,
+      recordPath,
+    });
+  return { dir, haltPath, recordPath, clock, open };
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+describe("the halt record (HARNESS_DIR/halt_record.json)", () => {
+  it("a halt seen and lifted in one run voids an older approval in the next run, not a later one", async () => {
+    const h = await harness();
+    const first = h.open();
+    expect(await first.check()).toEqual({ halted: false });
+    expect((await readHaltRecord(h.recordPath)).kind).toBe("none");
+    const approvedAt = iso(h.clock.now());
+    await h.clock.advance(1_000);
+    await writeFile(h.haltPath, "{}\n");
+    expect((await first.check()).halted).toBe(true);
+    expect(await readHaltRecord(h.recordPath)).toMatchObject({ record: { began_at: iso(T0 + 1_000), ended_at: null } });
+    await h.clock.advance(1_000);
+    await rm(h.haltPath);
+    expect(await first.check()).toEqual({ halted: false });
+    expect(await readHaltRecord(h.recordPath)).toMatchObject({ record: { ended_at: iso(T0 + 2_000) } });
+    first.stop();
+
+    // kill -9 and a start: the new process's memory is empty, the record is not.
+    await h.clock.advance(1_000);
+    const next = h.open();
+    await next.check();
+    expect(haltVoidsApproval(approvedAt, next.lastHalt())).toMatch(/a halt began after the approval/);
+    expect(haltVoidsApproval(iso(T0 + 2_500), next.lastHalt())).toBeNull();
+    next.stop();
+  });
+
+  it("a halt a stop left lasting, lifted while the daemon was down, ends at the next start (its real end is unknown)", async () => {
+    const h = await harness();
+    const first = h.open();
+    await writeFile(h.haltPath, "{}\n");
+    await first.check();
+    first.stop();
+    await rm(h.haltPath); // by hand, while the daemon is down: nobody records the end
+    await h.clock.advance(60_000);
+    const next = h.open();
+    expect(await next.check()).toEqual({ halted: false });
+    expect(await readHaltRecord(h.recordPath)).toMatchObject({ record: { ended_at: iso(T0 + 60_000) } });
+    expect(haltVoidsApproval(iso(T0 + 59_999), next.lastHalt())).not.toBeNull();
+    next.stop();
+  });
+
+  it("a damaged record counts as a halt lasting until now, and is replaced by the next look", async () => {
+    const h = await harness();
+    await writeFile(h.recordPath, "{not json");
+    const w = h.open();
+    await w.check();
+    expect(haltVoidsApproval(iso(T0 - 1), w.lastHalt())).toMatch(/damaged/);
+    expect(await readHaltRecord(h.recordPath)).toMatchObject({ kind: "record", record: { ended_at: iso(T0) } });
+    w.stop();
+  });
+
+  it("`draft-review halt` and `resume` (no daemon running) record the halt's start and end", async () => {
+    const h = await harness();
+    const deps = { haltPath: h.haltPath, audit: { append: async () => {} }, now: () => h.clock.now() };
+    const actor = { user_id: null, channel: "cli" as const };
+    await ownerHalt(deps, actor);
+    expect(await readHaltRecord(h.recordPath)).toMatchObject({ record: { began_at: iso(T0), ended_at: null } });
+    await h.clock.advance(5_000);
+    await ownerResume(deps, actor);
+    expect(await readHaltRecord(h.recordPath)).toMatchObject({ record: { began_at: iso(T0), ended_at: iso(T0 + 5_000) } });
+    const w = h.open();
+    await w.check();
+    expect(haltVoidsApproval(iso(T0 + 4_999), w.lastHalt())).not.toBeNull();
+    expect(haltVoidsApproval(iso(T0 + 5_001), w.lastHalt())).toBeNull();
+    w.stop();
+  });
+});
