@@ -87,7 +87,8 @@ export const postSupersededEntrySchema = z.object({ kind: z.literal("post_supers
 export const editPromptEntrySchema = z.object({ kind: z.literal("edit_prompt"), draft_id: z.string(), message_id: int, text_version: int });
 
 /** What a message with a decision control asks for (see src/desk/surfaces.ts). */
-export const SURFACE_ASKS = ["decide", "confirm", "edit", "undo", "resume"] as const;
+/** `asbot`: "🤖 Send as the bot instead" under the notice of a draft the owner's identity could not send. */
+export const SURFACE_ASKS = ["decide", "confirm", "edit", "undo", "resume", "asbot"] as const;
 /** One of `SURFACE_ASKS`. */
 export type SurfaceAsks = (typeof SURFACE_ASKS)[number];
 
@@ -101,7 +102,7 @@ const surfaceFields = {
   text_version: int.nullable(),
   /** The audience fingerprint it showed (see audienceFingerprint); null: it showed none (an old edit prompt). */
   audience: z.string().nullable(),
-  /** Who the draft goes out as ("bot"). */
+  /** Who the draft goes out as (sendIdentity: "bot", or the owner's account in one chat). */
   identity: z.string(),
   /** A /resume confirmation: the halt it was asked about, its button's token, and until when it counts (ms). */
   halt: z.string().nullable().optional(),

@@ -42,11 +42,6 @@ export function sendButtonText(d: Drafted, destination: string): string | null {
   return `👍 Send as ${s.username ? `@${s.username}` : "the bot"} to ${destination}`;
 }
 
-/** The extra button under the post of a draft the owner's identity could not send. */
-export function asBotButtonWanted(d: Drafted): boolean {
-  return d.status === "halted" && d.sender?.kind === "owner";
-}
-
 function cut(text: string): string {
   const points = Array.from(text);
   return points.length <= QUOTE_MAX ? text : `${points.slice(0, QUOTE_MAX - 1).join("")}…`;

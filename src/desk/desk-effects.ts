@@ -1,6 +1,6 @@
 import type { AuditLog } from "../audit/audit-log.js";
 import { isInertDraft, runsForInertDraft } from "./test-drafts.js";
-import type { PostEntry } from "../audit/audit-schema.js";
+import type { AuditEntry, PostEntry } from "../audit/audit-schema.js";
 import type { Clock, TimerHandle } from "../clock/clock.js";
 import type { Effect } from "../drafts/effects.js";
 import type { DraftEvent } from "../drafts/events.js";
@@ -126,11 +126,21 @@ export class DeskEffects {
         return this.notePost({ kind: "post_superseded", draft_id: draft.draft_id, review_message_id: effect.reviewMessageId });
       case "notify":
         await reviewChat.notify(draft, effect.text);
-        // Audited only once out: a crash before this line sends the notice again at the next start.
-        this.deps.audit.index.markNotified(draft.draft_id, draft.status, this.deps.clock.now());
-        await this.deps.audit.append([{ kind: "notice", draft_id: draft.draft_id, status: draft.status, text: effect.text }]);
-        return;
+        return this.noticeOut(draft, effect.text);
+      case "offer_as_bot": {
+        const messageId = await reviewChat.offerAsBot(draft, effect.text);
+        // Its button counts once, for the draft as this message showed it (see surfaces.ts).
+        const chatId = draft.review_chat_id;
+        const surface = chatId === null ? [] : [this.deps.surfaces.note("asbot", { chatId, messageId }, shownOfDraft(draft))];
+        return this.noticeOut(draft, effect.text, surface);
+      }
     }
+  }
+
+  /** Audits a notice once it is out (a crash before this line sends it again at the next start), with the surface it carries. */
+  private async noticeOut(draft: DraftRecord, text: string, surface: readonly AuditEntry[] = []): Promise<void> {
+    this.deps.audit.index.markNotified(draft.draft_id, draft.status, this.deps.clock.now());
+    await this.deps.audit.append([...surface, { kind: "notice", draft_id: draft.draft_id, status: draft.status, text }]);
   }
 
   /** Posts a queued draft; on failure tries again later, with backoff, until it expires. */

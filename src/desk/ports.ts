@@ -1,6 +1,5 @@
 import type { Audience } from "../drafts/audience.js";
 import type { Actor, Decision, DraftRecord } from "../drafts/record.js";
-import type { SenderKind } from "../drafts/sender.js";
 import type { RefusedDecision } from "./audit-entries.js";
 
 /** Where a review post went. */
@@ -28,6 +27,8 @@ export interface ReviewChat {
   notify(draft: DraftRecord, text: string): Promise<void>;
   /** Asks the extra tap a 👍 needs for a large audience ("Send to 1,234 members of …? [Yes, send]"); resolves with the question's message id. */
   askConfirmation(draft: DraftRecord): Promise<number>;
+  /** Tells the reviewers `text` under a "🤖 Send as the bot instead" button, as a reply to the review message; resolves with its message id. */
+  offerAsBot(draft: DraftRecord, text: string): Promise<number>;
   /** Marks an earlier review post of `draft` as replaced by its current version; its buttons go. */
   markSuperseded(draft: DraftRecord, reviewMessageId: number): Promise<void>;
   /** Sends the reviewer the current text to copy and a ForceReply (the ✏️ Edit button); resolves with that message's id. */
@@ -75,10 +76,8 @@ export interface DecisionRequest extends ReviewerAction {
   readonly note?: string | null;
   /** The reviewer's "Yes, send" tap for a large audience. */
   readonly confirmed?: boolean;
-  /** "🤖 Send as the bot instead" on a draft the owner's identity could not send: a new approval, as the bot. */
+  /** "🤖 Send as the bot instead" on a draft the owner's identity could not send: a new approval, as the bot (a claim its surface checks). */
   readonly asBot?: boolean;
-  /** The sender identity the message decided on showed (the decision surface); absent: not checked. */
-  readonly sender?: SenderKind;
 }
 
 /** A reviewer's new text for a draft: a ✏️ reply to its post, or a reply to the bot's edit prompt. */

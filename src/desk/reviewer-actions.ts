@@ -25,7 +25,7 @@ type Run = (draft: DraftRecord, surface: SurfaceState) => Promise<ActResult>;
 
 /** How a refusal's answer names an action. */
 function actionKind(action: SurfaceAction): ActionKind {
-  return action === "confirm" || action === "resume" ? "decide" : action;
+  return action === "confirm" || action === "resume" || action === "asbot" ? "decide" : action;
 }
 
 /** How the answer to a refusal that points to the live post says why. */
@@ -87,7 +87,7 @@ export class ReviewerActions {
    * the text version of the post it was made on, and waits UNDO_WINDOW.
    */
   decide(request: DecisionRequest): Promise<DecisionOutcome> {
-    const action: SurfaceAction = request.confirmed === true ? "confirm" : "decide";
+    const action: SurfaceAction = request.asBot === true ? "asbot" : request.confirmed === true ? "confirm" : "decide";
     return this.act(request, action, request.decision, async (draft, surface) => {
       const result = await this.deps.apply(draft.draft_id, {
         type: "decide",
@@ -101,7 +101,9 @@ export class ReviewerActions {
         undoMs: this.deps.undoWindowMs ?? 0,
         textVersion: surface.text_version ?? draft.text_version,
         ...(surface.audience === null ? {} : { audience: surface.audience }),
-        ...(request.asBot ? { asBot: { username: this.deps.botUsername ?? null } } : {}),
+        identity: surface.identity,
+        // The surface, not the button's data, says whether this is "🤖 Send as the bot instead" (a new approval, as the bot).
+        ...(surface.asks === "asbot" ? { asBot: { username: this.deps.botUsername ?? null } } : {}),
       });
       if (!result.ok && result.reason === "needs_confirmation") this.askConfirmation(draft.draft_id);
       return result;

@@ -18,8 +18,8 @@ import type { DraftRecord } from "../drafts/record.js";
  * `judgeSurface`, and every reviewer action passes `DecisionSurfaces.gate`.
  */
 
-/** What a reviewer does on a surface. `prompt`: the ✏️ Edit button; `edit`: the new text. */
-export type SurfaceAction = "decide" | "confirm" | "prompt" | "edit" | "undo" | "resume";
+/** What a reviewer does on a surface. `prompt`: the ✏️ Edit button; `edit`: the new text; `asbot`: 🤖 Send as the bot instead. */
+export type SurfaceAction = "decide" | "confirm" | "prompt" | "edit" | "undo" | "resume" | "asbot";
 
 /** The actions each kind of surface permits; anything else on it is refused. */
 const PERMITS: Record<SurfaceAsks, readonly SurfaceAction[]> = {
@@ -28,10 +28,11 @@ const PERMITS: Record<SurfaceAsks, readonly SurfaceAction[]> = {
   edit: ["edit"],
   undo: ["undo"],
   resume: ["resume"],
+  asbot: ["asbot"],
 };
 
 /** Surfaces that count once: the first permitted use uses them up. */
-const ONE_TIME: ReadonlySet<SurfaceAsks> = new Set<SurfaceAsks>(["confirm", "resume"]);
+const ONE_TIME: ReadonlySet<SurfaceAsks> = new Set<SurfaceAsks>(["confirm", "resume", "asbot"]);
 
 /** What a subject (a draft, or the owner's halt) is now, in the fields a surface records. */
 export interface Shown {

@@ -1,6 +1,5 @@
 import type { Audience } from "./audience.js";
 import type { Actor, Decision, RedactionSummary } from "./record.js";
-import type { SenderKind } from "./sender.js";
 
 /**
  * Everything that can happen to a draft after it was created. The state
@@ -28,8 +27,8 @@ export type DraftEvent =
       readonly textVersion?: number;
       /** The audience fingerprint the reviewer saw (audienceFingerprint); another is refused. Absent: not checked. */
       readonly audience?: string;
-      /** The identity the reviewer's message showed; a 👍 for another identity is refused. Absent: not checked. */
-      readonly sender?: SenderKind;
+      /** The sender identity the reviewer saw (sendIdentity); another is refused. Absent: not checked. */
+      readonly identity?: string;
       /**
        * "🤖 Send as the bot instead" on a draft the owner's identity could not send: the draft goes
        * out as the bot (named here) and this is a new approval, for that identity.

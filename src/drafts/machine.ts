@@ -1,4 +1,4 @@
-import { audienceFingerprint, needsConfirmation } from "./audience.js";
+import { audienceFingerprint, needsConfirmation, sendIdentity } from "./audience.js";
 import type { Effect } from "./effects.js";
 import type { DraftEvent, DraftEventType } from "./events.js";
 import type { DraftRecord } from "./record.js";
@@ -93,11 +93,11 @@ const decide: Handler<"decide"> = (d, e, now) => {
   if (now >= Date.parse(d.expires_at)) return refuse(d, "expired");
   if (e.textVersion !== undefined && e.textVersion !== d.text_version) return refuse(d, "outdated_version");
   if (e.audience !== undefined && e.audience !== audienceFingerprint(d)) return refuse(d, "outdated_audience");
+  if (e.identity !== undefined && e.identity !== sendIdentity(d)) return refuse(d, "outdated_identity");
   const common = { decided_by: e.actor };
   switch (e.decision) {
     case "send": {
       if (e.asBot) return sendAsBotInstead(d, e, now);
-      if (e.sender !== undefined && e.sender !== senderKindOf(d)) return refuse(d, "outdated_identity");
       if (!e.confirmed && needsConfirmation(d.audience, e.confirmOver ?? null)) return refuse(d, "needs_confirmation");
       const approval = {
         actor: e.actor,

@@ -176,13 +176,14 @@ export class SendPath {
 
   /**
    * The owner's identity cannot send this draft: it is not sent by any other
-   * identity. It becomes `halted` with the reason, and the reviewer is told,
-   * and offered "🤖 Send as the bot instead" on the post (a new approval).
+   * identity. It becomes `halted` with the reason, and the reviewer is told
+   * in a reply to the post that carries "🤖 Send as the bot instead" (a new
+   * approval, judged on that message: see surfaces.ts).
    */
   private async haltNotAsOwner(draftId: string, why: string): Promise<void> {
     const result = await this.options.ledger.apply(draftId, { type: "halt", reason: `not sent as you: ${why}` });
     if (!result.ok) return;
-    this.options.ledger.runEffects([{ type: "notify", draftId, text: notSentAsOwnerNotice(why) }]);
+    this.options.ledger.runEffects([{ type: "offer_as_bot", draftId, text: notSentAsOwnerNotice(why) }]);
   }
 
   /**
@@ -273,7 +274,7 @@ export class SendPath {
 export function notSentAsOwnerNotice(why: string): string {
   return (
     `⛔ Not sent as you: ${why}. Nothing went out, and it is not sent as anyone else by itself. ` +
-    "Tap “🤖 Send as the bot instead” on the post to send it from the bot (that is a new approval), or 👍 to try as you again."
+    "Tap “🤖 Send as the bot instead” below to send it from the bot (that is a new approval), or 👍 on the post to try as you again."
   );
 }
 

@@ -7,7 +7,15 @@ import { isFinal } from "../drafts/status.js";
 import { isNotModified } from "./classify.js";
 import { linkPreviewFor } from "./link-preview.js";
 import { editPrompt, supersededText } from "./flow-format.js";
-import { confirmMessage, editedReviewText, reviewKeyboard, reviewPost, statusLine, type ReviewFormatOptions } from "./review-format.js";
+import {
+  asBotMarkup,
+  confirmMessage,
+  editedReviewText,
+  reviewKeyboard,
+  reviewPost,
+  statusLine,
+  type ReviewFormatOptions,
+} from "./review-format.js";
 import { BurstTracker } from "./burst-summary.js";
 import { LANE, REVIEW_CHAT_LIMITS, ReviewLane, type Lane, type ReviewChatLimits, type Turn } from "./review-lane.js";
 
@@ -138,6 +146,11 @@ export class TelegramReviewChat implements ReviewChat {
   async askConfirmation(draft: DraftRecord): Promise<number> {
     const { text, markup } = confirmMessage(draft);
     return this.replyTo(draft, LANE.answer, text, markup);
+  }
+
+  /** The notice of a draft the owner's identity could not send, with "🤖 Send as the bot instead", as a reply to the review post. */
+  async offerAsBot(draft: DraftRecord, text: string): Promise<number> {
+    return this.replyTo(draft, LANE.notice, text, asBotMarkup(draft));
   }
 
   /** Sends a message of the daemon's own (a command's answer, a refusal, a confirmation) ahead of queued review posts. */

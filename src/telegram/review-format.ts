@@ -9,7 +9,7 @@ import { audienceLine, confirmQuestion, count, shortDestination } from "./audien
 import { draftEntities, shiftEntities } from "./draft-entities.js";
 import { countInvisible } from "./invisible.js";
 import { clockTime, countdownLine, flowButtons, versionLines } from "./flow-format.js";
-import { answeringBlock, asBotButtonWanted, sendButtonText, senderLine } from "../business/sender-text.js";
+import { answeringBlock, sendButtonText, senderLine } from "../business/sender-text.js";
 
 /** What the review post says besides the draft itself. */
 export interface ReviewFormatOptions {
@@ -172,7 +172,6 @@ export function reviewKeyboard(draft: DraftRecord, options: Pick<ReviewFormatOpt
   return {
     inline_keyboard: [
       [{ text: send, callback_data: callbackData("send", draft.draft_id) }],
-      ...(asBotButtonWanted(draft) ? [[{ text: "🤖 Send as the bot instead", callback_data: callbackData("asbot", draft.draft_id) }]] : []),
       [
         { text: "❌ Revise", callback_data: callbackData("revise", draft.draft_id) },
         { text: `⏳ +${formatDuration(options.deferForMs)}`, callback_data: callbackData("defer", draft.draft_id) },
@@ -190,6 +189,11 @@ export function confirmMessage(draft: DraftRecord): { text: string; markup: Inli
     text: confirmQuestion(draft),
     markup: { inline_keyboard: [[{ text: label, callback_data: callbackData("confirm", draft.draft_id) }]] },
   };
+}
+
+/** The button under the notice of a draft the owner's identity could not send (a new approval, as the bot). */
+export function asBotMarkup(draft: DraftRecord): InlineKeyboardMarkup {
+  return { inline_keyboard: [[{ text: "🤖 Send as the bot instead", callback_data: callbackData("asbot", draft.draft_id) }]] };
 }
 
 /**

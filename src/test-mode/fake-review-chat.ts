@@ -43,6 +43,12 @@ export class FakeReviewChat implements ReviewChat {
     return messageId;
   }
 
+  async offerAsBot(draft: DraftRecord, text: string): Promise<number> {
+    const messageId = this.takeId();
+    this.log.debug({ draft_id: draft.draft_id, message_id: messageId, text }, "test mode: 🤖 send as the bot instead offered");
+    return messageId;
+  }
+
   async markSuperseded(draft: DraftRecord, reviewMessageId: number): Promise<void> {
     this.log.debug({ draft_id: draft.draft_id, review_message_id: reviewMessageId }, "test mode: review post replaced");
   }

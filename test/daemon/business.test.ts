@@ -43,6 +43,20 @@ const tap = (messageId: number, data: string) => live.double.injectCallback({ ch
 const asOwnerCalls = () => live.double.calls("sendMessage").filter((c) => (c.params as Record<string, unknown>).business_connection_id);
 const toAnna = () => live.double.messages(FRIEND);
 
+/** The notice of a draft not sent as the owner, with its "🤖 Send as the bot instead" button. */
+async function offered(): Promise<SentMessage> {
+  const offer = await eventually(
+    () => live.double.messages(OWNER).find((m) => m.text.startsWith("⛔ Not sent as you")),
+    10_000,
+    "the reviewer told, and offered the bot",
+  );
+  expect(buttons(offer.message).map((b) => b.text)).toEqual(["🤖 Send as the bot instead"]);
+  return offer;
+}
+
+const refusals = async (d: DaemonProcess, draftId: string) =>
+  (await auditLines(d.harnessDir)).filter((l) => l.kind === "decision_refused" && l.draft_id === draftId).map((l) => l.reason);
+
 function quotes(m: SentMessage): string[] {
   return (m.entities ?? []).filter((e: MessageEntity) => e.type === "blockquote").map((e) => m.text.slice(e.offset, e.offset + e.length));
 }
@@ -98,15 +112,11 @@ describe("sending as the owner through the real daemon", () => {
     expect(halted.reason).toMatch(/^not sent as you: the 24 h window closed: Anna last wrote 24 h ago/);
     expect(asOwnerCalls()).toEqual([]);
     expect(toAnna()).toEqual([]);
-    await eventually(() => live.double.messages(OWNER).some((m) => m.text.startsWith("⛔ Not sent as you")), 10_000, "the reviewer told");
-    const asBot = await eventually(
-      () => buttons(live.double.message(OWNER, a.review_message_id)).find((b) => b.text === "🤖 Send as the bot instead"),
-      10_000,
-      "the button",
-    );
-    expect(asBot.callback_data).toBe(`v1:asbot:${a.draft_id}`);
+    const offer = await offered();
+    expect(offer.replyToMessageId).toBe(a.review_message_id);
+    expect(buttons(live.double.message(OWNER, a.review_message_id)).map((b) => b.text)).not.toContain("🤖 Send as the bot instead");
 
-    tap(a.review_message_id, asBot.callback_data!);
+    tap(offer.messageId, `v1:asbot:${a.draft_id}`);
     await statusIs(d, a.draft_id, "sent", 20_000);
     expect(toAnna().map((m) => [m.text, m.businessConnectionId ?? "as the bot", m.message.from?.id])).toEqual([
       ["Sorry for the late answer.", "as the bot", live.double.botInfo.id],
@@ -118,6 +128,40 @@ describe("sending as the owner through the real daemon", () => {
       approval: { sender: "bot" },
     });
   }, 60_000);
+
+  it('a 👍 on the post that showed "as you" is refused once the draft went as the bot; the 🤖 button counts once', async () => {
+    const d = await live.start();
+    const { connectionId } = await annaWrote(d, 60);
+    const a = await submit(d, answer("Running late, sorry.", { send_as: "owner" }));
+    expect(buttons(post(a.review_message_id).message)[0]?.text).toBe("👍 Send as you to Anna");
+    // The owner takes away the right to reply: the approval as him cannot be carried out.
+    live.double.changeBusiness(connectionId, { canReply: false });
+    await eventually(async () => (await d.request("GET", "/status")).body.business?.can_reply === false, 10_000, "can_reply off");
+    tap(a.review_message_id, `v1:send:${a.draft_id}`);
+    await statusIs(d, a.draft_id, "halted");
+    const offer = await offered();
+    const surfaces = (await auditLines(d.harnessDir)).filter((l) => l.kind === "surface" && l.draft_id === a.draft_id);
+    const asYou = `owner:${connectionId}:${FRIEND}`;
+    expect(surfaces.map((l) => [l.asks, l.message_id, l.identity])).toEqual(
+      expect.arrayContaining([
+        ["decide", a.review_message_id, asYou],
+        ["asbot", offer.messageId, asYou],
+      ]),
+    );
+
+    tap(offer.messageId, `v1:asbot:${a.draft_id}`);
+    await statusIs(d, a.draft_id, "sent");
+    expect(await record(d, a.draft_id)).toMatchObject({ sent_as: "bot", approval: { sender: "bot", actor: { emoji: "🤖" } } });
+    // The post showed "as you": a 👍 on it is no approval of the draft as it now goes (as the bot).
+    tap(a.review_message_id, `v1:send:${a.draft_id}`);
+    await eventually(async () => (await refusals(d, a.draft_id)).includes("outdated_identity"), 10_000, "the 👍 refused");
+    // The 🤖 button was used: a second tap counts for nothing.
+    tap(offer.messageId, `v1:asbot:${a.draft_id}`);
+    await eventually(async () => (await refusals(d, a.draft_id)).includes("surface_used"), 10_000, "the second 🤖 refused");
+    expect(await refusals(d, a.draft_id)).toEqual(["outdated_identity", "surface_used"]);
+    expect(toAnna().map((m) => [m.text, m.businessConnectionId ?? "as the bot"])).toEqual([["Running late, sorry.", "as the bot"]]);
+    expect(asOwnerCalls()).toEqual([]);
+  }, 40_000);
 
   it("the connection is removed between approval and send: halted, nothing sent, the connection forgotten", async () => {
     const d = await live.start({ UNDO_WINDOW: "4s" });

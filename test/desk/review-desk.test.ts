@@ -75,6 +75,7 @@ describe("ReviewDesk", () => {
           showStatus = async () => {};
           notify = async (_d: unknown, text: string) => void notices.push(text);
           askConfirmation = async () => 2;
+          offerAsBot = async () => 3;
           markSuperseded = async () => {};
           promptEdit = async () => 1;
           answer = async () => {};

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { sendIdentity } from "../../src/drafts/audience.js";
 import { transition } from "../../src/drafts/machine.js";
 import type { Sender } from "../../src/drafts/sender.js";
 import { draftIn, HOUR, reviewer, T0 } from "../support/drafts.js";
@@ -13,11 +14,24 @@ const OWNER_SENDER: Sender = {
 const send = { type: "decide" as const, decision: "send" as const, actor: reviewer("button", null), deferMs: 24 * HOUR };
 
 describe("an approval binds to the sender identity", () => {
+  it("names the owner's identity by connection and chat; the bot's, and older records', is the bot", () => {
+    expect(sendIdentity(draftIn("pending", { sender: OWNER_SENDER, destination_chat_id: "42" }))).toBe("owner:bc1:42");
+    expect(sendIdentity(draftIn("pending", { sender: { kind: "bot", username: "the_bot", why_not_owner: null } }))).toBe("bot");
+    expect(sendIdentity(draftIn("pending"))).toBe("bot");
+  });
+
   it("records the identity approved, and refuses a 👍 made on a message that showed another identity", () => {
     const draft = draftIn("pending", { sender: OWNER_SENDER, send_as: "owner" });
-    const ok = transition(draft, { ...send, sender: "owner" }, T0 + 1000);
+    const ok = transition(draft, { ...send, identity: sendIdentity(draft) }, T0 + 1000);
     expect(ok.ok && ok.draft.approval?.sender).toBe("owner");
-    expect(transition(draft, { ...send, sender: "bot" }, T0 + 1000)).toEqual({ ok: false, reason: "outdated_identity", status: "pending" });
+    expect(transition(draft, { ...send, identity: "bot" }, T0 + 1000)).toEqual({
+      ok: false,
+      reason: "outdated_identity",
+      status: "pending",
+    });
+    // Another connection (the owner reconnected) is another identity too.
+    const other = `owner:bc2:${draft.destination_chat_id}`;
+    expect(transition(draft, { ...send, identity: other }, T0 + 1000)).toMatchObject({ ok: false, reason: "outdated_identity" });
   });
 
   it("'send as the bot instead' is a new approval for the bot, only for a halted owner draft", () => {
