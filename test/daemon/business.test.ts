@@ -140,8 +140,16 @@ describe("sending as the owner through the real daemon", () => {
     tap(a.review_message_id, `v1:send:${a.draft_id}`);
     await statusIs(d, a.draft_id, "halted");
     const offer = await offered();
-    const surfaces = (await auditLines(d.harnessDir)).filter((l) => l.kind === "surface" && l.draft_id === a.draft_id);
     const asYou = `owner:${connectionId}:${FRIEND}`;
+    // Its button is a surface of its own, recorded once Telegram answered with the message.
+    const surfaces = await eventually(
+      async () => {
+        const lines = (await auditLines(d.harnessDir)).filter((l) => l.kind === "surface" && l.draft_id === a.draft_id);
+        return lines.some((l) => l.asks === "asbot") ? lines : undefined;
+      },
+      10_000,
+      "the 🤖 surface recorded",
+    );
     expect(surfaces.map((l) => [l.asks, l.message_id, l.identity])).toEqual(
       expect.arrayContaining([
         ["decide", a.review_message_id, asYou],
@@ -149,10 +157,14 @@ describe("sending as the owner through the real daemon", () => {
       ]),
     );
 
+    // The post shows the halt; the next edit of it (to "as @the_bot") is held, so it still says "as you".
+    await eventually(() => live.double.message(OWNER, a.review_message_id)?.text?.includes("not sent as you"), 10_000, "post halted");
+    live.double.delayNext("editMessageText", 6_000);
     tap(offer.messageId, `v1:asbot:${a.draft_id}`);
     await statusIs(d, a.draft_id, "sent");
     expect(await record(d, a.draft_id)).toMatchObject({ sent_as: "bot", approval: { sender: "bot", actor: { emoji: "🤖" } } });
-    // The post showed "as you": a 👍 on it is no approval of the draft as it now goes (as the bot).
+    expect(live.double.message(OWNER, a.review_message_id)?.text).toContain("🗣 As you");
+    // A 👍 on the post that showed "as you" is no approval of the draft as it goes now (as the bot).
     tap(a.review_message_id, `v1:send:${a.draft_id}`);
     await eventually(async () => (await refusals(d, a.draft_id)).includes("outdated_identity"), 10_000, "the 👍 refused");
     // The 🤖 button was used: a second tap counts for nothing.

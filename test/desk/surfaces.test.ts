@@ -35,6 +35,18 @@ describe("judgeSurface: the one rule", () => {
     expect(no(state("decide"), { ...shown, identity: "owner" }, "decide")).toEqual({ ok: false, reason: "outdated_identity" });
   });
 
+  it("🤖 Send as the bot instead: only that tap, on the draft as the notice showed it (as the owner)", () => {
+    const asYou: Shown = { ...shown, identity: "owner:bc1:42" };
+    const offer = { ...surfaceLine("asbot", where, asYou), used: false };
+    expect(judgeSurface(offer, asYou, "asbot", { draftId: "d1" }, 0)).toEqual({ ok: true });
+    expect(judgeSurface(offer, asYou, "decide", {}, 0)).toEqual({ ok: false, reason: "wrong_surface" });
+    expect(judgeSurface(state("decide"), shown, "asbot", {}, 0)).toEqual({ ok: false, reason: "wrong_surface" });
+    expect(judgeSurface({ ...offer, used: true }, asYou, "asbot", {}, 0)).toEqual({ ok: false, reason: "surface_used" });
+    expect(judgeSurface(offer, { ...asYou, text_version: 3 }, "asbot", {}, 0)).toEqual({ ok: false, reason: "outdated_version" });
+    // Already moved to the bot: the offer is outdated.
+    expect(judgeSurface(offer, shown, "asbot", {}, 0)).toEqual({ ok: false, reason: "outdated_identity" });
+  });
+
   it("a /resume confirmation: its own token, its halt, before it expires", () => {
     const resume = { ...surfaceLine("resume", where, shownOfHalt("halt-a"), { token: "t1", until: 100 }), used: false };
     expect(judgeSurface(resume, shownOfHalt("halt-a"), "resume", { token: "t1" }, 50)).toEqual({ ok: true });
