@@ -80,7 +80,7 @@ export const postSupersededEntrySchema = z.object({ kind: z.literal("post_supers
 export const editPromptEntrySchema = z.object({ kind: z.literal("edit_prompt"), draft_id: z.string(), message_id: int, text_version: int });
 
 /** What a message with a decision control asks for (see src/desk/surfaces.ts). */
-export const SURFACE_ASKS = ["decide", "confirm", "edit", "undo", "resume"] as const;
+export const SURFACE_ASKS = ["decide", "confirm", "edit", "undo", "resume", "ask"] as const;
 /** One of `SURFACE_ASKS`. */
 export type SurfaceAsks = (typeof SURFACE_ASKS)[number];
 
@@ -102,6 +102,8 @@ const surfaceFields = {
   until: z.number().optional(),
   /** The Telegram update that had the bot send it (the ✏️ Edit tap): a redelivery of that update is known as done. */
   update_id: int.optional(),
+  /** An `ask` question: the reviewer's reply it asks about, the revision note its revise button gives. */
+  note: z.string().optional(),
 };
 
 /** A message that carries a decision control, and what it showed when it was sent or last edited. */

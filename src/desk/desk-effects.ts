@@ -33,6 +33,8 @@ export interface EffectDeps {
  */
 export class DeskEffects {
   private readonly expiryTimers = new Map<string, TimerHandle>();
+  /** Status edits due later (an undo window that ends), by draft. */
+  private readonly laterEdits = new Map<string, TimerHandle>();
   private readonly inFlight = new Set<Promise<unknown>>();
   private stopped = false;
   /** Set once, after the desk gave the send path its ledger. */
@@ -78,6 +80,8 @@ export class DeskEffects {
     this.stopped = true;
     for (const handle of this.expiryTimers.values()) this.deps.clock.clearTimeout(handle);
     this.expiryTimers.clear();
+    for (const handle of this.laterEdits.values()) this.deps.clock.clearTimeout(handle);
+    this.laterEdits.clear();
     (this.sender as { stop?: () => void } | null)?.stop?.();
   }
 
@@ -113,14 +117,10 @@ export class DeskEffects {
         return this.sender?.send(effect.draftId);
       case "arm_expiry":
         return this.armExpiry(effect.draftId, effect.at);
-      case "show_status": {
-        if (draft.review_message_id === null) return;
-        await reviewChat.showStatus(draft);
-        const shown: PostEntry = { kind: "status_shown", draft_id: draft.draft_id, version: draft.version };
-        this.deps.audit.index.notePost(shown);
-        await this.deps.audit.append([shown, ...this.reshown(draft)]);
-        return;
-      }
+      case "show_status":
+        return this.showStatus(draft);
+      case "show_status_at":
+        return this.showStatusAt(effect.draftId, effect.at);
       case "supersede_post":
         await reviewChat.markSuperseded(draft, effect.reviewMessageId);
         return this.notePost({ kind: "post_superseded", draft_id: draft.draft_id, review_message_id: effect.reviewMessageId });
@@ -131,6 +131,32 @@ export class DeskEffects {
         await this.deps.audit.append([{ kind: "notice", draft_id: draft.draft_id, status: draft.status, text: effect.text }]);
         return;
     }
+  }
+
+  private async showStatus(draft: DraftRecord): Promise<void> {
+    if (draft.review_message_id === null) return;
+    await this.deps.reviewChat.showStatus(draft);
+    const shown: PostEntry = { kind: "status_shown", draft_id: draft.draft_id, version: draft.version };
+    this.deps.audit.index.notePost(shown);
+    await this.deps.audit.append([shown, ...this.reshown(draft)]);
+  }
+
+  /** Edits the review post again at `at` (the ↩️ Undo of a revise goes when its window ends), if the draft did not change since. */
+  private showStatusAt(draftId: string, at: number): void {
+    const version = this.deps.get(draftId)?.version;
+    const old = this.laterEdits.get(draftId);
+    if (old) this.deps.clock.clearTimeout(old);
+    if (this.stopped) return;
+    const handle = this.deps.clock.setTimeout(
+      () => {
+        this.laterEdits.delete(draftId);
+        const draft = this.deps.get(draftId);
+        // A later change showed the post itself (and armed its own edit if it needs one).
+        if (draft && draft.version === version) this.runEffectsOf(() => this.showStatus(draft));
+      },
+      Math.max(0, at - this.deps.clock.now()),
+    );
+    this.laterEdits.set(draftId, handle);
   }
 
   /** Posts a queued draft; on failure tries again later, with backoff, until it expires. */

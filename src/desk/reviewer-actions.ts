@@ -10,9 +10,9 @@ import { refusedEntry, type RefusedDecision } from "./audit-entries.js";
 import type { DeskEffects } from "./desk-effects.js";
 import { prepareDraftText, type Redactor } from "./draft-text.js";
 import { liveAnswer, refusalAnswer, type ActionKind, type LiveAnswerWhy } from "./live-post.js";
-import type { DecisionOutcome, DecisionRequest, EditRequest, ReviewChat, ReviewerAction } from "./ports.js";
+import type { AskRequest, DecisionOutcome, DecisionRequest, EditRequest, ReviewChat, ReviewerAction } from "./ports.js";
 import type { SurfaceState } from "../audit/audit-schema.js";
-import { pointsToLivePost, shownOfDraft, type DecisionSurfaces, type SurfaceAction } from "./surfaces.js";
+import { isOneTime, pointsToLivePost, shownOfDraft, type DecisionSurfaces, type SurfaceAction } from "./surfaces.js";
 
 /** At most one answer per this many ms about actions on messages that are no draft's post. */
 const UNKNOWN_ANSWER_GAP_MS = 10_000;
@@ -93,6 +93,8 @@ export class ReviewerActions {
         actor: request.actor,
         note: request.note ?? null,
         deferMs: this.deps.deferForMs,
+        // A revise tapped on the question a reply "ok" got takes that reply as its note, as the question said.
+        ...(surface.asks === "ask" ? { note: surface.note ?? null } : {}),
         confirmOver: this.deps.confirmOver ?? null,
         // The surface, not the button's data, says whether this is the confirmation tap.
         confirmed: surface.asks === "confirm",
@@ -134,6 +136,23 @@ export class ReviewerActions {
       // The tap's update id goes with it: a redelivery (after a kill -9) is known as done, not refused again.
       const update = request.actor.update_id === null ? {} : { update_id: request.actor.update_id };
       await this.deps.surfaces.record("edit", { chatId, messageId }, shownOfDraft(draft), update);
+      return { ok: true, draft, effects: [] };
+    });
+  }
+
+  /**
+   * A reply that is only an approval word ("ok"): not a revision note. The bot
+   * answers, as a reply to it, with two buttons (send, or revise with that
+   * note), a one-time surface bound to what the post showed; nothing changes
+   * until one is tapped.
+   */
+  askApproval(request: AskRequest): Promise<DecisionOutcome> {
+    return this.act(request, "decide", null, async (draft) => {
+      if (!AWAITING_DECISION.has(draft.status)) return { ok: false, reason: "not_awaiting_decision" };
+      const messageId = await this.deps.reviewChat.askApproval(draft, request.note, request.replyTo ?? request.reviewMessageId);
+      const chatId = draft.review_chat_id ?? request.reviewChatId;
+      const update = request.actor.update_id === null ? {} : { update_id: request.actor.update_id };
+      await this.deps.surfaces.record("ask", { chatId, messageId }, shownOfDraft(draft), { ...update, note: request.note });
       return { ok: true, draft, effects: [] };
     });
   }
@@ -242,6 +261,7 @@ export class ReviewerActions {
     const claim = { draftId: request.claimedDraftId };
     const verdict = await this.deps.surfaces.gate(surface, shownOfDraft(draft), action, claim, this.deps.clock.now());
     if (!verdict.ok) return refuse(verdict.reason, verdict.reason !== "button_names_another_draft");
+    if (isOneTime(surface.asks)) this.clearButtons(surface);
     const result = await run(draft, surface);
     if (!result.ok) return refuse(result.reason);
     return { ok: true, draft: result.draft };
@@ -275,6 +295,15 @@ export class ReviewerActions {
     const replyTo = current?.review_message_id ?? actedOn;
     void this.deps.effects.track(
       this.deps.reviewChat.answer(text, replyTo).catch((err: unknown) => this.deps.log.warn({ err }, "could not answer the reviewer")),
+    );
+  }
+
+  /** A question answered (it counts once) loses its buttons; not awaited, and a failure is only logged. */
+  private clearButtons(surface: SurfaceState): void {
+    if (this.deps.effects.closed) return;
+    const cleared = this.deps.reviewChat.clearButtons(surface.chat_id, surface.message_id);
+    void this.deps.effects.track(
+      cleared.catch((err: unknown) => this.deps.log.warn({ err }, "could not take the buttons off a used question")),
     );
   }
 

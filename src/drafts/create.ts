@@ -61,6 +61,8 @@ export function createDraft(payload: DraftPayload, facts: NewDraftFacts, now: nu
     original_text: null,
     previous_text: facts.revises?.text ?? null,
     send_after: null,
+    revise_undo: null,
+    undone_at: null,
     revises: facts.revises?.draftId ?? null,
     revises_note: facts.revises?.note ?? null,
     revises_destination: facts.revises?.destination ?? null,

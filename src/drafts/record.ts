@@ -95,6 +95,16 @@ export const draftRecordSchema = z.object({
   previous_text: z.string().nullable().default(null),
   /** While an approval waits out UNDO_WINDOW: when the send may start (ISO-8601 UTC). Null otherwise. */
   send_after: z.string().nullable().default(null),
+  /**
+   * While a `revise` can still be undone (UNDO_WINDOW after it): until when, and the status an undo
+   * returns the draft to. Null otherwise (older lines have none).
+   */
+  revise_undo: z
+    .object({ until: z.string(), before: z.enum(["pending", "deferred", "halted"]) })
+    .nullable()
+    .default(null),
+  /** When the last decision was undone (↩️): the post says so while the draft awaits a decision again. Null otherwise. */
+  undone_at: z.string().nullable().default(null),
   /** The earlier draft this one replaces (payload `revises`). */
   revises: z.string().nullable().default(null),
   /** The revision note of the draft named by `revises`, quoted on this draft's review post. */

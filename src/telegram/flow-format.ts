@@ -61,10 +61,21 @@ export function flowCallbackData(action: "edit" | "undo", draftId: string): stri
   return `v1:${action}:${draftId}`;
 }
 
-/** The extra button rows: ✏️ Edit while a decision is awaited, ↩️ Undo while the undo window runs. */
-export function flowButtons(draft: DraftRecord): InlineKeyboardButton[][] {
+/** Until when a `revise` can be undone (ms), or null: not a revise, or its UNDO_WINDOW is over at `now`. */
+export function reviseUndoUntil(draft: DraftRecord, now: number): number | null {
+  if (draft.status !== "revise" || draft.revise_undo === null || draft.revised_by !== null) return null;
+  const until = Date.parse(draft.revise_undo.until);
+  return now < until ? until : null;
+}
+
+/**
+ * The extra button rows: ✏️ Edit while a decision is awaited, ↩️ Undo while
+ * an approval's or a revise's undo window runs (`now`, for the revise's).
+ */
+export function flowButtons(draft: DraftRecord, now?: number): InlineKeyboardButton[][] {
   if (AWAITING_DECISION.has(draft.status)) return [[{ text: "✏️ Edit", callback_data: flowCallbackData("edit", draft.draft_id) }]];
-  if (countdownLine(draft) !== null) return [[{ text: "↩️ Undo", callback_data: flowCallbackData("undo", draft.draft_id) }]];
+  const undoable = countdownLine(draft) !== null || (now !== undefined && reviseUndoUntil(draft, now) !== null);
+  if (undoable) return [[{ text: "↩️ Undo", callback_data: flowCallbackData("undo", draft.draft_id) }]];
   return [];
 }
 

@@ -7,7 +7,15 @@ import { isFinal } from "../drafts/status.js";
 import { isNotModified } from "./classify.js";
 import { linkPreviewFor } from "./link-preview.js";
 import { editPrompt, supersededText } from "./flow-format.js";
-import { confirmMessage, editedReviewText, reviewKeyboard, reviewPost, statusLine, type ReviewFormatOptions } from "./review-format.js";
+import {
+  askMessage,
+  confirmMessage,
+  editedReviewText,
+  reviewKeyboard,
+  reviewPost,
+  statusLine,
+  type ReviewFormatOptions,
+} from "./review-format.js";
 import { BurstTracker } from "./burst-summary.js";
 import { LANE, REVIEW_CHAT_LIMITS, ReviewLane, type Lane, type ReviewChatLimits, type Turn } from "./review-lane.js";
 
@@ -138,6 +146,31 @@ export class TelegramReviewChat implements ReviewChat {
   async askConfirmation(draft: DraftRecord): Promise<number> {
     const { text, markup } = confirmMessage(draft);
     return this.replyTo(draft, LANE.answer, text, markup);
+  }
+
+  /** Asks what a reply "ok" meant, as a reply to it, ahead of queued posts (see askMessage). */
+  async askApproval(draft: DraftRecord, note: string, replyTo: number): Promise<number> {
+    const { text, markup } = askMessage(draft, note);
+    const message = await this.once(LANE.answer, () =>
+      this.options.api.sendMessage(draft.review_chat_id ?? this.options.chatId, text, {
+        ...this.where(),
+        link_preview_options: NO_PREVIEW,
+        reply_markup: markup,
+        reply_parameters: { message_id: replyTo, allow_sending_without_reply: true },
+      }),
+    );
+    return message.message_id;
+  }
+
+  /** Takes the buttons off a question answered once ("✅ Yes, send", the question a reply "ok" got). */
+  async clearButtons(chatId: string, messageId: number): Promise<void> {
+    try {
+      await this.once(LANE.answer, () =>
+        this.options.api.editMessageReplyMarkup(chatId, messageId, { reply_markup: { inline_keyboard: [] } }),
+      );
+    } catch (err) {
+      if (!isNotModified(err)) throw err;
+    }
   }
 
   /** Sends a message of the daemon's own (a command's answer, a refusal, a confirmation) ahead of queued review posts. */

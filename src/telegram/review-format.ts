@@ -8,7 +8,7 @@ import { hintsText } from "../redact/hints.js";
 import { audienceLine, confirmQuestion, count, shortDestination } from "./audience-text.js";
 import { draftEntities, shiftEntities } from "./draft-entities.js";
 import { countInvisible } from "./invisible.js";
-import { clockTime, countdownLine, flowButtons, versionLines } from "./flow-format.js";
+import { clockTime, countdownLine, flowButtons, reviseUndoUntil, versionLines } from "./flow-format.js";
 
 /** What the review post says besides the draft itself. */
 export interface ReviewFormatOptions {
@@ -61,14 +61,23 @@ export function invisibleLine(text: string): string | null {
 
 /** The header's lines: who drafted it, who will read it, when it expires, what redaction removed, hidden characters. */
 export function reviewHeaderLines(draft: DraftRecord, options: ReviewFormatOptions): string[] {
+  const open = !settled(draft);
   const lines = [
     `✏️ DRAFT (${draft.drafted_by_role}) — for ${audienceLine(draft)}`,
-    `Expires ${localWhenRelative(Date.parse(draft.expires_at), options.now(), options.timeZone)}, unless decided.`,
+    open ? `Expires ${localWhenRelative(Date.parse(draft.expires_at), options.now(), options.timeZone)}, unless decided.` : null,
     redactionLine(draft),
     invisibleLine(draft.draft_text),
     versionLines(draft) || null,
   ];
   return lines.filter((l): l is string => l !== null);
+}
+
+/**
+ * True once a draft is decided (approved, sending or final): its post no longer
+ * says when it expires nor lists the decisions, and takes no decision.
+ */
+export function settled(draft: Pick<DraftRecord, "status">): boolean {
+  return !AWAITING_DECISION.has(draft.status) && draft.status !== "queued";
 }
 
 /** The header, as one text. */
@@ -88,15 +97,16 @@ export function reviewFooter(options: ReviewFormatOptions): string {
  */
 export function reviewPost(draft: DraftRecord, options: ReviewFormatOptions): ReviewPostText {
   const header = reviewHeader(draft, options);
-  const footer = reviewFooter(options);
-  const text = `${header}\n${draft.draft_text}\n${footer}`;
+  // Once decided, the post shows the outcome and the draft, and no legend of decisions it no longer takes.
+  const footer = settled(draft) ? null : reviewFooter(options);
+  const text = footer === null ? `${header}\n${draft.draft_text}` : `${header}\n${draft.draft_text}\n${footer}`;
   if (text.length <= TELEGRAM_TEXT_LIMIT) {
     return { kind: "single", message: { text, entities: draftEntities(header.length + 1, draft.draft_text) } };
   }
   const note = `⬇️ The draft (${count(draft.draft_text.length)} characters) is the reply to this message; decide on it there.`;
   return {
     kind: "split",
-    header: { text: `${header}\n${footer}\n${note}`, entities: [] },
+    header: { text: [header, footer, note].filter((l) => l !== null).join("\n"), entities: [] },
     draft: { text: draft.draft_text, entities: draftEntities(0, draft.draft_text) },
   };
 }
@@ -107,9 +117,9 @@ export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions
   switch (draft.status) {
     case "queued":
     case "pending":
-      return "⏳ Awaiting your decision.";
+      return draft.undone_at === null ? "⏳ Awaiting your decision." : "↩️ Undone: the draft awaits your decision again.";
     case "deferred":
-      return `😴 Deferred until ${when(draft.expires_at)}.`;
+      return `${draft.undone_at === null ? "" : "↩️ Undone. "}😴 Deferred until ${when(draft.expires_at)}.`;
     case "approved":
       return countdownLine(draft, (ms) => clockTime(ms, options.timeZone)) ?? "👍 Approved — sending.";
     case "sending":
@@ -121,8 +131,11 @@ export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions
     }
     case "sent":
       return `✅ Sent at ${when(draft.sent_at ?? draft.updated_at)}.`;
-    case "revise":
-      return draft.revision_note ? `✍️ Revise: ${draft.revision_note}` : "✍️ Sent back for revision.";
+    case "revise": {
+      const undo = reviseUndoUntil(draft, options.now());
+      const line = draft.revision_note ? `✍️ Revise: ${draft.revision_note}` : "✍️ Sent back for revision.";
+      return undo === null ? line : `${line}\n↩️ Undo until ${clockTime(undo, options.timeZone)}`;
+    }
     case "expired":
       // An approval is kept when an approved draft expires: its send could not start in time.
       return draft.approval === null
@@ -160,13 +173,16 @@ export function readCallbackData(
  * The send button names the destination, so the message that carries the
  * decision says where it goes whatever the draft's text says.
  */
-export function reviewKeyboard(draft: DraftRecord, options: Pick<ReviewFormatOptions, "deferForMs">): InlineKeyboardMarkup {
-  if (!AWAITING_DECISION.has(draft.status) && draft.status !== "queued") return { inline_keyboard: flowButtons(draft) };
+export function reviewKeyboard(
+  draft: DraftRecord,
+  options: Pick<ReviewFormatOptions, "deferForMs"> & { now?: () => number },
+): InlineKeyboardMarkup {
+  if (settled(draft)) return { inline_keyboard: flowButtons(draft, options.now?.()) };
   return {
     inline_keyboard: [
-      [{ text: `👍 Send to ${shortDestination(draft)}`, callback_data: callbackData("send", draft.draft_id) }],
+      [{ text: `👍 Send to ${shortDestination(draft)}`, callback_data: callbackData("send", draft.draft_id), style: "success" }],
       [
-        { text: "❌ Revise", callback_data: callbackData("revise", draft.draft_id) },
+        { text: "❌ Revise", callback_data: callbackData("revise", draft.draft_id), style: "danger" },
         { text: `⏳ +${formatDuration(options.deferForMs)}`, callback_data: callbackData("defer", draft.draft_id) },
         ...flowButtons({ ...draft, status: "pending" }).flat(),
       ],
@@ -180,7 +196,25 @@ export function confirmMessage(draft: DraftRecord): { text: string; markup: Inli
   const label = members === null || members === undefined ? "✅ Yes, send" : `✅ Yes, send to ${count(members)} members`;
   return {
     text: confirmQuestion(draft),
-    markup: { inline_keyboard: [[{ text: label, callback_data: callbackData("confirm", draft.draft_id) }]] },
+    markup: { inline_keyboard: [[{ text: label, callback_data: callbackData("confirm", draft.draft_id), style: "success" }]] },
+  };
+}
+
+/**
+ * The question a reply that is only an approval word ("ok") gets: what it
+ * meant, send or revise with that reply as the note. The reply is quoted as
+ * data (no parse_mode).
+ */
+export function askMessage(draft: DraftRecord, note: string): { text: string; markup: InlineKeyboardMarkup } {
+  const quoted = `“${note}”`;
+  return {
+    text: `You replied ${quoted}. Send the draft to ${shortDestination(draft)}, or send it back for revision with ${quoted} as the note? Nothing happens until you choose.`,
+    markup: {
+      inline_keyboard: [
+        [{ text: `👍 Send to ${shortDestination(draft)}`, callback_data: callbackData("send", draft.draft_id), style: "success" }],
+        [{ text: `✍️ Revise: ${quoted}`, callback_data: callbackData("revise", draft.draft_id), style: "danger" }],
+      ],
+    },
   };
 }
 

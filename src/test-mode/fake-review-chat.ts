@@ -57,6 +57,16 @@ export class FakeReviewChat implements ReviewChat {
     this.log.debug({ text, reply_to: replyTo }, "test mode: answer to the reviewer");
   }
 
+  async askApproval(draft: DraftRecord, note: string, replyTo: number): Promise<number> {
+    const messageId = this.takeId();
+    this.log.debug({ draft_id: draft.draft_id, note, reply_to: replyTo, message_id: messageId }, "test mode: asked what a reply meant");
+    return messageId;
+  }
+
+  async clearButtons(chatId: string, messageId: number): Promise<void> {
+    this.log.debug({ chat_id: chatId, message_id: messageId }, "test mode: a used question loses its buttons");
+  }
+
   /** A fresh message id, shared by review posts and simulated sends. */
   takeId(): number {
     return this.nextMessageId++;

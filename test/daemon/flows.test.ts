@@ -211,7 +211,11 @@ describe("undo window", () => {
     live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, oldEmojis: ["👍"], newEmojis: [] });
     await eventually(async () => (await get(live.daemon, a.draft_id)).status === "pending");
     expect(await get(live.daemon, a.draft_id)).toMatchObject({ approval: null, send_after: null });
-    await eventually(() => post(a.review_message_id)?.text?.startsWith("⏳ Awaiting your decision."), 10_000, "post awaits again");
+    await eventually(
+      () => post(a.review_message_id)?.text?.startsWith("↩️ Undone: the draft awaits your decision again."),
+      10_000,
+      "post awaits again",
+    );
     expect(buttons(a.review_message_id)).toContain("👍 Send");
     const undone = (await auditLines(live.daemon.harnessDir)).find((l) => l.kind === "transition" && l.event === "undo");
     expect(undone).toMatchObject({ from: "approved", to: "pending", channel: "reaction", user_id: OWNER });

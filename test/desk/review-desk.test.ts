@@ -78,6 +78,8 @@ describe("ReviewDesk", () => {
           markSuperseded = async () => {};
           promptEdit = async () => 1;
           answer = async () => {};
+          askApproval = async () => 3;
+          clearButtons = async () => {};
         })();
         void existing;
         return chat;

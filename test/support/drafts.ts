@@ -59,6 +59,8 @@ export function draftIn(status: DraftStatus, overrides: Partial<DraftRecord> = {
     original_text: null,
     previous_text: null,
     send_after: null,
+    revise_undo: null,
+    undone_at: null,
     revises: null,
     revises_note: null,
     revised_by: null,
