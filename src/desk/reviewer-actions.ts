@@ -8,7 +8,7 @@ import { AWAITING_DECISION } from "../drafts/status.js";
 import type { DraftArchive } from "../store/archive.js";
 import { refusedEntry, type RefusedDecision } from "./audit-entries.js";
 import type { DeskEffects } from "./desk-effects.js";
-import { prepareDraftText, type Redactor } from "./draft-text.js";
+import { prepareReviewerText, type Redactor } from "./draft-text.js";
 import { liveAnswer, refusalAnswer, type ActionKind, type LiveAnswerWhy } from "./live-post.js";
 import type { AskRequest, DecisionOutcome, DecisionRequest, EditRequest, ReviewChat, ReviewerAction } from "./ports.js";
 import type { SurfaceState } from "../audit/audit-schema.js";
@@ -108,13 +108,14 @@ export class ReviewerActions {
   }
 
   /**
-   * A reviewer's new text: checked, trimmed and redacted as at intake, then the
+   * A reviewer's new text: checked and trimmed as at intake (not redacted: it is his own), then the
    * draft's next text version, posted for review again. A text that cannot be
    * a draft is refused, and the reviewer is told why.
    */
   edit(request: EditRequest): Promise<DecisionOutcome> {
     return this.act(request, "edit", null, async (draft, surface) => {
-      const prepared = prepareDraftText(request.text, this.deps.redact ?? null);
+      // The reviewer's own text is not redacted (contract v3): what he typed is what he approves.
+      const prepared = prepareReviewerText(request.text);
       if (!prepared.ok) return { ok: false, reason: `edit_${prepared.reason}` };
       return this.deps.apply(draft.draft_id, {
         type: "edit",

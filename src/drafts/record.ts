@@ -44,7 +44,8 @@ export type Approval = z.infer<typeof approvalSchema>;
 
 /** What redaction removed before the draft was stored (counts per kind). */
 export const redactionSchema = z.object({
-  mode: z.enum(["redact", "off"]),
+  /** `reviewer`: the text is a reviewer's own (an ✏️ edit), which is not redacted (contract v3). */
+  mode: z.enum(["redact", "off", "reviewer"]),
   removed: z.record(z.string(), z.number().int().nonnegative()),
   /** What each removed piece was, recognisably but not shown ("phone ending 678"); absent on older lines. */
   hints: z.array(z.string()).optional(),

@@ -39,12 +39,15 @@ function redactionLine(draft: DraftRecord): string | null {
   const r = draft.redaction;
   if (r === null) return null;
   if (r.mode === "off") return "⚠️ PII redaction is off: the text has not been checked for personal data.";
+  // A reviewer's own text (an ✏️ edit) is not redacted: nothing to say.
+  if (r.mode === "reviewer") return null;
   const parts = Object.entries(r.removed)
     .filter(([, n]) => n > 0)
     .map(([kind, n]) => `${n} ${kind}`);
   if (parts.length === 0) return null;
   const total = Object.values(r.removed).reduce((a, b) => a + b, 0);
-  return `🔒 ${total} item${total === 1 ? "" : "s"} removed: ${parts.join(", ")}${redactionHints(r)}`;
+  const restore = settled(draft) ? "" : " ✏️ Edit to restore.";
+  return `🔒 ${total} item${total === 1 ? "" : "s"} removed: ${parts.join(", ")}${redactionHints(r)}.${restore}`;
 }
 
 /** " (phone ending 678, email at northwind.io)": what was removed, recognisable without being shown. */
