@@ -110,6 +110,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       deferForMs: config.deferForMs,
       confirmOver: config.audienceConfirmOver,
       undoWindowMs: config.undoWindowMs,
+      remindBeforeMs: config.remindBeforeMs,
       redact: edges.redact,
       testMode: config.mode === "test",
       ...(edges.backoffs ? { postBackoff: edges.backoffs.reviewPost } : {}),

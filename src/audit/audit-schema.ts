@@ -149,6 +149,8 @@ export const noticeEntrySchema = z.object({
   /** The draft's status when the notice went out. */
   status,
   text: z.string(),
+  /** A REMIND_BEFORE reminder: the deadline (`expires_at`) it reminded of. */
+  reminder_for: z.string().optional(),
 });
 
 /** An owner command in the review chat that did not count. */

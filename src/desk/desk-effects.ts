@@ -10,6 +10,7 @@ import { backoffMs, REVIEW_POST_BACKOFF, type Backoff } from "../retry/backoff.j
 import type { ReviewChat, Sender } from "./ports.js";
 import { shownOfDraft, type DecisionSurfaces } from "./surfaces.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
+import { Reminders } from "./reminders.js";
 
 /** What the effects run against: the desk's records and changes, and the edges. */
 export interface EffectDeps {
@@ -21,6 +22,8 @@ export interface EffectDeps {
   readonly surfaces: DecisionSurfaces;
   /** True in test mode; a live desk runs only the expiry of a test-mode draft (see isInertDraft). */
   readonly testMode?: boolean | undefined;
+  /** REMIND_BEFORE in ms (see reminders.ts); 0 or absent: no reminders. */
+  readonly remindBeforeMs?: number | undefined;
   get(draftId: string): DraftRecord | undefined;
   apply(draftId: string, event: DraftEvent): Promise<TransitionResult>;
 }
@@ -40,7 +43,12 @@ export class DeskEffects {
   /** Set once, after the desk gave the send path its ledger. */
   sender: Sender | null = null;
 
-  constructor(private readonly deps: EffectDeps) {}
+  /** REMIND_BEFORE: armed with each expiry, gone with it. */
+  private readonly reminders: Reminders;
+
+  constructor(private readonly deps: EffectDeps) {
+    this.reminders = new Reminders({ ...deps, track: (work) => this.track(work) });
+  }
 
   /** True once the desk is closing: no new effect starts. */
   get closed(): boolean {
@@ -80,6 +88,7 @@ export class DeskEffects {
     this.stopped = true;
     for (const handle of this.expiryTimers.values()) this.deps.clock.clearTimeout(handle);
     this.expiryTimers.clear();
+    this.reminders.stop();
     for (const handle of this.laterEdits.values()) this.deps.clock.clearTimeout(handle);
     this.laterEdits.clear();
     (this.sender as { stop?: () => void } | null)?.stop?.();
@@ -103,6 +112,7 @@ export class DeskEffects {
     const handle = this.expiryTimers.get(draftId);
     if (handle) this.deps.clock.clearTimeout(handle);
     this.expiryTimers.delete(draftId);
+    this.reminders.disarm(draftId);
   }
 
   private async runEffect(effect: Effect): Promise<void> {
@@ -211,5 +221,6 @@ export class DeskEffects {
       Math.max(0, at - clock.now()),
     );
     this.expiryTimers.set(draftId, handle);
+    this.reminders.arm(draftId);
   }
 }

@@ -35,6 +35,8 @@ export interface ReviewChat {
   answer(text: string, replyTo: number | null): Promise<void>;
   /** Asks what a reply that is only an approval word ("ok") meant: send, or revise with it as the note; resolves with the question's id. */
   askApproval(draft: DraftRecord, note: string, replyTo: number): Promise<number>;
+  /** Reminds the reviewers of a draft that expires soon, as a reply to its post (so it notifies); resolves with the text sent. */
+  remind(draft: DraftRecord): Promise<string>;
   /** Takes the buttons off a message of the bot's (a question answered once); a failure is the caller's to log. */
   clearButtons(chatId: string, messageId: number): Promise<void>;
 }

@@ -54,6 +54,8 @@ export interface ReviewDeskOptions {
   readonly confirmOver?: number | null;
   /** UNDO_WINDOW in ms: how long an approval waits before its send; 0 (default) = at once. */
   readonly undoWindowMs?: number;
+  /** REMIND_BEFORE in ms: a draft awaiting a decision this long before it expires gets one reminder; 0 (default) = none. */
+  readonly remindBeforeMs?: number;
   /** Redaction for a reviewer's edited text, as at intake; null or absent: none. */
   readonly redact?: Redactor | null;
   readonly log: DeskLog;

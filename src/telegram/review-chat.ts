@@ -11,6 +11,7 @@ import {
   askMessage,
   confirmMessage,
   editedReviewText,
+  reminderText,
   reviewKeyboard,
   reviewPost,
   statusLine,
@@ -160,6 +161,13 @@ export class TelegramReviewChat implements ReviewChat {
       }),
     );
     return message.message_id;
+  }
+
+  /** The REMIND_BEFORE reminder, as a reply to the draft's post (a reply notifies; an edit does not). */
+  async remind(draft: DraftRecord): Promise<string> {
+    const text = reminderText(draft, this.format);
+    await this.replyTo(draft, LANE.notice, text);
+    return text;
   }
 
   /** Takes the buttons off a question answered once ("✅ Yes, send", the question a reply "ok" got). */

@@ -204,6 +204,15 @@ export function confirmMessage(draft: DraftRecord): { text: string; markup: Inli
 }
 
 /**
+ * The REMIND_BEFORE reminder, sent as a reply to the draft's post so that it
+ * notifies: when the draft expires, and how to decide.
+ */
+export function reminderText(draft: DraftRecord, options: ReviewFormatOptions): string {
+  const when = localWhenRelative(Date.parse(draft.expires_at), options.now(), options.timeZone);
+  return `⏰ Reminder: this draft (${draft.drafted_by_role}, for ${shortDestination(draft)}) expires ${when} and is not sent unless you decide. ${reviewFooter(options)}.`;
+}
+
+/**
  * The question a reply that is only an approval word ("ok") gets: what it
  * meant, send or revise with that reply as the note. The reply is quoted as
  * data (no parse_mode).

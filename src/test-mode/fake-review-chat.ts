@@ -63,6 +63,12 @@ export class FakeReviewChat implements ReviewChat {
     return messageId;
   }
 
+  async remind(draft: DraftRecord): Promise<string> {
+    const text = `⏰ Reminder: draft ${draft.draft_id} expires at ${draft.expires_at}.`;
+    this.log.debug({ draft_id: draft.draft_id, text }, "test mode: reminder");
+    return text;
+  }
+
   async clearButtons(chatId: string, messageId: number): Promise<void> {
     this.log.debug({ chat_id: chatId, message_id: messageId }, "test mode: a used question loses its buttons");
   }

@@ -80,6 +80,7 @@ describe("ReviewDesk", () => {
           answer = async () => {};
           askApproval = async () => 3;
           clearButtons = async () => {};
+          remind = async () => "reminder";
         })();
         void existing;
         return chat;
