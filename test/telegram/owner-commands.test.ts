@@ -79,8 +79,8 @@ describe("owner commands in the review chat (live daemon against the double)", (
     ).toHaveLength(0);
 
     const pending = await command("/pending", /awaiting a decision/);
-    expect(pending).toContain("• Scribe → “Destination” · halted · ");
-    expect(pending).toContain(`· message ${draft.review_message_id}`);
+    expect(pending).toContain("1. Scribe → “Destination” · halted · ");
+    expect(pending).not.toContain(`message ${draft.review_message_id}`);
 
     const api = (await live.daemon.request("GET", "/status")).body;
     expect(api).toMatchObject({ mode: "live", kill_switch: { halted: true }, queue: { halted: 1 } });
