@@ -19,6 +19,8 @@ export interface NewDraftFacts {
     readonly draftId: string;
     readonly text: string;
     readonly note: string | null;
+    /** The earlier draft's review post, which this one's post replies to; null when it had none. */
+    readonly post?: number | null;
     /** Where the earlier draft was to go, when that differs from this payload's destination. */
     readonly destination?: { readonly chat_id: string; readonly thread_id: number | null; readonly title: string | null } | null;
   } | null;
@@ -65,6 +67,7 @@ export function createDraft(payload: DraftPayload, facts: NewDraftFacts, now: nu
     undone_at: null,
     revises: facts.revises?.draftId ?? null,
     revises_note: facts.revises?.note ?? null,
+    revises_post: facts.revises?.post ?? null,
     revises_destination: facts.revises?.destination ?? null,
     revised_by: null,
     superseded_posts: [],

@@ -108,6 +108,8 @@ export const draftRecordSchema = z.object({
   undone_at: z.string().nullable().default(null),
   /** The earlier draft this one replaces (payload `revises`). */
   revises: z.string().nullable().default(null),
+  /** The review post of the draft named by `revises` (in the same review chat): this draft's post replies to it. */
+  revises_post: z.number().int().nullable().default(null),
   /** The revision note of the draft named by `revises`, quoted on this draft's review post. */
   revises_note: z.string().nullable().default(null),
   /** Where the draft named by `revises` was to go, when this one goes elsewhere: the post says so. */

@@ -55,6 +55,9 @@ export function helpText(deferForMs: number): string {
     "",
     `On a review message: 👍 send · 👎 revise · 😴 defer ${formatDuration(deferForMs)}.`,
     "The buttons under it do the same; a reply with ❌ or any text asks for a revision (the text is the note), ⏳ defers.",
+    "A reply that is only ok, yes, send or ✅ is no note: you are asked with buttons whether to send or to revise.",
+    "✏️ Edit (the button, or a reply starting with ✏️ and the new text) changes the draft's text before you decide.",
+    "↩️ Undo (the button, a reply `undo`, or taking your 👍 or 👎 away) takes a send or a revise back within the undo window.",
     "/halt is the same as `npx draft-review halt`; TAO_SWARM_ENABLED=0 in .env halts too, and /resume does not lift that.",
   ].join("\n");
 }

@@ -69,6 +69,9 @@ export class TelegramReviewChat implements ReviewChat {
     const markup = reviewKeyboard({ ...draft, status: "pending" }, this.format);
     const preview = linkPreviewFor(draft.draft_text);
     const { api, chatId } = this.options;
+    // A new version (payload `revises`) replies to the earlier draft's post: its quote leads there.
+    const earlier =
+      draft.revises_post === null ? {} : { reply_parameters: { message_id: draft.revises_post, allow_sending_without_reply: true } };
     const waiting = {};
     if (this.burst.add(waiting, draft.drafted_by_role)) void this.announceBurst();
     const message = await this.lane
@@ -81,11 +84,17 @@ export class TelegramReviewChat implements ReviewChat {
               entities: post.message.entities,
               link_preview_options: preview,
               reply_markup: markup,
+              ...earlier,
             }),
           );
         }
         const header = await this.attempt(turn, () =>
-          api.sendMessage(chatId, post.header.text, { ...this.where(), entities: post.header.entities, link_preview_options: NO_PREVIEW }),
+          api.sendMessage(chatId, post.header.text, {
+            ...this.where(),
+            entities: post.header.entities,
+            link_preview_options: NO_PREVIEW,
+            ...earlier,
+          }),
         );
         return this.attempt(turn, () =>
           api.sendMessage(chatId, post.draft.text, {

@@ -8,7 +8,7 @@ import { hintsText } from "../redact/hints.js";
 import { audienceLine, confirmQuestion, count, shortDestination } from "./audience-text.js";
 import { draftEntities, shiftEntities } from "./draft-entities.js";
 import { countInvisible } from "./invisible.js";
-import { clockTime, countdownLine, flowButtons, reviseUndoUntil, versionLines } from "./flow-format.js";
+import { clockTime, countdownLine, diffEntities, flowButtons, reviseUndoUntil, versionLines } from "./flow-format.js";
 
 /** What the review post says besides the draft itself. */
 export interface ReviewFormatOptions {
@@ -104,12 +104,15 @@ export function reviewPost(draft: DraftRecord, options: ReviewFormatOptions): Re
   const footer = settled(draft) ? null : reviewFooter(options);
   const text = footer === null ? `${header}\n${draft.draft_text}` : `${header}\n${draft.draft_text}\n${footer}`;
   if (text.length <= TELEGRAM_TEXT_LIMIT) {
-    return { kind: "single", message: { text, entities: draftEntities(header.length + 1, draft.draft_text) } };
+    return {
+      kind: "single",
+      message: { text, entities: [...diffEntities(draft, header), ...draftEntities(header.length + 1, draft.draft_text)] },
+    };
   }
   const note = `⬇️ The draft (${count(draft.draft_text.length)} characters) is the reply to this message; decide on it there.`;
   return {
     kind: "split",
-    header: { text: [header, footer, note].filter((l) => l !== null).join("\n"), entities: [] },
+    header: { text: [header, footer, note].filter((l) => l !== null).join("\n"), entities: diffEntities(draft, header) },
     draft: { text: draft.draft_text, entities: draftEntities(0, draft.draft_text) },
   };
 }
