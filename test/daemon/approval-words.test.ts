@@ -156,6 +156,13 @@ describe("a revise within UNDO_WINDOW", () => {
       "too late",
     );
     expect((await get(live.daemon, d.draft_id)).status).toBe("revise");
+    // A 👍 on it now is answered, not silent.
+    live.double.injectReaction({ chatId: OWNER, messageId: d.review_message_id, userId: OWNER, oldEmojis: ["👎"], newEmojis: ["👍"] });
+    await eventually(
+      () => repliesTo(d.review_message_id).some((m) => m.text.startsWith("⚠️ Not applied: this draft was sent back for revision")),
+      10_000,
+      "the 👍 answered",
+    );
     const undone = (await auditLines(live.daemon.harnessDir)).filter((l) => l.kind === "transition" && l.event === "undo");
     expect(undone.map((l) => [l.from, l.to])).toEqual([
       ["revise", "pending"],
