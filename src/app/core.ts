@@ -127,6 +127,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       deferForMs: config.deferForMs,
       confirmOver: config.audienceConfirmOver,
       undoWindowMs: config.undoWindowMs,
+      remindBeforeMs: config.remindBeforeMs,
       redact: edges.redact,
       botUsername: edges.business?.botUsername ?? null,
       testMode: config.mode === "test",

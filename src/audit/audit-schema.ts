@@ -87,8 +87,8 @@ export const postSupersededEntrySchema = z.object({ kind: z.literal("post_supers
 export const editPromptEntrySchema = z.object({ kind: z.literal("edit_prompt"), draft_id: z.string(), message_id: int, text_version: int });
 
 /** What a message with a decision control asks for (see src/desk/surfaces.ts). */
-/** `asbot`: "🤖 Send as the bot instead" under the notice of a draft the owner's identity could not send. */
-export const SURFACE_ASKS = ["decide", "confirm", "edit", "undo", "resume", "asbot"] as const;
+/** `asbot`: "🤖 Send as the bot instead" under the notice of a draft the owner's identity could not send. `ask`: send or revise, asked back for a reply that is only an approval word. */
+export const SURFACE_ASKS = ["decide", "confirm", "edit", "undo", "resume", "asbot", "ask"] as const;
 /** One of `SURFACE_ASKS`. */
 export type SurfaceAsks = (typeof SURFACE_ASKS)[number];
 
@@ -110,6 +110,8 @@ const surfaceFields = {
   until: z.number().optional(),
   /** The Telegram update that had the bot send it (the ✏️ Edit tap): a redelivery of that update is known as done. */
   update_id: int.optional(),
+  /** An `ask` question: the reviewer's reply it asks about, the revision note its revise button gives. */
+  note: z.string().optional(),
 };
 
 /** A message that carries a decision control, and what it showed when it was sent or last edited. */
@@ -155,6 +157,8 @@ export const noticeEntrySchema = z.object({
   /** The draft's status when the notice went out. */
   status,
   text: z.string(),
+  /** A REMIND_BEFORE reminder: the deadline (`expires_at`) it reminded of. */
+  reminder_for: z.string().optional(),
 });
 
 /** An owner command in the review chat that did not count. */

@@ -123,6 +123,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       config,
       core,
       say: (text, buttons) => reviewChat.say(text, buttons),
+      answer: (text, replyTo) => reviewChat.answer(text, replyTo),
       sendPhoto: (png, caption, filename) => reviewChat.sendPhoto(png, caption, filename),
       api: bot.api,
       clock: core.desk.clock,

@@ -35,6 +35,12 @@ export interface ReviewChat {
   promptEdit(draft: DraftRecord): Promise<number>;
   /** Answers in the review chat, as a reply to `replyTo` when given (an action on a message that is no live post). */
   answer(text: string, replyTo: number | null): Promise<void>;
+  /** Asks what a reply that is only an approval word ("ok") meant: send, or revise with it as the note; resolves with the question's id. */
+  askApproval(draft: DraftRecord, note: string, replyTo: number): Promise<number>;
+  /** Reminds the reviewers of a draft that expires soon, as a reply to its post (so it notifies); resolves with the text sent. */
+  remind(draft: DraftRecord): Promise<string>;
+  /** Takes the buttons off a message of the bot's (a question answered once); a failure is the caller's to log. */
+  clearButtons(chatId: string, messageId: number): Promise<void>;
 }
 
 /** Sends an approved draft through the guarded send path. */
@@ -80,6 +86,14 @@ export interface DecisionRequest extends ReviewerAction {
   readonly asBot?: boolean;
 }
 
+/** A reply that is only an approval word ("ok", "send"): the bot asks with buttons which was meant. */
+export interface AskRequest extends ReviewerAction {
+  /** The reply as written (trimmed): the revision note if the reviewer taps revise. */
+  readonly note: string;
+  /** The reviewer's reply, which the question answers (absent: the review post). */
+  readonly replyTo?: number;
+}
+
 /** A reviewer's new text for a draft: a ✏️ reply to its post, or a reply to the bot's edit prompt. */
 export interface EditRequest extends ReviewerAction {
   /** The text as the reviewer wrote it (the ✏️ already removed); trimmed, checked and redacted as at intake. */
@@ -96,6 +110,8 @@ export interface DecisionDesk {
   decide(request: DecisionRequest): Promise<DecisionOutcome>;
   /** A new text version from a reviewer. */
   edit(request: EditRequest): Promise<DecisionOutcome>;
+  /** A reply that is only an approval word: nothing changes; the bot asks, with buttons, send or revise. */
+  askApproval(request: AskRequest): Promise<DecisionOutcome>;
   /** The ✏️ Edit button: the bot offers the current text and a ForceReply. */
   requestEdit(request: ReviewerAction): Promise<DecisionOutcome>;
   /** Takes back an approval within UNDO_WINDOW (👍 removed, ↩️ Undo, a reply `undo`). */

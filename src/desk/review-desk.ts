@@ -17,7 +17,16 @@ import type { RecoveryDesk, RecoveryFacts } from "./recovery.js";
 import type { AuditEntry, PostEntry } from "../audit/audit-schema.js";
 import type { Redactor } from "./draft-text.js";
 import { DeskEffects } from "./desk-effects.js";
-import type { DecisionDesk, DecisionOutcome, DecisionRequest, EditRequest, ReviewChat, ReviewerAction, Sender } from "./ports.js";
+import type {
+  AskRequest,
+  DecisionDesk,
+  DecisionOutcome,
+  DecisionRequest,
+  EditRequest,
+  ReviewChat,
+  ReviewerAction,
+  Sender,
+} from "./ports.js";
 import { ReviewerActions } from "./reviewer-actions.js";
 import { isInertDraft } from "./test-drafts.js";
 import { DecisionSurfaces, shownOfDraft, surfaceLine } from "./surfaces.js";
@@ -45,6 +54,8 @@ export interface ReviewDeskOptions {
   readonly confirmOver?: number | null;
   /** UNDO_WINDOW in ms: how long an approval waits before its send; 0 (default) = at once. */
   readonly undoWindowMs?: number;
+  /** REMIND_BEFORE in ms: a draft awaiting a decision this long before it expires gets one reminder; 0 (default) = none. */
+  readonly remindBeforeMs?: number;
   /** Redaction for a reviewer's edited text, as at intake; null or absent: none. */
   readonly redact?: Redactor | null;
   readonly log: DeskLog;
@@ -280,6 +291,11 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
   /** A reviewer's new text (see reviewer-actions.ts). */
   edit(request: EditRequest): Promise<DecisionOutcome> {
     return this.actions.edit(request);
+  }
+
+  /** A reply that is only an approval word: asked back with buttons (see reviewer-actions.ts). */
+  askApproval(request: AskRequest): Promise<DecisionOutcome> {
+    return this.actions.askApproval(request);
   }
 
   /** The ✏️ Edit button (see reviewer-actions.ts). */

@@ -20,6 +20,8 @@ export interface NewDraftFacts {
     readonly draftId: string;
     readonly text: string;
     readonly note: string | null;
+    /** The earlier draft's review post, which this one's post replies to; null when it had none. */
+    readonly post?: number | null;
     /** Where the earlier draft was to go, when that differs from this payload's destination. */
     readonly destination?: { readonly chat_id: string; readonly thread_id: number | null; readonly title: string | null } | null;
   } | null;
@@ -66,8 +68,11 @@ export function createDraft(payload: DraftPayload, facts: NewDraftFacts, now: nu
     original_text: null,
     previous_text: facts.revises?.text ?? null,
     send_after: null,
+    revise_undo: null,
+    undone_at: null,
     revises: facts.revises?.draftId ?? null,
     revises_note: facts.revises?.note ?? null,
+    revises_post: facts.revises?.post ?? null,
     revises_destination: facts.revises?.destination ?? null,
     revised_by: null,
     superseded_posts: [],

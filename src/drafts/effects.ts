@@ -12,6 +12,8 @@ export type Effect =
   | { readonly type: "arm_expiry"; readonly draftId: string; readonly at: number }
   /** Edit the review message to show the draft's current status; buttons go once it is final. */
   | { readonly type: "show_status"; readonly draftId: string }
+  /** Edit the review message again at `at` (epoch ms): an undo window that ends takes its ↩️ Undo with it. */
+  | { readonly type: "show_status_at"; readonly draftId: string; readonly at: number }
   /** Mark an earlier review post of this draft as replaced (its buttons go); decisions on it are refused. */
   | { readonly type: "supersede_post"; readonly draftId: string; readonly reviewMessageId: number }
   /** Tell the reviewers something in the review chat, as a reply to the review message. */

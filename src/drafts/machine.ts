@@ -94,7 +94,7 @@ const decide: Handler<"decide"> = (d, e, now) => {
   if (e.textVersion !== undefined && e.textVersion !== d.text_version) return refuse(d, "outdated_version");
   if (e.audience !== undefined && e.audience !== audienceFingerprint(d)) return refuse(d, "outdated_audience");
   if (e.identity !== undefined && e.identity !== sendIdentity(d)) return refuse(d, "outdated_identity");
-  const common = { decided_by: e.actor };
+  const common = { decided_by: e.actor, undone_at: null };
   switch (e.decision) {
     case "send": {
       if (e.asBot) return sendAsBotInstead(d, e, now);
@@ -119,8 +119,12 @@ const decide: Handler<"decide"> = (d, e, now) => {
       return ok(draft, { type: "send", draftId: d.draft_id });
     }
     case "revise": {
-      const draft = next(d, now, { ...common, status: "revise", revision_note: e.note ?? null });
-      return ok(draft, { type: "show_status", draftId: d.draft_id });
+      const undoMs = e.undoMs ?? 0;
+      // A revise may be undone within UNDO_WINDOW (contract v3): the post shows ↩️ Undo until then.
+      const revise_undo = undoMs > 0 ? { until: iso(now + undoMs), before: approvedFrom(d.status) } : null;
+      const draft = next(d, now, { ...common, status: "revise", revision_note: e.note ?? null, revise_undo, approval: null });
+      const closes: Effect[] = undoMs > 0 ? [{ type: "show_status_at", draftId: d.draft_id, at: now + undoMs }] : [];
+      return ok(draft, { type: "show_status", draftId: d.draft_id }, ...closes);
     }
     case "defer": {
       const at = Date.parse(d.expires_at) + e.deferMs;
@@ -176,6 +180,7 @@ const edit: Handler<"edit"> = (d, e, now) => {
     send_after: null,
     decided_by: e.actor,
     reason: null,
+    undone_at: null,
   });
   const effects: Effect[] = [{ type: "post_review", draftId: d.draft_id }];
   if (oldPost !== null) effects.unshift({ type: "supersede_post", draftId: d.draft_id, reviewMessageId: oldPost });
@@ -194,8 +199,28 @@ const undo: Handler<"undo"> = (d, e, now) => {
   const actedAt = e.actedAt === undefined ? now : e.actedAt;
   if (actedAt !== null && actedAt >= Date.parse(d.send_after)) return refuse(d, "undo_closed");
   const status = d.approval?.before ?? "pending";
-  const draft = next(d, now, { status, approval: null, send_after: null, decided_by: e.actor });
+  const draft = next(d, now, { status, approval: null, send_after: null, decided_by: e.actor, undone_at: iso(now) });
   return ok(draft, { type: "show_status", draftId: d.draft_id }, ...rearm(d, draft));
+};
+
+/**
+ * Undo of a `revise` within UNDO_WINDOW (contract v3: the one way out of a
+ * final status): back to the status the revise was given in, its note
+ * withdrawn, its expiry armed again. Judged by when the reviewer acted, as
+ * for an approval. A draft a later one already replaces (`revised_by`) stays.
+ */
+const undoRevise: Handler<"undo"> = (d, e, now) => {
+  if (d.revise_undo === null || d.revised_by !== null) return refuse(d, "undo_closed");
+  const actedAt = e.actedAt === undefined ? now : e.actedAt;
+  if (actedAt !== null && actedAt >= Date.parse(d.revise_undo.until)) return refuse(d, "undo_closed");
+  const draft = next(d, now, {
+    status: d.revise_undo.before,
+    revise_undo: null,
+    revision_note: null,
+    decided_by: e.actor,
+    undone_at: iso(now),
+  });
+  return ok(draft, { type: "show_status", draftId: d.draft_id }, { type: "arm_expiry", draftId: d.draft_id, at: expiryDue(draft) });
 };
 
 /**
@@ -264,13 +289,15 @@ const sendUnknown: Handler<"send_unknown"> = (d, e, now) =>
 
 /**
  * The transition table: for each event, the statuses it applies in. A pair
- * that is not listed is refused; final statuses appear nowhere.
+ * that is not listed is refused; final statuses appear nowhere, except
+ * `revise` for its undo within UNDO_WINDOW.
  */
 export const TRANSITIONS: Table = {
   posted: { queued: posted },
   decide: { pending: decide, deferred: decide, halted: decide },
   edit: { pending: edit, deferred: edit, halted: edit },
-  undo: { approved: undo },
+  // `revise` is final, except for its undo within UNDO_WINDOW (contract v3).
+  undo: { approved: undo, revise: undoRevise },
   // The one event that applies in every status: in a final one it only records `revised_by`.
   revised: Object.fromEntries(STATUSES.map((s) => [s, revised])) as Record<DraftStatus, Handler<"revised">>,
   expire: { queued: expire, pending: expire, deferred: expire, halted: expire, approved: expire },

@@ -47,7 +47,8 @@ export type Approval = z.infer<typeof approvalSchema>;
 
 /** What redaction removed before the draft was stored (counts per kind). */
 export const redactionSchema = z.object({
-  mode: z.enum(["redact", "off"]),
+  /** `reviewer`: the text is a reviewer's own (an ✏️ edit), which is not redacted (contract v3). */
+  mode: z.enum(["redact", "off", "reviewer"]),
   removed: z.record(z.string(), z.number().int().nonnegative()),
   /** What each removed piece was, recognisably but not shown ("phone ending 678"); absent on older lines. */
   hints: z.array(z.string()).optional(),
@@ -98,8 +99,20 @@ const draftRecordFields = z.object({
   previous_text: z.string().nullable().default(null),
   /** While an approval waits out UNDO_WINDOW: when the send may start (ISO-8601 UTC). Null otherwise. */
   send_after: z.string().nullable().default(null),
+  /**
+   * While a `revise` can still be undone (UNDO_WINDOW after it): until when, and the status an undo
+   * returns the draft to. Null otherwise (older lines have none).
+   */
+  revise_undo: z
+    .object({ until: z.string(), before: z.enum(["pending", "deferred", "halted"]) })
+    .nullable()
+    .default(null),
+  /** When the last decision was undone (↩️): the post says so while the draft awaits a decision again. Null otherwise. */
+  undone_at: z.string().nullable().default(null),
   /** The earlier draft this one replaces (payload `revises`). */
   revises: z.string().nullable().default(null),
+  /** The review post of the draft named by `revises` (in the same review chat): this draft's post replies to it. */
+  revises_post: z.number().int().nullable().default(null),
   /** The revision note of the draft named by `revises`, quoted on this draft's review post. */
   revises_note: z.string().nullable().default(null),
   /** Where the draft named by `revises` was to go, when this one goes elsewhere: the post says so. */

@@ -63,6 +63,22 @@ export class FakeReviewChat implements ReviewChat {
     this.log.debug({ text, reply_to: replyTo }, "test mode: answer to the reviewer");
   }
 
+  async askApproval(draft: DraftRecord, note: string, replyTo: number): Promise<number> {
+    const messageId = this.takeId();
+    this.log.debug({ draft_id: draft.draft_id, note, reply_to: replyTo, message_id: messageId }, "test mode: asked what a reply meant");
+    return messageId;
+  }
+
+  async remind(draft: DraftRecord): Promise<string> {
+    const text = `⏰ Reminder: draft ${draft.draft_id} expires at ${draft.expires_at}.`;
+    this.log.debug({ draft_id: draft.draft_id, text }, "test mode: reminder");
+    return text;
+  }
+
+  async clearButtons(chatId: string, messageId: number): Promise<void> {
+    this.log.debug({ chat_id: chatId, message_id: messageId }, "test mode: a used question loses its buttons");
+  }
+
   /** A fresh message id, shared by review posts and simulated sends. */
   takeId(): number {
     return this.nextMessageId++;

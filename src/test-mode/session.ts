@@ -77,6 +77,9 @@ async function handle(command: TestCommand, o: TestSessionOptions): Promise<Answ
       const actor = actorOf(o, command.user_id, reply.emoji, "reply");
       if (reply.kind === "edit") return act(o, command.review_message_id, (where) => desk.edit({ ...where, actor, text: reply.text }));
       if (reply.kind === "undo") return act(o, command.review_message_id, (where) => desk.undo({ ...where, actor }));
+      // "ok" alone is no note: the draft stays as it is, and the bot asks (live: with buttons).
+      if (reply.kind === "ask")
+        return act(o, command.review_message_id, (where) => desk.askApproval({ ...where, actor, note: reply.note }));
       return decide(o, command.review_message_id, reply.decision, actor, reply.note);
     }
     case "edit": {
@@ -84,8 +87,9 @@ async function handle(command: TestCommand, o: TestSessionOptions): Promise<Answ
       return act(o, command.review_message_id, (where) => desk.edit({ ...where, actor, text: command.text }));
     }
     case "unreact": {
-      if (decisionForEmoji(command.emoji) !== "send")
-        return { error: `emoji: removing ${command.emoji} decides nothing; only removing 👍 undoes an approval` };
+      const undone = decisionForEmoji(command.emoji);
+      if (undone !== "send" && undone !== "revise")
+        return { error: `emoji: removing ${command.emoji} decides nothing; only removing 👍 or 👎 undoes a decision` };
       const actor = actorOf(o, command.user_id, command.emoji);
       return act(o, command.review_message_id, (where) => desk.undo({ ...where, actor }));
     }

@@ -79,6 +79,9 @@ describe("ReviewDesk", () => {
           markSuperseded = async () => {};
           promptEdit = async () => 1;
           answer = async () => {};
+          askApproval = async () => 3;
+          clearButtons = async () => {};
+          remind = async () => "reminder";
         })();
         void existing;
         return chat;

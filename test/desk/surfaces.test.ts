@@ -47,6 +47,17 @@ describe("judgeSurface: the one rule", () => {
     expect(judgeSurface(offer, shown, "asbot", {}, 0)).toEqual({ ok: false, reason: "outdated_identity" });
   });
 
+  it("the question a reply 'ok' gets: a decision on it counts once, only for what it showed, and it keeps the reply as its note", () => {
+    const ask = { ...surfaceLine("ask", { chatId: "100", messageId: 9 }, shown, { note: "ok" }), used: false };
+    expect(ask.note).toBe("ok");
+    // Not the review post: the live post check does not apply, what it showed does.
+    expect(judgeSurface(ask, shown, "decide", { draftId: "d1" }, 0)).toEqual({ ok: true });
+    expect(judgeSurface(ask, shown, "undo", {}, 0)).toEqual({ ok: false, reason: "wrong_surface" });
+    expect(judgeSurface(ask, { ...shown, text_version: 3 }, "decide", {}, 0)).toEqual({ ok: false, reason: "outdated_version" });
+    expect(judgeSurface(ask, { ...shown, audience: "aud-2" }, "decide", {}, 0)).toEqual({ ok: false, reason: "outdated_audience" });
+    expect(judgeSurface({ ...ask, used: true }, shown, "decide", {}, 0)).toEqual({ ok: false, reason: "surface_used" });
+  });
+
   it("a /resume confirmation: its own token, its halt, before it expires", () => {
     const resume = { ...surfaceLine("resume", where, shownOfHalt("halt-a"), { token: "t1", until: 100 }), used: false };
     expect(judgeSurface(resume, shownOfHalt("halt-a"), "resume", { token: "t1" }, 50)).toEqual({ ok: true });
