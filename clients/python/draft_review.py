@@ -73,15 +73,29 @@ class Client:
 
     # -- the API -----------------------------------------------------------------------------
 
-    def submit(self, payload: Mapping[str, Any], idempotency_key: Optional[str] = None) -> Dict[str, Any]:
+    def submit(
+        self,
+        payload: Mapping[str, Any],
+        idempotency_key: Optional[str] = None,
+        send_as: Optional[str] = None,
+        reply_to_message_id: Optional[int] = None,
+    ) -> Dict[str, Any]:
         """Submits one draft; returns the intake answer (``draft_id``, ``review_message_id``, ``status``).
 
         With ``idempotency_key`` a resubmission returns the same draft and posts
         nothing new, so a submit whose answer was lost can simply be repeated.
+        ``send_as`` is ``"bot"`` (the default), ``"owner"`` (from the owner's own
+        account, through his Telegram Business connection) or ``"auto"`` (the
+        owner where Telegram allows it, else the bot); ``reply_to_message_id``
+        names the message in the destination chat that the draft answers.
         """
         body = dict(payload)
         if idempotency_key is not None:
             body["idempotency_key"] = idempotency_key
+        if send_as is not None:
+            body["send_as"] = send_as
+        if reply_to_message_id is not None:
+            body["reply_to_message_id"] = reply_to_message_id
         return self._call("POST", "/drafts", body)
 
     def get(self, draft_id: str) -> Dict[str, Any]:

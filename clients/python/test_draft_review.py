@@ -102,6 +102,10 @@ def control(method: str, path: str, body: Optional[Dict[str, Any]] = None) -> Di
         return json.load(res)
 
 
+#: A person who writes to the owner (the test's FRIEND).
+FRIEND = 7770003
+
+
 def payload(text: str, **extra: Any) -> Dict[str, Any]:
     p = {"draft_text": text, "destination_chat_id": "-1001234567890", "destination_thread_id": None,
          "drafted_by_role": "Scribe", "originating_intent_id": "intent-q2"}
@@ -223,6 +227,22 @@ class DaemonTest(unittest.TestCase):
             self.client.submit(payload("x" * (5 * 1024 * 1024)))
         self.assertEqual(caught.exception.status, 413)
         self.assertIn("larger than 65536 bytes", str(caught.exception))
+
+    def test_submits_as_the_owner_in_reply_to_what_a_person_wrote(self) -> None:
+        c = self.client
+        with self.assertRaises(ApiError) as caught:
+            c.submit(payload("Hi", destination_chat_id=str(FRIEND)), send_as="me")
+        self.assertEqual((caught.exception.status, caught.exception.field), (400, "send_as"))
+        wrote = control("POST", "/business/message", {"from_id": FRIEND, "text": "Lunch tomorrow?", "age_seconds": 3600})
+        answer = c.submit(
+            payload("Yes, 12:30 works.", destination_chat_id=str(FRIEND)), send_as="owner", reply_to_message_id=wrote["message_id"]
+        )
+        record = c.get(answer["draft_id"])
+        self.assertEqual((record["send_as"], record["sender"]["kind"], record["reply_to_message_id"]), ("owner", "owner", wrote["message_id"]))
+        self.assertEqual(record["answering"]["text"], "Lunch tomorrow?")
+        control("POST", "/tap", {"review_message_id": answer["review_message_id"], "data": "v1:send:" + answer["draft_id"]})
+        final = c.wait(answer["draft_id"], timeout=20)
+        self.assertEqual((final["status"], final["sent_as"]), ("sent", "owner"))
 
     def test_wait_times_out_on_a_draft_nobody_decides(self) -> None:
         answer = self.client.submit(payload("Nobody decides on me"))

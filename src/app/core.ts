@@ -21,6 +21,9 @@ import { SendPath } from "../send/send-path.js";
 import { JsonlStore } from "../store/jsonl-store.js";
 import { acquireLock } from "../store/lock.js";
 import type { TelegramBackoffs } from "../retry/backoff.js";
+import { ChatLog } from "../business/chat-log.js";
+import { ConnectionStore } from "../business/connection-store.js";
+import { OwnerVoice, type FetchedConnection } from "../business/owner-voice.js";
 
 export { harnessPaths };
 
@@ -40,6 +43,8 @@ export interface CoreEdges {
   readonly haltPollMs?: number;
   /** How review posts, sends Telegram never received and unanswered audience checks are retried (default: as named in src/retry/backoff.ts). */
   readonly backoffs?: Pick<TelegramBackoffs, "reviewPost" | "send" | "audienceCheck">;
+  /** Telegram Business: the bot's @username and getBusinessConnection (live); absent: test mode (no network). */
+  readonly business?: { readonly botUsername: string | null; readonly fetchConnection?: (id: string) => Promise<FetchedConnection> };
 }
 
 /** The running core: the desk, its intake, and how to close them. */
@@ -53,6 +58,8 @@ export interface Core {
   readonly audit: AuditLog;
   /** The archiving passes: why the last one failed, if it did. */
   readonly archiving: ArchivingSchedule;
+  /** Telegram Business: the owner's connection, what people wrote to him, the check at the send call. */
+  readonly voice: OwnerVoice;
   close(): Promise<void>;
 }
 
@@ -98,6 +105,16 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       monthOf: archiveMonthOf,
       log,
     });
+    const voice = new OwnerVoice({
+      store: await ConnectionStore.open(paths.businessConnection, log),
+      chats: await ChatLog.open(paths.businessChats, () => edges.clock.now(), log),
+      reviewerIds: config.reviewerIds,
+      clock: edges.clock,
+      audit,
+      log,
+      botUsername: edges.business?.botUsername ?? null,
+      ...(edges.business?.fetchConnection ? { fetchConnection: edges.business.fetchConnection } : {}),
+    });
     const reviewChat = edges.makeReviewChat(store.latest.values());
     const desk = new ReviewDesk({
       store,
@@ -110,7 +127,9 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       deferForMs: config.deferForMs,
       confirmOver: config.audienceConfirmOver,
       undoWindowMs: config.undoWindowMs,
+      remindBeforeMs: config.remindBeforeMs,
       redact: edges.redact,
+      botUsername: edges.business?.botUsername ?? null,
       testMode: config.mode === "test",
       ...(edges.backoffs ? { postBackoff: edges.backoffs.reviewPost } : {}),
       log,
@@ -125,6 +144,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
           log,
           ...(edges.backoffs ? { backoff: edges.backoffs.send, audienceBackoff: edges.backoffs.audienceCheck } : {}),
           ...(edges.audience ? { checkAudience: audienceCheck(edges.audience, config.audienceConfirmOver) } : {}),
+          checkSender: (draft, fresh) => voice.problemAtSend(draft, fresh),
         }),
     });
     await reconcileAudit(desk);
@@ -138,6 +158,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       redact: edges.redact,
       testMode: config.mode === "test",
       ...(edges.audience ? { audience: edges.audience } : {}),
+      sender: voice,
     });
     return {
       desk,
@@ -147,6 +168,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       store,
       audit,
       archiving,
+      voice,
       async close() {
         await archiving.stop();
         killSwitch.stop();

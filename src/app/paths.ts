@@ -21,5 +21,9 @@ export function harnessPaths(dir: string) {
     updates: join(dir, "updates.jsonl"),
     /** The seq of the last event the callback receiver acknowledged. */
     callbackCursor: join(dir, "callback_cursor.json"),
+    /** The owner's Telegram Business connection (absent: none). */
+    businessConnection: join(dir, "business_connection.json"),
+    /** What people wrote to the owner in the last 48 h, per private chat (bounded). */
+    businessChats: join(dir, "business_chats.json"),
   };
 }

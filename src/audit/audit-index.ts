@@ -121,7 +121,11 @@ export class AuditIndex {
     const at = Date.parse(envelope.ts);
     const updateId = "update_id" in entry ? entry.update_id : undefined;
     if (typeof updateId === "number") this.updates.set(updateId, Number.isFinite(at) ? at : 0);
-    if (entry.kind === "notice") this.notices.set(noticeKey(entry.draft_id, entry.status), at);
+    if (entry.kind === "notice") {
+      const key =
+        entry.reminder_for === undefined ? noticeKey(entry.draft_id, entry.status) : reminderKey(entry.draft_id, entry.reminder_for);
+      this.notices.set(key, at);
+    }
     this.notePost(entry);
     if (entry.kind !== "transition") return;
     const known = this.drafts.get(entry.draft_id);
@@ -155,6 +159,16 @@ export class AuditIndex {
   /** Notes a notice that went out (before its line is written). */
   markNotified(draftId: string, status: DraftStatus, at: number): void {
     this.notices.set(noticeKey(draftId, status), at);
+  }
+
+  /** True when the draft's reminder (REMIND_BEFORE) of this deadline went out. */
+  wasReminded(draftId: string, expiresAt: string): boolean {
+    return this.notices.has(reminderKey(draftId, expiresAt));
+  }
+
+  /** Notes a reminder that went out (before its line is written). */
+  markReminded(draftId: string, expiresAt: string, at: number): void {
+    this.notices.set(reminderKey(draftId, expiresAt), at);
   }
 
   /** Takes a line about a review post into account (also before it is written: see the desk). */
@@ -294,4 +308,9 @@ function audited(entry: AuditEntryOf<"transition">, at: number): AuditedDraft {
 
 function noticeKey(draftId: string, status: DraftStatus): string {
   return `${draftId}:${status}`;
+}
+
+/** A reminder's key among the notices: the draft and the deadline, with no ':' after the draft id (see retain). */
+function reminderKey(draftId: string, expiresAt: string): string {
+  return `${draftId}:remind@${Date.parse(expiresAt)}`;
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DECISIONS } from "../drafts/record.js";
+import { SEND_AS, SENDER_KINDS } from "../drafts/sender.js";
 import { STATUSES } from "../drafts/status.js";
 
 /**
@@ -66,6 +67,12 @@ export const transitionEntrySchema = z.object({
   send_after: z.string().optional(),
   /** The later draft that replaces this one (event `revised`). */
   revised_by: z.string().optional(),
+  /** What the payload asked for (contract v3); older lines have none: the bot. */
+  send_as: z.enum(SEND_AS).optional(),
+  /** The identity the draft goes out as (decided when posted). */
+  sender: z.enum(SENDER_KINDS).optional(),
+  /** Who it went out as, once sent. */
+  sent_as: z.enum(SENDER_KINDS).optional(),
   /** An undo's time as Telegram dated it; null: not dated (a ↩️ tap that waited while the daemon was down). */
   acted_at: z.string().nullable().optional(),
 });
@@ -80,7 +87,8 @@ export const postSupersededEntrySchema = z.object({ kind: z.literal("post_supers
 export const editPromptEntrySchema = z.object({ kind: z.literal("edit_prompt"), draft_id: z.string(), message_id: int, text_version: int });
 
 /** What a message with a decision control asks for (see src/desk/surfaces.ts). */
-export const SURFACE_ASKS = ["decide", "confirm", "edit", "undo", "resume"] as const;
+/** `asbot`: "🤖 Send as the bot instead" under the notice of a draft the owner's identity could not send. `ask`: send or revise, asked back for a reply that is only an approval word. */
+export const SURFACE_ASKS = ["decide", "confirm", "edit", "undo", "resume", "asbot", "ask"] as const;
 /** One of `SURFACE_ASKS`. */
 export type SurfaceAsks = (typeof SURFACE_ASKS)[number];
 
@@ -94,7 +102,7 @@ const surfaceFields = {
   text_version: int.nullable(),
   /** The audience fingerprint it showed (see audienceFingerprint); null: it showed none (an old edit prompt). */
   audience: z.string().nullable(),
-  /** Who the draft goes out as ("bot"). */
+  /** Who the draft goes out as (sendIdentity: "bot", or the owner's account in one chat). */
   identity: z.string(),
   /** A /resume confirmation: the halt it was asked about, its button's token, and until when it counts (ms). */
   halt: z.string().nullable().optional(),
@@ -102,6 +110,8 @@ const surfaceFields = {
   until: z.number().optional(),
   /** The Telegram update that had the bot send it (the ✏️ Edit tap): a redelivery of that update is known as done. */
   update_id: int.optional(),
+  /** An `ask` question: the reviewer's reply it asks about, the revision note its revise button gives. */
+  note: z.string().optional(),
 };
 
 /** A message that carries a decision control, and what it showed when it was sent or last edited. */
@@ -147,6 +157,8 @@ export const noticeEntrySchema = z.object({
   /** The draft's status when the notice went out. */
   status,
   text: z.string(),
+  /** A REMIND_BEFORE reminder: the deadline (`expires_at`) it reminded of. */
+  reminder_for: z.string().optional(),
 });
 
 /** An owner command in the review chat that did not count. */
@@ -177,6 +189,23 @@ export const ownerHaltEntrySchema = z.object({ kind: z.literal("owner_halt"), ..
 /** The owner lifted their halt (/resume, `draft-review resume`). */
 export const ownerResumeEntrySchema = z.object({ kind: z.literal("owner_resume"), ...ownerSwitchFields });
 
+/**
+ * What the daemon did with a Telegram Business connection it heard of: kept
+ * (a reviewer's, enabled), forgotten (disabled or removed), or ignored (not a
+ * reviewer's: it never sends through it).
+ */
+export const businessConnectionEntrySchema = z.object({
+  kind: z.literal("business_connection"),
+  connection_id: z.string(),
+  user_id: int,
+  enabled: z.boolean(),
+  can_reply: z.boolean(),
+  outcome: z.enum(["kept", "forgotten", "ignored"]),
+  reason: z.string(),
+  /** The update that told it; null for getBusinessConnection at start or at a send. */
+  update_id: int.nullable(),
+});
+
 /** A report picture reached the review chat: the weekly one (REPORT_DAY, at most once per week, also across restarts) or a /report. */
 export const reportPostedEntrySchema = z.object({
   kind: z.literal("report_posted"),
@@ -200,6 +229,7 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   statusShownEntrySchema,
   postSupersededEntrySchema,
   editPromptEntrySchema,
+  businessConnectionEntrySchema,
   surfaceEntrySchema,
   surfaceUsedEntrySchema,
   reportPostedEntrySchema,

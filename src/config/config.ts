@@ -26,6 +26,8 @@ export interface Config {
   readonly deferForMs: number;
   /** UNDO_WINDOW: how long an approval waits before its send, in ms (default 10 s); 0 = send at once. */
   readonly undoWindowMs: number;
+  /** REMIND_BEFORE: a draft still awaiting a decision this long before it expires gets one reminder (default 1 h); 0 = off. */
+  readonly remindBeforeMs: number;
   readonly api: { readonly host: string; readonly port: number; readonly token: string | null };
   readonly piiRedaction: "redact" | "off";
   /** PII_ALLOW: comma-separated values redaction never removes (the owner's own email, phone, handle); null = none. */
@@ -198,6 +200,7 @@ const envSchema = z.object({
   DEFER_FOR: optional(duration("DEFER_FOR", MAX_TTL_MS)),
   DRAFT_RETENTION: optional(duration("DRAFT_RETENTION", MAX_RETENTION_MS)),
   UNDO_WINDOW: optional(undoWindow()),
+  REMIND_BEFORE: optional(remindBefore()),
   DRAFT_API_HOST: optional(z.string()),
   DRAFT_API_PORT: optional(wholeNumber(0, 65535, (g) => `DRAFT_API_PORT must be a port number from 0 to 65535 ${g}.`)),
   DRAFT_API_TOKEN: optional(
@@ -313,6 +316,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>): Config {
     deferForMs: env.DEFER_FOR ?? DEFAULT_DURATION_MS,
     draftRetentionMs: env.DRAFT_RETENTION ?? DEFAULT_RETENTION_MS,
     undoWindowMs: env.UNDO_WINDOW ?? DEFAULT_UNDO_WINDOW_MS,
+    remindBeforeMs: env.REMIND_BEFORE ?? DEFAULT_REMIND_BEFORE_MS,
     api: { host: env.DRAFT_API_HOST ?? "127.0.0.1", port: env.DRAFT_API_PORT ?? 8787, token: env.DRAFT_API_TOKEN ?? null },
     piiRedaction: env.PII_REDACTION ?? "redact",
     piiAllow: env.PII_ALLOW ?? null,
@@ -338,6 +342,22 @@ function undoWindow() {
     .refine((text) => /^0+(\.0*)?\s*(ms|s|m|h|d)?$/.test(text) || readDuration(text, MAX_UNDO_WINDOW_MS).ok, { error })
     .transform((text) => {
       const read = readDuration(text, MAX_UNDO_WINDOW_MS);
+      return read.ok ? read.ms : 0;
+    });
+}
+
+/** REMIND_BEFORE when unset: an hour. */
+const DEFAULT_REMIND_BEFORE_MS = 3_600_000;
+
+/** REMIND_BEFORE: a duration as DRAFT_TTL's (at most as long), or `0`/`0s` for no reminders. */
+function remindBefore() {
+  const error = (iss: { readonly input?: unknown }) =>
+    `REMIND_BEFORE must be a duration such as 30m or 1h, at most ${formatDuration(MAX_TTL_MS)}, or 0 for no reminders ${got(iss)}.`;
+  return z
+    .string()
+    .refine((text) => /^0+(\.0*)?\s*(ms|s|m|h|d)?$/.test(text) || readDuration(text, MAX_TTL_MS).ok, { error })
+    .transform((text) => {
+      const read = readDuration(text, MAX_TTL_MS);
       return read.ok ? read.ms : 0;
     });
 }

@@ -9,6 +9,8 @@ export interface HealthReport {
   readonly reasons: readonly string[];
   /** Problems that do not stop accepting or sending (archiving old drafts failed). */
   readonly warnings?: readonly string[];
+  /** The owner's Telegram Business connection (drafts sent as him): information, never a reason to fail. */
+  readonly business?: { readonly connected: boolean; readonly enabled: boolean; readonly can_reply: boolean };
 }
 
 /** What the health is built from. */
@@ -22,6 +24,8 @@ export interface DaemonHealthOptions {
   readonly probeEveryMs?: number;
   /** Why the last archiving pass failed, or null (see archive-schedule.ts). */
   readonly archiving?: () => string | null;
+  /** The business connection as the owner's voice has it; absent: not shown. */
+  readonly business?: () => { readonly connected: boolean; readonly enabled: boolean; readonly can_reply: boolean };
 }
 
 /**
@@ -87,7 +91,14 @@ export class DaemonHealth {
       );
     }
     const archiving = this.options.archiving?.() ?? null;
-    return { ok: reasons.length === 0, reasons, ...(archiving === null ? {} : { warnings: [archiving] }) };
+    const b = this.options.business?.();
+    return {
+      ok: reasons.length === 0,
+      reasons,
+      ...(archiving === null ? {} : { warnings: [archiving] }),
+      // Shown once the owner connected the bot (Telegram Business); absent otherwise.
+      ...(b?.connected ? { business: { connected: true, enabled: b.enabled, can_reply: b.can_reply } } : {}),
+    };
   }
 
   /** null when a small file can be written and fsync'd in HARNESS_DIR, else why not. */

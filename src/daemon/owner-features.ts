@@ -27,6 +27,8 @@ export interface OwnerFeatureDeps {
   readonly core: Core;
   /** Posts in the review chat within its rate limit (TelegramReviewChat.say). */
   readonly say: (text: string, buttons?: InlineKeyboardMarkup) => Promise<unknown>;
+  /** Answers in the review chat as a reply to a message (TelegramReviewChat.answer). */
+  readonly answer?: (text: string, replyTo: number) => Promise<void>;
   /** Posts a picture in the review chat within its rate limit (TelegramReviewChat.sendPhoto). */
   readonly sendPhoto: ReportPostDeps["sendPhoto"];
   readonly api: Api;
@@ -70,6 +72,7 @@ export function ownerFeatures(deps: OwnerFeatureDeps): OwnerFeatures {
       digestHour: config.digestHour,
       callbacks: (await deps.callbacks?.status()) ?? null,
       lastReactionMs: reactions.lastReactionMs,
+      business: core.voice.status(),
     });
   const paths = harnessPaths(config.harnessDir);
   const reportDeps: ReportPostDeps = {
@@ -82,6 +85,7 @@ export function ownerFeatures(deps: OwnerFeatureDeps): OwnerFeatures {
     reviewChatId: config.reviewChatId,
     reviewerIds: config.reviewerIds,
     say: deps.say,
+    ...(deps.answer ? { answer: deps.answer } : {}),
     surfaces: core.desk.decisionSurfaces,
     audit: core.audit,
     haltPath: paths.ownerHalt,

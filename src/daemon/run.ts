@@ -18,6 +18,7 @@ import { telegramSendCall } from "../telegram/send-call.js";
 import { ALLOWED_UPDATES, startJournaledPolling, type FetchUpdates } from "../telegram/journaled-updates.js";
 import { AUDIENCE_TTL_MS, TelegramAudienceResolver } from "../telegram/audience-resolver.js";
 import { UpdateJournal } from "../telegram/update-journal.js";
+import { businessConnectionCall, businessUpdates } from "../telegram/business-updates.js";
 import { markAnswers } from "../telegram/answer-mark.js";
 import { runInUpdate } from "../telegram/update-scope.js";
 import { Closers } from "./closers.js";
@@ -99,12 +100,18 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       envFilePath: resolve(".env"),
       haltPollMs: 1000,
       backoffs,
+      business: { botUsername: bot.botInfo.username, fetchConnection: businessConnectionCall(bot.api) },
     });
     // Closing the core waits for the desk work that is running.
     closers.push("core", () => core.close());
     const paths = harnessPaths(config.harnessDir);
     const events = auditEventFeed(core.audit);
-    const health = new DaemonHealth({ clock: core.desk.clock, harnessDir: config.harnessDir, archiving: () => core.archiving.problem() });
+    const health = new DaemonHealth({
+      clock: core.desk.clock,
+      harnessDir: config.harnessDir,
+      archiving: () => core.archiving.problem(),
+      business: () => core.voice.status(),
+    });
     core.desk.onTransition(() => health.storeWritten());
     core.desk.onTransition(logDraftChanges(log, (id) => core.desk.get(id)));
     const callbacks = await startCallbacks(config, core, events, log);
@@ -116,6 +123,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       config,
       core,
       say: (text, buttons) => reviewChat.say(text, buttons),
+      answer: (text, replyTo) => reviewChat.answer(text, replyTo),
       sendPhoto: (png, caption, filename) => reviewChat.sendPhoto(png, caption, filename),
       api: bot.api,
       clock: core.desk.clock,
@@ -141,6 +149,8 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
     bot.api.config.use(markAnswers(journal, config.reviewChatId));
     const fetchUpdates = withPollingRetry(fetchReportingHealth(bot, health), log, clock, backoffs.poll);
     await replayJournal(journal, bot, core, log, heldWhileDown);
+    // The owner's connection as Telegram has it now (a change while the daemon was down), before any send.
+    await core.voice.refresh();
     // Then Telegram's queue, in order, before recovery starts the sends that fell due meanwhile.
     if (!(await readBacklog(fetchUpdates, journal, bot, log, stopSignal, heldWhileDown))) return 0;
     heldWhileDown.clear();
@@ -214,6 +224,7 @@ function installHandlers(
   // Before the decision handlers, which refuse any button they do not know.
   bot.use(owner.reactionWatch);
   bot.use(owner.confirmations);
+  bot.use(businessUpdates(core.voice));
   bot.use(
     decisionHandlers({
       desk: core.desk,

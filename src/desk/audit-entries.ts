@@ -1,6 +1,7 @@
 import type { DecisionRefusedEntry, TransitionEntry, TransitionEvent } from "../audit/audit-schema.js";
 import type { DraftEvent } from "../drafts/events.js";
 import type { Actor, Decision, DraftRecord } from "../drafts/record.js";
+import { senderKindOf } from "../drafts/sender.js";
 import type { DraftStatus } from "../drafts/status.js";
 
 export type { TransitionEntry } from "../audit/audit-schema.js";
@@ -56,6 +57,9 @@ export function transitionEntry(
       : {}),
     ...(draft.send_after !== null && draft.status === "approved" ? { send_after: draft.send_after } : {}),
     ...(draft.sent_message_id !== null ? { sent_message_id: draft.sent_message_id } : {}),
+    send_as: draft.send_as,
+    sender: senderKindOf(draft),
+    ...(draft.sent_as !== null ? { sent_as: draft.sent_as } : {}),
   };
 }
 

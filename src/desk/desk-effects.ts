@@ -1,6 +1,6 @@
 import type { AuditLog } from "../audit/audit-log.js";
 import { isInertDraft, runsForInertDraft } from "./test-drafts.js";
-import type { PostEntry } from "../audit/audit-schema.js";
+import type { AuditEntry, PostEntry } from "../audit/audit-schema.js";
 import type { Clock, TimerHandle } from "../clock/clock.js";
 import type { Effect } from "../drafts/effects.js";
 import type { DraftEvent } from "../drafts/events.js";
@@ -10,6 +10,7 @@ import { backoffMs, REVIEW_POST_BACKOFF, type Backoff } from "../retry/backoff.j
 import type { ReviewChat, Sender } from "./ports.js";
 import { shownOfDraft, type DecisionSurfaces } from "./surfaces.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
+import { Reminders } from "./reminders.js";
 
 /** What the effects run against: the desk's records and changes, and the edges. */
 export interface EffectDeps {
@@ -21,6 +22,8 @@ export interface EffectDeps {
   readonly surfaces: DecisionSurfaces;
   /** True in test mode; a live desk runs only the expiry of a test-mode draft (see isInertDraft). */
   readonly testMode?: boolean | undefined;
+  /** REMIND_BEFORE in ms (see reminders.ts); 0 or absent: no reminders. */
+  readonly remindBeforeMs?: number | undefined;
   get(draftId: string): DraftRecord | undefined;
   apply(draftId: string, event: DraftEvent): Promise<TransitionResult>;
 }
@@ -33,12 +36,19 @@ export interface EffectDeps {
  */
 export class DeskEffects {
   private readonly expiryTimers = new Map<string, TimerHandle>();
+  /** Status edits due later (an undo window that ends), by draft. */
+  private readonly laterEdits = new Map<string, TimerHandle>();
   private readonly inFlight = new Set<Promise<unknown>>();
   private stopped = false;
   /** Set once, after the desk gave the send path its ledger. */
   sender: Sender | null = null;
 
-  constructor(private readonly deps: EffectDeps) {}
+  /** REMIND_BEFORE: armed with each expiry, gone with it. */
+  private readonly reminders: Reminders;
+
+  constructor(private readonly deps: EffectDeps) {
+    this.reminders = new Reminders({ ...deps, track: (work) => this.track(work) });
+  }
 
   /** True once the desk is closing: no new effect starts. */
   get closed(): boolean {
@@ -78,6 +88,9 @@ export class DeskEffects {
     this.stopped = true;
     for (const handle of this.expiryTimers.values()) this.deps.clock.clearTimeout(handle);
     this.expiryTimers.clear();
+    this.reminders.stop();
+    for (const handle of this.laterEdits.values()) this.deps.clock.clearTimeout(handle);
+    this.laterEdits.clear();
     (this.sender as { stop?: () => void } | null)?.stop?.();
   }
 
@@ -99,6 +112,7 @@ export class DeskEffects {
     const handle = this.expiryTimers.get(draftId);
     if (handle) this.deps.clock.clearTimeout(handle);
     this.expiryTimers.delete(draftId);
+    this.reminders.disarm(draftId);
   }
 
   private async runEffect(effect: Effect): Promise<void> {
@@ -113,24 +127,56 @@ export class DeskEffects {
         return this.sender?.send(effect.draftId);
       case "arm_expiry":
         return this.armExpiry(effect.draftId, effect.at);
-      case "show_status": {
-        if (draft.review_message_id === null) return;
-        await reviewChat.showStatus(draft);
-        const shown: PostEntry = { kind: "status_shown", draft_id: draft.draft_id, version: draft.version };
-        this.deps.audit.index.notePost(shown);
-        await this.deps.audit.append([shown, ...this.reshown(draft)]);
-        return;
-      }
+      case "show_status":
+        return this.showStatus(draft);
+      case "show_status_at":
+        return this.showStatusAt(effect.draftId, effect.at);
       case "supersede_post":
         await reviewChat.markSuperseded(draft, effect.reviewMessageId);
         return this.notePost({ kind: "post_superseded", draft_id: draft.draft_id, review_message_id: effect.reviewMessageId });
       case "notify":
         await reviewChat.notify(draft, effect.text);
-        // Audited only once out: a crash before this line sends the notice again at the next start.
-        this.deps.audit.index.markNotified(draft.draft_id, draft.status, this.deps.clock.now());
-        await this.deps.audit.append([{ kind: "notice", draft_id: draft.draft_id, status: draft.status, text: effect.text }]);
-        return;
+        return this.noticeOut(draft, effect.text);
+      case "offer_as_bot": {
+        const messageId = await reviewChat.offerAsBot(draft, effect.text);
+        // Its button counts once, for the draft as this message showed it (see surfaces.ts).
+        const chatId = draft.review_chat_id;
+        const surface = chatId === null ? [] : [this.deps.surfaces.note("asbot", { chatId, messageId }, shownOfDraft(draft))];
+        return this.noticeOut(draft, effect.text, surface);
+      }
     }
+  }
+
+  /** Audits a notice once it is out (a crash before this line sends it again at the next start), with the surface it carries. */
+  private async noticeOut(draft: DraftRecord, text: string, surface: readonly AuditEntry[] = []): Promise<void> {
+    this.deps.audit.index.markNotified(draft.draft_id, draft.status, this.deps.clock.now());
+    await this.deps.audit.append([...surface, { kind: "notice", draft_id: draft.draft_id, status: draft.status, text }]);
+  }
+
+  private async showStatus(draft: DraftRecord): Promise<void> {
+    if (draft.review_message_id === null) return;
+    await this.deps.reviewChat.showStatus(draft);
+    const shown: PostEntry = { kind: "status_shown", draft_id: draft.draft_id, version: draft.version };
+    this.deps.audit.index.notePost(shown);
+    await this.deps.audit.append([shown, ...this.reshown(draft)]);
+  }
+
+  /** Edits the review post again at `at` (the ↩️ Undo of a revise goes when its window ends), if the draft did not change since. */
+  private showStatusAt(draftId: string, at: number): void {
+    const version = this.deps.get(draftId)?.version;
+    const old = this.laterEdits.get(draftId);
+    if (old) this.deps.clock.clearTimeout(old);
+    if (this.stopped) return;
+    const handle = this.deps.clock.setTimeout(
+      () => {
+        this.laterEdits.delete(draftId);
+        const draft = this.deps.get(draftId);
+        // A later change showed the post itself (and armed its own edit if it needs one).
+        if (draft && draft.version === version) this.runEffectsOf(() => this.showStatus(draft));
+      },
+      Math.max(0, at - this.deps.clock.now()),
+    );
+    this.laterEdits.set(draftId, handle);
   }
 
   /** Posts a queued draft; on failure tries again later, with backoff, until it expires. */
@@ -185,5 +231,6 @@ export class DeskEffects {
       Math.max(0, at - clock.now()),
     );
     this.expiryTimers.set(draftId, handle);
+    this.reminders.arm(draftId);
   }
 }

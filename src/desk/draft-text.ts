@@ -41,3 +41,13 @@ export function prepareDraftText(raw: string, redact: Redactor | null): Prepared
     : { mode: "off", removed: {} };
   return { ok: true, text, textSha256: textSha256(text), redaction };
 }
+
+/**
+ * A reviewer's ✏️ text as a draft's text: trimmed and checked as at intake,
+ * but not redacted (contract v3: the reviewer's own text is his; a number he
+ * puts back stays). Its redaction summary says whose text it is.
+ */
+export function prepareReviewerText(raw: string): PreparedText {
+  const prepared = prepareDraftText(raw, null);
+  return prepared.ok ? { ...prepared, redaction: { mode: "reviewer", removed: {} } } : prepared;
+}

@@ -31,6 +31,9 @@ export function feedEventOf(seq: number, ts: string, t: TransitionEntry): FeedEv
     revision_note: note,
     reason: t.reason,
     sent_message_id: t.sent_message_id ?? null,
+    send_as: t.send_as ?? "bot",
+    // A send recorded before sent_as existed went out as the bot.
+    sent_as: t.sent_as ?? (t.to === "sent" ? "bot" : null),
     ...(kind === "edited"
       ? {
           ...(t.text_version !== undefined ? { text_version: t.text_version } : {}),

@@ -9,6 +9,13 @@ import type { AudienceSource, ReviewChat } from "./ports.js";
 import { prepareDraftText, type Redactor } from "./draft-text.js";
 import { checkRevises, revisesFacts } from "./revises.js";
 import type { ReviewDesk } from "./review-desk.js";
+import { chooseSender, type SenderChoice } from "../business/sender-choice.js";
+import type { SendAs } from "../drafts/sender.js";
+
+/** Who a new draft goes out as (the owner's voice, src/business); absent: the bot only. */
+export interface SenderChooser {
+  choose(p: { readonly send_as: SendAs; readonly destination_chat_id: string; readonly reply_to_message_id: number | null }): SenderChoice;
+}
 
 /** The contract's synchronous answer to a submitted draft. */
 export interface SubmitAnswer {
@@ -39,6 +46,8 @@ export interface IntakeOptions {
   /** Who will read each destination (shown on the review post); none: not resolved. */
   readonly audience?: AudienceSource;
   readonly newDraftId?: () => string;
+  /** Decides the sender identity (send_as); absent: no business connection, the bot only. */
+  readonly sender?: SenderChooser;
   /** True in test mode: every draft made is marked `test_mode` (a live daemon leaves it alone). */
   readonly testMode?: boolean;
 }
@@ -58,12 +67,14 @@ function payloadSha256(p: DraftPayload): string {
     p.originating_intent_id,
     // Only when set, so the hashes of drafts from before `revises` existed stay the same.
     ...(p.revises === null ? [] : [p.revises]),
+    // Likewise only when not the defaults.
+    ...(p.send_as === "bot" && p.reply_to_message_id === null ? [] : [p.send_as, p.reply_to_message_id]),
   ]);
   return createHash("sha256").update(canonical, "utf8").digest("hex");
 }
 
 /** The answer for a draft as it stands, with a warning when the bot cannot see or post to its destination. */
-export function answerFor(draft: DraftRecord): SubmitAnswer {
+export function answerFor(draft: DraftRecord, extra: readonly string[] = []): SubmitAnswer {
   const answer = { draft_id: draft.draft_id, review_message_id: draft.review_message_id, status: draft.status };
   const problem = draft.audience?.problem ?? null;
   const moved = draft.revises_destination;
@@ -72,8 +83,22 @@ export function answerFor(draft: DraftRecord): SubmitAnswer {
     ...(moved === null
       ? []
       : [`destination_chat_id: differs from that of draft ${draft.revises} (${moved.chat_id}); the review post says so`]),
+    ...extra,
   ];
   return warnings.length === 0 ? answer : { ...answer, warnings };
+}
+
+/** The sender choice without a business connection: the bot, or a refusal of `owner`. */
+function botOnly(p: DraftPayload): SenderChoice {
+  return chooseSender({
+    sendAs: p.send_as,
+    destinationChatId: p.destination_chat_id,
+    replyToMessageId: p.reply_to_message_id,
+    connection: null,
+    chat: undefined,
+    botUsername: null,
+    now: 0,
+  });
 }
 
 /**
@@ -120,7 +145,10 @@ export class Intake {
     if (!revises.ok) return { ok: false, kind: "invalid", field: "revises", error: revises.error };
     const earlier = revises.earlier;
     const { text, redaction } = prepared;
-    const audience = (await this.options.audience?.resolve(payload.destination_chat_id)) ?? null;
+    const choice = this.options.sender?.choose(payload) ?? botOnly(payload);
+    if (!choice.ok) return { ok: false, kind: "invalid", field: choice.field, error: choice.error };
+    // As the owner, the audience is the person the connection proves; the bot's own getChat may not know them.
+    const audience = choice.audience ?? (await this.options.audience?.resolve(payload.destination_chat_id)) ?? null;
     const now = clock.now();
     const { draft, effects } = createDraft(
       payload,
@@ -134,6 +162,9 @@ export class Intake {
         audience,
         revises: earlier === null ? null : revisesFacts(earlier, payload),
         testMode: this.options.testMode === true,
+        // A plain bot draft keeps the record it always had (no named sender).
+        sender: payload.send_as === "bot" ? null : choice.sender,
+        answering: choice.answering,
       },
       now,
     );
@@ -145,6 +176,6 @@ export class Intake {
     // An archived one is final and stays as archived.
     if (earlier !== null && !revises.archived) await desk.markRevised(earlier.draft_id, draft.draft_id);
     if (postNow) await desk.post(draft.draft_id);
-    return { ok: true, created: true, answer: answerFor(desk.get(draft.draft_id) ?? draft) };
+    return { ok: true, created: true, answer: answerFor(desk.get(draft.draft_id) ?? draft, choice.warnings) };
   }
 }

@@ -67,5 +67,14 @@ export function refusalAnswer(kind: ActionKind, reason: string, draft: DraftReco
         return `✏️ Not applied: the draft is ${status}; only a draft awaiting a decision can be edited.`;
     }
   }
-  return reason === "expired" ? "⌛ Not applied: the draft has expired." : null;
+  if (reason === "expired" || (reason === "final_state" && status === "expired")) return "⌛ Not applied: the draft has expired.";
+  // A decision on a final draft (a 👍 after a revise whose undo window is over, an "ok" after the send): said, not silent.
+  if (reason === "final_state" || reason === "not_awaiting_decision") return finalAnswer(status);
+  return null;
+}
+
+function finalAnswer(status: string): string {
+  if (status === "sent") return "⚠️ Not applied: this draft was already sent.";
+  if (status === "revise") return "⚠️ Not applied: this draft was sent back for revision; its new version comes as a new post.";
+  return `⚠️ Not applied: the draft is ${status} and takes no more decisions.`;
 }

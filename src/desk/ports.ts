@@ -27,12 +27,20 @@ export interface ReviewChat {
   notify(draft: DraftRecord, text: string): Promise<void>;
   /** Asks the extra tap a 👍 needs for a large audience ("Send to 1,234 members of …? [Yes, send]"); resolves with the question's message id. */
   askConfirmation(draft: DraftRecord): Promise<number>;
+  /** Tells the reviewers `text` under a "🤖 Send as the bot instead" button, as a reply to the review message; resolves with its message id. */
+  offerAsBot(draft: DraftRecord, text: string): Promise<number>;
   /** Marks an earlier review post of `draft` as replaced by its current version; its buttons go. */
   markSuperseded(draft: DraftRecord, reviewMessageId: number): Promise<void>;
   /** Sends the reviewer the current text to copy and a ForceReply (the ✏️ Edit button); resolves with that message's id. */
   promptEdit(draft: DraftRecord): Promise<number>;
   /** Answers in the review chat, as a reply to `replyTo` when given (an action on a message that is no live post). */
   answer(text: string, replyTo: number | null): Promise<void>;
+  /** Asks what a reply that is only an approval word ("ok") meant: send, or revise with it as the note; resolves with the question's id. */
+  askApproval(draft: DraftRecord, note: string, replyTo: number): Promise<number>;
+  /** Reminds the reviewers of a draft that expires soon, as a reply to its post (so it notifies); resolves with the text sent. */
+  remind(draft: DraftRecord): Promise<string>;
+  /** Takes the buttons off a message of the bot's (a question answered once); a failure is the caller's to log. */
+  clearButtons(chatId: string, messageId: number): Promise<void>;
 }
 
 /** Sends an approved draft through the guarded send path. */
@@ -74,6 +82,16 @@ export interface DecisionRequest extends ReviewerAction {
   readonly note?: string | null;
   /** The reviewer's "Yes, send" tap for a large audience. */
   readonly confirmed?: boolean;
+  /** "🤖 Send as the bot instead" on a draft the owner's identity could not send: a new approval, as the bot (a claim its surface checks). */
+  readonly asBot?: boolean;
+}
+
+/** A reply that is only an approval word ("ok", "send"): the bot asks with buttons which was meant. */
+export interface AskRequest extends ReviewerAction {
+  /** The reply as written (trimmed): the revision note if the reviewer taps revise. */
+  readonly note: string;
+  /** The reviewer's reply, which the question answers (absent: the review post). */
+  readonly replyTo?: number;
 }
 
 /** A reviewer's new text for a draft: a ✏️ reply to its post, or a reply to the bot's edit prompt. */
@@ -92,6 +110,8 @@ export interface DecisionDesk {
   decide(request: DecisionRequest): Promise<DecisionOutcome>;
   /** A new text version from a reviewer. */
   edit(request: EditRequest): Promise<DecisionOutcome>;
+  /** A reply that is only an approval word: nothing changes; the bot asks, with buttons, send or revise. */
+  askApproval(request: AskRequest): Promise<DecisionOutcome>;
   /** The ✏️ Edit button: the bot offers the current text and a ForceReply. */
   requestEdit(request: ReviewerAction): Promise<DecisionOutcome>;
   /** Takes back an approval within UNDO_WINDOW (👍 removed, ↩️ Undo, a reply `undo`). */

@@ -17,7 +17,16 @@ import type { RecoveryDesk, RecoveryFacts } from "./recovery.js";
 import type { AuditEntry, PostEntry } from "../audit/audit-schema.js";
 import type { Redactor } from "./draft-text.js";
 import { DeskEffects } from "./desk-effects.js";
-import type { DecisionDesk, DecisionOutcome, DecisionRequest, EditRequest, ReviewChat, ReviewerAction, Sender } from "./ports.js";
+import type {
+  AskRequest,
+  DecisionDesk,
+  DecisionOutcome,
+  DecisionRequest,
+  EditRequest,
+  ReviewChat,
+  ReviewerAction,
+  Sender,
+} from "./ports.js";
 import { ReviewerActions } from "./reviewer-actions.js";
 import { isInertDraft } from "./test-drafts.js";
 import { DecisionSurfaces, shownOfDraft, surfaceLine } from "./surfaces.js";
@@ -45,6 +54,8 @@ export interface ReviewDeskOptions {
   readonly confirmOver?: number | null;
   /** UNDO_WINDOW in ms: how long an approval waits before its send; 0 (default) = at once. */
   readonly undoWindowMs?: number;
+  /** REMIND_BEFORE in ms: a draft awaiting a decision this long before it expires gets one reminder; 0 (default) = none. */
+  readonly remindBeforeMs?: number;
   /** Redaction for a reviewer's edited text, as at intake; null or absent: none. */
   readonly redact?: Redactor | null;
   readonly log: DeskLog;
@@ -54,6 +65,8 @@ export interface ReviewDeskOptions {
   readonly retentionMs?: number;
   /** The wait before posting again a draft whose review post failed (default REVIEW_POST_BACKOFF). */
   readonly postBackoff?: Backoff;
+  /** The bot's @username: a draft moved to the bot ("🤖 Send as the bot instead") names it. */
+  readonly botUsername?: string | null;
   /** Builds the send path; it gets the desk as its ledger. */
   readonly makeSender: (ledger: DraftLedger) => Sender;
   /** True in test mode. A live desk (false, the default) leaves drafts made in test mode alone: see isInertDraft. */
@@ -278,6 +291,11 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
   /** A reviewer's new text (see reviewer-actions.ts). */
   edit(request: EditRequest): Promise<DecisionOutcome> {
     return this.actions.edit(request);
+  }
+
+  /** A reply that is only an approval word: asked back with buttons (see reviewer-actions.ts). */
+  askApproval(request: AskRequest): Promise<DecisionOutcome> {
+    return this.actions.askApproval(request);
   }
 
   /** The ✏️ Edit button (see reviewer-actions.ts). */

@@ -8,11 +8,11 @@ import { AWAITING_DECISION } from "../drafts/status.js";
 import type { DraftArchive } from "../store/archive.js";
 import { refusedEntry, type RefusedDecision } from "./audit-entries.js";
 import type { DeskEffects } from "./desk-effects.js";
-import { prepareDraftText, type Redactor } from "./draft-text.js";
+import { prepareReviewerText, type Redactor } from "./draft-text.js";
 import { liveAnswer, refusalAnswer, type ActionKind, type LiveAnswerWhy } from "./live-post.js";
-import type { DecisionOutcome, DecisionRequest, EditRequest, ReviewChat, ReviewerAction } from "./ports.js";
+import type { AskRequest, DecisionOutcome, DecisionRequest, EditRequest, ReviewChat, ReviewerAction } from "./ports.js";
 import type { SurfaceState } from "../audit/audit-schema.js";
-import { pointsToLivePost, shownOfDraft, type DecisionSurfaces, type SurfaceAction } from "./surfaces.js";
+import { isOneTime, pointsToLivePost, shownOfDraft, type DecisionSurfaces, type SurfaceAction } from "./surfaces.js";
 
 /** At most one answer per this many ms about actions on messages that are no draft's post. */
 const UNKNOWN_ANSWER_GAP_MS = 10_000;
@@ -25,7 +25,7 @@ type Run = (draft: DraftRecord, surface: SurfaceState) => Promise<ActResult>;
 
 /** How a refusal's answer names an action. */
 function actionKind(action: SurfaceAction): ActionKind {
-  return action === "confirm" || action === "resume" ? "decide" : action;
+  return action === "confirm" || action === "resume" || action === "asbot" ? "decide" : action;
 }
 
 /** How the answer to a refusal that points to the live post says why. */
@@ -44,6 +44,8 @@ export interface ActionDeps {
   readonly deferForMs: number;
   readonly confirmOver?: number | null | undefined;
   readonly undoWindowMs?: number | undefined;
+  /** The bot's @username: a draft moved to the bot ("🤖 Send as the bot instead") names it. */
+  readonly botUsername?: string | null | undefined;
   readonly redact?: Redactor | null | undefined;
   readonly archive?: DraftArchive<DraftRecord> | undefined;
   readonly log: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
@@ -85,7 +87,7 @@ export class ReviewerActions {
    * the text version of the post it was made on, and waits UNDO_WINDOW.
    */
   decide(request: DecisionRequest): Promise<DecisionOutcome> {
-    const action: SurfaceAction = request.confirmed === true ? "confirm" : "decide";
+    const action: SurfaceAction = request.asBot === true ? "asbot" : request.confirmed === true ? "confirm" : "decide";
     return this.act(request, action, request.decision, async (draft, surface) => {
       const result = await this.deps.apply(draft.draft_id, {
         type: "decide",
@@ -93,12 +95,17 @@ export class ReviewerActions {
         actor: request.actor,
         note: request.note ?? null,
         deferMs: this.deps.deferForMs,
+        // A revise tapped on the question a reply "ok" got takes that reply as its note, as the question said.
+        ...(surface.asks === "ask" ? { note: surface.note ?? null } : {}),
         confirmOver: this.deps.confirmOver ?? null,
         // The surface, not the button's data, says whether this is the confirmation tap.
         confirmed: surface.asks === "confirm",
         undoMs: this.deps.undoWindowMs ?? 0,
         textVersion: surface.text_version ?? draft.text_version,
         ...(surface.audience === null ? {} : { audience: surface.audience }),
+        identity: surface.identity,
+        // The surface, not the button's data, says whether this is "🤖 Send as the bot instead" (a new approval, as the bot).
+        ...(surface.asks === "asbot" ? { asBot: { username: this.deps.botUsername ?? null } } : {}),
       });
       if (!result.ok && result.reason === "needs_confirmation") this.askConfirmation(draft.draft_id);
       return result;
@@ -106,13 +113,14 @@ export class ReviewerActions {
   }
 
   /**
-   * A reviewer's new text: checked, trimmed and redacted as at intake, then the
+   * A reviewer's new text: checked and trimmed as at intake (not redacted: it is his own), then the
    * draft's next text version, posted for review again. A text that cannot be
    * a draft is refused, and the reviewer is told why.
    */
   edit(request: EditRequest): Promise<DecisionOutcome> {
     return this.act(request, "edit", null, async (draft, surface) => {
-      const prepared = prepareDraftText(request.text, this.deps.redact ?? null);
+      // The reviewer's own text is not redacted (contract v3): what he typed is what he approves.
+      const prepared = prepareReviewerText(request.text);
       if (!prepared.ok) return { ok: false, reason: `edit_${prepared.reason}` };
       return this.deps.apply(draft.draft_id, {
         type: "edit",
@@ -134,6 +142,23 @@ export class ReviewerActions {
       // The tap's update id goes with it: a redelivery (after a kill -9) is known as done, not refused again.
       const update = request.actor.update_id === null ? {} : { update_id: request.actor.update_id };
       await this.deps.surfaces.record("edit", { chatId, messageId }, shownOfDraft(draft), update);
+      return { ok: true, draft, effects: [] };
+    });
+  }
+
+  /**
+   * A reply that is only an approval word ("ok"): not a revision note. The bot
+   * answers, as a reply to it, with two buttons (send, or revise with that
+   * note), a one-time surface bound to what the post showed; nothing changes
+   * until one is tapped.
+   */
+  askApproval(request: AskRequest): Promise<DecisionOutcome> {
+    return this.act(request, "decide", null, async (draft) => {
+      if (!AWAITING_DECISION.has(draft.status)) return { ok: false, reason: "not_awaiting_decision" };
+      const messageId = await this.deps.reviewChat.askApproval(draft, request.note, request.replyTo ?? request.reviewMessageId);
+      const chatId = draft.review_chat_id ?? request.reviewChatId;
+      const update = request.actor.update_id === null ? {} : { update_id: request.actor.update_id };
+      await this.deps.surfaces.record("ask", { chatId, messageId }, shownOfDraft(draft), { ...update, note: request.note });
       return { ok: true, draft, effects: [] };
     });
   }
@@ -242,6 +267,7 @@ export class ReviewerActions {
     const claim = { draftId: request.claimedDraftId };
     const verdict = await this.deps.surfaces.gate(surface, shownOfDraft(draft), action, claim, this.deps.clock.now());
     if (!verdict.ok) return refuse(verdict.reason, verdict.reason !== "button_names_another_draft");
+    if (isOneTime(surface.asks)) this.clearButtons(surface);
     const result = await run(draft, surface);
     if (!result.ok) return refuse(result.reason);
     return { ok: true, draft: result.draft };
@@ -275,6 +301,15 @@ export class ReviewerActions {
     const replyTo = current?.review_message_id ?? actedOn;
     void this.deps.effects.track(
       this.deps.reviewChat.answer(text, replyTo).catch((err: unknown) => this.deps.log.warn({ err }, "could not answer the reviewer")),
+    );
+  }
+
+  /** A question answered (it counts once) loses its buttons; not awaited, and a failure is only logged. */
+  private clearButtons(surface: SurfaceState): void {
+    if (this.deps.effects.closed) return;
+    const cleared = this.deps.reviewChat.clearButtons(surface.chat_id, surface.message_id);
+    void this.deps.effects.track(
+      cleared.catch((err: unknown) => this.deps.log.warn({ err }, "could not take the buttons off a used question")),
     );
   }
 

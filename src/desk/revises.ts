@@ -54,6 +54,7 @@ export function revisesFacts(earlier: DraftRecord, payload: DraftPayload): NonNu
     draftId: earlier.draft_id,
     text: earlier.draft_text,
     note: earlier.revision_note,
+    post: earlier.review_message_id,
     destination: moved
       ? { chat_id: earlier.destination_chat_id, thread_id: earlier.destination_thread_id, title: earlier.audience?.title ?? null }
       : null,

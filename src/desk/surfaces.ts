@@ -6,7 +6,7 @@ import type { DraftRecord } from "../drafts/record.js";
 /**
  * Decision surfaces: every message that carries a decision control (the
  * review post, a confirmation question, an edit prompt, a /resume
- * confirmation) records what it showed when it was sent or last edited: the
+ * confirmation, the question a reply "ok" gets) records what it showed when it was sent or last edited: the
  * draft, its text version, its audience fingerprint, the identity it goes out
  * as, and what it asks. A decision is judged against the surface it was made
  * on (`judgeSurface`), never against the callback data or the draft's state
@@ -18,8 +18,8 @@ import type { DraftRecord } from "../drafts/record.js";
  * `judgeSurface`, and every reviewer action passes `DecisionSurfaces.gate`.
  */
 
-/** What a reviewer does on a surface. `prompt`: the ✏️ Edit button; `edit`: the new text. */
-export type SurfaceAction = "decide" | "confirm" | "prompt" | "edit" | "undo" | "resume";
+/** What a reviewer does on a surface. `prompt`: the ✏️ Edit button; `edit`: the new text; `asbot`: 🤖 Send as the bot instead. */
+export type SurfaceAction = "decide" | "confirm" | "prompt" | "edit" | "undo" | "resume" | "asbot";
 
 /** The actions each kind of surface permits; anything else on it is refused. */
 const PERMITS: Record<SurfaceAsks, readonly SurfaceAction[]> = {
@@ -28,10 +28,18 @@ const PERMITS: Record<SurfaceAsks, readonly SurfaceAction[]> = {
   edit: ["edit"],
   undo: ["undo"],
   resume: ["resume"],
+  asbot: ["asbot"],
+  // A reply that is only an approval word ("ok"): send, or revise with that reply as the note.
+  ask: ["decide"],
 };
 
 /** Surfaces that count once: the first permitted use uses them up. */
-const ONE_TIME: ReadonlySet<SurfaceAsks> = new Set<SurfaceAsks>(["confirm", "resume"]);
+const ONE_TIME: ReadonlySet<SurfaceAsks> = new Set<SurfaceAsks>(["confirm", "resume", "asbot", "ask"]);
+
+/** True for a surface that counts once (a question): once used, its buttons go. */
+export function isOneTime(asks: SurfaceAsks): boolean {
+  return ONE_TIME.has(asks);
+}
 
 /** What a subject (a draft, or the owner's halt) is now, in the fields a surface records. */
 export interface Shown {
@@ -78,6 +86,7 @@ export interface SurfaceExtra {
   readonly token?: string;
   readonly until?: number;
   readonly update_id?: number;
+  readonly note?: string;
 }
 
 /** The one way a surface's audit line is made. */

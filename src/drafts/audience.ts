@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import type { Sender } from "./sender.js";
 
 /** What kind of chat a draft goes to, as Telegram says (`unknown`: not resolved, e.g. test mode). */
 export const AUDIENCE_KINDS = ["private", "group", "supergroup", "channel", "unknown"] as const;
@@ -146,7 +147,13 @@ export function audienceFingerprint(d: Destined): string {
   return createHash("sha256").update(JSON.stringify(shown)).digest("hex").slice(0, 16);
 }
 
-/** Who sends a draft: the bot, for now (issue 21 adds the owner's account); a surface binds to it. */
-export function sendIdentity(_draft: object): string {
-  return "bot";
+/**
+ * Who sends a draft, as a decision surface records it and an approval binds
+ * to it: `bot`, or `owner:<business connection>:<chat>` (the owner's own
+ * account, through that connection, in his private chat with that person).
+ * Records from before send_as existed go out as the bot.
+ */
+export function sendIdentity(draft: { readonly sender: Sender | null; readonly destination_chat_id: string }): string {
+  const s = draft.sender;
+  return s?.kind === "owner" ? `owner:${s.connection_id}:${draft.destination_chat_id}` : "bot";
 }

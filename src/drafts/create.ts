@@ -2,6 +2,7 @@ import type { Effect } from "./effects.js";
 import type { Audience } from "./audience.js";
 import type { DraftPayload } from "./payload.js";
 import type { DraftRecord, RedactionSummary } from "./record.js";
+import type { Answering, Sender } from "./sender.js";
 
 /** What `createDraft` needs besides the payload: the ids and hashes computed at the edge. */
 export interface NewDraftFacts {
@@ -19,11 +20,17 @@ export interface NewDraftFacts {
     readonly draftId: string;
     readonly text: string;
     readonly note: string | null;
+    /** The earlier draft's review post, which this one's post replies to; null when it had none. */
+    readonly post?: number | null;
     /** Where the earlier draft was to go, when that differs from this payload's destination. */
     readonly destination?: { readonly chat_id: string; readonly thread_id: number | null; readonly title: string | null } | null;
   } | null;
   /** True in test mode: the record says so, and a live daemon leaves it alone. */
   readonly testMode?: boolean;
+  /** The identity it goes out as (send_as resolved); null or absent: the bot, unnamed. */
+  readonly sender?: Sender | null;
+  /** The message it answers, when the daemon saw it. */
+  readonly answering?: Answering | null;
 }
 
 /**
@@ -61,12 +68,20 @@ export function createDraft(payload: DraftPayload, facts: NewDraftFacts, now: nu
     original_text: null,
     previous_text: facts.revises?.text ?? null,
     send_after: null,
+    revise_undo: null,
+    undone_at: null,
     revises: facts.revises?.draftId ?? null,
     revises_note: facts.revises?.note ?? null,
+    revises_post: facts.revises?.post ?? null,
     revises_destination: facts.revises?.destination ?? null,
     revised_by: null,
     superseded_posts: [],
     test_mode: facts.testMode === true,
+    send_as: payload.send_as,
+    reply_to_message_id: payload.reply_to_message_id,
+    sender: facts.sender ?? null,
+    answering: facts.answering ?? null,
+    sent_as: null,
   };
   return {
     draft,

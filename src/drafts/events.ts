@@ -27,6 +27,13 @@ export type DraftEvent =
       readonly textVersion?: number;
       /** The audience fingerprint the reviewer saw (audienceFingerprint); another is refused. Absent: not checked. */
       readonly audience?: string;
+      /** The sender identity the reviewer saw (sendIdentity); another is refused. Absent: not checked. */
+      readonly identity?: string;
+      /**
+       * "🤖 Send as the bot instead" on a draft the owner's identity could not send: the draft goes
+       * out as the bot (named here) and this is a new approval, for that identity.
+       */
+      readonly asBot?: { readonly username: string | null };
     }
   /** A reviewer replaced the text (already checked and redacted as at intake). */
   | {

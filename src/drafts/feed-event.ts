@@ -1,4 +1,5 @@
 import type { Role } from "./record.js";
+import type { SendAs, SenderKind } from "./sender.js";
 import type { DraftStatus } from "./status.js";
 
 /**
@@ -43,6 +44,10 @@ export interface FeedEvent extends Transition {
   readonly previous_text?: string | null;
   /** An `edited` event's text after the edit. */
   readonly draft_text?: string;
+  /** What the payload asked for: `bot`, `owner` or `auto` (events from before v3: `bot`). */
+  readonly send_as?: SendAs;
+  /** Who it went out as, on the event that sent it; null before. */
+  readonly sent_as?: SenderKind | null;
 }
 
 /** One page of the feed. */

@@ -1,7 +1,8 @@
-import { audienceFingerprint, needsConfirmation } from "./audience.js";
+import { audienceFingerprint, needsConfirmation, sendIdentity } from "./audience.js";
 import type { Effect } from "./effects.js";
 import type { DraftEvent, DraftEventType } from "./events.js";
 import type { DraftRecord } from "./record.js";
+import { senderKindOf } from "./sender.js";
 import { AWAITING_DECISION, isFinal, STATUSES, type DraftStatus } from "./status.js";
 
 /**
@@ -23,7 +24,9 @@ export type RefusalReason =
   | "undo_closed"
   | "not_applicable"
   /** A 👍 for more than AUDIENCE_CONFIRM_OVER members, not yet confirmed by the extra tap. */
-  | "needs_confirmation";
+  | "needs_confirmation"
+  /** A 👍 made on a message that showed another sender identity than the draft's now. */
+  | "outdated_identity";
 
 /** The result of applying one event to one draft. */
 export type TransitionResult =
@@ -90,9 +93,11 @@ const decide: Handler<"decide"> = (d, e, now) => {
   if (now >= Date.parse(d.expires_at)) return refuse(d, "expired");
   if (e.textVersion !== undefined && e.textVersion !== d.text_version) return refuse(d, "outdated_version");
   if (e.audience !== undefined && e.audience !== audienceFingerprint(d)) return refuse(d, "outdated_audience");
-  const common = { decided_by: e.actor };
+  if (e.identity !== undefined && e.identity !== sendIdentity(d)) return refuse(d, "outdated_identity");
+  const common = { decided_by: e.actor, undone_at: null };
   switch (e.decision) {
     case "send": {
+      if (e.asBot) return sendAsBotInstead(d, e, now);
       if (!e.confirmed && needsConfirmation(d.audience, e.confirmOver ?? null)) return refuse(d, "needs_confirmation");
       const approval = {
         actor: e.actor,
@@ -100,6 +105,7 @@ const decide: Handler<"decide"> = (d, e, now) => {
         text_sha256: d.text_sha256,
         text_version: d.text_version,
         before: approvedFrom(d.status),
+        sender: senderKindOf(d),
       };
       const undoMs = e.undoMs ?? 0;
       if (undoMs > 0) {
@@ -113,8 +119,12 @@ const decide: Handler<"decide"> = (d, e, now) => {
       return ok(draft, { type: "send", draftId: d.draft_id });
     }
     case "revise": {
-      const draft = next(d, now, { ...common, status: "revise", revision_note: e.note ?? null });
-      return ok(draft, { type: "show_status", draftId: d.draft_id });
+      const undoMs = e.undoMs ?? 0;
+      // A revise may be undone within UNDO_WINDOW (contract v3): the post shows ↩️ Undo until then.
+      const revise_undo = undoMs > 0 ? { until: iso(now + undoMs), before: approvedFrom(d.status) } : null;
+      const draft = next(d, now, { ...common, status: "revise", revision_note: e.note ?? null, revise_undo, approval: null });
+      const closes: Effect[] = undoMs > 0 ? [{ type: "show_status_at", draftId: d.draft_id, at: now + undoMs }] : [];
+      return ok(draft, { type: "show_status", draftId: d.draft_id }, ...closes);
     }
     case "defer": {
       const at = Date.parse(d.expires_at) + e.deferMs;
@@ -123,6 +133,28 @@ const decide: Handler<"decide"> = (d, e, now) => {
     }
   }
 };
+
+/**
+ * "🤖 Send as the bot instead": only for a draft halted because the owner's
+ * identity could not send it. The draft's identity becomes the bot and the
+ * tap is the approval, bound to that identity. Never done without the tap.
+ */
+function sendAsBotInstead(d: DraftRecord, e: EventOf<"decide">, now: number): TransitionResult {
+  if (d.status !== "halted" || senderKindOf(d) !== "owner") return refuse(d, "outdated_identity");
+  const sender = { kind: "bot" as const, username: e.asBot?.username ?? null, why_not_owner: d.reason };
+  const approval = {
+    actor: e.actor,
+    at: iso(now),
+    text_sha256: d.text_sha256,
+    text_version: d.text_version,
+    before: "halted" as const,
+    sender: "bot" as const,
+  };
+  const undoMs = e.undoMs ?? 0;
+  const send_after = undoMs > 0 ? iso(now + undoMs) : null;
+  const draft = next(d, now, { decided_by: e.actor, status: "approved", sender, approval, reason: null, send_after });
+  return ok(draft, { type: "show_status", draftId: d.draft_id }, { type: "send", draftId: d.draft_id });
+}
 
 /**
  * A reviewer's edit: the new text becomes the next text version and the draft
@@ -148,6 +180,7 @@ const edit: Handler<"edit"> = (d, e, now) => {
     send_after: null,
     decided_by: e.actor,
     reason: null,
+    undone_at: null,
   });
   const effects: Effect[] = [{ type: "post_review", draftId: d.draft_id }];
   if (oldPost !== null) effects.unshift({ type: "supersede_post", draftId: d.draft_id, reviewMessageId: oldPost });
@@ -166,8 +199,28 @@ const undo: Handler<"undo"> = (d, e, now) => {
   const actedAt = e.actedAt === undefined ? now : e.actedAt;
   if (actedAt !== null && actedAt >= Date.parse(d.send_after)) return refuse(d, "undo_closed");
   const status = d.approval?.before ?? "pending";
-  const draft = next(d, now, { status, approval: null, send_after: null, decided_by: e.actor });
+  const draft = next(d, now, { status, approval: null, send_after: null, decided_by: e.actor, undone_at: iso(now) });
   return ok(draft, { type: "show_status", draftId: d.draft_id }, ...rearm(d, draft));
+};
+
+/**
+ * Undo of a `revise` within UNDO_WINDOW (contract v3: the one way out of a
+ * final status): back to the status the revise was given in, its note
+ * withdrawn, its expiry armed again. Judged by when the reviewer acted, as
+ * for an approval. A draft a later one already replaces (`revised_by`) stays.
+ */
+const undoRevise: Handler<"undo"> = (d, e, now) => {
+  if (d.revise_undo === null || d.revised_by !== null) return refuse(d, "undo_closed");
+  const actedAt = e.actedAt === undefined ? now : e.actedAt;
+  if (actedAt !== null && actedAt >= Date.parse(d.revise_undo.until)) return refuse(d, "undo_closed");
+  const draft = next(d, now, {
+    status: d.revise_undo.before,
+    revise_undo: null,
+    revision_note: null,
+    decided_by: e.actor,
+    undone_at: iso(now),
+  });
+  return ok(draft, { type: "show_status", draftId: d.draft_id }, { type: "arm_expiry", draftId: d.draft_id, at: expiryDue(draft) });
 };
 
 /**
@@ -211,7 +264,7 @@ const sendIntent: Handler<"send_intent"> = (d, _e, now) => {
 const sendRetry: Handler<"send_retry"> = (d, e, now) => ok(next(d, now, { status: "approved", reason: e.reason }));
 
 const sendOk: Handler<"send_ok"> = (d, e, now) =>
-  ok(next(d, now, { status: "sent", sent_message_id: e.messageId, sent_at: iso(now), reason: null }), {
+  ok(next(d, now, { status: "sent", sent_message_id: e.messageId, sent_at: iso(now), reason: null, sent_as: senderKindOf(d) }), {
     type: "show_status",
     draftId: d.draft_id,
   });
@@ -236,13 +289,15 @@ const sendUnknown: Handler<"send_unknown"> = (d, e, now) =>
 
 /**
  * The transition table: for each event, the statuses it applies in. A pair
- * that is not listed is refused; final statuses appear nowhere.
+ * that is not listed is refused; final statuses appear nowhere, except
+ * `revise` for its undo within UNDO_WINDOW.
  */
 export const TRANSITIONS: Table = {
   posted: { queued: posted },
   decide: { pending: decide, deferred: decide, halted: decide },
   edit: { pending: edit, deferred: edit, halted: edit },
-  undo: { approved: undo },
+  // `revise` is final, except for its undo within UNDO_WINDOW (contract v3).
+  undo: { approved: undo, revise: undoRevise },
   // The one event that applies in every status: in a final one it only records `revised_by`.
   revised: Object.fromEntries(STATUSES.map((s) => [s, revised])) as Record<DraftStatus, Handler<"revised">>,
   expire: { queued: expire, pending: expire, deferred: expire, halted: expire, approved: expire },

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ROLES } from "./record.js";
+import { SEND_AS } from "./sender.js";
 import { isEmptyForTelegram, trimLikeTelegram } from "./telegram-text.js";
 
 /** Telegram's limit on a message text, in UTF-16 code units (what JS `length` counts). */
@@ -52,6 +53,20 @@ export const draftPayloadSchema = z.strictObject({
     .string()
     .min(1, "must not be empty")
     .max(128)
+    .nullable()
+    .optional()
+    .transform((v) => v ?? null),
+  /** Who sends it (contract v3): the bot (default), the owner's own account, or the owner where Telegram allows it. */
+  send_as: z
+    .enum(SEND_AS, { error: `must be one of ${SEND_AS.map((s) => `"${s}"`).join(", ")}` })
+    .nullable()
+    .optional()
+    .transform((v) => v ?? "bot"),
+  /** A message in the destination chat that the draft answers; the send replies to it. */
+  reply_to_message_id: z
+    .number()
+    .int()
+    .positive()
     .nullable()
     .optional()
     .transform((v) => v ?? null),

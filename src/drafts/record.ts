@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { audienceSchema } from "./audience.js";
+import { answeringSchema, SEND_AS, SENDER_KINDS, senderSchema } from "./sender.js";
 import { STATUSES } from "./status.js";
 
 /** The swarm roles allowed to draft. */
@@ -38,13 +39,16 @@ export const approvalSchema = z.object({
   text_version: z.number().int().positive().optional(),
   /** The status before the approval: where an undo within UNDO_WINDOW returns the draft. */
   before: z.enum(["pending", "deferred", "halted"]).optional(),
+  /** The identity approved (what the post showed); older lines have none: the bot. */
+  sender: z.enum(SENDER_KINDS).optional(),
 });
 /** A reviewer's recorded approval. */
 export type Approval = z.infer<typeof approvalSchema>;
 
 /** What redaction removed before the draft was stored (counts per kind). */
 export const redactionSchema = z.object({
-  mode: z.enum(["redact", "off"]),
+  /** `reviewer`: the text is a reviewer's own (an ✏️ edit), which is not redacted (contract v3). */
+  mode: z.enum(["redact", "off", "reviewer"]),
   removed: z.record(z.string(), z.number().int().nonnegative()),
   /** What each removed piece was, recognisably but not shown ("phone ending 678"); absent on older lines. */
   hints: z.array(z.string()).optional(),
@@ -57,7 +61,7 @@ export type RedactionSummary = z.infer<typeof redactionSchema>;
  * line of `telegram_drafts.jsonl`; the last line of a `draft_id` is its state.
  * Times are ISO-8601 UTC strings.
  */
-export const draftRecordSchema = z.object({
+const draftRecordFields = z.object({
   draft_id: z.string().min(1),
   /** Increases by one with every change of this draft. */
   version: z.number().int().positive(),
@@ -95,8 +99,20 @@ export const draftRecordSchema = z.object({
   previous_text: z.string().nullable().default(null),
   /** While an approval waits out UNDO_WINDOW: when the send may start (ISO-8601 UTC). Null otherwise. */
   send_after: z.string().nullable().default(null),
+  /**
+   * While a `revise` can still be undone (UNDO_WINDOW after it): until when, and the status an undo
+   * returns the draft to. Null otherwise (older lines have none).
+   */
+  revise_undo: z
+    .object({ until: z.string(), before: z.enum(["pending", "deferred", "halted"]) })
+    .nullable()
+    .default(null),
+  /** When the last decision was undone (↩️): the post says so while the draft awaits a decision again. Null otherwise. */
+  undone_at: z.string().nullable().default(null),
   /** The earlier draft this one replaces (payload `revises`). */
   revises: z.string().nullable().default(null),
+  /** The review post of the draft named by `revises` (in the same review chat): this draft's post replies to it. */
+  revises_post: z.number().int().nullable().default(null),
   /** The revision note of the draft named by `revises`, quoted on this draft's review post. */
   revises_note: z.string().nullable().default(null),
   /** Where the draft named by `revises` was to go, when this one goes elsewhere: the post says so. */
@@ -113,7 +129,25 @@ export const draftRecordSchema = z.object({
    * posts, sends, lists, counts or matches a decision to such a draft; it lets it expire quietly.
    */
   test_mode: z.boolean().default(false),
+  /** What the payload asked for (contract v3); older lines: the bot. */
+  send_as: z.enum(SEND_AS).default("bot"),
+  /** The message in the destination chat that the draft answers; the send replies to it. */
+  reply_to_message_id: z.number().int().nullable().default(null),
+  /** The identity it goes out as, decided when it is posted; null on older lines (the bot). */
+  sender: senderSchema.nullable().default(null),
+  /** The message it answers, as the daemon saw it, quoted on the review post; null when not seen. */
+  answering: answeringSchema.nullable().default(null),
+  /** Who it went out as, once sent. */
+  sent_as: z.enum(SENDER_KINDS).nullable().default(null),
 });
+
+/**
+ * The whole record of one draft, read back. A draft sent before `sent_as`
+ * existed went out as the bot: its old lines say so once read.
+ */
+export const draftRecordSchema = draftRecordFields.transform((r) =>
+  r.status === "sent" && r.sent_as === null ? { ...r, sent_as: "bot" as const } : r,
+);
 
 /** The whole record of one draft, as stored. */
 export type DraftRecord = z.infer<typeof draftRecordSchema>;

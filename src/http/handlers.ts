@@ -11,7 +11,12 @@ import { storeWriteFailure } from "./write-failure.js";
 
 /** The daemon's health as the API uses it (DaemonHealth fits). */
 export interface ApiHealth {
-  check(): Promise<{ readonly ok: boolean; readonly reasons: readonly string[]; readonly warnings?: readonly string[] }>;
+  check(): Promise<{
+    readonly ok: boolean;
+    readonly reasons: readonly string[];
+    readonly warnings?: readonly string[];
+    readonly business?: object;
+  }>;
   /** Told when a submission could not be written. */
   storeFailed(cause: string): void;
 }
@@ -151,7 +156,8 @@ export async function postOwnerSwitch(deps: HandlerDeps, ctx: RequestContext): P
 export async function healthz(deps: HandlerDeps): Promise<JsonReply> {
   const health = (await deps.health?.check()) ?? { ok: true, reasons: [] };
   const warnings = health.warnings !== undefined && health.warnings.length > 0 ? { warnings: health.warnings } : {};
-  return health.ok ? reply(200, { ok: true, ...warnings }) : reply(503, { ok: false, reasons: health.reasons, ...warnings });
+  const extra = { ...warnings, ...(health.business ? { business: health.business } : {}) };
+  return health.ok ? reply(200, { ok: true, ...extra }) : reply(503, { ok: false, reasons: health.reasons, ...extra });
 }
 
 /** A query parameter as a whole number in [min, max], its default when absent, or an error message. */

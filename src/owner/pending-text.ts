@@ -1,3 +1,4 @@
+import type { InlineKeyboardMarkup } from "grammy/types";
 import type { DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
 import { localWhenRelative, shortAge } from "./local-time.js";
@@ -24,10 +25,10 @@ function destinationName(d: PendingDraft): string {
   return `${a.username !== null && a.kind !== "private" ? "⚠️ " : ""}“${a.title}”`;
 }
 
-/** At most this many drafts are listed; the rest are counted. */
-export const MAX_LISTED = 15;
+/** At most this many drafts are listed on one page of /pending; the rest are on the next pages. */
+export const PAGE_SIZE = 8;
 
-/** The listed lines stop before they pass this many characters, so the answer is one message (Telegram: 4096). */
+/** The listed lines of a page stop before they pass this many characters, so a page is one message (Telegram: 4096). */
 export const LISTED_CHARS = 3_400;
 
 /**
@@ -44,41 +45,102 @@ function preview(text: string): string {
   return flat.length <= 40 ? flat : `${flat.slice(0, 39)}…`;
 }
 
-function line(d: PendingDraft, nowMs: number, timeZone: string | undefined): string {
+function line(d: PendingDraft, n: number, nowMs: number, timeZone: string | undefined): string {
   const where = d.destination_thread_id === null ? destinationName(d) : `${destinationName(d)} (topic ${d.destination_thread_id})`;
   const age = shortAge(nowMs - Date.parse(d.drafted_at));
   const expires = localWhenRelative(Date.parse(d.expires_at), nowMs, timeZone);
-  const link =
-    d.review_message_id === null
-      ? "not posted yet"
-      : (reviewLink(d.review_chat_id ?? "", d.review_message_id) ?? `message ${d.review_message_id}`);
-  return `• ${d.drafted_by_role} → ${where} · ${d.status} · ${age} old, expires ${expires} · ${link}\n  “${preview(d.draft_text)}”`;
+  // A supergroup's post has a link; elsewhere the numbered button below leads to it (Telegram shows no message numbers).
+  const link = d.review_message_id === null ? " · not posted yet" : reviewLinkSuffix(d.review_chat_id ?? "", d.review_message_id);
+  return `${n}. ${d.drafted_by_role} → ${where} · ${d.status} · ${age} old, expires ${expires}${link}\n   “${preview(d.draft_text)}”`;
+}
+
+function reviewLinkSuffix(chatId: string, messageId: number): string {
+  const link = reviewLink(chatId, messageId);
+  return link === null ? "" : ` · ${link}`;
+}
+
+/** Callback data of a /pending button: go to a draft's post, or show a page. */
+export type PendingTap = { readonly kind: "goto"; readonly draftId: string } | { readonly kind: "page"; readonly page: number };
+
+/** The callback data of a /pending button. */
+export function pendingTapData(tap: PendingTap): string {
+  return tap.kind === "goto" ? `pending:goto:${tap.draftId}` : `pending:page:${tap.page}`;
+}
+
+/** The callback data pattern of /pending's buttons (untrusted: read back with readPendingTap). */
+export const PENDING_TAP_PATTERN = /^pending:(goto|page):([A-Za-z0-9_-]{1,56})$/;
+
+/** Reads a /pending button's data back, or null. */
+export function readPendingTap(data: string | undefined): PendingTap | null {
+  const m = PENDING_TAP_PATTERN.exec(data ?? "");
+  if (!m) return null;
+  if (m[1] === "goto") return { kind: "goto", draftId: m[2]! };
+  const page = Number(m[2]);
+  return Number.isSafeInteger(page) && page >= 0 ? { kind: "page", page } : null;
+}
+
+/** One page of /pending: its text and its buttons (one per posted draft, then ◀ ▶). */
+export interface PendingPage {
+  readonly text: string;
+  readonly buttons: InlineKeyboardMarkup;
+}
+
+/** The drafts /pending lists: awaiting a decision (and queued ones not posted yet), oldest first. */
+function waitingDrafts(drafts: Iterable<PendingDraft>): PendingDraft[] {
+  return [...drafts]
+    .filter((d) => AWAITING_DECISION.has(d.status) || d.status === "queued")
+    .sort((a, b) => Date.parse(a.drafted_at) - Date.parse(b.drafted_at));
+}
+
+/** Splits the waiting drafts into pages of at most PAGE_SIZE drafts and LISTED_CHARS characters. */
+function pages(waiting: readonly PendingDraft[], nowMs: number, timeZone: string | undefined): PendingDraft[][] {
+  const out: PendingDraft[][] = [];
+  let page: PendingDraft[] = [];
+  let chars = 0;
+  waiting.forEach((d, i) => {
+    const l = line(d, i + 1, nowMs, timeZone).length + 1;
+    if (page.length === PAGE_SIZE || (page.length > 0 && chars + l > LISTED_CHARS)) {
+      out.push(page);
+      page = [];
+      chars = 0;
+    }
+    page.push(d);
+    chars += l;
+  });
+  if (page.length > 0) out.push(page);
+  return out;
 }
 
 /**
- * The /pending answer: drafts that wait for the owner (pending, deferred,
- * halted, and queued ones not posted yet), oldest first, each with its role,
- * destination, age and a link to its review post; always one message: past
- * MAX_LISTED drafts or LISTED_CHARS characters the rest are counted. Pure.
+ * One page of the /pending answer (`page` from 0, clamped): drafts that wait
+ * for the owner (pending, deferred, halted, and queued ones not posted yet),
+ * oldest first, numbered, each with its role, destination, age and expiry.
+ * Each posted draft has a numbered button that leads to its post (the bot
+ * answers with a reply to it: a tap on the quote jumps there, in a private
+ * chat too); ◀ and ▶ show the other pages. Pure.
  */
-export function pendingText(drafts: Iterable<PendingDraft>, nowMs: number, timeZone?: string): string {
-  const waiting = [...drafts]
-    .filter((d) => AWAITING_DECISION.has(d.status) || d.status === "queued")
-    .sort((a, b) => Date.parse(a.drafted_at) - Date.parse(b.drafted_at));
-  if (waiting.length === 0) return "Nothing awaits a decision.";
-  const shown: string[] = [];
-  let chars = 0;
-  for (const d of waiting.slice(0, MAX_LISTED)) {
-    const l = line(d, nowMs, timeZone);
-    if (chars + l.length + 1 > LISTED_CHARS) break;
-    shown.push(l);
-    chars += l.length + 1;
-  }
-  const more = waiting.length - shown.length;
-  return [
-    `${waiting.length} draft${waiting.length === 1 ? "" : "s"} awaiting a decision (oldest first):`,
-    ...shown,
-    ...(more > 0 ? [`… and ${more} more: \`npx draft-review list --status pending\` shows them all.`] : []),
-    "Decide on a review message with 👍 send · 👎 revise · 😴 defer.",
+export function pendingPage(drafts: Iterable<PendingDraft>, nowMs: number, page = 0, timeZone?: string): PendingPage {
+  const waiting = waitingDrafts(drafts);
+  if (waiting.length === 0) return { text: "Nothing awaits a decision.", buttons: { inline_keyboard: [] } };
+  const all = pages(waiting, nowMs, timeZone);
+  const at = Math.min(Math.max(0, page), all.length - 1);
+  const first = all.slice(0, at).reduce((n, p) => n + p.length, 0);
+  const shown = all[at]!;
+  const of = all.length > 1 ? `, page ${at + 1} of ${all.length}` : "";
+  const text = [
+    `${waiting.length} draft${waiting.length === 1 ? "" : "s"} awaiting a decision (oldest first${of}):`,
+    ...shown.map((d, i) => line(d, first + i + 1, nowMs, timeZone)),
+    "Tap a number to go to its post, then decide there: 👍 send · 👎 revise · 😴 defer.",
   ].join("\n");
+  const goto = shown.flatMap((d, i) =>
+    d.review_message_id === null
+      ? []
+      : [{ text: `${first + i + 1} ↗`, callback_data: pendingTapData({ kind: "goto", draftId: d.draft_id }) }],
+  );
+  const nav = [
+    ...(at > 0 ? [{ text: "◀ Previous", callback_data: pendingTapData({ kind: "page", page: at - 1 }) }] : []),
+    ...(at < all.length - 1 ? [{ text: "Next ▶", callback_data: pendingTapData({ kind: "page", page: at + 1 }) }] : []),
+  ];
+  const rows = [goto.slice(0, 4), goto.slice(4), nav].filter((r) => r.length > 0);
+  return { text, buttons: { inline_keyboard: rows } };
 }

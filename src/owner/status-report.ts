@@ -2,6 +2,7 @@ import type { CallbackStatus } from "../callbacks/delivery.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { STATUSES, type DraftStatus } from "../drafts/status.js";
 import type { KillSwitchState } from "../send/kill-switch.js";
+import type { BusinessStatus } from "../business/owner-voice.js";
 import { localMinute, startOfLocalDay } from "./local-time.js";
 
 /** The statuses that are still moving: the queue depths /status reports. */
@@ -27,6 +28,8 @@ export interface StatusReport {
    * none since it started. Absent when no daemon made the report (the CLI reading the store).
    */
   readonly last_reaction_at?: string | null;
+  /** The owner's Telegram Business connection (drafts sent as him); absent when not known. */
+  readonly business?: BusinessStatus;
 }
 
 /** What the report is made from; every input is a value, so this is pure. */
@@ -40,6 +43,8 @@ export interface StatusInputs {
   readonly callbacks?: CallbackStatus | null;
   /** When a reaction last arrived (Clock ms), null for none yet; absent when not known (no daemon). */
   readonly lastReactionMs?: number | null;
+  /** The business connection as the daemon (or its file) has it; absent when not known. */
+  readonly business?: BusinessStatus;
 }
 
 /** Builds the status report: queue depths and today's counts from the drafts, the kill switch as checked. */
@@ -65,6 +70,7 @@ export function buildStatusReport(inputs: StatusInputs): StatusReport {
     ...(inputs.lastReactionMs === undefined
       ? {}
       : { last_reaction_at: inputs.lastReactionMs === null ? null : new Date(inputs.lastReactionMs).toISOString() }),
+    ...(inputs.business === undefined ? {} : { business: inputs.business }),
   };
 }
 
@@ -90,6 +96,7 @@ export function statusText(report: StatusReport): string {
     `Daily digest: ${report.digest_hour === null ? "off (set DIGEST_HOUR)" : `at ${String(report.digest_hour).padStart(2, "0")}:00`}`,
     ...(report.callbacks ? [callbacksLine(report.callbacks)] : []),
     ...(report.last_reaction_at === undefined ? [] : [reactionLine(report.last_reaction_at)]),
+    ...(report.business === undefined ? [] : [businessLine(report.business)]),
   ].join("\n");
 }
 
@@ -111,4 +118,14 @@ export function callbacksLine(c: CallbackStatus): string {
       ? ""
       : ` · last error: ${c.last_error}${c.next_attempt_at ? ` (next try ${localMinute(Date.parse(c.next_attempt_at))})` : ""}`;
   return `Callbacks to ${c.url}: ${waiting} (acknowledged up to #${c.acked_seq})${error}`;
+}
+
+/** One line about the owner's Telegram Business connection: whether drafts can go out as him, and its rights. */
+export function businessLine(b: BusinessStatus): string {
+  if (!b.connected) {
+    return "Telegram Business: not connected: drafts go out as the bot only (to send as you: Settings → Telegram Business → Chatbots, add this bot)";
+  }
+  const reply = b.can_reply ? "can reply ✅" : "can reply ❌ (give it the right to reply to messages)";
+  const chats = `${b.open_chats} chat${b.open_chats === 1 ? "" : "s"} open (wrote in the last 24 h)`;
+  return `Telegram Business: connected to ${b.user_name ?? b.user_id} · ${reply} · ${chats}`;
 }

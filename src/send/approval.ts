@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { DraftRecord } from "../drafts/record.js";
+import { senderKindOf } from "../drafts/sender.js";
 
 /** sha256 (hex) of a text, as UTF-8: what an approval binds to. */
 export function textSha256(text: string): string {
@@ -21,5 +22,7 @@ export function approvalProblem(draft: DraftRecord, reviewerIds: ReadonlySet<num
   if (approval.text_sha256 !== actual || draft.text_sha256 !== actual) {
     return "the text differs from the text that was approved";
   }
+  const approvedAs = approval.sender ?? "bot";
+  if (approvedAs !== senderKindOf(draft)) return `the approval was for sending as ${approvedAs}, not as ${senderKindOf(draft)}`;
   return null;
 }

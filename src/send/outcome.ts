@@ -20,4 +20,8 @@ export type SendMessageCall = (target: {
   readonly chatId: string;
   readonly threadId: number | null;
   readonly text: string;
+  /** Sends as the owner through this Telegram Business connection; absent or null: as the bot. */
+  readonly businessConnectionId?: string | null;
+  /** The message in the destination chat this one answers (sent as a reply; a missing one is no error). */
+  readonly replyToMessageId?: number | null;
 }) => Promise<SendCallOutcome>;

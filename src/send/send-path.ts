@@ -43,6 +43,11 @@ export interface SendPathOptions {
   readonly log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** Resolves the destination again before the call (audience-check.ts); absent: not checked. */
   readonly checkAudience?: AudienceCheck;
+  /**
+   * Why a draft approved to go out as the owner cannot go now (the business connection, its
+   * can_reply right, the 24 h window), or null; `fresh` asks Telegram first. Absent: no check.
+   */
+  readonly checkSender?: (draft: DraftRecord, fresh: boolean) => Promise<string | null>;
   /** How long an audience check Telegram does not answer is asked again before the draft is halted (default AUDIENCE_CHECK_BACKOFF). */
   readonly audienceBackoff?: Backoff;
   /** The wait before retrying a send Telegram never received (default SEND_BACKOFF). */
@@ -110,6 +115,8 @@ export class SendPath {
       return;
     }
     if (!(await this.audienceAllows(draft))) return;
+    const notAsOwner = await this.options.checkSender?.(draft, true);
+    if (notAsOwner) return this.haltNotAsOwner(draftId, notAsOwner);
     const intent = await ledger.apply(draftId, { type: "send_intent" });
     if (!intent.ok) {
       // Approved in time, but the send could not start before expires_at: it expires, unsent.
@@ -124,9 +131,16 @@ export class SendPath {
       await ledger.apply(draftId, { type: "halt", reason: haltedNow });
       return;
     }
+    // The owner's identity once more, from what the daemon knows (no network between intent and call).
+    const notAsOwnerNow = await this.options.checkSender?.(sending, false);
+    if (notAsOwnerNow) return this.haltNotAsOwner(draftId, notAsOwnerNow);
     const outcome = await this.options
-      .call({ chatId: sending.destination_chat_id, threadId: sending.destination_thread_id, text: sending.draft_text })
+      .call(sendTarget(sending))
       .catch((err: unknown) => ({ kind: "unknown" as const, reason: `unexpected error: ${(err as Error).message}` }));
+    if (outcome.kind === "refused" && sending.sender?.kind === "owner" && /BUSINESS/.test(outcome.reason)) {
+      this.attempts.delete(draftId);
+      return this.haltNotAsOwner(draftId, `Telegram refused to send as you (${outcome.reason})`);
+    }
 
     switch (outcome.kind) {
       case "ok":
@@ -158,6 +172,18 @@ export class SendPath {
         return this.retryLater(draftId, backoffMs(this.options.backoff ?? SEND_BACKOFF, tries));
       }
     }
+  }
+
+  /**
+   * The owner's identity cannot send this draft: it is not sent by any other
+   * identity. It becomes `halted` with the reason, and the reviewer is told
+   * in a reply to the post that carries "🤖 Send as the bot instead" (a new
+   * approval, judged on that message: see surfaces.ts).
+   */
+  private async haltNotAsOwner(draftId: string, why: string): Promise<void> {
+    const result = await this.options.ledger.apply(draftId, { type: "halt", reason: `not sent as you: ${why}` });
+    if (!result.ok) return;
+    this.options.ledger.runEffects([{ type: "offer_as_bot", draftId, text: notSentAsOwnerNotice(why) }]);
   }
 
   /**
@@ -242,4 +268,29 @@ export class SendPath {
     const wait = { cancel: () => clock.clearTimeout(handle) };
     this.waits.add(wait);
   }
+}
+
+/** What the reviewers are told when a draft cannot go out as the owner. */
+export function notSentAsOwnerNotice(why: string): string {
+  return (
+    `⛔ Not sent as you: ${why}. Nothing went out, and it is not sent as anyone else by itself. ` +
+    "Tap “🤖 Send as the bot instead” below to send it from the bot (that is a new approval), or 👍 on the post to try as you again."
+  );
+}
+
+/**
+ * Where and how a draft goes: as the owner through his connection, or as the
+ * bot; an answer replies to its message, except a draft the reviewer moved
+ * from the owner to the bot (that message id is of the owner's own chat).
+ */
+function sendTarget(d: DraftRecord): Parameters<SendMessageCall>[0] {
+  const asOwner = d.sender?.kind === "owner" ? d.sender.connection_id : null;
+  const movedToBot = d.sender?.kind === "bot" && d.send_as === "owner";
+  return {
+    chatId: d.destination_chat_id,
+    threadId: d.destination_thread_id,
+    text: d.draft_text,
+    businessConnectionId: asOwner,
+    replyToMessageId: movedToBot ? null : d.reply_to_message_id,
+  };
 }

@@ -53,10 +53,11 @@ export function addedDecision(
   return decisions[0]!;
 }
 
-/** The 👍 a reaction update took away (an undo within UNDO_WINDOW), or null. */
+/** The 👍 or 👎 a reaction update took away (an undo of the approval or the revise within UNDO_WINDOW), or null. */
 export function removedApproval(oldReaction: readonly ReactionType[], newReaction: readonly ReactionType[]): string | null {
   const after = new Set(emojisOf(newReaction));
-  return emojisOf(oldReaction).find((e) => !after.has(e) && decisionForEmoji(e) === "send") ?? null;
+  const undoable = (e: string) => decisionForEmoji(e) === "send" || decisionForEmoji(e) === "revise";
+  return emojisOf(oldReaction).find((e) => !after.has(e) && undoable(e)) ?? null;
 }
 
 /** Who acted on which review message, as Telegram's own ids say (never names or text). */
@@ -109,7 +110,7 @@ async function saved(o: DecisionHandlerOptions, messageId: number, work: () => P
   }
 }
 
-/** A reaction on a review message: an added 👍/👎/😴 decides; a 👍 taken away undoes an approval within UNDO_WINDOW. */
+/** A reaction on a review message: an added 👍/👎/😴 decides; a 👍 or 👎 taken away undoes it within UNDO_WINDOW. */
 export function reactionHandler(o: DecisionHandlerOptions) {
   return async (ctx: Context & { messageReaction: NonNullable<Context["messageReaction"]> }): Promise<void> => {
     const r = ctx.messageReaction;
@@ -143,6 +144,7 @@ const DONE: Record<ButtonAction, string> = {
   confirm: "Approved.",
   edit: "Reply to the message below with the new text.",
   undo: "Undone: the draft awaits your decision again.",
+  asbot: "Approved: it goes out as the bot.",
 };
 
 /** A button under a review post: a decision, ✏️ Edit or ↩️ Undo. Every callback query is answered. */
@@ -175,7 +177,14 @@ export function buttonHandler(o: DecisionHandlerOptions) {
       // A tap has no date: the moment it arrives, or unknown (null) when it waited while the daemon was down.
       if (data.action === "undo" || decision === null)
         return o.desk.undo(o.heldWhileDown?.(ctx.update.update_id) ? { ...request, actedAt: null } : request);
-      return o.desk.decide({ ...request, decision, confirmed: data.confirmed, actor: { ...actor, emoji: data.confirmed ? "✅" : null } });
+      const asBot = data.action === "asbot";
+      return o.desk.decide({
+        ...request,
+        decision,
+        confirmed: data.confirmed,
+        asBot,
+        actor: { ...actor, emoji: data.confirmed ? "✅" : asBot ? "🤖" : null },
+      });
     });
     if (outcome === null) return answer("Not saved: the daemon could not write to its disk. Try again later.");
     if (outcome.ok) return answer(DONE[data.action]);
@@ -218,6 +227,8 @@ export function replyHandler(o: DecisionHandlerOptions) {
     const outcome = await saved(o, target.message_id, () => {
       if (reply.kind === "edit") return o.desk.edit({ ...where, text: reply.text });
       if (reply.kind === "undo") return o.desk.undo({ ...where, actedAt: m.date * 1000 });
+      // "ok", "send": no note and no decision yet; the bot asks with buttons, as a reply to the reviewer's message.
+      if (reply.kind === "ask") return o.desk.askApproval({ ...where, note: reply.note, replyTo: m.message_id });
       return o.desk.decide({ ...where, decision: reply.decision, note: reply.note });
     });
     // A revision note is answered with who was told (its notify_roles).

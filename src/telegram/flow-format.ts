@@ -2,7 +2,7 @@ import type { InlineKeyboardButton, MessageEntity } from "grammy/types";
 import { TELEGRAM_TEXT_LIMIT } from "../drafts/payload.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
-import { compactWordDiff } from "./word-diff.js";
+import { richWordDiff, type RichDiff } from "./word-diff.js";
 
 /**
  * The review post's parts for edits, revisions and the undo window: which
@@ -34,7 +34,8 @@ function destinationName(d: { chat_id: string; thread_id: number | null; title: 
 export function versionLines(draft: DraftRecord): string {
   const lines: string[] = [];
   if (draft.revises !== null) {
-    lines.push(`🔁 New version of draft ${draft.revises}.`);
+    // The post replies to the earlier one: its quote is one tap from there (a draft id is nothing the owner can use).
+    lines.push(draft.revises_post === null ? "🔁 New version of an earlier draft." : "🔁 New version of the draft quoted above.");
     if (draft.revises_note) lines.push(`Your note: ${quote(draft.revises_note)}`);
     const from = draft.revises_destination;
     if (from !== null) {
@@ -44,10 +45,23 @@ export function versionLines(draft: DraftRecord): string {
   }
   if (draft.text_version > 1) lines.push(`✏️ Edited in review: version ${draft.text_version}.`);
   if (draft.previous_text !== null) {
-    const diff = compactWordDiff(draft.previous_text, draft.draft_text);
+    const diff = richWordDiff(draft.previous_text, draft.draft_text).text;
     lines.push(diff === "" ? "Changes: none in the words." : `Changes: ${diff}`);
   }
   return lines.join("\n");
+}
+
+/**
+ * The strikethrough and bold entities of the "Changes:" line in `header`
+ * (see versionLines), at their offsets there; none without a diff.
+ */
+export function diffEntities(draft: DraftRecord, header: string): RichDiff["entities"] {
+  if (draft.previous_text === null) return [];
+  const diff = richWordDiff(draft.previous_text, draft.draft_text);
+  const at = diff.text === "" ? -1 : header.indexOf(`Changes: ${diff.text}`);
+  if (at < 0) return [];
+  const start = at + "Changes: ".length;
+  return diff.entities.map((e) => ({ ...e, offset: e.offset + start }));
 }
 
 /** "👍 Approved · Sending at 14:03:12 · ↩️ Undo" while an approval waits out UNDO_WINDOW; null otherwise. */
@@ -61,10 +75,21 @@ export function flowCallbackData(action: "edit" | "undo", draftId: string): stri
   return `v1:${action}:${draftId}`;
 }
 
-/** The extra button rows: ✏️ Edit while a decision is awaited, ↩️ Undo while the undo window runs. */
-export function flowButtons(draft: DraftRecord): InlineKeyboardButton[][] {
+/** Until when a `revise` can be undone (ms), or null: not a revise, or its UNDO_WINDOW is over at `now`. */
+export function reviseUndoUntil(draft: DraftRecord, now: number): number | null {
+  if (draft.status !== "revise" || draft.revise_undo === null || draft.revised_by !== null) return null;
+  const until = Date.parse(draft.revise_undo.until);
+  return now < until ? until : null;
+}
+
+/**
+ * The extra button rows: ✏️ Edit while a decision is awaited, ↩️ Undo while
+ * an approval's or a revise's undo window runs (`now`, for the revise's).
+ */
+export function flowButtons(draft: DraftRecord, now?: number): InlineKeyboardButton[][] {
   if (AWAITING_DECISION.has(draft.status)) return [[{ text: "✏️ Edit", callback_data: flowCallbackData("edit", draft.draft_id) }]];
-  if (countdownLine(draft) !== null) return [[{ text: "↩️ Undo", callback_data: flowCallbackData("undo", draft.draft_id) }]];
+  const undoable = countdownLine(draft) !== null || (now !== undefined && reviseUndoUntil(draft, now) !== null);
+  if (undoable) return [[{ text: "↩️ Undo", callback_data: flowCallbackData("undo", draft.draft_id) }]];
   return [];
 }
 

@@ -4,8 +4,11 @@ import type { Update } from "grammy/types";
 import type { UpdateJournal } from "./update-journal.js";
 import { runInUpdate } from "./update-scope.js";
 
-/** The updates the daemon asks for. Telegram leaves reactions out unless named. */
-export const ALLOWED_UPDATES = ["message", "callback_query", "message_reaction"] as const;
+/**
+ * The updates the daemon asks for. Telegram leaves reactions out unless named;
+ * the business ones are the owner's connection and what people write to him.
+ */
+export const ALLOWED_UPDATES = ["message", "callback_query", "message_reaction", "business_connection", "business_message"] as const;
 
 /** The getUpdates call the runner polls with (already retrying and reporting as the caller wants). */
 export type FetchUpdates = (

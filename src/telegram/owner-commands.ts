@@ -5,7 +5,8 @@ import { formatDuration } from "../config/duration.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { KeyedQueue } from "../desk/keyed-queue.js";
 import { ownerHalt, ownerResume, type OwnerSwitchDeps } from "../owner/owner-switch.js";
-import { pendingText } from "../owner/pending-text.js";
+import { pendingPage } from "../owner/pending-text.js";
+import { pendingTaps } from "./pending-taps.js";
 import { killSwitchLine, statusText, type StatusReport } from "../owner/status-report.js";
 import { authorizeActor, type ActorFacts } from "../reactions/authorize.js";
 import { ownerHaltPresent, type KillSwitch } from "../send/kill-switch.js";
@@ -28,6 +29,8 @@ export interface OwnerCommandOptions {
   readonly reviewerIds: ReadonlySet<number>;
   /** Posts in the review chat within its rate limit (TelegramReviewChat.say), with buttons when given; resolves with the message id. */
   readonly say: (text: string, buttons?: InlineKeyboardMarkup) => Promise<unknown>;
+  /** Answers in the review chat as a reply to a message (a /pending number: a reply to that draft's post). */
+  readonly answer?: (text: string, replyTo: number) => Promise<void>;
   /** The decision surfaces (the desk's): a /resume confirmation is one. */
   readonly surfaces: Pick<DecisionSurfaces, "record" | "at" | "gate">;
   /** The daemon's audit log. */
@@ -52,6 +55,9 @@ export function helpText(deferForMs: number): string {
     "",
     `On a review message: 👍 send · 👎 revise · 😴 defer ${formatDuration(deferForMs)}.`,
     "The buttons under it do the same; a reply with ❌ or any text asks for a revision (the text is the note), ⏳ defers.",
+    "A reply that is only ok, yes, send or ✅ is no note: you are asked with buttons whether to send or to revise.",
+    "✏️ Edit (the button, or a reply starting with ✏️ and the new text) changes the draft's text before you decide.",
+    "↩️ Undo (the button, a reply `undo`, or taking your 👍 or 👎 away) takes a send or a revise back within the undo window.",
     "/halt is the same as `npx draft-review halt`; TAO_SWARM_ENABLED=0 in .env halts too, and /resume does not lift that.",
   ].join("\n");
 }
@@ -66,7 +72,7 @@ type Answer =
   | null;
 type Run = (ctx: Context) => Promise<Answer>;
 
-/** The owner's command handlers: the commands, and the confirmation taps, which must run before the decision handlers see the callback. */
+/** The owner's command handlers: the commands, and the taps (/resume confirmations, /pending's buttons), which must run before the decision handlers see the callback. */
 export interface OwnerCommandHandlers {
   readonly commands: Composer<Context>;
   readonly confirmations: Composer<Context>;
@@ -89,7 +95,10 @@ export function ownerCommands(options: OwnerCommandOptions): OwnerCommandHandler
   const actorOf = (ctx: Context) => ({ user_id: ctx.from?.id ?? null, channel: "command" as const, update_id: ctx.update.update_id });
 
   const runs: Record<string, Run> = {
-    pending: async () => pendingText(options.drafts(), options.now()),
+    pending: async () => {
+      const page = pendingPage(options.drafts(), options.now());
+      return page.buttons.inline_keyboard.length === 0 ? page.text : { text: page.text, buttons: page.buttons, sent: async () => {} };
+    },
     status: async () => statusText(await options.status()),
     help: async () => helpText(options.deferForMs),
     report: (ctx) => reportAnswer(options, ctx.from?.id ?? 0),
@@ -132,6 +141,8 @@ export function ownerCommands(options: OwnerCommandOptions): OwnerCommandHandler
   );
 
   const taps = new Composer<Context>();
+  const pending = pendingTaps({ ...options, answer: options.answer ?? (async () => {}) });
+  taps.callbackQuery(pending.pattern, pending.handle);
   taps.callbackQuery(RESUME_PATTERN, async (ctx) => {
     const q = ctx.callbackQuery;
     const tell = (text: string) =>

@@ -7,7 +7,17 @@ import { isFinal } from "../drafts/status.js";
 import { isNotModified } from "./classify.js";
 import { linkPreviewFor } from "./link-preview.js";
 import { editPrompt, supersededText } from "./flow-format.js";
-import { confirmMessage, editedReviewText, reviewKeyboard, reviewPost, statusLine, type ReviewFormatOptions } from "./review-format.js";
+import {
+  asBotMarkup,
+  askMessage,
+  confirmMessage,
+  editedReviewText,
+  reminderText,
+  reviewKeyboard,
+  reviewPost,
+  statusLine,
+  type ReviewFormatOptions,
+} from "./review-format.js";
 import { BurstTracker } from "./burst-summary.js";
 import { LANE, REVIEW_CHAT_LIMITS, ReviewLane, type Lane, type ReviewChatLimits, type Turn } from "./review-lane.js";
 
@@ -60,6 +70,9 @@ export class TelegramReviewChat implements ReviewChat {
     const markup = reviewKeyboard({ ...draft, status: "pending" }, this.format);
     const preview = linkPreviewFor(draft.draft_text);
     const { api, chatId } = this.options;
+    // A new version (payload `revises`) replies to the earlier draft's post: its quote leads there.
+    const earlier =
+      draft.revises_post === null ? {} : { reply_parameters: { message_id: draft.revises_post, allow_sending_without_reply: true } };
     const waiting = {};
     if (this.burst.add(waiting, draft.drafted_by_role)) void this.announceBurst();
     const message = await this.lane
@@ -72,11 +85,17 @@ export class TelegramReviewChat implements ReviewChat {
               entities: post.message.entities,
               link_preview_options: preview,
               reply_markup: markup,
+              ...earlier,
             }),
           );
         }
         const header = await this.attempt(turn, () =>
-          api.sendMessage(chatId, post.header.text, { ...this.where(), entities: post.header.entities, link_preview_options: NO_PREVIEW }),
+          api.sendMessage(chatId, post.header.text, {
+            ...this.where(),
+            entities: post.header.entities,
+            link_preview_options: NO_PREVIEW,
+            ...earlier,
+          }),
         );
         return this.attempt(turn, () =>
           api.sendMessage(chatId, post.draft.text, {
@@ -138,6 +157,43 @@ export class TelegramReviewChat implements ReviewChat {
   async askConfirmation(draft: DraftRecord): Promise<number> {
     const { text, markup } = confirmMessage(draft);
     return this.replyTo(draft, LANE.answer, text, markup);
+  }
+
+  /** The notice of a draft the owner's identity could not send, with "🤖 Send as the bot instead", as a reply to the review post. */
+  async offerAsBot(draft: DraftRecord, text: string): Promise<number> {
+    return this.replyTo(draft, LANE.notice, text, asBotMarkup(draft));
+  }
+
+  /** Asks what a reply "ok" meant, as a reply to it, ahead of queued posts (see askMessage). */
+  async askApproval(draft: DraftRecord, note: string, replyTo: number): Promise<number> {
+    const { text, markup } = askMessage(draft, note);
+    const message = await this.once(LANE.answer, () =>
+      this.options.api.sendMessage(draft.review_chat_id ?? this.options.chatId, text, {
+        ...this.where(),
+        link_preview_options: NO_PREVIEW,
+        reply_markup: markup,
+        reply_parameters: { message_id: replyTo, allow_sending_without_reply: true },
+      }),
+    );
+    return message.message_id;
+  }
+
+  /** The REMIND_BEFORE reminder, as a reply to the draft's post (a reply notifies; an edit does not). */
+  async remind(draft: DraftRecord): Promise<string> {
+    const text = reminderText(draft, this.format);
+    await this.replyTo(draft, LANE.notice, text);
+    return text;
+  }
+
+  /** Takes the buttons off a question answered once ("✅ Yes, send", the question a reply "ok" got). */
+  async clearButtons(chatId: string, messageId: number): Promise<void> {
+    try {
+      await this.once(LANE.answer, () =>
+        this.options.api.editMessageReplyMarkup(chatId, messageId, { reply_markup: { inline_keyboard: [] } }),
+      );
+    } catch (err) {
+      if (!isNotModified(err)) throw err;
+    }
   }
 
   /** Sends a message of the daemon's own (a command's answer, a refusal, a confirmation) ahead of queued review posts. */

@@ -8,7 +8,8 @@ import { hintsText } from "../redact/hints.js";
 import { audienceLine, confirmQuestion, count, shortDestination } from "./audience-text.js";
 import { draftEntities, shiftEntities } from "./draft-entities.js";
 import { countInvisible } from "./invisible.js";
-import { clockTime, countdownLine, flowButtons, versionLines } from "./flow-format.js";
+import { clockTime, countdownLine, diffEntities, flowButtons, reviseUndoUntil, versionLines } from "./flow-format.js";
+import { answeringBlock, sendButtonText, senderLine } from "../business/sender-text.js";
 
 /** What the review post says besides the draft itself. */
 export interface ReviewFormatOptions {
@@ -39,12 +40,15 @@ function redactionLine(draft: DraftRecord): string | null {
   const r = draft.redaction;
   if (r === null) return null;
   if (r.mode === "off") return "⚠️ PII redaction is off: the text has not been checked for personal data.";
+  // A reviewer's own text (an ✏️ edit) is not redacted: nothing to say.
+  if (r.mode === "reviewer") return null;
   const parts = Object.entries(r.removed)
     .filter(([, n]) => n > 0)
     .map(([kind, n]) => `${n} ${kind}`);
   if (parts.length === 0) return null;
   const total = Object.values(r.removed).reduce((a, b) => a + b, 0);
-  return `🔒 ${total} item${total === 1 ? "" : "s"} removed: ${parts.join(", ")}${redactionHints(r)}`;
+  const restore = settled(draft) ? "" : " ✏️ Edit to restore.";
+  return `🔒 ${total} item${total === 1 ? "" : "s"} removed: ${parts.join(", ")}${redactionHints(r)}.${restore}`;
 }
 
 /** " (phone ending 678, email at northwind.io)": what was removed, recognisable without being shown. */
@@ -61,14 +65,24 @@ export function invisibleLine(text: string): string | null {
 
 /** The header's lines: who drafted it, who will read it, when it expires, what redaction removed, hidden characters. */
 export function reviewHeaderLines(draft: DraftRecord, options: ReviewFormatOptions): string[] {
+  const open = !settled(draft);
   const lines = [
     `✏️ DRAFT (${draft.drafted_by_role}) — for ${audienceLine(draft)}`,
-    `Expires ${localWhenRelative(Date.parse(draft.expires_at), options.now(), options.timeZone)}, unless decided.`,
+    senderLine(draft, options.now()),
+    open ? `Expires ${localWhenRelative(Date.parse(draft.expires_at), options.now(), options.timeZone)}, unless decided.` : null,
     redactionLine(draft),
     invisibleLine(draft.draft_text),
     versionLines(draft) || null,
   ];
   return lines.filter((l): l is string => l !== null);
+}
+
+/**
+ * True once a draft is decided (approved, sending or final): its post no longer
+ * says when it expires nor lists the decisions, and takes no decision.
+ */
+export function settled(draft: Pick<DraftRecord, "status">): boolean {
+  return !AWAITING_DECISION.has(draft.status) && draft.status !== "queued";
 }
 
 /** The header, as one text. */
@@ -87,16 +101,29 @@ export function reviewFooter(options: ReviewFormatOptions): string {
  * draft-entities.ts); nothing is sent with a parse_mode.
  */
 export function reviewPost(draft: DraftRecord, options: ReviewFormatOptions): ReviewPostText {
-  const header = reviewHeader(draft, options);
-  const footer = reviewFooter(options);
-  const text = `${header}\n${draft.draft_text}\n${footer}`;
+  const lines = reviewHeader(draft, options);
+  // The message it answers, quoted as data under the header (src/business/sender-text.ts).
+  const answering = answeringBlock(draft, lines.length, options.now(), options.timeZone);
+  const header = lines + answering.text;
+  // Once decided, the post shows the outcome and the draft, and no legend of decisions it no longer takes.
+  const footer = settled(draft) ? null : reviewFooter(options);
+  const text = footer === null ? `${header}\n${draft.draft_text}` : `${header}\n${draft.draft_text}\n${footer}`;
   if (text.length <= TELEGRAM_TEXT_LIMIT) {
-    return { kind: "single", message: { text, entities: draftEntities(header.length + 1, draft.draft_text) } };
+    return {
+      kind: "single",
+      message: {
+        text,
+        entities: [...answering.entities, ...diffEntities(draft, header), ...draftEntities(header.length + 1, draft.draft_text)],
+      },
+    };
   }
   const note = `⬇️ The draft (${count(draft.draft_text.length)} characters) is the reply to this message; decide on it there.`;
   return {
     kind: "split",
-    header: { text: `${header}\n${footer}\n${note}`, entities: [] },
+    header: {
+      text: [header, footer, note].filter((l) => l !== null).join("\n"),
+      entities: [...answering.entities, ...diffEntities(draft, header)],
+    },
     draft: { text: draft.draft_text, entities: draftEntities(0, draft.draft_text) },
   };
 }
@@ -107,9 +134,9 @@ export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions
   switch (draft.status) {
     case "queued":
     case "pending":
-      return "⏳ Awaiting your decision.";
+      return draft.undone_at === null ? "⏳ Awaiting your decision." : "↩️ Undone: the draft awaits your decision again.";
     case "deferred":
-      return `😴 Deferred until ${when(draft.expires_at)}.`;
+      return `${draft.undone_at === null ? "" : "↩️ Undone. "}😴 Deferred until ${when(draft.expires_at)}.`;
     case "approved":
       return countdownLine(draft, (ms) => clockTime(ms, options.timeZone)) ?? "👍 Approved — sending.";
     case "sending":
@@ -120,9 +147,12 @@ export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions
       return `⛔ Approved, but not sent: ${reason}. Approve again (👍) to send${killSwitch ? " once it is off" : ""}.`;
     }
     case "sent":
-      return `✅ Sent at ${when(draft.sent_at ?? draft.updated_at)}.`;
-    case "revise":
-      return draft.revision_note ? `✍️ Revise: ${draft.revision_note}` : "✍️ Sent back for revision.";
+      return `✅ Sent${draft.sent_as === "owner" ? " as you" : ""} at ${when(draft.sent_at ?? draft.updated_at)}.`;
+    case "revise": {
+      const undo = reviseUndoUntil(draft, options.now());
+      const line = draft.revision_note ? `✍️ Revise: ${draft.revision_note}` : "✍️ Sent back for revision.";
+      return undo === null ? line : `${line}\n↩️ Undo until ${clockTime(undo, options.timeZone)}`;
+    }
     case "expired":
       // An approval is kept when an approved draft expires: its send could not start in time.
       return draft.approval === null
@@ -135,8 +165,8 @@ export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions
   }
 }
 
-/** What a button asks for: a decision, the confirmation of a 👍 for a large audience, ✏️ Edit or ↩️ Undo. */
-export type ButtonAction = Decision | "confirm" | "edit" | "undo";
+/** What a button asks for: a decision, the confirmation of a 👍 for a large audience, ✏️ Edit, ↩️ Undo, or 🤖 send as the bot instead. */
+export type ButtonAction = Decision | "confirm" | "edit" | "undo" | "asbot";
 
 /** Callback data of a button: a version, the action, and the draft it was made for. */
 export function callbackData(action: ButtonAction, draftId: string): string {
@@ -147,11 +177,11 @@ export function callbackData(action: ButtonAction, draftId: string): string {
 export function readCallbackData(
   data: string | undefined,
 ): { action: ButtonAction; decision: Decision | null; draftId: string; confirmed: boolean } | null {
-  const m = /^v1:(send|revise|defer|confirm|edit|undo):([A-Za-z0-9_-]{1,56})$/.exec(data ?? "");
+  const m = /^v1:(send|revise|defer|confirm|edit|undo|asbot):([A-Za-z0-9_-]{1,56})$/.exec(data ?? "");
   if (!m) return null;
   const action = m[1] as ButtonAction;
   const confirmed = action === "confirm";
-  const decision = confirmed ? "send" : action === "edit" || action === "undo" ? null : action;
+  const decision = confirmed || action === "asbot" ? "send" : action === "edit" || action === "undo" ? null : action;
   return { action, decision, draftId: m[2]!, confirmed };
 }
 
@@ -160,13 +190,18 @@ export function readCallbackData(
  * The send button names the destination, so the message that carries the
  * decision says where it goes whatever the draft's text says.
  */
-export function reviewKeyboard(draft: DraftRecord, options: Pick<ReviewFormatOptions, "deferForMs">): InlineKeyboardMarkup {
-  if (!AWAITING_DECISION.has(draft.status) && draft.status !== "queued") return { inline_keyboard: flowButtons(draft) };
+export function reviewKeyboard(
+  draft: DraftRecord,
+  options: Pick<ReviewFormatOptions, "deferForMs"> & { now?: () => number },
+): InlineKeyboardMarkup {
+  if (settled(draft)) return { inline_keyboard: flowButtons(draft, options.now?.()) };
+  const destination = shortDestination(draft);
+  const send = sendButtonText(draft, destination) ?? `👍 Send to ${destination}`;
   return {
     inline_keyboard: [
-      [{ text: `👍 Send to ${shortDestination(draft)}`, callback_data: callbackData("send", draft.draft_id) }],
+      [{ text: send, callback_data: callbackData("send", draft.draft_id), style: "success" }],
       [
-        { text: "❌ Revise", callback_data: callbackData("revise", draft.draft_id) },
+        { text: "❌ Revise", callback_data: callbackData("revise", draft.draft_id), style: "danger" },
         { text: `⏳ +${formatDuration(options.deferForMs)}`, callback_data: callbackData("defer", draft.draft_id) },
         ...flowButtons({ ...draft, status: "pending" }).flat(),
       ],
@@ -180,8 +215,40 @@ export function confirmMessage(draft: DraftRecord): { text: string; markup: Inli
   const label = members === null || members === undefined ? "✅ Yes, send" : `✅ Yes, send to ${count(members)} members`;
   return {
     text: confirmQuestion(draft),
-    markup: { inline_keyboard: [[{ text: label, callback_data: callbackData("confirm", draft.draft_id) }]] },
+    markup: { inline_keyboard: [[{ text: label, callback_data: callbackData("confirm", draft.draft_id), style: "success" }]] },
   };
+}
+
+/**
+ * The REMIND_BEFORE reminder, sent as a reply to the draft's post so that it
+ * notifies: when the draft expires, and how to decide.
+ */
+export function reminderText(draft: DraftRecord, options: ReviewFormatOptions): string {
+  const when = localWhenRelative(Date.parse(draft.expires_at), options.now(), options.timeZone);
+  return `⏰ Reminder: this draft (${draft.drafted_by_role}, for ${shortDestination(draft)}) expires ${when} and is not sent unless you decide. ${reviewFooter(options)}.`;
+}
+
+/**
+ * The question a reply that is only an approval word ("ok") gets: what it
+ * meant, send or revise with that reply as the note. The reply is quoted as
+ * data (no parse_mode).
+ */
+export function askMessage(draft: DraftRecord, note: string): { text: string; markup: InlineKeyboardMarkup } {
+  const quoted = `“${note}”`;
+  return {
+    text: `You replied ${quoted}. Send the draft to ${shortDestination(draft)}, or send it back for revision with ${quoted} as the note? Nothing happens until you choose.`,
+    markup: {
+      inline_keyboard: [
+        [{ text: `👍 Send to ${shortDestination(draft)}`, callback_data: callbackData("send", draft.draft_id), style: "success" }],
+        [{ text: `✍️ Revise: ${quoted}`, callback_data: callbackData("revise", draft.draft_id), style: "danger" }],
+      ],
+    },
+  };
+}
+
+/** The button under the notice of a draft the owner's identity could not send (a new approval, as the bot). */
+export function asBotMarkup(draft: DraftRecord): InlineKeyboardMarkup {
+  return { inline_keyboard: [[{ text: "🤖 Send as the bot instead", callback_data: callbackData("asbot", draft.draft_id) }]] };
 }
 
 /**

@@ -6,14 +6,18 @@ import { linkPreviewFor } from "./link-preview.js";
 /**
  * The sendMessage call the send path makes: plain text (no parse_mode, so no
  * byte of the draft is read as markup), the destination's topic if any, and
- * the same link preview the review post showed (link-preview.ts).
+ * the same link preview the review post showed (link-preview.ts). As the
+ * owner it goes through his business connection; an answer replies to the
+ * message it answers (still sent if that message is gone).
  */
 export function telegramSendCall(api: Api): SendMessageCall {
-  return async ({ chatId, threadId, text }) => {
+  return async ({ chatId, threadId, text, businessConnectionId, replyToMessageId }) => {
     try {
       const message = await api.sendMessage(chatId, text, {
         link_preview_options: linkPreviewFor(text),
         ...(threadId === null ? {} : { message_thread_id: threadId }),
+        ...(businessConnectionId ? { business_connection_id: businessConnectionId } : {}),
+        ...(replyToMessageId ? { reply_parameters: { message_id: replyToMessageId, allow_sending_without_reply: true } } : {}),
       });
       return { kind: "ok", messageId: message.message_id };
     } catch (err) {

@@ -31,6 +31,14 @@ export const testCommandSchema = z.discriminatedUnion("cmd", [
   z.strictObject({ cmd: z.literal("advance"), by: z.string().optional() }),
   z.strictObject({ cmd: z.literal("get"), draft_id: z.string() }),
   z.strictObject({ cmd: z.literal("list"), status: z.string().optional() }),
+  // A person's message to the owner, through the business connection test mode assumes (with can_reply).
+  z.strictObject({
+    cmd: z.literal("business"),
+    from_id: z.number().int().positive(),
+    text: z.string().min(1),
+    ago: z.string().optional(),
+    name: z.string().min(1).optional(),
+  }),
 ]);
 
 /** A parsed test-mode command. */

@@ -43,6 +43,12 @@ export class FakeReviewChat implements ReviewChat {
     return messageId;
   }
 
+  async offerAsBot(draft: DraftRecord, text: string): Promise<number> {
+    const messageId = this.takeId();
+    this.log.debug({ draft_id: draft.draft_id, message_id: messageId, text }, "test mode: 🤖 send as the bot instead offered");
+    return messageId;
+  }
+
   async markSuperseded(draft: DraftRecord, reviewMessageId: number): Promise<void> {
     this.log.debug({ draft_id: draft.draft_id, review_message_id: reviewMessageId }, "test mode: review post replaced");
   }
@@ -55,6 +61,22 @@ export class FakeReviewChat implements ReviewChat {
 
   async answer(text: string, replyTo: number | null): Promise<void> {
     this.log.debug({ text, reply_to: replyTo }, "test mode: answer to the reviewer");
+  }
+
+  async askApproval(draft: DraftRecord, note: string, replyTo: number): Promise<number> {
+    const messageId = this.takeId();
+    this.log.debug({ draft_id: draft.draft_id, note, reply_to: replyTo, message_id: messageId }, "test mode: asked what a reply meant");
+    return messageId;
+  }
+
+  async remind(draft: DraftRecord): Promise<string> {
+    const text = `⏰ Reminder: draft ${draft.draft_id} expires at ${draft.expires_at}.`;
+    this.log.debug({ draft_id: draft.draft_id, text }, "test mode: reminder");
+    return text;
+  }
+
+  async clearButtons(chatId: string, messageId: number): Promise<void> {
+    this.log.debug({ chat_id: chatId, message_id: messageId }, "test mode: a used question loses its buttons");
   }
 
   /** A fresh message id, shared by review posts and simulated sends. */

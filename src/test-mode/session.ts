@@ -77,6 +77,9 @@ async function handle(command: TestCommand, o: TestSessionOptions): Promise<Answ
       const actor = actorOf(o, command.user_id, reply.emoji, "reply");
       if (reply.kind === "edit") return act(o, command.review_message_id, (where) => desk.edit({ ...where, actor, text: reply.text }));
       if (reply.kind === "undo") return act(o, command.review_message_id, (where) => desk.undo({ ...where, actor }));
+      // "ok" alone is no note: the draft stays as it is, and the bot asks (live: with buttons).
+      if (reply.kind === "ask")
+        return act(o, command.review_message_id, (where) => desk.askApproval({ ...where, actor, note: reply.note }));
       return decide(o, command.review_message_id, reply.decision, actor, reply.note);
     }
     case "edit": {
@@ -84,8 +87,9 @@ async function handle(command: TestCommand, o: TestSessionOptions): Promise<Answ
       return act(o, command.review_message_id, (where) => desk.edit({ ...where, actor, text: command.text }));
     }
     case "unreact": {
-      if (decisionForEmoji(command.emoji) !== "send")
-        return { error: `emoji: removing ${command.emoji} decides nothing; only removing 👍 undoes an approval` };
+      const undone = decisionForEmoji(command.emoji);
+      if (undone !== "send" && undone !== "revise")
+        return { error: `emoji: removing ${command.emoji} decides nothing; only removing 👍 or 👎 undoes a decision` };
       const actor = actorOf(o, command.user_id, command.emoji);
       return act(o, command.review_message_id, (where) => desk.undo({ ...where, actor }));
     }
@@ -112,6 +116,8 @@ async function handle(command: TestCommand, o: TestSessionOptions): Promise<Answ
       const draft = await desk.find(command.draft_id);
       return draft ? { ...draft } : { error: `draft_id: no draft ${command.draft_id}` };
     }
+    case "business":
+      return businessMessage(o, command);
     case "list": {
       const status = command.status;
       if (status !== undefined && !(STATUSES as readonly string[]).includes(status)) {
@@ -173,4 +179,22 @@ async function decide(
   if ("error" in answer) return answer;
   const { draft_id, status, refused } = answer;
   return refused === undefined ? { draft_id, status } : { draft_id, status, refused };
+}
+
+/**
+ * Test mode's `business`: a person's message to the owner, seen through the
+ * business connection test mode assumes (the reviewer's, with can_reply),
+ * dated `ago` before the simulated now. A draft with `send_as` can then answer it.
+ */
+async function businessMessage(o: TestSessionOptions, c: Extract<TestCommand, { cmd: "business" }>): Promise<Answer> {
+  const read = c.ago === undefined ? { ok: true as const, ms: 0 } : readDuration(c.ago);
+  if (!read.ok) return { error: `ago: ${read.error}` };
+  const agoMs = read.ms;
+  const { voice } = o.core;
+  const connection = voice.assume(o.defaultReviewerId);
+  const messageId = (voice.chats.chat(c.from_id)?.messages.at(-1)?.message_id ?? 0) + 1;
+  const at = o.clock.now() - agoMs;
+  const recorded = await voice.recordIncoming(c.from_id, { message_id: messageId, at, author: c.name ?? `User${c.from_id}`, text: c.text });
+  if (!recorded) return { error: "ago: the message would be older than 48 h; nothing older is kept" };
+  return { chat_id: c.from_id, message_id: messageId, at: new Date(at).toISOString(), business_connection_id: connection.id };
 }

@@ -76,6 +76,8 @@ describe("the audit schema", () => {
       revision_note: "Margot: check the numbers",
       reason: null,
       sent_message_id: null,
+      send_as: "bot",
+      sent_as: null,
     });
     expect(feedEventOf(4, envelope.ts, { ...entry, event: "undo" }).kind).toBe("undone");
   });

@@ -12,7 +12,7 @@ import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "../support/cli-process.js";
-import { freshDirs, TEST_API_TOKEN, type DaemonProcess } from "../support/daemon-process.js";
+import { eventually, freshDirs, TEST_API_TOKEN, type DaemonProcess } from "../support/daemon-process.js";
 import { OWNER, useLiveDaemon } from "../support/live-fixture.js";
 import { clockEnv } from "../support/clock-env.js";
 
@@ -42,6 +42,7 @@ describe("the Python client (clients/python/draft_review.py)", () => {
       const apiPort = await freePort();
       const figuresFile = join((await freshDirs()).cwd, "figures.json");
       let daemonEnv: Record<string, string> = {};
+      let business: string | undefined;
       const start = async () => {
         daemon = await live.start(
           { DRAFT_API_PORT: String(apiPort), UNDO_WINDOW: "0", TELEGRAM_RATE_SCALE: "10", CALLBACK_SECRET: SECRET, ...daemonEnv },
@@ -69,6 +70,21 @@ describe("the Python client (clients/python/draft_review.py)", () => {
             userId: OWNER,
             newEmojis: [String(b.emoji)],
           }),
+        // The owner connects the bot (once) and a person writes to him; answered once the daemon has seen it.
+        "POST /business/message": async (b) => {
+          business ??= live.double.connectBusiness({ userId: OWNER }).id;
+          const m = live.double.injectBusinessMessage({
+            connectionId: business,
+            fromId: Number(b.from_id),
+            text: String(b.text),
+            ageSeconds: Number(b.age_seconds ?? 0),
+            firstName: "Anna",
+          });
+          await eventually(async () => (await daemon!.request("GET", "/status")).body.business?.open_chats >= 1, 10_000, "seen");
+          return { message_id: m.messageId };
+        },
+        "POST /tap": async (b) =>
+          live.double.injectCallback({ chatId: OWNER, messageId: Number(b.review_message_id), userId: OWNER, data: String(b.data) }),
         "GET /review-chat": async () => ({
           messages: live.double
             .messages(OWNER)

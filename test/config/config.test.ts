@@ -98,6 +98,7 @@ describe("durations", () => {
     ["DEFER_FOR", "100000001d", "365d"],
     ["DRAFT_RETENTION", "3651d", "3650d"],
     ["UNDO_WINDOW", "61m", "1h"],
+    ["REMIND_BEFORE", "366d", "365d"],
   ])("refuses %s=%s naming the variable and the limit %s", (name, value, limit) => {
     expect(problems({ ...live, [name]: value })).toEqual([expect.stringMatching(new RegExp(`^${name} must be .*at most ${limit}\\b`))]);
   });
@@ -105,6 +106,15 @@ describe("durations", () => {
   it("formats as the operator writes", () => {
     expect(formatDuration(86_400_000)).toBe("24h");
     expect(formatDuration(90_000)).toBe("1m30s");
+  });
+});
+
+describe("REMIND_BEFORE", () => {
+  it("is an hour when unset, 0 turns it off, and anything else is a duration", () => {
+    expect(loadConfig(live).remindBeforeMs).toBe(3_600_000);
+    expect(loadConfig({ ...live, REMIND_BEFORE: "0" }).remindBeforeMs).toBe(0);
+    expect(loadConfig({ ...live, REMIND_BEFORE: "30m" }).remindBeforeMs).toBe(1_800_000);
+    expect(problems({ ...live, REMIND_BEFORE: "soon" })).toEqual([expect.stringMatching(/^REMIND_BEFORE must be a duration/)]);
   });
 });
 

@@ -66,7 +66,15 @@ describe("edit before approve", () => {
     });
     const fresh = post(v2.review_message_id)!;
     expect(fresh.text).toContain("✏️ Edited in review: version 2.");
-    expect(fresh.text).toContain("Changes: …team, see you [-Thursday-]{+Friday+} at 10.");
+    // The diff is our own text: removed words struck through, added ones bold (entities, no markup).
+    expect(fresh.text).toContain("Changes: …team, see you Thursday Friday at 10.");
+    const marked = (fresh.entities ?? []).map((e) => [e.type, fresh.text!.slice(e.offset, e.offset + e.length)]);
+    expect(marked).toEqual(
+      expect.arrayContaining([
+        ["strikethrough", "Thursday"],
+        ["bold", "Friday"],
+      ]),
+    );
     expect(fresh.text).toContain("\nHi team, see you Friday at 10.\n");
     expect(buttons(v2.review_message_id)).toContain("✏️ Edit");
     await eventually(() => post(a.review_message_id)?.text?.startsWith("✏️ Replaced by version 2"), 10_000, "old post marked replaced");
@@ -167,9 +175,20 @@ describe("revisions as a chain", () => {
     await eventually(async () => (await get(live.daemon, a.draft_id)).status === "revise");
     const b = await submitPosted(live.daemon, "Meeting: Friday 10:00, room 4.", { revises: a.draft_id });
     const text = post(b.review_message_id)!.text!;
-    expect(text).toContain(`🔁 New version of draft ${a.draft_id}.`);
+    // No draft id the owner cannot use: the new post replies to the earlier one, whose quote leads there.
+    expect(text).toContain("🔁 New version of the draft quoted above.");
+    expect(text).not.toContain(a.draft_id);
+    expect(live.double.messages(OWNER).find((m) => m.messageId === b.review_message_id)!.replyToMessageId).toBe(a.review_message_id);
     expect(text).toContain("Your note: “Shorter please, and say Friday”");
-    expect(text).toMatch(/Changes: .*\[-Dear all, the meeting is on Thursday at 10 in-\]\{\+Meeting: Friday 10:00,\+\} room 4\./);
+    expect(text).toMatch(/Changes: .*Dear all, the meeting is on Thursday at 10 in Meeting: Friday 10:00, room 4\./);
+    const entities = post(b.review_message_id)!.entities ?? [];
+    const marked = entities.map((e) => [e.type, text.slice(e.offset, e.offset + e.length)]);
+    expect(marked).toEqual(
+      expect.arrayContaining([
+        ["strikethrough", "Dear all, the meeting is on Thursday at 10 in"],
+        ["bold", "Meeting: Friday 10:00,"],
+      ]),
+    );
     expect(await get(live.daemon, a.draft_id)).toMatchObject({ status: "revise", revised_by: b.draft_id });
     expect(b).toMatchObject({ revises: a.draft_id, previous_text: "Dear all, the meeting is on Thursday at 10 in room 4." });
 
@@ -211,7 +230,11 @@ describe("undo window", () => {
     live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, oldEmojis: ["👍"], newEmojis: [] });
     await eventually(async () => (await get(live.daemon, a.draft_id)).status === "pending");
     expect(await get(live.daemon, a.draft_id)).toMatchObject({ approval: null, send_after: null });
-    await eventually(() => post(a.review_message_id)?.text?.startsWith("⏳ Awaiting your decision."), 10_000, "post awaits again");
+    await eventually(
+      () => post(a.review_message_id)?.text?.startsWith("↩️ Undone: the draft awaits your decision again."),
+      10_000,
+      "post awaits again",
+    );
     expect(buttons(a.review_message_id)).toContain("👍 Send");
     const undone = (await auditLines(live.daemon.harnessDir)).find((l) => l.kind === "transition" && l.event === "undo");
     expect(undone).toMatchObject({ from: "approved", to: "pending", channel: "reaction", user_id: OWNER });

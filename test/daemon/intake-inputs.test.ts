@@ -69,7 +69,7 @@ describe("revises", () => {
 
     const next = await submitPosted(daemon, "Dear all, Friday at 10.", { revises: old.draft_id });
     const text = (await eventually(() => post(next.review_message_id)?.text, 10_000, "the new post"))!;
-    expect(text).toContain(`🔁 New version of draft ${old.draft_id}.`);
+    expect(text).toContain("🔁 New version of the draft quoted above.");
     expect(text).toContain("Your note: “Say Friday”");
     expect(text).toMatch(/Changes: .*Friday/);
     expect(await get(daemon, old.draft_id)).toMatchObject({ status: "revise", revised_by: null });

@@ -40,7 +40,13 @@ describe("live daemon against the Bot API double", () => {
     expect(post!.text).toContain("✏️ DRAFT (Scribe) — for 👥 “Destination” · supergroup · 1 member");
     expect(post!.text).toContain(`\n${text}\n`);
     expect(JSON.stringify(post!.replyMarkup)).toContain("👍 Send");
-    expect(live.double.allowedUpdates).toEqual(["message", "callback_query", "message_reaction"]);
+    expect(live.double.allowedUpdates).toEqual([
+      "message",
+      "callback_query",
+      "message_reaction",
+      "business_connection",
+      "business_message",
+    ]);
 
     live.double.injectReaction({ chatId: OWNER, messageId: answer.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
     await eventually(() => toGroup().length === 1, 10_000, "the draft reaches the group");

@@ -75,9 +75,13 @@ describe("ReviewDesk", () => {
           showStatus = async () => {};
           notify = async (_d: unknown, text: string) => void notices.push(text);
           askConfirmation = async () => 2;
+          offerAsBot = async () => 3;
           markSuperseded = async () => {};
           promptEdit = async () => 1;
           answer = async () => {};
+          askApproval = async () => 3;
+          clearButtons = async () => {};
+          remind = async () => "reminder";
         })();
         void existing;
         return chat;

@@ -35,6 +35,29 @@ describe("judgeSurface: the one rule", () => {
     expect(no(state("decide"), { ...shown, identity: "owner" }, "decide")).toEqual({ ok: false, reason: "outdated_identity" });
   });
 
+  it("🤖 Send as the bot instead: only that tap, on the draft as the notice showed it (as the owner)", () => {
+    const asYou: Shown = { ...shown, identity: "owner:bc1:42" };
+    const offer = { ...surfaceLine("asbot", where, asYou), used: false };
+    expect(judgeSurface(offer, asYou, "asbot", { draftId: "d1" }, 0)).toEqual({ ok: true });
+    expect(judgeSurface(offer, asYou, "decide", {}, 0)).toEqual({ ok: false, reason: "wrong_surface" });
+    expect(judgeSurface(state("decide"), shown, "asbot", {}, 0)).toEqual({ ok: false, reason: "wrong_surface" });
+    expect(judgeSurface({ ...offer, used: true }, asYou, "asbot", {}, 0)).toEqual({ ok: false, reason: "surface_used" });
+    expect(judgeSurface(offer, { ...asYou, text_version: 3 }, "asbot", {}, 0)).toEqual({ ok: false, reason: "outdated_version" });
+    // Already moved to the bot: the offer is outdated.
+    expect(judgeSurface(offer, shown, "asbot", {}, 0)).toEqual({ ok: false, reason: "outdated_identity" });
+  });
+
+  it("the question a reply 'ok' gets: a decision on it counts once, only for what it showed, and it keeps the reply as its note", () => {
+    const ask = { ...surfaceLine("ask", { chatId: "100", messageId: 9 }, shown, { note: "ok" }), used: false };
+    expect(ask.note).toBe("ok");
+    // Not the review post: the live post check does not apply, what it showed does.
+    expect(judgeSurface(ask, shown, "decide", { draftId: "d1" }, 0)).toEqual({ ok: true });
+    expect(judgeSurface(ask, shown, "undo", {}, 0)).toEqual({ ok: false, reason: "wrong_surface" });
+    expect(judgeSurface(ask, { ...shown, text_version: 3 }, "decide", {}, 0)).toEqual({ ok: false, reason: "outdated_version" });
+    expect(judgeSurface(ask, { ...shown, audience: "aud-2" }, "decide", {}, 0)).toEqual({ ok: false, reason: "outdated_audience" });
+    expect(judgeSurface({ ...ask, used: true }, shown, "decide", {}, 0)).toEqual({ ok: false, reason: "surface_used" });
+  });
+
   it("a /resume confirmation: its own token, its halt, before it expires", () => {
     const resume = { ...surfaceLine("resume", where, shownOfHalt("halt-a"), { token: "t1", until: 100 }), used: false };
     expect(judgeSurface(resume, shownOfHalt("halt-a"), "resume", { token: "t1" }, 50)).toEqual({ ok: true });

@@ -34,7 +34,8 @@ const EXPECTED: Record<DraftStatus, Partial<Record<DraftEvent["type"], DraftStat
     revised: "sending",
   },
   sent: { revised: "sent" },
-  revise: { revised: "revise" },
+  // A revise without an undo window running (see "undo of a revise" below).
+  revise: { revised: "revise", undo: "refused:undo_closed" },
   expired: { revised: "expired" },
   failed: { revised: "failed" },
   outcome_unknown: { revised: "outcome_unknown" },
@@ -66,10 +67,13 @@ describe("transition: every (status, event) pair", () => {
     }
   }
 
-  it("lists no final status in the table, except for `revised`, which never changes a final status", () => {
+  it("lists no final status in the table, except for `revised`, which never changes a final status, and the undo of a revise", () => {
     for (const [type, handlers] of Object.entries(TRANSITIONS)) {
       if (type === "revised") continue;
-      for (const status of Object.keys(handlers)) expect(FINAL_STATUSES.has(status as DraftStatus)).toBe(false);
+      for (const status of Object.keys(handlers)) {
+        if (type === "undo" && status === "revise") continue;
+        expect(FINAL_STATUSES.has(status as DraftStatus)).toBe(false);
+      }
     }
     for (const status of FINAL_STATUSES) {
       const result = transition(draftIn(status), EVENTS.revised, T0);
@@ -290,5 +294,38 @@ describe("transition: edit, undo, revises (contract v2)", () => {
       draft: { status: "revise", reason: "superseded", revised_by: "d_later" },
       effects: [{ type: "show_status" }],
     });
+  });
+});
+
+describe("transition: undo of a revise (contract v3)", () => {
+  const revise = (undoMs: number): DraftEvent => ({
+    type: "decide",
+    decision: "revise",
+    actor: reviewer("reply", null),
+    note: "shorter",
+    deferMs: 0,
+    undoMs,
+  });
+
+  it("a revise with UNDO_WINDOW is revise at once, undoable until the window ends, and edits the post again then", () => {
+    const result = transition(draftIn("deferred"), revise(10_000), T0);
+    expect(result).toMatchObject({ ok: true, draft: { status: "revise", revise_undo: { before: "deferred" } } });
+    if (!result.ok) return;
+    expect(result.effects).toContainEqual({ type: "show_status_at", draftId: "d_test", at: T0 + 10_000 });
+    const undone = transition(result.draft, { type: "undo", actor: reviewer("reaction", null) }, T0 + 9_000);
+    expect(undone).toMatchObject({ ok: true, draft: { status: "deferred", revise_undo: null, revision_note: null } });
+    if (undone.ok) expect(undone.draft.undone_at).toBe(new Date(T0 + 9_000).toISOString());
+    expect(transition(result.draft, { type: "undo", actor: reviewer() }, T0 + 10_000)).toMatchObject({ ok: false, reason: "undo_closed" });
+  });
+
+  it("a revise without UNDO_WINDOW, or one a later draft replaces, cannot be undone", () => {
+    const once = transition(draftIn("pending"), revise(0), T0);
+    expect(once).toMatchObject({ ok: true, draft: { revise_undo: null } });
+    if (once.ok)
+      expect(transition(once.draft, { type: "undo", actor: reviewer() }, T0)).toMatchObject({ ok: false, reason: "undo_closed" });
+    const windowed = transition(draftIn("pending"), revise(10_000), T0);
+    if (!windowed.ok) throw new Error("revise refused");
+    const replaced = { ...windowed.draft, revised_by: "d_later" };
+    expect(transition(replaced, { type: "undo", actor: reviewer() }, T0 + 1)).toMatchObject({ ok: false, reason: "undo_closed" });
   });
 });

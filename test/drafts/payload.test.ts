@@ -12,7 +12,7 @@ const valid = {
 describe("parseDraftPayload", () => {
   it("accepts the contract's payload and fills optional fields with null", () => {
     const r = parseDraftPayload({ ...valid, destination_thread_id: undefined });
-    expect(r).toEqual({ ok: true, payload: { ...valid, revises: null, idempotency_key: null } });
+    expect(r).toEqual({ ok: true, payload: { ...valid, revises: null, idempotency_key: null, send_as: "bot", reply_to_message_id: null } });
   });
 
   it("accepts a numeric chat id and a public @username", () => {
@@ -48,5 +48,28 @@ describe("parseDraftPayload", () => {
     const over = parseDraftPayload({ ...valid, draft_text: emoji.repeat(2048) + "a" });
     expect(over).toMatchObject({ ok: false, field: "draft_text" });
     if (!over.ok) expect(over.error).toContain("4097");
+  });
+});
+
+describe("send_as and reply_to_message_id (contract v3)", () => {
+  const base = { draft_text: "Yes, 7 pm.", destination_chat_id: "7770003", drafted_by_role: "Scribe", originating_intent_id: "i" };
+
+  it("accepts bot, owner and auto, with a message to answer; bot by default", () => {
+    for (const send_as of ["bot", "owner", "auto"]) {
+      const r = parseDraftPayload({ ...base, send_as, reply_to_message_id: 12 });
+      expect(r.ok && [r.payload.send_as, r.payload.reply_to_message_id]).toEqual([send_as, 12]);
+    }
+    const r = parseDraftPayload(base);
+    expect(r.ok && [r.payload.send_as, r.payload.reply_to_message_id]).toEqual(["bot", null]);
+  });
+
+  it("refuses an unknown send_as or a malformed reply_to_message_id, naming the field", () => {
+    expect(parseDraftPayload({ ...base, send_as: "me" })).toEqual({
+      ok: false,
+      field: "send_as",
+      error: 'send_as: must be one of "bot", "owner", "auto"',
+    });
+    const bad = parseDraftPayload({ ...base, reply_to_message_id: "12" });
+    expect(bad.ok === false && bad.field).toBe("reply_to_message_id");
   });
 });

@@ -18,6 +18,18 @@ describe("ownerFeatures", () => {
       desk: { list: () => [sent] },
       killSwitch: { check: async () => ({ halted: false }) },
       audit: { append: async () => {} },
+      voice: {
+        status: () => ({
+          connected: false,
+          connection_id: null,
+          user_id: null,
+          user_name: null,
+          enabled: false,
+          can_reply: false,
+          checked_at: null,
+          open_chats: 0,
+        }),
+      },
     } as unknown as Core;
     const menus: unknown[] = [];
     const api = { setMyCommands: async (commands: unknown, other: unknown) => (menus.push({ commands, other }), true) } as unknown as Api;
@@ -32,7 +44,12 @@ describe("ownerFeatures", () => {
         other: { scope: { type: "chat", chat_id: "5550001" } },
       },
     ]);
-    expect(await owner.status()).toMatchObject({ mode: "test", digest_hour: 8, today: { counts: { sent: 1 } } });
+    expect(await owner.status()).toMatchObject({
+      mode: "test",
+      digest_hour: 8,
+      today: { counts: { sent: 1 } },
+      business: { connected: false },
+    });
 
     await clock.advance(H, () => new Promise((r) => setImmediate(r)));
     expect(said).toHaveLength(1);

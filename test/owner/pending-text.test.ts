@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { MAX_LISTED, pendingText, reviewLink, type PendingDraft } from "../../src/owner/pending-text.js";
+import { PAGE_SIZE, pendingPage, readPendingTap, reviewLink, type PendingDraft } from "../../src/owner/pending-text.js";
+
+const pendingText = (drafts: PendingDraft[], now: number, tz?: string) => pendingPage(drafts, now, 0, tz).text;
 
 const NOW = Date.parse("2030-01-02T12:00:00Z");
 const H = 3_600_000;
@@ -51,16 +53,17 @@ describe("pendingText", () => {
     );
     expect(text.split("\n")).toEqual([
       "4 drafts awaiting a decision (oldest first):",
-      "• CoS → -1001234567890 (topic 3) · deferred · 1d 6h old, expires tomorrow 10:00, in 22 h · message 7",
-      "  “Hi Anna, Thursday 10:00 works.”",
-      "• Scribe → -1001234567890 · halted · 3h old, expires tomorrow 10:00, in 22 h · https://t.me/c/9876543210/42",
-      "  “Hi Anna, Thursday 10:00 works.”",
-      "• Scribe → -1001234567890 · pending · 2h old, expires tomorrow 10:00, in 22 h · https://t.me/c/9876543210/42",
-      "  “Hi Anna, Thursday 10:00 works.”",
-      "• Scribe → -1001234567890 · queued · 1m old, expires tomorrow 10:00, in 22 h · not posted yet",
-      "  “Hi Anna, Thursday 10:00 works.”",
-      "Decide on a review message with 👍 send · 👎 revise · 😴 defer.",
+      "1. CoS → -1001234567890 (topic 3) · deferred · 1d 6h old, expires tomorrow 10:00, in 22 h",
+      "   “Hi Anna, Thursday 10:00 works.”",
+      "2. Scribe → -1001234567890 · halted · 3h old, expires tomorrow 10:00, in 22 h · https://t.me/c/9876543210/42",
+      "   “Hi Anna, Thursday 10:00 works.”",
+      "3. Scribe → -1001234567890 · pending · 2h old, expires tomorrow 10:00, in 22 h · https://t.me/c/9876543210/42",
+      "   “Hi Anna, Thursday 10:00 works.”",
+      "4. Scribe → -1001234567890 · queued · 1m old, expires tomorrow 10:00, in 22 h · not posted yet",
+      "   “Hi Anna, Thursday 10:00 works.”",
+      "Tap a number to go to its post, then decide there: 👍 send · 👎 revise · 😴 defer.",
     ]);
+    expect(text).not.toMatch(/message \d/);
   });
 
   it("names a resolved destination, ⚠️ when it is public", () => {
@@ -74,19 +77,25 @@ describe("pendingText", () => {
       problem: null,
       checked_at: "",
     };
-    expect(pendingText([draft({ audience })], NOW, "UTC")).toContain("• Scribe → ⚠️ “News” · pending");
+    expect(pendingText([draft({ audience })], NOW, "UTC")).toContain("1. Scribe → ⚠️ “News” · pending");
   });
 
-  it("says when nothing waits, and counts what it does not list", () => {
+  it("says when nothing waits; the rest are on pages with ◀ ▶ buttons; each posted draft has a numbered button", () => {
     expect(pendingText([draft({ status: "sent" })], NOW)).toBe("Nothing awaits a decision.");
-    const many = Array.from({ length: MAX_LISTED + 3 }, (_, i) => draft({ draft_id: `d_${i}`, draft_text: "x".repeat(300) }));
-    const text = pendingText(many, NOW);
-    expect(text).toContain(`${MAX_LISTED + 3} drafts awaiting a decision`);
-    expect(text).toContain("… and 3 more: `npx draft-review list --status pending` shows them all.");
-    expect(text.length).toBeLessThan(4096);
+    const many = Array.from({ length: PAGE_SIZE + 3 }, (_, i) => draft({ draft_id: `d_${i}`, draft_text: "x".repeat(300) }));
+    const first = pendingPage(many, NOW, 0);
+    expect(first.text).toContain(`${PAGE_SIZE + 3} drafts awaiting a decision (oldest first, page 1 of 2)`);
+    expect(first.text).not.toContain("npx draft-review");
+    const buttons = first.buttons.inline_keyboard.flat();
+    expect(buttons.map((b) => b.text)).toEqual([...Array.from({ length: PAGE_SIZE }, (_, i) => `${i + 1} ↗`), "Next ▶"]);
+    expect(readPendingTap((buttons[0] as { callback_data: string }).callback_data)).toEqual({ kind: "goto", draftId: "d_0" });
+    const second = pendingPage(many, NOW, 1);
+    expect(second.text).toContain(`${PAGE_SIZE + 1}. Scribe`);
+    expect(second.buttons.inline_keyboard.flat().map((b) => b.text)).toEqual(["9 ↗", "10 ↗", "11 ↗", "◀ Previous"]);
+    expect(pendingPage(many, NOW, 99).text).toContain("page 2 of 2");
   });
 
-  it("fits 80 drafts with long destinations and texts in one message, oldest first", () => {
+  it("keeps every page of 80 drafts with long destinations and texts within one message, oldest first", () => {
     const many = Array.from({ length: 80 }, (_, i) =>
       draft({
         draft_id: `d_${i}`,
@@ -98,8 +107,8 @@ describe("pendingText", () => {
     );
     const text = pendingText(many, NOW);
     expect(text.length).toBeLessThan(4096);
-    expect(text.split("\n")[0]).toBe("80 drafts awaiting a decision (oldest first):");
+    expect(text.split("\n")[0]).toBe("80 drafts awaiting a decision (oldest first, page 1 of 10):");
     expect(text.split("\n")[1]).toContain("@long_destination_name_0 ");
-    expect(text).toMatch(/… and \d+ more/);
+    for (let p = 0; p < 10; p++) expect(pendingPage(many, NOW, p).text.length).toBeLessThan(4096);
   });
 });

@@ -44,7 +44,8 @@ beforeAll(async () => {
   const before = join(root, "before", ".harness");
   const after = join(root, "after", ".harness");
   // An earlier pass, so the month file and the catalog exist before the pass under test replaces them.
-  let t = await openTestCore(before, { env: ENV, clock: new SimulatedClock(START) });
+  // Live drafts: the real daemon below leaves test mode's alone.
+  let t = await openTestCore(before, { env: ENV, clock: new SimulatedClock(START), live: true });
   const early = await submitRevised(t, "Archived in an earlier pass");
   await t.clock.advance(2 * HOUR);
   expect(await t.core.desk.archiveOld()).toBe(1);
@@ -53,7 +54,7 @@ beforeAll(async () => {
   await t.close();
   await cp(before, after, { recursive: true });
   // The pass under test: a start two hours later archives the three.
-  t = await openTestCore(after, { env: ENV, clock: new SimulatedClock(START + 4 * HOUR) });
+  t = await openTestCore(after, { env: ENV, clock: new SimulatedClock(START + 4 * HOUR), live: true });
   for (const id of moved) expect(t.core.store.latest.has(id)).toBe(false);
   await t.close();
   states = { before, after, moved, early, kept };

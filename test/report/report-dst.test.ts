@@ -110,11 +110,13 @@ describe.skipIf((!hasFaketime && process.env.CI !== "true") || process.env.FAKET
         expired: 0,
         edited: 1,
         undone: 1,
-        decision_p50_s: 3 * 3600,
+        decision_p50_s: expect.any(Number),
         decision_p90_s: expect.any(Number),
       });
+      // Within a second or two (the sessions start on the real clock, read to the millisecond): 3 h, not 4 h.
+      expect(Math.abs(report.roles.Scribe.decision_p50_s - 3 * 3600)).toBeLessThan(2);
       // The second draft: posted at a session's start, 👍 (undone) and 👍 again 3 h later, plus the real seconds between sessions.
-      expect(report.roles.Scribe.decision_p90_s).toBeGreaterThanOrEqual(3 * 3600);
+      expect(report.roles.Scribe.decision_p90_s).toBeGreaterThan(3 * 3600 - 2);
       expect(report.roles.Scribe.decision_p90_s).toBeLessThan(3 * 3600 + 30);
       expect(report.roles.CoS).toMatchObject({ drafts: 1, revise: 1, decision_p50_s: 3600, decision_p90_s: 3600 });
       expect(report.roles.Margot).toMatchObject({ drafts: 1, deferred: 1, expired: 1, decision_p50_s: null });

@@ -37,7 +37,15 @@ export interface TestCoreOptions {
   readonly audience: AudienceSource;
   /** Run resumeDrafts after opening (as the daemon does). Default true. */
   readonly resume: boolean;
+  /**
+   * Make live drafts (config in live mode, with test mode's edges): for fixtures a live daemon reads
+   * afterwards, which leaves drafts made in test mode alone. Default false: test mode's drafts.
+   */
+  readonly live: boolean;
 }
+
+/** A live-mode configuration for an in-process core: the edges stay test mode's, only the drafts are live. */
+const LIVE_ENV = { TELEGRAM_BOT_TOKEN: "123456789:in-process-core-token", REVIEW_CHAT_ID: "100000001" };
 
 /** Opens the real core (store, audit log, desk, send path) on `dir`. */
 export async function openTestCore(dir?: string, options: Partial<TestCoreOptions> = {}): Promise<TestCore> {
@@ -45,7 +53,8 @@ export async function openTestCore(dir?: string, options: Partial<TestCoreOption
   // Dated from now: a real daemon may read these files afterwards, on the real clock.
   const clock = options.clock ?? new SimulatedClock(wallClockNow());
   // UNDO_WINDOW=0 unless a test sets it: most tests look at what happens after the send.
-  const config = loadConfig({ TAO_DRAFT_REVIEW_TEST: "1", HARNESS_DIR: harness, UNDO_WINDOW: "0", ...options.env });
+  const mode = options.live === true ? LIVE_ENV : { TAO_DRAFT_REVIEW_TEST: "1" };
+  const config = loadConfig({ ...mode, HARNESS_DIR: harness, UNDO_WINDOW: "0", ...options.env });
   const sends: Array<{ chatId: string; text: string }> = [];
   let nextId = 9000;
   const log = pino({ level: "silent" });

@@ -12,6 +12,14 @@
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import type { Message, Update, UserFromGetMe } from "grammy/types";
+import {
+  changeBusiness,
+  connectBusiness,
+  injectBusinessMessage,
+  revokeBusiness,
+  type BusinessConnectInjection,
+  type BusinessMessageInjection,
+} from "./business.js";
 import { FaultPlan } from "./faults.js";
 import { injectCallback, injectMessage, injectReaction, type Injected } from "./inject.js";
 import { CallJournal, type CallListener } from "./journal.js";
@@ -55,6 +63,14 @@ export interface TelegramDouble {
   injectCallback(o: CallbackInjection): Injected;
   /** A message update from a user, stored under the chat's next message_id. */
   injectMessage(o: MessageInjection): Injected;
+  /** A user connects the bot to their account under Telegram Business: a business_connection update; returns the connection id. */
+  connectBusiness(o: BusinessConnectInjection): { id: string; injected: Injected };
+  /** The user pauses or resumes the connection, or changes its can_reply right: a business_connection update. */
+  changeBusiness(id: string, change: { enabled?: boolean; canReply?: boolean }): Injected;
+  /** The user removes the bot from their account: a business_connection update with is_enabled false; the id is unknown after. */
+  revokeBusiness(id: string): Injected;
+  /** A business_message update: a person wrote to the connected account (dated `ageSeconds` ago). */
+  injectBusinessMessage(o: BusinessMessageInjection): Injected & { messageId: number };
   /** The next `spec.times` (default 1) calls of `method` fail with this error and do nothing else. */
   failNext(method: string, spec: FailSpec): void;
   /** The next `times` calls of `method` wait `ms` first. A client giving up meanwhile does not stop the call. */
@@ -134,6 +150,7 @@ export async function startTelegramDouble(options: TelegramDoubleOptions = {}): 
     openCallbacks: new Set(),
     commands: new Map(),
     limiter: limiterFor(options.rateLimits),
+    business: new Map(),
   };
   state.updates.webhookUrl = options.webhookUrl;
   for (const chat of options.chats ?? []) state.world.addChat(chat);
@@ -171,6 +188,10 @@ function facade({ url, token, bot, state, faults, journal, api }: Parts): Telegr
     injectReaction: (o) => injectReaction(state, o),
     injectCallback: (o) => injectCallback(state, o),
     injectMessage: (o) => injectMessage(state, o),
+    connectBusiness: (o) => connectBusiness(state, o),
+    changeBusiness: (id, change) => changeBusiness(state, id, change),
+    revokeBusiness: (id) => revokeBusiness(state, id),
+    injectBusinessMessage: (o) => injectBusinessMessage(state, o),
     failNext: (method, spec) => faults.failNext(method, spec),
     delayNext: (method, ms, times) => faults.delayNext(method, ms, times),
     dropResponseAfterAccept: (method, times) => faults.dropResponseAfterAccept(method, times),
@@ -205,6 +226,12 @@ function facade({ url, token, bot, state, faults, journal, api }: Parts): Telegr
 }
 
 export type { Injected } from "./inject.js";
+export {
+  BUSINESS_ERRORS,
+  BUSINESS_REPLY_WINDOW_SECONDS,
+  type BusinessConnectInjection,
+  type BusinessMessageInjection,
+} from "./business.js";
 export type { CallListener } from "./journal.js";
 export { NOT_DELIVERED_BY_DEFAULT } from "./updates.js";
 export { REACTION_EMOJI } from "./reactions.js";

@@ -100,6 +100,8 @@ export interface SentMessage {
   /** The link_preview_options given, if any. */
   linkPreview: LinkPreviewOptions | undefined;
   replyToMessageId: number | undefined;
+  /** Set when sent on behalf of a business account (sendMessage with business_connection_id). */
+  businessConnectionId?: string;
   /** Milliseconds since the epoch when the double accepted it. */
   at: number;
   /** The Message object that was (or would have been) returned. */

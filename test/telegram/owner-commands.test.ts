@@ -79,8 +79,8 @@ describe("owner commands in the review chat (live daemon against the double)", (
     ).toHaveLength(0);
 
     const pending = await command("/pending", /awaiting a decision/);
-    expect(pending).toContain("• Scribe → “Destination” · halted · ");
-    expect(pending).toContain(`· message ${draft.review_message_id}`);
+    expect(pending).toContain("1. Scribe → “Destination” · halted · ");
+    expect(pending).not.toContain(`message ${draft.review_message_id}`);
 
     const api = (await live.daemon.request("GET", "/status")).body;
     expect(api).toMatchObject({ mode: "live", kill_switch: { halted: true }, queue: { halted: 1 } });
@@ -101,7 +101,11 @@ describe("owner commands in the review chat (live daemon against the double)", (
     live.double.injectReaction({ chatId: OWNER, messageId: draft.review_message_id, userId: OWNER, oldEmojis: ["👍"], newEmojis: [] });
     live.double.injectReaction({ chatId: OWNER, messageId: draft.review_message_id, userId: OWNER, newEmojis: ["👍"] });
     await eventually(() => live.double.messages(GROUP).length === 1, 10_000, "sent after /resume and a new 👍");
-    expect(await command("/help", /^Commands \(reviewers only\)/)).toContain("/halt — Halt every send until /resume");
+    const help = await command("/help", /^Commands \(reviewers only\)/);
+    expect(help).toContain("/halt — Halt every send until /resume");
+    // Issue 20 point 8: /help names ✏️ Edit and ↩️ Undo.
+    expect(help).toContain("✏️ Edit");
+    expect(help).toContain("↩️ Undo");
 
     const owner = (await auditLines(live.daemon.harnessDir)).filter((l) => l.kind === "owner_halt" || l.kind === "owner_resume");
     expect(owner).toEqual([

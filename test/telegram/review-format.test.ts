@@ -95,11 +95,11 @@ describe("the review post", () => {
     const edited = draftIn("pending", { draft_text: "See you Friday.", previous_text: "See you Thursday.", text_version: 2 });
     expect(reviewPost(edited, opts)).toMatchObject({
       kind: "single",
-      message: { text: expect.stringContaining("✏️ Edited in review: version 2.\nChanges: See you [-Thursday.-]{+Friday.+}") },
+      message: { text: expect.stringContaining("✏️ Edited in review: version 2.\nChanges: See you Thursday. Friday.") },
     });
     const chained = draftIn("pending", { revises: "d_a", revises_note: "shorter", previous_text: "A long text", draft_text: "Short" });
     expect(reviewPost(chained, opts)).toMatchObject({
-      message: { text: expect.stringContaining("🔁 New version of draft d_a.\nYour note: “shorter”") },
+      message: { text: expect.stringContaining("🔁 New version of an earlier draft.\nYour note: “shorter”") },
     });
   });
 

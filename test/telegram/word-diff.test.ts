@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compactWordDiff, wordDiff } from "../../src/telegram/word-diff.js";
+import { compactWordDiff, richWordDiff, wordDiff } from "../../src/telegram/word-diff.js";
 
 describe("compactWordDiff", () => {
   it("marks a replaced word with a little context", () => {
@@ -20,6 +20,19 @@ describe("compactWordDiff", () => {
     expect(compactWordDiff("a b c", "a b c d")).toBe("a b c {+d+}");
     expect(compactWordDiff("one two", "three")).toBe("[-one two-]{+three+}");
     expect(compactWordDiff("same text", "same text")).toBe("");
+  });
+
+  it("as the review post shows it: removed words struck through, added words bold, as entities on plain text", () => {
+    const rich = richWordDiff("Hi Anna, see you Thursday at 09:30.", "Hi Anna, see you Thursday at 09:45.");
+    expect(rich.text).toBe("…you Thursday at 09:30. 09:45.");
+    expect(rich.entities).toEqual([
+      { type: "strikethrough", offset: 17, length: 6 },
+      { type: "bold", offset: 24, length: 6 },
+    ]);
+    expect(richWordDiff("same", "same")).toEqual({ text: "", entities: [] });
+    const cut = richWordDiff("x", "y ".repeat(500), 50);
+    expect(cut.text.length).toBe(50);
+    expect(cut.entities.every((e) => e.offset + e.length <= 49)).toBe(true);
   });
 
   it("is cut to the limit", () => {

@@ -6,7 +6,8 @@ import { CliFailure, EXIT } from "../io.js";
 import { explainStatus, printJsonLine, printProblem } from "../output.js";
 import { localKillSwitch } from "./owner-switch.js";
 import { stat } from "node:fs/promises";
-import { cliHarness } from "../harness.js";
+import { cliFileLog, cliHarness } from "../harness.js";
+import { savedBusinessStatus } from "../../business/saved-status.js";
 import type { CliIo } from "../io.js";
 
 /** Null when HARNESS_DIR is set or exists here; otherwise the sentence that says the CLI cannot know the kill switch. */
@@ -80,6 +81,7 @@ export const statusCommand: CliCommand = {
         drafts: answer.drafts,
         killSwitch: await localKillSwitch(io),
         digestHour: null,
+        business: await savedBusinessStatus(cliHarness(io), Date.now(), cliFileLog(io)),
       });
       if (json) printJsonLine(io, { ...report, daemon: "not running", read_from: answer.path });
       else io.stdout.write(`${offlineStatusText(report)}\n`);

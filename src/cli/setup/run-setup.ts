@@ -8,6 +8,7 @@ import { printJsonLine } from "../output.js";
 import { BOT_TOKEN_SHAPE } from "../../config/config.js";
 import { formatDuration } from "../../config/duration.js";
 import { ALLOWED_UPDATES } from "../../telegram/journaled-updates.js";
+import { businessHelp } from "./business-help.js";
 import { checkReviewChat, type ChatCheck } from "./check-chat.js";
 import { daemonAnswers } from "./daemon-probe.js";
 import { tightenSecretEnvFile } from "../../config/env-secrets.js";
@@ -314,6 +315,7 @@ function finish(
         ? "Done. Add the lines above to .env, then start the daemon with `npm start`."
         : "Done. Start the daemon with `npm start`.",
     );
+  if (ok) s.say(businessHelp(me));
   if (s.options.json) {
     printJsonLine(s.io, {
       ok,
@@ -323,6 +325,7 @@ function finish(
       env: values,
       written: env === "written",
       checks: { can_post: check.canPost, bot_is_admin: check.botIsAdmin, reaction_arrived: reaction },
+      business_mode: (me as { can_connect_to_business?: boolean }).can_connect_to_business === true,
       problems: check.problems,
     });
   }

@@ -53,6 +53,9 @@ describe("draft-review setup against the Bot API double", () => {
     expect(run.stdout).toContain(`  REVIEW_CHAT_ID=${OWNER}\n  REVIEWER_USER_IDS=${OWNER}\n`);
     expect(run.stdout).toContain("✓ The bot can post in the review chat");
     expect(run.stdout).toContain("Done. Start the daemon with `npm start`.");
+    // How to let drafts go out as the owner (Telegram Business), and where it stands.
+    expect(run.stdout).toContain(`Business Mode → Turn on (it is off now)`);
+    expect(run.stdout).toContain(`Settings → Telegram Business → Chatbots → add @${live.double.botInfo.username}`);
     expect(run.stdout + run.stderr).not.toContain(live.double.token.split(":")[1]!);
 
     const written = await readFile(join(work, ".env"), "utf8");
@@ -62,7 +65,13 @@ describe("draft-review setup against the Bot API double", () => {
     expect(live.double.messages(OWNER).map((m) => m.text)).toEqual([expect.stringMatching(/^👋 draft-review is set up/)]);
     // The daemon will not see the /start, and Telegram queues reactions for it again.
     expect(live.double.pendingUpdates()).toEqual([]);
-    expect(live.double.allowedUpdates).toEqual(["message", "callback_query", "message_reaction"]);
+    expect(live.double.allowedUpdates).toEqual([
+      "message",
+      "callback_query",
+      "message_reaction",
+      "business_connection",
+      "business_message",
+    ]);
 
     // Run again: the values are there already, nothing to write.
     const again = await setupWithStart(["--json"], { chatId: OWNER, userId: OWNER, text: "/start" });
@@ -98,7 +107,13 @@ describe("draft-review setup against the Bot API double", () => {
     expect(jsonLine(done)).toMatchObject({ ok: true, checks: { can_post: true, reaction_arrived: true } });
     // The reaction was setup's to read: the daemon will not see it; Telegram keeps the daemon's update types.
     expect(live.double.pendingUpdates()).toEqual([]);
-    expect(live.double.allowedUpdates).toEqual(["message", "callback_query", "message_reaction"]);
+    expect(live.double.allowedUpdates).toEqual([
+      "message",
+      "callback_query",
+      "message_reaction",
+      "business_connection",
+      "business_message",
+    ]);
   });
 
   it("says plainly when no reaction arrives within the wait, and what to use instead", async () => {
@@ -164,7 +179,13 @@ describe("draft-review setup against the Bot API double", () => {
     const late = await runBin(["setup", "--timeout", "1"], { cwd: work, env });
     expect(late.code).toBe(1);
     expect(late.stderr).toMatch(/no \/start reached @\w+ within 1s: send \/start to the bot/);
-    expect(live.double.allowedUpdates).toEqual(["message", "callback_query", "message_reaction"]);
+    expect(live.double.allowedUpdates).toEqual([
+      "message",
+      "callback_query",
+      "message_reaction",
+      "business_connection",
+      "business_message",
+    ]);
     expect(live.double.pendingUpdates()).toHaveLength(0); // the stranger's /help was read and confirmed
   });
 });

@@ -14,6 +14,8 @@ import { getChat, getChatAdministrators, getChatMember, getChatMemberCount, send
 import { editMessageReplyMarkup, editMessageText } from "./edit.js";
 import { sendPhoto } from "./photo.js";
 import { sendMessage } from "./send.js";
+import { getBusinessConnection } from "../business.js";
+import { optString } from "../params.js";
 import type { Handler } from "./state.js";
 
 const HANDLERS: Record<string, Handler> = {
@@ -36,6 +38,7 @@ const HANDLERS: Record<string, Handler> = {
   editMessageReplyMarkup,
   setMessageReaction,
   sendChatAction,
+  getBusinessConnection: (params, state) => getBusinessConnection(state, optString(params, "business_connection_id")),
   close: stubTrue,
   logOut: stubTrue,
 };

@@ -6,6 +6,7 @@ import { checkReplyMarkup, messageText } from "../text.js";
 import type { SentMessage } from "../types.js";
 import { type ChatState, unixNow } from "../world.js";
 import type { DoubleState, Handler } from "./state.js";
+import { admitBusinessSend, storeBusinessMessage } from "../business.js";
 
 /** Refuses a send to a chat that blocked (or removed) the bot, in Telegram's words per chat type. */
 export function checkNotBlocked(chat: ChatState): void {
@@ -62,6 +63,8 @@ export function embedded(message: Message): Message {
  * next message_id and logs it.
  */
 export const sendMessage: Handler = (params, state) => {
+  const businessId = optString(params, "business_connection_id");
+  if (businessId !== undefined && businessId !== "") return sendAsBusiness(params, state, businessId);
   const chat = state.world.resolveChat(chatIdParam(params));
   checkNotBlocked(chat);
   const threadId = threadIdParam(params, chat);
@@ -111,6 +114,40 @@ function accept(state: DoubleState, chat: ChatState, a: Accepted): Message.TextM
     entities,
     linkPreview: optJson(a.params, "link_preview_options", "can't parse link preview options JSON object") as SentMessage["linkPreview"],
     replyToMessageId: a.replyTo?.message_id,
+    at: Date.now(),
+    message,
+  });
+  return message;
+}
+
+/**
+ * sendMessage on behalf of a business account: the connection's checks and
+ * the 24 h rule (business.ts), then the text checks as for any message. The
+ * message lands in the account's chat with that person, from the account's
+ * user; a reply target that is not found is no error there.
+ */
+function sendAsBusiness(params: Params, state: DoubleState, businessId: string): Message.TextMessage {
+  const target = admitBusinessSend(state, businessId, chatIdParam(params));
+  const parseMode = optString(params, "parse_mode");
+  const text = messageText(optString(params, "text"), parseMode);
+  const markup = checkReplyMarkup(optJson(params, "reply_markup", "can't parse reply keyboard markup JSON object"));
+  const replyParameters = optJson(params, "reply_parameters", "can't parse reply parameters JSON object") as
+    | { message_id?: number }
+    | undefined;
+  const replyToId = replyParameters?.message_id ?? optInt(params, "reply_to_message_id");
+  const message = storeBusinessMessage(state, target, text, replyToId);
+  const entities = storedEntities(parseMode ? { ...params, entities: undefined } : params, text);
+  state.sent.push({
+    chatId: target.chatId,
+    messageId: message.message_id,
+    text,
+    threadId: undefined,
+    replyMarkup: markup === undefined ? undefined : optJson(params, "reply_markup", ""),
+    parseMode,
+    entities,
+    linkPreview: optJson(params, "link_preview_options", "can't parse link preview options JSON object") as SentMessage["linkPreview"],
+    replyToMessageId: message.reply_to_message?.message_id,
+    businessConnectionId: businessId,
     at: Date.now(),
     message,
   });

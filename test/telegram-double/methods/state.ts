@@ -1,4 +1,5 @@
 import type { BotCommand } from "grammy/types";
+import type { BusinessConnectionState } from "../business.js";
 import type { Params } from "../params.js";
 import type { RateLimiter } from "../rate-limit.js";
 import type { AnsweredCallback, SentMessage, SentPhoto } from "../types.js";
@@ -20,6 +21,8 @@ export interface DoubleState {
   commands: Map<string, BotCommand[]>;
   /** Present when rate limits are on. */
   limiter: RateLimiter | undefined;
+  /** Telegram Business connections by id (business.ts). */
+  business: Map<string, BusinessConnectionState>;
 }
 
 /**

@@ -1,0 +1,91 @@
+import type { AuditLog } from "../audit/audit-log.js";
+import type { Clock, TimerHandle } from "../clock/clock.js";
+import type { DraftRecord } from "../drafts/record.js";
+import { AWAITING_DECISION } from "../drafts/status.js";
+import type { ReviewChat } from "./ports.js";
+import { isInertDraft } from "./test-drafts.js";
+
+/** What reminders need: the clock, the audit log (durable "reminded"), the review chat and the drafts. */
+export interface ReminderDeps {
+  readonly audit: AuditLog;
+  readonly clock: Clock;
+  readonly reviewChat: ReviewChat;
+  /** REMIND_BEFORE in ms; 0 or absent: no reminders. */
+  readonly remindBeforeMs?: number | undefined;
+  readonly testMode?: boolean | undefined;
+  readonly log: { warn(obj: object, msg: string): void };
+  get(draftId: string): DraftRecord | undefined;
+  /** Keeps the work in the set the desk waits for when it settles or closes. */
+  track(work: Promise<void>): Promise<void>;
+}
+
+/** When a draft's reminder is due (ms), or null: reminders are off, or it does not await a decision. */
+export function reminderDue(draft: DraftRecord, remindBeforeMs: number): number | null {
+  if (remindBeforeMs <= 0 || !AWAITING_DECISION.has(draft.status)) return null;
+  return Date.parse(draft.expires_at) - remindBeforeMs;
+}
+
+/**
+ * REMIND_BEFORE (contract v3): a draft still awaiting a decision when that
+ * much of its time is left gets one reminder in the review chat, as a reply
+ * to its post, so that it notifies (an edit does not). One per deadline: a
+ * defer moves `expires_at`, and the new deadline gets its own. Durable: the
+ * audit log's `notice` line with `reminder_for` says it went out, so a restart
+ * does not repeat it, and one a restart missed goes out at start. A draft
+ * posted (or changed) with less than REMIND_BEFORE left gets none: it was
+ * just in front of the reviewer. Timers come from the injected clock.
+ */
+export class Reminders {
+  private readonly timers = new Map<string, TimerHandle>();
+  private stopped = false;
+
+  constructor(private readonly deps: ReminderDeps) {}
+
+  /** (Re)arms the reminder of a draft from its current record: at its due time, or at once when a restart missed it. */
+  arm(draftId: string): void {
+    this.disarm(draftId);
+    const draft = this.deps.get(draftId);
+    if (this.stopped || !draft || isInertDraft(draft, this.deps.testMode === true)) return;
+    const due = reminderDue(draft, this.deps.remindBeforeMs ?? 0);
+    if (due === null || this.deps.audit.index.wasReminded(draftId, draft.expires_at)) return;
+    const now = this.deps.clock.now();
+    // Less than REMIND_BEFORE left when it last changed (posted, deferred, undone): the reviewer just saw it.
+    if (due <= Date.parse(draft.updated_at) || now >= Date.parse(draft.expires_at)) return;
+    const handle = this.deps.clock.setTimeout(
+      () => {
+        this.timers.delete(draftId);
+        void this.deps.track(this.remind(draftId, draft.expires_at));
+      },
+      Math.max(0, due - now),
+    );
+    this.timers.set(draftId, handle);
+  }
+
+  /** Forgets a draft's reminder (it was decided, or became final). */
+  disarm(draftId: string): void {
+    const handle = this.timers.get(draftId);
+    if (handle) this.deps.clock.clearTimeout(handle);
+    this.timers.delete(draftId);
+  }
+
+  /** Stops every timer; no reminder goes out after this. */
+  stop(): void {
+    this.stopped = true;
+    for (const handle of this.timers.values()) this.deps.clock.clearTimeout(handle);
+    this.timers.clear();
+  }
+
+  private async remind(draftId: string, expiresAt: string): Promise<void> {
+    const draft = this.deps.get(draftId);
+    // Decided, deferred or changed meanwhile: its own arm() took over.
+    if (this.stopped || !draft || !AWAITING_DECISION.has(draft.status) || draft.expires_at !== expiresAt) return;
+    if (draft.review_message_id === null || this.deps.audit.index.wasReminded(draftId, expiresAt)) return;
+    try {
+      const text = await this.deps.reviewChat.remind(draft);
+      this.deps.audit.index.markReminded(draftId, expiresAt, this.deps.clock.now());
+      await this.deps.audit.append([{ kind: "notice", draft_id: draftId, status: draft.status, text, reminder_for: expiresAt }]);
+    } catch (err) {
+      this.deps.log.warn({ err, draft_id: draftId }, "could not post the reminder of a draft");
+    }
+  }
+}

@@ -1,0 +1,93 @@
+import { describe, expect, it } from "vitest";
+import { eventually, type DaemonProcess } from "../support/daemon-process.js";
+import { auditLines, OWNER, payload, useLiveDaemon } from "../support/live-fixture.js";
+
+/**
+ * Issue 20, point 7 (contract v3, "Reminders"): a draft still awaiting a
+ * decision when REMIND_BEFORE of its time is left gets one reminder, as a
+ * reply to its post (so it notifies); once, across restarts; one a restart
+ * missed goes out at start; REMIND_BEFORE=0 sends none. Through the real
+ * daemon and the Bot API double.
+ */
+
+const live = useLiveDaemon();
+
+type Rec = Record<string, any>;
+
+async function get(d: DaemonProcess, id: string): Promise<Rec> {
+  return (await d.request("GET", `/drafts/${id}`)).body;
+}
+
+async function submitPosted(d: DaemonProcess, text: string): Promise<Rec> {
+  const res = await d.request("POST", "/drafts", payload(text));
+  expect(res.status).toBe(201);
+  return eventually(async () => {
+    const rec = await get(d, res.body.draft_id);
+    return rec.status === "pending" ? rec : null;
+  });
+}
+
+const reminders = (postId: number) => live.double.messages(OWNER).filter((m) => m.replyToMessageId === postId && m.text.startsWith("⏰"));
+
+/** Waits until the draft expired (a positive signal that comes after any reminder it could get). */
+function expired(d: DaemonProcess, id: string): Promise<unknown> {
+  return eventually(async () => (await get(d, id)).status === "expired", 15_000, "the draft expired");
+}
+
+describe("REMIND_BEFORE", () => {
+  it("reminds once, as a reply to the post, when that much time is left; a restart does not repeat it", async () => {
+    await live.start({ DRAFT_TTL: "6s", REMIND_BEFORE: "4s" });
+    const d = await submitPosted(live.daemon, "Hi team, a draft nobody looks at.");
+    const [reminder] = await eventually(
+      () => (reminders(d.review_message_id).length > 0 ? reminders(d.review_message_id) : null),
+      10_000,
+      "the reminder",
+    );
+    expect(reminder!.text).toMatch(
+      /^⏰ Reminder: this draft \(Scribe, for Destination\) expires today \d\d:\d\d, in \d+ s and is not sent unless you decide\./,
+    );
+    // Sent at about expires_at - REMIND_BEFORE, not at the post.
+    expect(reminder!.at).toBeGreaterThanOrEqual(Date.parse(d.expires_at) - 4_000 - 50);
+    // Audited once it is out (after the message): wait for the line rather than read at once.
+    const audited = await eventually(
+      async () => {
+        const lines = (await auditLines(live.daemon.harnessDir)).filter((l) => l.kind === "notice" && l.reminder_for !== undefined);
+        return lines.length > 0 ? lines : null;
+      },
+      10_000,
+      "the reminder's audit line",
+    );
+    expect(audited).toMatchObject([{ draft_id: d.draft_id, reminder_for: d.expires_at }]);
+    await live.restart({ DRAFT_TTL: "6s", REMIND_BEFORE: "4s" });
+    await expired(live.daemon, d.draft_id);
+    expect(reminders(d.review_message_id)).toHaveLength(1);
+  });
+
+  it("a reminder that fell due while the daemon was down goes out at start", async () => {
+    await live.start({ DRAFT_TTL: "10s", REMIND_BEFORE: "7s" });
+    const d = await submitPosted(live.daemon, "Hi team, reminded after a restart.");
+    await live.daemon.stop("SIGKILL");
+    const due = Date.parse(d.expires_at) - 7_000;
+    await eventually(() => Date.now() > due + 200, 10_000, "the reminder's time passed while down");
+    expect(reminders(d.review_message_id)).toHaveLength(0);
+    await live.restart({ DRAFT_TTL: "10s", REMIND_BEFORE: "7s" });
+    await eventually(() => reminders(d.review_message_id).length === 1, 10_000, "the reminder at start");
+    await expired(live.daemon, d.draft_id);
+    expect(reminders(d.review_message_id)).toHaveLength(1);
+  });
+
+  it("REMIND_BEFORE=0 sends none, and a draft decided before sends none", async () => {
+    await live.start({ DRAFT_TTL: "3s", REMIND_BEFORE: "0" });
+    const a = await submitPosted(live.daemon, "Hi team, no reminders here.");
+    await expired(live.daemon, a.draft_id);
+    expect(reminders(a.review_message_id)).toHaveLength(0);
+    await live.restart({ DRAFT_TTL: "4s", REMIND_BEFORE: "3s" });
+    const b = await submitPosted(live.daemon, "Hi team, decided in time.");
+    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "not now", replyToMessageId: b.review_message_id });
+    await eventually(async () => (await get(live.daemon, b.draft_id)).status === "revise", 10_000, "revise");
+    const c = await submitPosted(live.daemon, "Hi team, a later draft that expires.");
+    await expired(live.daemon, c.draft_id);
+    expect(reminders(c.review_message_id)).toHaveLength(1);
+    expect(reminders(b.review_message_id)).toHaveLength(0);
+  });
+});
