@@ -9,6 +9,7 @@ import { ownerFeatures } from "../../../src/daemon/owner-features.js";
 import { resumeDrafts } from "../../../src/desk/recovery.js";
 import { unlimited } from "../../../src/send/limiter.js";
 import { TelegramAudienceResolver } from "../../../src/telegram/audience-resolver.js";
+import { businessUpdates } from "../../../src/telegram/business-updates.js";
 import { decisionHandlers } from "../../../src/telegram/decision-handlers.js";
 import { TelegramReviewChat } from "../../../src/telegram/review-chat.js";
 import { telegramSendCall } from "../../../src/telegram/send-call.js";
@@ -91,14 +92,16 @@ export class DeskHarness {
       config,
       core,
       say: (text, buttons) => reviewChat.say(text, buttons),
+      answer: (text, replyTo) => reviewChat.answer(text, replyTo),
       sendPhoto: (png, caption, filename) => reviewChat.sendPhoto(png, caption, filename),
       api: bot.api,
       clock,
       log,
     });
-    // In run.ts's order (installHandlers): the reaction watch and /resume taps before the decision handlers.
+    // In run.ts's order (installHandlers): the reaction watch, /resume taps and business updates before the decision handlers.
     bot.use(owner.reactionWatch as never as (ctx: Context, next: () => Promise<void>) => Promise<void>);
     bot.use(owner.confirmations);
+    bot.use(businessUpdates(core.voice) as never as (ctx: Context, next: () => Promise<void>) => Promise<void>);
     bot.use(
       decisionHandlers({
         desk: core.desk,
