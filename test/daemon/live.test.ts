@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { eventually, type DaemonProcess } from "../support/daemon-process.js";
@@ -139,6 +139,16 @@ describe("live daemon against the Bot API double", () => {
     live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
     await eventually(async () => (await statusOf(live.daemon, a.draft_id)) === "halted");
     await writeFile(envPath, "TAO_SWARM_ENABLED=1\n");
+    // The daemon records the halt's end when it sees it (a look each second, or the file watch); a 👍 before
+    // that is judged against a halt still lasting, and held again (fail closed). Approve once it is seen.
+    await eventually(
+      async () => {
+        const record = await readFile(join(live.daemon.harnessDir, "halt_record.json"), "utf8").catch(() => "{}");
+        return (JSON.parse(record) as { ended_at?: string | null }).ended_at != null;
+      },
+      10_000,
+      "the halt's end recorded",
+    );
     live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, oldEmojis: ["👍"], newEmojis: [] });
     live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, oldEmojis: [], newEmojis: ["👍"] });
     await eventually(() => toGroup().length === 1, 10_000, "sent after re-approval");
