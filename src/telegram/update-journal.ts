@@ -97,8 +97,11 @@ export class UpdateJournal {
     if (this.stateOf(updateId) !== "received") return this.answering.get(updateId) ?? Promise.resolve();
     let pending = this.answering.get(updateId);
     if (pending === undefined) {
+      // The body stays with the entry: an update answered and then marked `retry` (its decision could not be
+      // saved) must still be there to handle again at the next start.
+      const entry = this.store.latest.get(key(updateId));
       pending = this.store
-        .append([{ draft_id: key(updateId), update_id: updateId, state: "answered" }])
+        .append([{ ...entry, draft_id: key(updateId), update_id: updateId, state: "answered" }])
         .catch((err: unknown) => this.log.warn({ err, update_id: updateId }, "could not journal that an update is answered"))
         .finally(() => this.answering.delete(updateId));
       this.answering.set(updateId, pending);

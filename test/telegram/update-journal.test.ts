@@ -37,6 +37,18 @@ describe("UpdateJournal", () => {
     await again.close();
   });
 
+  it("an update that answered (the reviewer told 'not saved') and is then marked retry is handled again at the next start", async () => {
+    const path = await journalPath();
+    const j = await UpdateJournal.open(path, log);
+    await j.record([update(7)]);
+    await j.markAnswered(7);
+    await j.finish(7, true);
+    await j.close();
+    const again = await UpdateJournal.open(path, log);
+    expect(again.entries().map((u) => u.update_id)).toEqual([7]);
+    await again.close();
+  });
+
   it("stays bounded: a day of handled updates leaves a few hundred ids, not the history", async () => {
     const path = await journalPath();
     const j = await UpdateJournal.open(path, log);
