@@ -280,12 +280,14 @@ export function notSentAsOwnerNotice(why: string): string {
 
 /**
  * Where and how a draft goes: as the owner through his connection, or as the
- * bot; an answer replies to its message, except a draft the reviewer moved
- * from the owner to the bot (that message id is of the owner's own chat).
+ * bot; an answer replies to its message. A `reply_to_message_id` given with
+ * `send_as` owner or auto names a message of the owner's own chat: the bot
+ * replies to it only when it was asked for as the bot (an auto draft that went
+ * to the bot, or one the reviewer moved to the bot, replies to nothing).
  */
 function sendTarget(d: DraftRecord): Parameters<SendMessageCall>[0] {
   const asOwner = d.sender?.kind === "owner" ? d.sender.connection_id : null;
-  const movedToBot = d.sender?.kind === "bot" && d.send_as === "owner";
+  const movedToBot = d.sender?.kind === "bot" && d.send_as !== "bot";
   return {
     chatId: d.destination_chat_id,
     threadId: d.destination_thread_id,

@@ -195,11 +195,9 @@ export function reviewKeyboard(
   options: Pick<ReviewFormatOptions, "deferForMs"> & { now?: () => number },
 ): InlineKeyboardMarkup {
   if (settled(draft)) return { inline_keyboard: flowButtons(draft, options.now?.()) };
-  const destination = shortDestination(draft);
-  const send = sendButtonText(draft, destination) ?? `👍 Send to ${destination}`;
   return {
     inline_keyboard: [
-      [{ text: send, callback_data: callbackData("send", draft.draft_id), style: "success" }],
+      [{ text: sendLabel(draft), callback_data: callbackData("send", draft.draft_id), style: "success" }],
       [
         { text: "❌ Revise", callback_data: callbackData("revise", draft.draft_id), style: "danger" },
         { text: `⏳ +${formatDuration(options.deferForMs)}`, callback_data: callbackData("defer", draft.draft_id) },
@@ -228,6 +226,12 @@ export function reminderText(draft: DraftRecord, options: ReviewFormatOptions): 
   return `⏰ Reminder: this draft (${draft.drafted_by_role}, for ${shortDestination(draft)}) expires ${when} and is not sent unless you decide. ${reviewFooter(options)}.`;
 }
 
+/** The 👍 button's text: who sends, to whom ("👍 Send as you to Anna", "👍 Send to Team"); every send button says it. */
+function sendLabel(draft: DraftRecord): string {
+  const destination = shortDestination(draft);
+  return sendButtonText(draft, destination) ?? `👍 Send to ${destination}`;
+}
+
 /**
  * The question a reply that is only an approval word ("ok") gets: what it
  * meant, send or revise with that reply as the note. The reply is quoted as
@@ -239,7 +243,7 @@ export function askMessage(draft: DraftRecord, note: string): { text: string; ma
     text: `You replied ${quoted}. Send the draft to ${shortDestination(draft)}, or send it back for revision with ${quoted} as the note? Nothing happens until you choose.`,
     markup: {
       inline_keyboard: [
-        [{ text: `👍 Send to ${shortDestination(draft)}`, callback_data: callbackData("send", draft.draft_id), style: "success" }],
+        [{ text: sendLabel(draft), callback_data: callbackData("send", draft.draft_id), style: "success" }],
         [{ text: `✍️ Revise: ${quoted}`, callback_data: callbackData("revise", draft.draft_id), style: "danger" }],
       ],
     },
