@@ -105,9 +105,12 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       monthOf: archiveMonthOf,
       log,
     });
+    // Test mode keeps its assumed connection and made-up messages apart: a live daemon must never take them
+    // as evidence of the 24 h window, nor quote them on a real review post.
+    const business = config.mode === "test" ? testModeBusinessPaths(paths) : paths;
     const voice = new OwnerVoice({
-      store: await ConnectionStore.open(paths.businessConnection, log),
-      chats: await ChatLog.open(paths.businessChats, () => edges.clock.now(), log),
+      store: await ConnectionStore.open(business.businessConnection, log),
+      chats: await ChatLog.open(business.businessChats, () => edges.clock.now(), log),
       reviewerIds: config.reviewerIds,
       clock: edges.clock,
       audit,
@@ -183,4 +186,12 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
     await lock.release();
     throw err;
   }
+}
+
+/** Where test mode keeps its Telegram Business state: beside the live files, never in them. */
+function testModeBusinessPaths(paths: { businessConnection: string; businessChats: string }) {
+  return {
+    businessConnection: paths.businessConnection.replace(/\.json$/, ".test-mode.json"),
+    businessChats: paths.businessChats.replace(/\.json$/, ".test-mode.json"),
+  };
 }

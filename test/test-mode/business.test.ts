@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { freshDirs, removeFreshDirs } from "../support/daemon-process.js";
+import { join } from "node:path";
+import { freshDirs, pathExists, removeFreshDirs } from "../support/daemon-process.js";
 import { draft, testModeSession } from "../support/test-mode-process.js";
 
 afterEach(removeFreshDirs);
@@ -34,5 +35,8 @@ describe("test mode: the business command (a person's message to the owner)", ()
       sender: { kind: "owner", person_name: "Anna" },
       answering: { message_id: 1, author: "Anna", text: "Lunch tomorrow?" },
     });
+    // Test mode's made-up messages are no evidence for a live daemon: the live files are not written.
+    expect(await pathExists(join(dirs.harnessDir, "business_chats.json"))).toBe(false);
+    expect(await pathExists(join(dirs.harnessDir, "business_chats.test-mode.json"))).toBe(true);
   });
 });
