@@ -8,9 +8,10 @@ import { readLines } from "../store/line-reader.js";
  * Reads the audit log's lines of one period without reading the history
  * before it: our lines carry `ts` in the order they were written (one writer,
  * one clock), so a binary search over byte offsets finds where the period
- * starts, reading a few KB per probe; the pass then reads from there and
- * stops at the first line at or after `until`. Other writers' lines are
- * skipped, as everywhere.
+ * starts, reading a few KB per probe; the pass then reads from there to the
+ * end, keeping the lines dated inside the period (a line dated out of order,
+ * such as test mode's simulated clock writes, hides nothing after it). Other
+ * writers' lines are skipped, as everywhere.
  */
 
 /** How much a probe reads at a time. */
@@ -49,19 +50,16 @@ export async function readAuditPeriod(
     const size = (await fh.stat()).size;
     const startOffset = await lineStartAtOrAfter(fh, await searchStart(fh, size, source, period.sinceMs), size);
     const needle = sourceNeedle(source);
-    let done = false;
     const read = await readLines(
       fh,
       (buf, start, end) => {
-        if (done || buf.subarray(start, end).indexOf(needle) < 0) return;
+        if (buf.subarray(start, end).indexOf(needle) < 0) return;
         const parsed = parseAuditLine(buf.toString("utf8", start, end), source);
         if (parsed === null || parsed.entry === null) return;
         const at = Date.parse(parsed.envelope.ts);
-        if (!Number.isFinite(at) || at < period.sinceMs) return;
-        if (at >= period.untilMs) {
-          done = true;
-          return;
-        }
+        // Each line is judged on its own time: a line dated out of order (test mode's simulated clock writes
+        // this log too) must not hide the lines after it.
+        if (!Number.isFinite(at) || at < period.sinceMs || at >= period.untilMs) return;
         onLine(at, { ...parsed.envelope, ...parsed.entry });
       },
       { startOffset, chunkBytes: 1 << 20, endOffset: size },

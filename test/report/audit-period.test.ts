@@ -46,6 +46,16 @@ describe("reading the audit lines of a period", () => {
     expect(scan.startOffset).toBeGreaterThan(body.length * 0.95);
   });
 
+  it("a line dated out of order (test mode's simulated clock) does not hide the period's lines after it", async () => {
+    dir = await mkdtemp(join(tmpdir(), "audit-period-"));
+    const path = join(dir, "swarm.jsonl");
+    // A test-mode session that advanced 30 days wrote a line dated in the future; live lines follow it.
+    await writeFile(path, [ours(1, T0), ours(2, T0 + 30 * 24 * HOUR), ours(3, T0 + HOUR), ours(4, T0 + 2 * HOUR)].join(""));
+    const seen: number[] = [];
+    await readAuditPeriod(path, DEFAULT_AUDIT_SOURCE, { sinceMs: T0, untilMs: T0 + 24 * HOUR }, (_at, l) => void seen.push(l.seq));
+    expect(seen).toEqual([1, 3, 4]);
+  });
+
   it("a period before every line reads from the start; a missing log has no lines", async () => {
     dir = await mkdtemp(join(tmpdir(), "audit-period-"));
     const path = join(dir, "swarm.jsonl");
