@@ -156,6 +156,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
     heldWhileDown.clear();
     await resumeDrafts(core.desk);
 
+    const switchNoticesTold = new Set<string>();
     const token = await resolveApiToken(config, config.harnessDir, log);
     env.secrets.push(token);
     const api = await startApiServer({
@@ -168,7 +169,14 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       status: owner.status,
       ownerSwitchNotice: (action) =>
         tellSwitchChanged(
-          { haltPath: paths.ownerHalt, killSwitch: core.killSwitch, say: async (text) => void (await reviewChat.say(text)) },
+          {
+            haltPath: paths.ownerHalt,
+            killSwitch: core.killSwitch,
+            say: async (text) => void (await reviewChat.say(text)),
+            recordPath: paths.haltRecord,
+            now: () => clock.now(),
+            told: switchNoticesTold,
+          },
           action,
         ),
       health,
