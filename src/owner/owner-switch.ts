@@ -70,9 +70,10 @@ export async function ownerResume(deps: OwnerSwitchDeps, actor: OwnerActor): Pro
   // Whatever is at HALT (a dangling symlink too) halts, so /resume removes whatever is there; unreadable: try, which says why not.
   const { present } = await ownerHaltPresent(deps.haltPath);
   await deps.audit.append([entry("owner_resume", actor, present)]);
+  // Its end is on disk before the halt goes (a daemon that is down learns it at start): a record that
+  // cannot be written keeps the halt, so no approval older than it can outlive it unseen.
+  if (present) await recordHaltEnded(deps);
   const changed = present ? await removeHaltFile(deps.haltPath) : false;
-  // Its end, once it is over (a daemon that is down learns it at start; one that runs sees it too).
-  if (changed) await recordHaltEnded(deps).catch(() => {});
   return { action: "resume", changed };
 }
 
@@ -85,11 +86,22 @@ async function recordHaltBegan(deps: OwnerSwitchDeps): Promise<void> {
   await writeHaltRecord(path, haltBegan(deps.now(), "halted by the owner (/halt or draft-review halt)"));
 }
 
-/** Records the end of a lasting halt (a damaged record stays: a running daemon replaces it at its next look). */
+/**
+ * Records the end of a lasting halt. A halt whose start never reached the record (its write failed)
+ * is recorded as ending now, so every approval before now still counts as halted. A damaged record
+ * stays: it already counts as a halt until now, and a running daemon replaces it at its next look.
+ */
 async function recordHaltEnded(deps: OwnerSwitchDeps): Promise<void> {
   const path = haltRecordPathOf(deps);
   const read = await readHaltRecord(path);
-  if (read.kind === "record" && read.record.ended_at === null) await writeHaltRecord(path, haltEnded(read.record, deps.now()));
+  if (read.kind === "damaged") return;
+  const now = deps.now();
+  const lasting =
+    read.kind === "record" && read.record.ended_at === null
+      ? read.record
+      : haltBegan(now, "halted by the owner (/halt or draft-review halt)");
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  await writeHaltRecord(path, haltEnded(lasting, now));
 }
 
 function haltRecordPathOf(deps: OwnerSwitchDeps): string {

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, stat } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -38,6 +38,16 @@ describe("ownerHalt and ownerResume", () => {
       { kind: "owner_resume", user_id: 42, channel: "command", changed: true, update_id: 7 },
       { kind: "owner_resume", user_id: 42, channel: "command", changed: false, update_id: 7 },
     ]);
+  });
+
+  it("a resume records the halt's end before HALT goes, also when its start never reached the record", async () => {
+    const t = await setup();
+    await ownerHalt(t.deps, actor);
+    const recordPath = join(t.dir, "state", "halt_record.json");
+    // The start's write failed (or the record was lost): the resume still leaves a halt that ended now.
+    await rm(recordPath, { force: true });
+    expect(await ownerResume(t.deps, actor)).toEqual({ action: "resume", changed: true });
+    expect(JSON.parse(await readFile(recordPath, "utf8"))).toMatchObject({ ended_at: "2030-01-01T00:00:00.000Z" });
   });
 
   it("a halt whose audit write fails still halts (fail closed); a resume whose audit fails does not resume", async () => {
