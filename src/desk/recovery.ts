@@ -49,8 +49,9 @@ export interface RestoreEvent {
 /**
  * Send outcomes the audit log has and the store lost: a `sending` draft whose
  * next change, out of `sending` to a final status, is in the audit log but
- * not in the store (the two writes of a change run at once, so a crash can
- * leave the audit line durable and the store line unwritten or torn). The
+ * not in the store. Daemons since the store-then-audit commit (review-desk.ts)
+ * no longer leave that state; logs written before it, when the two writes ran
+ * at once, still may (the audit line durable, the store line torn). The
  * outcome is known, so it is restored rather than marked unknown: a draft
  * the audit log shows `sent` stays sent, never leaves a final status, and is
  * never resent. Pure.
