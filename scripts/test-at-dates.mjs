@@ -31,6 +31,8 @@ const DATE_SENSITIVE = [
   "test/desk/archiving.test.ts",
   "test/owner",
   "test/test-mode",
+  "test/report",
+  "test/business",
 ];
 
 /** The first instant of the month after the one `ms` falls in (UTC). */
