@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { startTelegramDouble, type SentMessage } from "../telegram-double/index.js";
 import { eventually } from "../support/daemon-process.js";
-import { OWNER, STRANGER, useLiveDaemon } from "../support/live-fixture.js";
+import { OWNER, STRANGER, useLiveDaemon, submitPending } from "../support/live-fixture.js";
 
 /** TELEGRAM_RATE_SCALE for these daemons: the minute of retries at the send call lasts 3 s, the 60 s count cache too. */
 const SCALE = 20;
@@ -29,19 +29,14 @@ const live = useLiveDaemon({
 });
 
 async function submit(chatId: number, text: string) {
-  const res = await live.daemon.request("POST", "/drafts", {
+  const body = {
     draft_text: text,
     destination_chat_id: String(chatId),
     drafted_by_role: "Scribe",
     originating_intent_id: "intent-evidence",
-  });
-  expect(res.status).toBe(201);
-  const answer = res.body as { draft_id: string };
-  const reviewMessageId = await eventually(async () => {
-    const rec = (await live.daemon.request("GET", `/drafts/${answer.draft_id}`)).body;
-    return rec.status === "pending" ? (rec.review_message_id as number) : null;
-  });
-  return { draftId: answer.draft_id, reviewMessageId };
+  };
+  const rec = await submitPending(live.daemon, body);
+  return { draftId: rec.draft_id as string, reviewMessageId: rec.review_message_id as number };
 }
 
 const record = async (id: string) => (await live.daemon.request("GET", `/drafts/${id}`)).body;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { startTelegramDouble, type SentMessage } from "../telegram-double/index.js";
 import { eventually } from "../support/daemon-process.js";
-import { auditLines, OWNER, useLiveDaemon } from "../support/live-fixture.js";
+import { auditLines, OWNER, useLiveDaemon, submitPending } from "../support/live-fixture.js";
 
 /** Groups whose member count the tests change between the post and the send (AUDIENCE_CONFIRM_OVER is 200). */
 const FIVE = -1_001_200_000_001;
@@ -25,19 +25,9 @@ const live = useLiveDaemon({
 });
 
 async function submit(chatId: number, text: string) {
-  const res = await live.daemon.request("POST", "/drafts", {
-    draft_text: text,
-    destination_chat_id: String(chatId),
-    drafted_by_role: "Scribe",
-    originating_intent_id: "intent-growth",
-  });
-  expect(res.status).toBe(201);
-  const answer = res.body as { draft_id: string };
-  const reviewMessageId = await eventually(async () => {
-    const rec = (await live.daemon.request("GET", `/drafts/${answer.draft_id}`)).body;
-    return rec.status === "pending" ? (rec.review_message_id as number) : null;
-  });
-  return { draftId: answer.draft_id, reviewMessageId };
+  const body = { draft_text: text, destination_chat_id: String(chatId), drafted_by_role: "Scribe", originating_intent_id: "intent-growth" };
+  const rec = await submitPending(live.daemon, body);
+  return { draftId: rec.draft_id as string, reviewMessageId: rec.review_message_id as number };
 }
 
 const record = async (id: string) => (await live.daemon.request("GET", `/drafts/${id}`)).body;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { eventually, type DaemonProcess } from "../support/daemon-process.js";
-import { GROUP, OWNER, payload, useLiveDaemon } from "../support/live-fixture.js";
+import { GROUP, OWNER, payload, useLiveDaemon, submitPending } from "../support/live-fixture.js";
 
 /**
  * Issue 20, point 6: posts that stop being true. Once final, a post shows the
@@ -14,18 +14,7 @@ const live = useLiveDaemon();
 
 type Rec = Record<string, any>;
 
-async function get(d: DaemonProcess, id: string): Promise<Rec> {
-  return (await d.request("GET", `/drafts/${id}`)).body;
-}
-
-async function submitPosted(d: DaemonProcess, text: string): Promise<Rec> {
-  const res = await d.request("POST", "/drafts", payload(text));
-  expect(res.status).toBe(201);
-  return eventually(async () => {
-    const rec = await get(d, res.body.draft_id);
-    return rec.status === "pending" ? rec : null;
-  });
-}
+const submitPosted = (d: DaemonProcess, text: string) => submitPending(d, payload(text));
 
 const post = (id: number) => live.double.message(OWNER, id);
 const buttons = (id: number) => (post(id)?.reply_markup?.inline_keyboard ?? []).flat() as Rec[];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { eventually, type DaemonProcess } from "../support/daemon-process.js";
-import { auditLines, OWNER, payload, useLiveDaemon } from "../support/live-fixture.js";
+import { auditLines, OWNER, payload, useLiveDaemon, draftRecord, submitPending } from "../support/live-fixture.js";
 
 /**
  * Issue 20, point 7 (contract v3, "Reminders"): a draft still awaiting a
@@ -12,20 +12,8 @@ import { auditLines, OWNER, payload, useLiveDaemon } from "../support/live-fixtu
 
 const live = useLiveDaemon();
 
-type Rec = Record<string, any>;
-
-async function get(d: DaemonProcess, id: string): Promise<Rec> {
-  return (await d.request("GET", `/drafts/${id}`)).body;
-}
-
-async function submitPosted(d: DaemonProcess, text: string): Promise<Rec> {
-  const res = await d.request("POST", "/drafts", payload(text));
-  expect(res.status).toBe(201);
-  return eventually(async () => {
-    const rec = await get(d, res.body.draft_id);
-    return rec.status === "pending" ? rec : null;
-  });
-}
+const get = draftRecord;
+const submitPosted = (d: DaemonProcess, text: string) => submitPending(d, payload(text));
 
 const reminders = (postId: number) => live.double.messages(OWNER).filter((m) => m.replyToMessageId === postId && m.text.startsWith("⏰"));
 

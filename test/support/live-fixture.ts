@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { startTelegramDouble, type SentMessage, type TelegramDouble } from "../telegram-double/index.js";
 import { eventually, freshDirs, killDaemons, removeFreshDirs, startDaemon, type DaemonProcess } from "./daemon-process.js";
 
@@ -150,4 +150,19 @@ export async function auditLines(harnessDir: string): Promise<Array<Record<strin
     .split("\n")
     .filter((l) => l.trim() !== "")
     .map((l) => JSON.parse(l));
+}
+
+/** A draft's record as the daemon's API shows it. */
+export async function draftRecord(daemon: DaemonProcess, draftId: string): Promise<Record<string, any>> {
+  return (await daemon.request("GET", `/drafts/${draftId}`)).body;
+}
+
+/** Submits `body` through the daemon's API (201) and waits until its review post is out: the record, pending. */
+export async function submitPending(daemon: DaemonProcess, body: Record<string, unknown>): Promise<Record<string, any>> {
+  const res = await daemon.request("POST", "/drafts", body);
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return eventually(async () => {
+    const rec = await draftRecord(daemon, res.body.draft_id);
+    return rec.status === "pending" ? rec : null;
+  });
 }
