@@ -59,6 +59,24 @@ export interface BusinessStatus {
   readonly open_chats: number;
 }
 
+/** The connection and the open chats as /status, `draft-review status` and /healthz show them (running or not). */
+export function businessStatusOf(
+  c: OwnerConnection | null,
+  chats: { openChats(now: number, windowMs: number): number },
+  now: number,
+): BusinessStatus {
+  return {
+    connected: c !== null,
+    connection_id: c?.id ?? null,
+    user_id: c?.user_id ?? null,
+    user_name: c?.user_name ?? null,
+    enabled: c?.enabled ?? false,
+    can_reply: c?.can_reply ?? false,
+    checked_at: c?.checked_at ?? null,
+    open_chats: chats.openChats(now, REPLY_WINDOW_MS),
+  };
+}
+
 function nameOf(u: { readonly first_name: string; readonly last_name?: string }): string {
   return u.last_name ? `${u.first_name} ${u.last_name}` : u.first_name;
 }
@@ -180,18 +198,7 @@ export class OwnerVoice {
 
   /** The connection as /status shows it. */
   status(): BusinessStatus {
-    const c = this.connection;
-    const now = this.options.clock.now();
-    return {
-      connected: c !== null,
-      connection_id: c?.id ?? null,
-      user_id: c?.user_id ?? null,
-      user_name: c?.user_name ?? null,
-      enabled: c?.enabled ?? false,
-      can_reply: c?.can_reply ?? false,
-      checked_at: c?.checked_at ?? null,
-      open_chats: this.options.chats.openChats(now, REPLY_WINDOW_MS),
-    };
+    return businessStatusOf(this.connection, this.options.chats, this.options.clock.now());
   }
 
   private async applyConnection(bc: TelegramBusinessConnection, updateId: number | null): Promise<void> {

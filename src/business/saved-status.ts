@@ -1,7 +1,6 @@
 import { ChatLog } from "./chat-log.js";
 import { ConnectionStore } from "./connection-store.js";
-import type { BusinessStatus } from "./owner-voice.js";
-import { REPLY_WINDOW_MS } from "./sender-choice.js";
+import { businessStatusOf, type BusinessStatus } from "./owner-voice.js";
 
 /**
  * The business connection as HARNESS_DIR keeps it, for `draft-review status`
@@ -13,15 +12,5 @@ export async function savedBusinessStatus(
   log: { warn(obj: object, msg: string): void },
 ): Promise<BusinessStatus> {
   const c = (await ConnectionStore.open(paths.businessConnection, log)).current();
-  const chats = await ChatLog.open(paths.businessChats, () => now, log);
-  return {
-    connected: c !== null,
-    connection_id: c?.id ?? null,
-    user_id: c?.user_id ?? null,
-    user_name: c?.user_name ?? null,
-    enabled: c?.enabled ?? false,
-    can_reply: c?.can_reply ?? false,
-    checked_at: c?.checked_at ?? null,
-    open_chats: chats.openChats(now, REPLY_WINDOW_MS),
-  };
+  return businessStatusOf(c, await ChatLog.open(paths.businessChats, () => now, log), now);
 }
