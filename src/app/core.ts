@@ -131,7 +131,6 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       confirmOver: config.audienceConfirmOver,
       undoWindowMs: config.undoWindowMs,
       remindBeforeMs: config.remindBeforeMs,
-      redact: edges.redact,
       botUsername: edges.business?.botUsername ?? null,
       testMode: config.mode === "test",
       ...(edges.backoffs ? { postBackoff: edges.backoffs.reviewPost } : {}),

@@ -15,7 +15,6 @@ import { KeyedQueue } from "./keyed-queue.js";
 import type { Backoff } from "../retry/backoff.js";
 import type { RecoveryDesk, RecoveryFacts } from "./recovery.js";
 import type { AuditEntry, PostEntry } from "../audit/audit-schema.js";
-import type { Redactor } from "./draft-text.js";
 import { DeskEffects } from "./desk-effects.js";
 import type {
   AskRequest,
@@ -56,8 +55,6 @@ export interface ReviewDeskOptions {
   readonly undoWindowMs?: number;
   /** REMIND_BEFORE in ms: a draft awaiting a decision this long before it expires gets one reminder; 0 (default) = none. */
   readonly remindBeforeMs?: number;
-  /** Redaction for a reviewer's edited text, as at intake; null or absent: none. */
-  readonly redact?: Redactor | null;
   readonly log: DeskLog;
   /** Where final drafts older than `retentionMs` go (absent: they stay in the store). */
   readonly archive?: DraftArchive<DraftRecord>;

@@ -8,7 +8,7 @@ import { AWAITING_DECISION } from "../drafts/status.js";
 import type { DraftArchive } from "../store/archive.js";
 import { refusedEntry, type RefusedDecision } from "./audit-entries.js";
 import type { DeskEffects } from "./desk-effects.js";
-import { prepareReviewerText, type Redactor } from "./draft-text.js";
+import { prepareReviewerText } from "./draft-text.js";
 import { liveAnswer, refusalAnswer, type ActionKind, type LiveAnswerWhy } from "./live-post.js";
 import type { AskRequest, DecisionOutcome, DecisionRequest, EditRequest, ReviewChat, ReviewerAction } from "./ports.js";
 import type { SurfaceState } from "../audit/audit-schema.js";
@@ -46,7 +46,6 @@ export interface ActionDeps {
   readonly undoWindowMs?: number | undefined;
   /** The bot's @username: a draft moved to the bot ("🤖 Send as the bot instead") names it. */
   readonly botUsername?: string | null | undefined;
-  readonly redact?: Redactor | null | undefined;
   readonly archive?: DraftArchive<DraftRecord> | undefined;
   readonly log: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
   readonly surfaces: DecisionSurfaces;
