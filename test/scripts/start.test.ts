@@ -81,12 +81,14 @@ describe("the start script's staleness check", () => {
 
   it("does not build when dist/ is newer than the sources, and builds once they change", async () => {
     const dir = await project(true);
-    const old = new Date(Date.now() - 60_000);
+    // Times relative to dist/'s own mtime (the file system's clock), not Date.now(): under libfaketime the two differ.
+    const built = (await stat(join(dir, "dist/main.js"))).mtimeMs;
+    const old = new Date(built - 60_000);
     await utimes(join(dir, "src/main.ts"), old, old);
     expect((await npmStart(dir, {}, "")).first).toBe("built main");
     expect(await builds(dir)).toBe(0);
     await writeFile(join(dir, "src/main.ts"), "export const changed = 1;\n");
-    const future = new Date(Date.now() + 60_000);
+    const future = new Date(built + 60_000);
     await utimes(join(dir, "src/main.ts"), future, future);
     await npmStart(dir, {}, "");
     expect(await builds(dir)).toBe(1);
