@@ -4,6 +4,17 @@ import { SEND_AS } from "./sender.js";
 import { isEmptyForTelegram, trimLikeTelegram } from "./telegram-text.js";
 
 /** Telegram's limit on a message text, in UTF-16 code units (what JS `length` counts). */
+/** A Telegram id the payload may leave out: a positive integer, or null (absent reads as null). */
+function optionalId() {
+  return z
+    .number()
+    .int()
+    .positive()
+    .nullable()
+    .optional()
+    .transform((v) => v ?? null);
+}
+
 export const TELEGRAM_TEXT_LIMIT = 4096;
 
 const chatId = z.union([
@@ -32,13 +43,7 @@ export const draftPayloadSchema = z.strictObject({
       }
     }),
   destination_chat_id: chatId.transform(String),
-  destination_thread_id: z
-    .number()
-    .int()
-    .positive()
-    .nullable()
-    .optional()
-    .transform((v) => v ?? null),
+  destination_thread_id: optionalId(),
   drafted_by_role: z.enum(ROLES),
   originating_intent_id: z.string().min(1, "must not be empty").max(256),
   idempotency_key: z
@@ -63,13 +68,7 @@ export const draftPayloadSchema = z.strictObject({
     .optional()
     .transform((v) => v ?? "bot"),
   /** A message in the destination chat that the draft answers; the send replies to it. */
-  reply_to_message_id: z
-    .number()
-    .int()
-    .positive()
-    .nullable()
-    .optional()
-    .transform((v) => v ?? null),
+  reply_to_message_id: optionalId(),
 });
 
 /** A payload after validation (chat id as a string, optional fields as null). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { startTelegramDouble, type SentMessage } from "../telegram-double/index.js";
 import { eventually } from "../support/daemon-process.js";
-import { OWNER, STRANGER, useLiveDaemon, submitPending } from "../support/live-fixture.js";
+import { OWNER, STRANGER, useLiveDaemon, submitPending, confirmationQuestion } from "../support/live-fixture.js";
 
 /** TELEGRAM_RATE_SCALE for these daemons: the minute of retries at the send call lasts 3 s, the 60 s count cache too. */
 const SCALE = 20;
@@ -45,19 +45,7 @@ const statusIs = (id: string, status: string) => eventually(async () => (await r
 const thumbsUp = (reviewMessageId: number) =>
   live.double.injectReaction({ chatId: OWNER, messageId: reviewMessageId, userId: OWNER, newEmojis: ["👍"] });
 
-/** The confirmation question asked as a reply to a review post (a message with a ✅ button). */
-function question(reviewMessageId: number): Promise<{ message: SentMessage; data: string }> {
-  return eventually(
-    () => {
-      const message = live.double
-        .messages(OWNER)
-        .find((m) => m.replyToMessageId === reviewMessageId && (m.replyMarkup as any)?.inline_keyboard?.[0]?.[0]?.text?.startsWith("✅"));
-      return message && { message, data: (message.replyMarkup as any).inline_keyboard[0][0].callback_data as string };
-    },
-    10_000,
-    "the confirmation question",
-  );
-}
+const question = (reviewMessageId: number) => confirmationQuestion(live.double, OWNER, reviewMessageId);
 
 describe("evidence Telegram did not give fails closed (issue 19, item 2)", () => {
   it("row 4: getChatMemberCount fails at posting: the post says the audience is unknown and a 👍 asks for the confirmation tap", async () => {

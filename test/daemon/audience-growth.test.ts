@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { startTelegramDouble, type SentMessage } from "../telegram-double/index.js";
 import { eventually } from "../support/daemon-process.js";
-import { auditLines, OWNER, useLiveDaemon, submitPending } from "../support/live-fixture.js";
+import { auditLines, OWNER, useLiveDaemon, submitPending, confirmationQuestion } from "../support/live-fixture.js";
 
 /** Groups whose member count the tests change between the post and the send (AUDIENCE_CONFIRM_OVER is 200). */
 const FIVE = -1_001_200_000_001;
@@ -46,19 +46,7 @@ const postShows = (id: string, version: number) =>
     `the post shows version ${version} of the record`,
   );
 
-/** The confirmation question asked as a reply to a review post (a message with a ✅ button). */
-function question(reviewMessageId: number): Promise<{ message: SentMessage; data: string }> {
-  return eventually(
-    () => {
-      const message = live.double
-        .messages(OWNER)
-        .find((m) => m.replyToMessageId === reviewMessageId && (m.replyMarkup as any)?.inline_keyboard?.[0]?.[0]?.text?.startsWith("✅"));
-      return message && { message, data: (message.replyMarkup as any).inline_keyboard[0][0].callback_data as string };
-    },
-    10_000,
-    "the confirmation question",
-  );
-}
+const question = (reviewMessageId: number) => confirmationQuestion(live.double, OWNER, reviewMessageId);
 
 describe("an approval binds to the member count its message showed (contract v3)", () => {
   it("a group of 5 grows to 5,000 before the send: not sent, halted 'grew from 5 to 5,000 members', told; a new 👍 asks for the tap", async () => {

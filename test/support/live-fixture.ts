@@ -166,3 +166,21 @@ export async function submitPending(daemon: DaemonProcess, body: Record<string, 
     return rec.status === "pending" ? rec : null;
   });
 }
+
+/** The confirmation question asked as a reply to a review post (a message whose first button is ✅), and that button's data. */
+export function confirmationQuestion(
+  double: TelegramDouble,
+  chatId: number,
+  reviewMessageId: number,
+): Promise<{ message: SentMessage; data: string }> {
+  const first = (m: SentMessage) =>
+    (m.replyMarkup as any)?.inline_keyboard?.[0]?.[0] as { text?: string; callback_data?: string } | undefined;
+  return eventually(
+    () => {
+      const message = double.messages(chatId).find((m) => m.replyToMessageId === reviewMessageId && first(m)?.text?.startsWith("✅"));
+      return message && { message, data: first(message)!.callback_data as string };
+    },
+    10_000,
+    "the confirmation question",
+  );
+}
