@@ -23,10 +23,14 @@ function answer(text: string, extra: Record<string, unknown> = {}) {
   return { draft_text: text, destination_chat_id: String(FRIEND), drafted_by_role: "Scribe", originating_intent_id: "intent-o", ...extra };
 }
 
+/** Submits, and waits for the post when the review chat's pace queued it (a notice may have taken the slot). */
 async function submit(d: DaemonProcess, payload: Record<string, unknown>) {
   const res = await d.request("POST", "/drafts", payload);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body as { draft_id: string; review_message_id: number; status: string; warnings?: string[] };
+  const answer = res.body as { draft_id: string; review_message_id: number | null; status: string; warnings?: string[] };
+  if (answer.review_message_id !== null) return { ...answer, review_message_id: answer.review_message_id };
+  const posted = await eventually(async () => (await record(d, answer.draft_id)).review_message_id as number | null, 10_000, "posted");
+  return { ...answer, status: "pending", review_message_id: posted };
 }
 
 const record = async (d: DaemonProcess, id: string) => (await d.request("GET", `/drafts/${id}`)).body;
