@@ -117,7 +117,8 @@ export function callbacksLine(c: CallbackStatus): string {
     c.last_error === null
       ? ""
       : ` · last error: ${c.last_error}${c.next_attempt_at ? ` (next try ${localMinute(Date.parse(c.next_attempt_at))})` : ""}`;
-  return `Callbacks to ${c.url}: ${waiting} (acknowledged up to #${c.acked_seq})${error}`;
+  const warning = c.warning ? `\n⚠️ ${c.warning}` : "";
+  return `Callbacks to ${c.url}: ${waiting} (acknowledged up to #${c.acked_seq})${error}${warning}`;
 }
 
 /** One line about the owner's Telegram Business connection: whether drafts can go out as him, and its rights. */
