@@ -54,7 +54,9 @@ describe("topics in a private chat (Bot API 9.3/9.4)", () => {
     const { message_thread_id: thread } = await api.createForumTopic(OWNER, "Margot");
     const post = await api.sendMessage(OWNER, "post", { message_thread_id: thread });
     const lenient = { message_id: post.message_id, allow_sending_without_reply: true };
-    expect(await refusal(api.sendMessage(OWNER, "reply", { reply_parameters: lenient }))).toBe("Bad Request: message to be replied not found");
+    expect(await refusal(api.sendMessage(OWNER, "reply", { reply_parameters: lenient }))).toBe(
+      "Bad Request: message to be replied not found",
+    );
     const reply = await api.sendMessage(OWNER, "reply", { message_thread_id: thread, reply_parameters: lenient });
     expect(reply).toMatchObject({ message_thread_id: thread, reply_to_message: { message_id: post.message_id } });
   });
