@@ -189,6 +189,7 @@ export class DeskEffects {
         type: "posted",
         reviewChatId: post.reviewChatId,
         reviewMessageId: post.reviewMessageId,
+        reviewThreadId: post.reviewThreadId ?? null,
       });
       if (!result.ok) this.deps.log.warn({ draft_id: draftId, reason: result.reason }, "review post made, but the draft had moved on");
     } catch (err) {

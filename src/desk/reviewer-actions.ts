@@ -298,8 +298,11 @@ export class ReviewerActions {
       this.lastUnknownAnswer = now;
     }
     const replyTo = current?.review_message_id ?? actedOn;
+    // In the topic of the draft's post (the message acted on, when there is no draft: the main thread, or the fallback there).
     void this.deps.effects.track(
-      this.deps.reviewChat.answer(text, replyTo).catch((err: unknown) => this.deps.log.warn({ err }, "could not answer the reviewer")),
+      this.deps.reviewChat
+        .answer(text, replyTo, current?.review_thread_id ?? null)
+        .catch((err: unknown) => this.deps.log.warn({ err }, "could not answer the reviewer")),
     );
   }
 
