@@ -101,6 +101,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       haltPollMs: 1000,
       backoffs,
       business: { botUsername: bot.botInfo.username, fetchConnection: businessConnectionCall(bot.api) },
+      secrets: env.secrets,
     });
     // Closing the core waits for the desk work that is running.
     closers.push("core", () => core.close());
