@@ -2,7 +2,7 @@ import { access } from "node:fs/promises";
 import { DataRefusalError } from "../../app/data-refusal.js";
 import { readAuditKey } from "../../audit/audit-key.js";
 import { CLI_AUDIT_SOURCE, DEFAULT_AUDIT_SOURCE, PROJECT_SOURCES } from "../../audit/sources.js";
-import { verifyAudit, type AuditVerdict, type SourceReport } from "../../audit/verify-chain.js";
+import { verifyAudit, type AuditVerdict, type ChainVerdict, type SourceReport } from "../../audit/verify-chain.js";
 import type { AuditKey } from "../../audit/line-proof.js";
 import type { CliCommand } from "../command.js";
 import { cliHarness } from "../harness.js";
@@ -11,24 +11,34 @@ import { printJsonLine } from "../output.js";
 
 const KNOWN = `${DEFAULT_AUDIT_SOURCE} (the daemon) and ${CLI_AUDIT_SOURCE} (the CLI)`;
 
-function describeSource(r: SourceReport, anchorLine: number | null): string {
-  const pre =
-    r.preKey > 0 ? ` (${r.preKey} from before the audit key${anchorLine === null ? "" : `, anchored at line ${anchorLine}`})` : "";
-  const chain = r.broken === null ? "chain intact" : `chain BROKEN at line ${r.broken.line}: ${r.broken.reason}`;
-  return `  ${r.source}: ${r.lines} line${r.lines === 1 ? "" : "s"} of ours${pre}, ${chain}`;
+/** One source's verdict in the form the command always printed: its first problem (a line claiming it without proof, a break), or its line count. */
+function chainOf(v: AuditVerdict, r: SourceReport): ChainVerdict & { source: string } {
+  const problems = v.unproven
+    .filter((u) => u.source === r.source)
+    .map((u) => ({ line: u.line, reason: `a line claims this source without valid proof: ${u.reason}` }));
+  if (r.broken !== null) problems.push(r.broken);
+  problems.sort((a, b) => a.line - b.line);
+  const first = problems[0];
+  return first === undefined ? { source: r.source, ok: true, lines: r.lines } : { source: r.source, ok: false, ...first };
+}
+
+function describeSource(v: AuditVerdict, r: SourceReport): string {
+  const c = chainOf(v, r);
+  if (!c.ok) return `  ${r.source}: BROKEN at line ${c.line}: ${c.reason}`;
+  const pre = r.preKey > 0 ? ` (${r.preKey} from before the audit key${v.anchorLine === null ? "" : `, anchored at line ${v.anchorLine}`})` : "";
+  return `  ${r.source}: ${r.lines} line${r.lines === 1 ? "" : "s"}, chain intact${pre}`;
 }
 
 function describe(path: string, v: AuditVerdict, keyNote: string | null): string {
-  const out = [`${path}: ${v.ok ? "every line claiming our sources is ours, and the chains are intact" : "NOT INTACT"}`];
+  const head = v.ok ? "every chain is intact, and every line claiming our sources is ours" : "a chain is BROKEN, or a line claims our source without valid proof";
+  const out = [`${path}: ${head}`];
   if (keyNote !== null) out.push(`  ${keyNote}`);
-  out.push(...v.sources.map((r) => describeSource(r, v.anchorLine)));
+  out.push(...v.sources.map((r) => describeSource(v, r)));
   for (const u of v.unproven) out.push(`  line ${u.line} (byte ${u.offset}) claims ${u.source} without valid proof: ${u.reason}`);
   if (v.unprovenCount > v.unproven.length) out.push(`  ... and ${v.unprovenCount - v.unproven.length} more such lines`);
   for (const o of v.others) {
     const more = o.count > o.lines.length ? ", ..." : "";
-    out.push(
-      `  another writer, ${o.source}: ${o.count} line${o.count === 1 ? "" : "s"} (line ${o.lines.join(", ")}${more}); not ours to vouch for`,
-    );
+    out.push(`  another writer's lines (${o.source}): ${o.count}, at line ${o.lines.join(", ")}${more}; not ours to vouch for`);
   }
   return `${out.join("\n")}\n`;
 }
@@ -100,7 +110,8 @@ export const auditVerifyCommand: CliCommand = {
       });
     const { key, note } = await keyFor(auditKey, async () => (await verify(null)).uncheckedProofs);
     const v = await verify(key);
-    if (args.values.json === true) printJsonLine(io, { path: audit, ...(note === null ? {} : { note }), ...v });
+    const chains = v.sources.map((r) => chainOf(v, r));
+    if (args.values.json === true) printJsonLine(io, { path: audit, ...(note === null ? {} : { note }), ...v, chains });
     else io.stdout.write(describe(audit, v, note));
     return v.ok ? EXIT.ok : EXIT.failed;
   },
