@@ -314,7 +314,8 @@ const CASES: Case[] = [
     damage: async (p, g) => writeFile(p.auditIndex, flipBit(g, g.indexOf("last_seq") + 11, 0)),
     problem: /damaged/,
   },
-  { name: "another HARNESS_DIR's", damage: async (p) => writeFile(p.auditIndex, foreign), problem: /does not match the audit log/ },
+  // Written with that directory's own audit key: its proof does not verify with this one.
+  { name: "another HARNESS_DIR's", damage: async (p) => writeFile(p.auditIndex, foreign), problem: /its proof does not verify/ },
   {
     name: "of a later state of this log (the log was restored from a backup)",
     damage: async (p) => writeFile(p.auditIndex, reference!.checkpoint),
@@ -338,7 +339,12 @@ describe("a damaged audit index checkpoint (the real daemon)", () => {
       // A checkpoint of another HARNESS_DIR: a few lines of ours, a clean close.
       const other = harnessPaths(join(await sweepDir(), ".harness"));
       await mkdir(join(other.audit, ".."), { recursive: true });
-      const audit = await AuditLog.open({ path: other.audit, log: memoryLogger("silent").log, checkpointPath: other.auditIndex });
+      const audit = await AuditLog.open({
+        path: other.audit,
+        log: memoryLogger("silent").log,
+        checkpointPath: other.auditIndex,
+        key: { path: other.auditKey, create: true },
+      });
       await audit.append([{ kind: "status_due", draft_id: "d_elsewhere", version: 1 }]);
       await audit.close();
       foreign = await readFile(other.auditIndex);
