@@ -184,7 +184,7 @@ describe("lost state is never silent", () => {
       const r = await draftRecord(live.daemon, a.draft_id);
       return r.status === "approved" ? r : null;
     });
-    let before = live.double.messages(OWNER).length;
+    const before = live.double.messages(OWNER).length;
     live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "/halt" });
     await live.reviewChatMessage(before, /^⛔ Sends halted/, "the /halt answer");
     // An approval while halted: halted at once, or approved and halted at its send (both: never pending again).
