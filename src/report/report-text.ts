@@ -1,4 +1,4 @@
-import { shortAge, zoneName } from "../owner/local-time.js";
+import { localDayTime, shortAge, zoneName } from "../owner/local-time.js";
 import type { Report, ReportRow } from "./report-model.js";
 
 /**
@@ -9,26 +9,6 @@ import type { Report, ReportRow } from "./report-model.js";
 /** A duration in seconds as people read it: `45s`, `12m`, `3h 5m`, `2d 4h`. */
 export function humanSeconds(seconds: number): string {
   return shortAge(Math.round(seconds * 1000));
-}
-
-const DAY_TIME = new Map<string, Intl.DateTimeFormat>();
-
-/** `Mon 24 Mar 09:00` in the process's zone. */
-export function localDayTime(ms: number): string {
-  const key = process.env.TZ ?? "";
-  let f = DAY_TIME.get(key);
-  if (f === undefined) {
-    f = new Intl.DateTimeFormat("en-GB", {
-      weekday: "short",
-      day: "numeric",
-      month: "short",
-      hour: "2-digit",
-      minute: "2-digit",
-      hourCycle: "h23",
-    });
-    DAY_TIME.set(key, f);
-  }
-  return f.format(new Date(ms)).replace(",", "");
 }
 
 /** `Mon 24 Mar 09:00 – Mon 31 Mar 09:00`: the period, local time. */

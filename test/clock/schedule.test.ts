@@ -86,7 +86,13 @@ describe("the scheduler", () => {
     const schedule = startSchedule({
       clock,
       next: (now) => (target !== null && target > now ? target : null),
-      first: () => new Promise<void>((r) => (release = () => (log.push("first"), r()))),
+      first: () =>
+        new Promise<void>((r) => {
+          release = () => {
+            log.push("first");
+            r();
+          };
+        }),
       run: async (due) => void log.push(`run ${new Date(due).getHours()}`),
       onError: () => {},
     });
