@@ -88,6 +88,7 @@ export async function catchUpWeeks(deps: WeeklyReportDeps): Promise<void> {
     // The REPORT_DAY before is where this week began.
     dueMs = weekBefore(dueMs).sinceMs;
   }
+  deps.log.info({ weeks: LOOKBACK_WEEKS }, "no weekly report due at start: no drafts in the last weeks");
 }
 
 /** Tells the reviewer (once: the line comes first) that a weekly picture may be missing, and where to get one. */
