@@ -67,5 +67,6 @@ export function reportTable(report: Report, names: ReadonlyMap<string, string>):
 export function reportCaption(report: Report, heading: string): string {
   const rows = Object.values(report.roles);
   const sum = (k: "drafts" | "sent" | "revise" | "expired") => rows.reduce((n, r) => n + r[k], 0);
-  return `${heading}, ${periodLabel(report)}: ${sum("drafts")} drafts, ${sum("sent")} sent, ${sum("revise")} sent back, ${sum("expired")} expired.`;
+  const drafts = sum("drafts");
+  return `${heading}, ${periodLabel(report)}: ${drafts} draft${drafts === 1 ? "" : "s"}, ${sum("sent")} sent, ${sum("revise")} sent back, ${sum("expired")} expired.`;
 }
