@@ -58,6 +58,8 @@ export interface Core {
   readonly audit: AuditLog;
   /** The archiving passes: why the last one failed, if it did. */
   readonly archiving: ArchivingSchedule;
+  /** The archive of old final drafts: what its month files lost, if anything (`problems`). */
+  readonly archive: DraftArchive<DraftRecord>;
   /** Telegram Business: the owner's connection, what people wrote to him, the check at the send call. */
   readonly voice: OwnerVoice;
   close(): Promise<void>;
@@ -170,6 +172,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       store,
       audit,
       archiving,
+      archive,
       voice,
       async close() {
         await archiving.stop();

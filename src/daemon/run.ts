@@ -110,6 +110,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       harnessDir: config.harnessDir,
       archiving: () => core.archiving.problem(),
       business: () => core.voice.status(),
+      warnings: () => [...core.archive.problems(), ...(callbacks?.delivery.warning ? [callbacks.delivery.warning] : [])],
     });
     core.desk.onTransition(() => health.storeWritten());
     core.desk.onTransition(logDraftChanges(log, (id) => core.desk.get(id)));
