@@ -99,7 +99,11 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       envFilePath: resolve(".env"),
       haltPollMs: 1000,
       backoffs,
-      business: { botUsername: bot.botInfo.username, fetchConnection: businessConnectionCall(bot.api) },
+      business: {
+        botUsername: bot.botInfo.username,
+        fetchConnection: businessConnectionCall(bot.api),
+        tell: (text) => reviewChat.say(text),
+      },
     });
     // Closing the core waits for the desk work that is running.
     closers.push("core", () => core.close());
