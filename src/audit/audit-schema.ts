@@ -81,6 +81,8 @@ export const transitionEntrySchema = z.object({
    * existed have none.
    */
   record: z.record(z.string(), z.unknown()).optional(),
+  /** An edit that only put back what redaction removed ("🔓 Keep the removed items"): the report does not count it as edited. */
+  restored: z.boolean().optional(),
 });
 
 /** A change whose effects edit the review post; written with the change, so a crash before the edit is redone at start. */
@@ -233,6 +235,25 @@ const anchoredHeadSchema = z.object({ source: z.string(), seq: int.nonnegative()
  */
 export const keyAnchorEntrySchema = z.object({ kind: z.literal("key_anchor"), chains: z.array(anchoredHeadSchema), note: z.string() });
 
+/**
+ * A weekly report picture is about to be posted (written, fsync'd, before the
+ * sendPhoto): a stop before `report_posted` leaves it unknown whether it
+ * reached the chat, and it is never posted again.
+ */
+export const reportIntentEntrySchema = z.object({
+  kind: z.literal("report_intent"),
+  trigger: z.literal("schedule"),
+  since: z.string(),
+  until: z.string(),
+});
+
+/** A weekly picture whose post a stop or a failed call left unconfirmed; the reviewer was told (once) that it may be missing. */
+export const reportUnconfirmedEntrySchema = z.object({
+  kind: z.literal("report_unconfirmed"),
+  since: z.string(),
+  until: z.string(),
+});
+
 /** Every entry we write, by `kind`. */
 export const auditEntrySchema = z.discriminatedUnion("kind", [
   transitionEntrySchema,
@@ -250,6 +271,8 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   surfaceUsedEntrySchema,
   reportPostedEntrySchema,
   keyAnchorEntrySchema,
+  reportIntentEntrySchema,
+  reportUnconfirmedEntrySchema,
 ]);
 
 /** One entry as a caller writes it (the log adds ts, source, seq, prev_hash). */

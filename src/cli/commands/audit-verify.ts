@@ -25,12 +25,15 @@ function chainOf(v: AuditVerdict, r: SourceReport): ChainVerdict & { source: str
 function describeSource(v: AuditVerdict, r: SourceReport): string {
   const c = chainOf(v, r);
   if (!c.ok) return `  ${r.source}: BROKEN at line ${c.line}: ${c.reason}`;
-  const pre = r.preKey > 0 ? ` (${r.preKey} from before the audit key${v.anchorLine === null ? "" : `, anchored at line ${v.anchorLine}`})` : "";
+  const pre =
+    r.preKey > 0 ? ` (${r.preKey} from before the audit key${v.anchorLine === null ? "" : `, anchored at line ${v.anchorLine}`})` : "";
   return `  ${r.source}: ${r.lines} line${r.lines === 1 ? "" : "s"}, chain intact${pre}`;
 }
 
 function describe(path: string, v: AuditVerdict, keyNote: string | null): string {
-  const head = v.ok ? "every chain is intact, and every line claiming our sources is ours" : "a chain is BROKEN, or a line claims our source without valid proof";
+  const head = v.ok
+    ? "every chain is intact, and every line claiming our sources is ours"
+    : "a chain is BROKEN, or a line claims our source without valid proof";
   const out = [`${path}: ${head}`];
   if (keyNote !== null) out.push(`  ${keyNote}`);
   out.push(...v.sources.map((r) => describeSource(v, r)));
