@@ -184,6 +184,18 @@ export class AuditLog {
     return found;
   }
 
+  /**
+   * True when a line naming our source, at byte `offset`, is ours: its proof verifies, or it has none and
+   * comes before the key anchor (written before the key existed). Without a key, every line is (no proofs).
+   * What readers of the log that act on it (the feed, the weekly report) use to skip another writer's lines.
+   */
+  proves(line: Uint8Array, offset: number): boolean {
+    if (this.key === null) return true;
+    const proof = lineProof(this.key, line, 0, line.length);
+    if (proof === "valid") return true;
+    return proof === "none" && this.index.anchor !== null && offset < this.index.anchor.offset;
+  }
+
   /** Whose lines a scan takes as ours. */
   private get trust(): ScanTrust {
     return { key: this.key, own: this.source };

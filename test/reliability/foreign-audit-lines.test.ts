@@ -144,6 +144,9 @@ describe("a line another process appends to swarm.jsonl decides nothing", () => 
     const rec = await draftRecord(daemon, draft.draft_id);
     expect(rec).toMatchObject({ status: "pending", version: draft.version, approval: null });
     expect(daemon.logs.some((l) => String(l.msg).includes("restored"))).toBe(false);
+    // Nor is it in the feed the swarm reads.
+    const feed = (await daemon.request("GET", "/events?after=0")).body as { events: Array<Record<string, unknown>> };
+    expect(feed.events.filter((e) => e.draft_id === draft.draft_id).map((e) => e.to)).toEqual(["queued", "pending"]);
     // The owner's halt stands: HALT is the switch, and no forged line lifts it.
     live.double.injectReaction({ chatId: OWNER, messageId: draft.review_message_id, userId: OWNER, newEmojis: ["👍"] });
     const halted = await eventually(async () => {
