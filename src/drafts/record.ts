@@ -113,6 +113,8 @@ const draftRecordFields = z.object({
   revises: z.string().nullable().default(null),
   /** The review post of the draft named by `revises` (in the same review chat): this draft's post replies to it. */
   revises_post: z.number().int().nullable().default(null),
+  /** The role that drafted the draft named by `revises` (older lines have none): the post says whose draft this revises. */
+  revises_role: z.enum(ROLES).nullable().default(null),
   /** The revision note of the draft named by `revises`, quoted on this draft's review post. */
   revises_note: z.string().nullable().default(null),
   /** Where the draft named by `revises` was to go, when this one goes elsewhere: the post says so. */

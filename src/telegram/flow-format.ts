@@ -27,6 +27,19 @@ function destinationName(d: { chat_id: string; thread_id: number | null; title: 
 }
 
 /**
+ * "🔁 New version of the draft quoted above.", or, when another role drafted
+ * the earlier one (any role may revise any draft), who revised whose:
+ * "🔁 Margot's new version of Scribe's draft quoted above."
+ */
+export function revisesLine(draft: Pick<DraftRecord, "drafted_by_role" | "revises_role" | "revises_post">): string {
+  const other = draft.revises_role !== null && draft.revises_role !== draft.drafted_by_role ? draft.revises_role : null;
+  if (other === null)
+    return draft.revises_post === null ? "🔁 New version of an earlier draft." : "🔁 New version of the draft quoted above.";
+  const whose = `🔁 ${draft.drafted_by_role}'s new version of`;
+  return draft.revises_post === null ? `${whose} an earlier draft by ${other}.` : `${whose} ${other}'s draft quoted above.`;
+}
+
+/**
  * Lines for the post of an edited draft (its version and the diff against the
  * version before) or of a new version of an earlier draft (the reviewer's note
  * on that one and the diff against its text). Empty for a first version.
@@ -35,7 +48,7 @@ export function versionLines(draft: DraftRecord): string {
   const lines: string[] = [];
   if (draft.revises !== null) {
     // The post replies to the earlier one: its quote is one tap from there (a draft id is nothing the owner can use).
-    lines.push(draft.revises_post === null ? "🔁 New version of an earlier draft." : "🔁 New version of the draft quoted above.");
+    lines.push(revisesLine(draft));
     if (draft.revises_note) lines.push(`Your note: ${quote(draft.revises_note)}`);
     const from = draft.revises_destination;
     if (from !== null) {
