@@ -2,7 +2,7 @@ import type { InlineKeyboardButton, MessageEntity } from "grammy/types";
 import { TELEGRAM_TEXT_LIMIT } from "../drafts/payload.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
-import { richWordDiff, type RichDiff } from "./word-diff.js";
+import { describeChange, type RichDiff } from "./word-diff.js";
 
 /**
  * The review post's parts for edits, revisions and the undo window: which
@@ -41,8 +41,10 @@ export function revisesLine(draft: Pick<DraftRecord, "drafted_by_role" | "revise
 
 /**
  * Lines for the post of an edited draft (its version and the diff against the
- * version before) or of a new version of an earlier draft (the reviewer's note
- * on that one and the diff against its text). Empty for a first version.
+ * version before) or of a new version of an earlier draft (whose draft it
+ * revises, the reviewer's note on that one and the diff against its text).
+ * A version that changed most of the words says it was rewritten instead of
+ * a diff (contract v4, see REWRITE_SHARE). Empty for a first version.
  */
 export function versionLines(draft: DraftRecord): string {
   const lines: string[] = [];
@@ -56,11 +58,18 @@ export function versionLines(draft: DraftRecord): string {
       lines.push(`🎯 Destination changed: from ${destinationName(from)} to ${destinationName(to)}.`);
     }
   }
-  if (draft.text_version > 1) lines.push(`✏️ Edited in review: version ${draft.text_version}.`);
-  if (draft.previous_text !== null) {
-    const diff = richWordDiff(draft.previous_text, draft.draft_text).text;
-    lines.push(diff === "" ? "Changes: none in the words." : `Changes: ${diff}`);
+  const change = draft.previous_text === null ? null : describeChange(draft.previous_text, draft.draft_text);
+  if (change?.kind === "rewrite") {
+    // Most of the words changed: a word-by-word diff would be longer than either text; the post shows the new one in full.
+    lines.push(
+      draft.text_version > 1
+        ? `✏️ Rewritten (version ${draft.text_version}): most of the words changed.`
+        : "✏️ Rewritten: most of the words differ from the earlier draft.",
+    );
+    return lines.join("\n");
   }
+  if (draft.text_version > 1) lines.push(`✏️ Edited in review: version ${draft.text_version}.`);
+  if (change !== null) lines.push(change.kind === "none" ? "Changes: none in the words." : `Changes: ${change.diff.text}`);
   return lines.join("\n");
 }
 
@@ -70,11 +79,12 @@ export function versionLines(draft: DraftRecord): string {
  */
 export function diffEntities(draft: DraftRecord, header: string): RichDiff["entities"] {
   if (draft.previous_text === null) return [];
-  const diff = richWordDiff(draft.previous_text, draft.draft_text);
-  const at = diff.text === "" ? -1 : header.indexOf(`Changes: ${diff.text}`);
+  const change = describeChange(draft.previous_text, draft.draft_text);
+  if (change.kind !== "diff") return [];
+  const at = header.indexOf(`Changes: ${change.diff.text}`);
   if (at < 0) return [];
   const start = at + "Changes: ".length;
-  return diff.entities.map((e) => ({ ...e, offset: e.offset + start }));
+  return change.diff.entities.map((e) => ({ ...e, offset: e.offset + start }));
 }
 
 /** "👍 Approved · Sending at 14:03:12 · ↩️ Undo" while an approval waits out UNDO_WINDOW; null otherwise. */

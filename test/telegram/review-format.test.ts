@@ -103,6 +103,29 @@ describe("the review post", () => {
     });
   });
 
+  // Issue 25 point 7: a wholesale rewrite showed a "Changes:" line longer than either text.
+  it("says a version that changed most of the words was rewritten, with no diff and no diff entities", () => {
+    const before = "Hi Anna, just checking whether Thursday still works for the budget review. Thanks, me.";
+    const after = "Anna — the budget review moves to next week; a new invite follows.";
+    const m = single(reviewPost(draftIn("pending", { previous_text: before, draft_text: after, text_version: 2 }), opts));
+    expect(m.text).toContain("✏️ Rewritten (version 2): most of the words changed.\n");
+    expect(m.text).not.toContain("Changes:");
+    expect(m.text).not.toContain("Edited in review");
+    expect(m.entities.filter((e) => e.type === "strikethrough" || e.type === "bold")).toEqual([]);
+    const chained = single(reviewPost(draftIn("pending", { revises: "d_a", previous_text: before, draft_text: after }), opts));
+    expect(chained.text).toContain("🔁 New version of an earlier draft.\n✏️ Rewritten: most of the words differ from the earlier draft.");
+  });
+
+  // Issue 26 point 6: any role may revise any draft; the post says who revised whose.
+  it("says which role revised whose draft", () => {
+    const other = draftIn("pending", { drafted_by_role: "Margot", revises: "d_a", revises_role: "Scribe", revises_post: 7 });
+    expect(single(reviewPost(other, opts)).text).toContain("🔁 Margot's new version of Scribe's draft quoted above.");
+    const unposted = { ...other, revises_post: null };
+    expect(single(reviewPost(unposted, opts)).text).toContain("🔁 Margot's new version of an earlier draft by Scribe.");
+    const own = { ...other, revises_role: "Margot" as const };
+    expect(single(reviewPost(own, opts)).text).toContain("🔁 New version of the draft quoted above.");
+  });
+
   it("shows the status on top after a change, the entities moved along", () => {
     const edited = editedReviewText(draftIn("sent", { sent_at: "2026-11-30T10:05:00.000Z", draft_text: "Run /resume" }), opts)!;
     expect(edited.text).toMatch(/^✅ Sent at today 10:05\./);
