@@ -75,6 +75,8 @@ export const transitionEntrySchema = z.object({
   sent_as: z.enum(SENDER_KINDS).optional(),
   /** An undo's time as Telegram dated it; null: not dated (a ↩️ tap that waited while the daemon was down). */
   acted_at: z.string().nullable().optional(),
+  /** An edit made by "🔓 Keep the removed items" (the items redaction removed put back); absent on other lines. The report counts these apart. */
+  restored: z.boolean().optional(),
 });
 
 /** A change whose effects edit the review post; written with the change, so a crash before the edit is redone at start. */

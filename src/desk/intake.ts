@@ -5,7 +5,7 @@ import { parseDraftPayload, type DraftPayload } from "../drafts/payload.js";
 import type { DraftRecord } from "../drafts/record.js";
 import type { DraftStatus } from "../drafts/status.js";
 import { KeyedQueue } from "./keyed-queue.js";
-import type { AudienceSource, ReviewChat } from "./ports.js";
+import type { AudienceSource, RemovedItems, ReviewChat } from "./ports.js";
 import { prepareDraftText, type Redactor } from "./draft-text.js";
 import { checkRevises, revisesFacts } from "./revises.js";
 import type { ReviewDesk } from "./review-desk.js";
@@ -50,6 +50,8 @@ export interface IntakeOptions {
   readonly sender?: SenderChooser;
   /** True in test mode: every draft made is marked `test_mode` (a live daemon leaves it alone). */
   readonly testMode?: boolean;
+  /** Where the text before redaction is kept aside, for 🔓 Keep the removed items; absent: not kept. */
+  readonly removedItems?: RemovedItems;
 }
 
 /** A draft id: sortable by creation time, unguessable after it. */
@@ -150,10 +152,14 @@ export class Intake {
     // As the owner, the audience is the person the connection proves; the bot's own getChat may not know them.
     const audience = choice.audience ?? (await this.options.audience?.resolve(payload.destination_chat_id)) ?? null;
     const now = clock.now();
+    const draftId = (this.options.newDraftId ?? newDraftId)();
+    // The text before redaction, kept aside (never in the store or the audit log) before the draft exists and the intake answers.
+    if (prepared.unredacted !== undefined)
+      await this.options.removedItems?.keep({ draft_id: draftId, redacted_sha256: prepared.textSha256, text: prepared.unredacted });
     const { draft, effects } = createDraft(
       payload,
       {
-        draftId: (this.options.newDraftId ?? newDraftId)(),
+        draftId,
         text,
         textSha256: prepared.textSha256,
         payloadSha256: payloadSha256(payload),

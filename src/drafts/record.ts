@@ -52,6 +52,8 @@ export const redactionSchema = z.object({
   removed: z.record(z.string(), z.number().int().nonnegative()),
   /** What each removed piece was, recognisably but not shown ("phone ending 678"); absent on older lines. */
   hints: z.array(z.string()).optional(),
+  /** True for a version made by "🔓 Keep the removed items": the text as submitted, with what redaction removed (`hints` name it). */
+  restored: z.boolean().optional(),
 });
 /** What redaction removed. */
 export type RedactionSummary = z.infer<typeof redactionSchema>;

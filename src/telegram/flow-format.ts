@@ -2,7 +2,8 @@ import type { InlineKeyboardButton, MessageEntity } from "grammy/types";
 import { TELEGRAM_TEXT_LIMIT } from "../drafts/payload.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
-import { describeChange, type RichDiff } from "./word-diff.js";
+import { describeChange, REWRITE_SHARE, type ChangeView, type RichDiff } from "./word-diff.js";
+import { hintsText } from "../redact/hints.js";
 
 /**
  * The review post's parts for edits, revisions and the undo window: which
@@ -58,7 +59,7 @@ export function versionLines(draft: DraftRecord): string {
       lines.push(`🎯 Destination changed: from ${destinationName(from)} to ${destinationName(to)}.`);
     }
   }
-  const change = draft.previous_text === null ? null : describeChange(draft.previous_text, draft.draft_text);
+  const change = changeOf(draft);
   if (change?.kind === "rewrite") {
     // Most of the words changed: a word-by-word diff would be longer than either text; the post shows the new one in full.
     lines.push(
@@ -68,7 +69,7 @@ export function versionLines(draft: DraftRecord): string {
     );
     return lines.join("\n");
   }
-  if (draft.text_version > 1) lines.push(`✏️ Edited in review: version ${draft.text_version}.`);
+  if (draft.text_version > 1) lines.push(editedLine(draft));
   if (change !== null) lines.push(change.kind === "none" ? "Changes: none in the words." : `Changes: ${change.diff.text}`);
   return lines.join("\n");
 }
@@ -78,9 +79,8 @@ export function versionLines(draft: DraftRecord): string {
  * (see versionLines), at their offsets there; none without a diff.
  */
 export function diffEntities(draft: DraftRecord, header: string): RichDiff["entities"] {
-  if (draft.previous_text === null) return [];
-  const change = describeChange(draft.previous_text, draft.draft_text);
-  if (change.kind !== "diff") return [];
+  const change = changeOf(draft);
+  if (change?.kind !== "diff") return [];
   const at = header.indexOf(`Changes: ${change.diff.text}`);
   if (at < 0) return [];
   const start = at + "Changes: ".length;
@@ -116,9 +116,27 @@ export function flowButtons(draft: DraftRecord, now?: number): InlineKeyboardBut
   return [];
 }
 
+/** How the post shows this version's change (null: a first version); the removed items put back always show as a diff. */
+function changeOf(draft: DraftRecord): ChangeView | null {
+  if (draft.previous_text === null) return null;
+  return describeChange(draft.previous_text, draft.draft_text, draft.redaction?.restored === true ? Infinity : REWRITE_SHARE);
+}
+
+/** "✏️ Edited in review: version 2.", or for the version 🔓 made: "🔓 Version 2 keeps the removed items (phone ending 678)." */
+function editedLine(draft: DraftRecord): string {
+  if (draft.redaction?.restored !== true) return `✏️ Edited in review: version ${draft.text_version}.`;
+  const hints = draft.redaction.hints ?? [];
+  return `🔓 Version ${draft.text_version} keeps the removed items${hints.length > 0 ? ` (${hintsText(hints)})` : ""}.`;
+}
+
 /** The text a replaced review post is edited to: which version replaced it. */
 export function supersededText(draft: DraftRecord): string {
-  return `✏️ Replaced by version ${draft.text_version} (edited in review). Decide on the new post below; this one no longer counts.`;
+  const v = draft.text_version;
+  const how =
+    draft.redaction?.restored === true
+      ? `🔓 Replaced by version ${v} (the removed items kept)`
+      : `✏️ Replaced by version ${v} (edited in review)`;
+  return `${how}. Decide on the new post below; this one no longer counts.`;
 }
 
 /**

@@ -171,12 +171,14 @@ function words(text: string): number {
 
 /**
  * What the review post shows of a change: nothing (the same words), the
- * compact diff, or, when more than REWRITE_SHARE of the words changed, that
- * it was rewritten (the post shows the new text in full anyway).
+ * compact diff, or, when more than `rewriteShare` (REWRITE_SHARE) of the
+ * words changed, that it was rewritten (the post shows the new text in full
+ * anyway). A change that must always show its words (the removed items put
+ * back) passes Infinity.
  */
-export function describeChange(before: string, after: string, maxChars = 600): ChangeView {
+export function describeChange(before: string, after: string, rewriteShare = REWRITE_SHARE, maxChars = 600): ChangeView {
   const runs = wordDiff(before, after);
   if (runs.every((r) => r.kind === "same")) return { kind: "none" };
   const share = changedWordShare(runs);
-  return share > REWRITE_SHARE ? { kind: "rewrite", share } : { kind: "diff", diff: richDiffOf(runs, maxChars) };
+  return share > rewriteShare ? { kind: "rewrite", share } : { kind: "diff", diff: richDiffOf(runs, maxChars) };
 }
