@@ -16,7 +16,7 @@ export interface OwnDetailsAnswer {
 }
 
 /** What a phone number may be written with: digits, spaces, `+`, `-`, `.`, `/` and brackets. */
-const PHONE_CHARS = /^\+?[\d\s().\/-]+$/;
+const PHONE_CHARS = /^\+?[\d\s()./-]+$/;
 /** E.164 allows at most 15 digits. */
 const MAX_PHONE_DIGITS = 15;
 
