@@ -153,9 +153,7 @@ export class Intake {
     const audience = choice.audience ?? (await this.options.audience?.resolve(payload.destination_chat_id)) ?? null;
     const now = clock.now();
     const draftId = (this.options.newDraftId ?? newDraftId)();
-    // The text before redaction, kept aside (never in the store or the audit log) before the draft exists and the intake answers.
-    if (prepared.unredacted !== undefined)
-      await this.options.removedItems?.keep({ draft_id: draftId, redacted_sha256: prepared.textSha256, text: prepared.unredacted });
+    if (prepared.unredacted !== undefined) await this.keepUnredacted(draftId, prepared.textSha256, prepared.unredacted);
     const { draft, effects } = createDraft(
       payload,
       {
@@ -183,5 +181,21 @@ export class Intake {
     if (earlier !== null && !revises.archived) await desk.markRevised(earlier.draft_id, draft.draft_id);
     if (postNow) await desk.post(draft.draft_id);
     return { ok: true, created: true, answer: answerFor(desk.get(draft.draft_id) ?? draft, choice.warnings) };
+  }
+
+  /**
+   * The text before redaction, kept aside (never in the store or the audit log) before the draft
+   * exists and the intake answers, for 🔓 Keep the removed items. A failure does not refuse the
+   * draft (it is reviewed as redacted; the button then says the items are gone): it is logged.
+   */
+  private async keepUnredacted(draftId: string, redactedSha256: string, text: string): Promise<void> {
+    try {
+      await this.options.removedItems?.keep({ draft_id: draftId, redacted_sha256: redactedSha256, text });
+    } catch (err) {
+      this.options.desk.log.warn(
+        { err, draft_id: draftId },
+        "could not keep the removed items of a redacted draft; 🔓 will say they are gone",
+      );
+    }
   }
 }

@@ -62,6 +62,7 @@ describe("🔓 Keep the removed items", () => {
 
     tapKeep(v1.review_message_id, v1.draft_id);
     const v2 = await repostedAfter(d, v1.draft_id, v1.review_message_id);
+    await eventually(() => live.double.answeredCallbacks().length === 1, 10_000, "the tap answered");
     expect(live.double.lastAnsweredCallback?.text).toBe("Kept: the removed items are back in a new version, posted below.");
     expect(v2).toMatchObject({
       draft_text: ORIGINAL,
@@ -167,6 +168,7 @@ describe("🔓 Keep the removed items", () => {
     tapKeep(damaged.review_message_id, damaged.draft_id);
     await eventually(() => repliesTo(damaged.review_message_id).length === 1, 10_000, "the answer");
     expect(repliesTo(damaged.review_message_id)[0]!.text).toMatch(/^🔓 Not applied: the removed items are no longer kept/);
+    await eventually(() => live.double.answeredCallbacks().length === 1, 10_000, "the tap answered");
     expect(live.double.lastAnsweredCallback?.text).toBe("Not applied: the removed items are no longer kept (see the chat).");
 
     // Another draft's originals copied over this one's: not this draft's text, never restored.
@@ -181,7 +183,16 @@ describe("🔓 Keep the removed items", () => {
     await eventually(() => repliesTo(other.review_message_id).length === 1, 10_000, "the answer about the missing file");
     expect(repliesTo(other.review_message_id)[0]!.text).toMatch(/^🔓 Not applied: the removed items are no longer kept/);
 
-    for (const id of [damaged.draft_id, other.draft_id])
+    // A removed_items that is no directory: the draft is still taken (as redacted), and the button says the items are gone.
+    await rm(join(missing.harnessDir, "removed_items"), { recursive: true });
+    await writeFile(join(missing.harnessDir, "removed_items"), "not a directory", { mode: 0o600 });
+    const unkept = await submitPending(missing, payload(`Ring ${PHONE}.`, { originating_intent_id: "unkept" }));
+    await missing.waitForLog((l) => l.msg === "could not keep the removed items of a redacted draft; 🔓 will say they are gone");
+    tapKeep(unkept.review_message_id, unkept.draft_id);
+    await eventually(() => repliesTo(unkept.review_message_id).length === 1, 10_000, "the answer about the unkept items");
+    expect(repliesTo(unkept.review_message_id)[0]!.text).toMatch(/^🔓 Not applied: the removed items are no longer kept/);
+
+    for (const id of [damaged.draft_id, other.draft_id, unkept.draft_id])
       expect(await draftRecord(missing, id)).toMatchObject({ status: "pending", text_version: 1 });
     expect((await auditLines(missing.harnessDir)).filter((l) => l.event === "edit")).toEqual([]);
     expect(missing.logs.find((l) => l.msg === "the removed items of a draft cannot be put back")).toMatchObject({
