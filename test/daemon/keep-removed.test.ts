@@ -2,6 +2,7 @@ import { readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { eventually, pathExists, type DaemonProcess } from "../support/daemon-process.js";
+import { jsonLine, runBin } from "../support/cli-process.js";
 import { auditLines, draftRecord, GROUP, OWNER, payload, submitPending, useLiveDaemon } from "../support/live-fixture.js";
 
 /**
@@ -118,6 +119,9 @@ describe("🔓 Keep the removed items", () => {
     ]);
     expect(audit.find((l) => l.to === "approved")).toMatchObject({ draft_text: ORIGINAL, text_version: 2 });
     expect(await readdir(join(d.harnessDir, "removed_items"))).toEqual([]);
+    // The report counts a draft whose only edit kept the removed items as restored, not as edited.
+    const report = jsonLine(await runBin(["report", "--json"], { cwd: d.cwd, env: { HARNESS_DIR: d.harnessDir } }));
+    expect(report.roles.Scribe).toMatchObject({ drafts: 1, sent: 1, edited: 0, restored: 1 });
   });
 
   it("drops the originals once the draft is sent as it stands, and offers nothing after an ✏️ edit: a tap on the old post is refused", async () => {
