@@ -77,7 +77,13 @@ export function ownerFeatures(deps: OwnerFeatureDeps): OwnerFeatures {
     });
   const paths = harnessPaths(config.harnessDir);
   const reportDeps: ReportPostDeps = {
-    files: { audit: paths.audit, drafts: paths.drafts, archive: paths.archive, source: core.audit.source },
+    files: {
+      audit: paths.audit,
+      drafts: paths.drafts,
+      archive: paths.archive,
+      source: core.audit.source,
+      proves: (line, offset) => core.audit.proves(line, offset),
+    },
     sendPhoto: deps.sendPhoto,
     audit: core.audit,
     now: () => clock.now(),

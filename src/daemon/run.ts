@@ -104,6 +104,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
         fetchConnection: businessConnectionCall(bot.api),
         tell: (text) => reviewChat.say(text),
       },
+      secrets: env.secrets,
     });
     // Closing the core waits for the desk work that is running.
     closers.push("core", () => core.close());

@@ -114,6 +114,7 @@ describe("damaged update journal", () => {
       await mkdir(d.harnessDir, { recursive: true });
       await cp(harnessPaths(dirs.harnessDir).drafts, paths.drafts);
       await cp(harnessPaths(dirs.harnessDir).audit, paths.audit);
+      await cp(harnessPaths(dirs.harnessDir).auditKey, paths.auditKey);
       const damaged = flipBit(journal, at, Math.floor(rand() * 8));
       await writeFile(paths.updates, damaged);
       const store = await readFile(paths.drafts);
