@@ -32,6 +32,7 @@ import { logDraftChanges } from "./draft-log.js";
 import { DeliveryWatch } from "./delivery-watch.js";
 import { startCallbacks } from "./callbacks.js";
 import { DaemonHealth } from "./health.js";
+import { tellJournalLoss } from "./journal-loss.js";
 
 /** What main hands the daemon besides the configuration. */
 export interface DaemonEnv {
@@ -153,8 +154,22 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
     // The owner's connection as Telegram has it now (a change while the daemon was down), before any send.
     await core.voice.refresh();
     // Then Telegram's queue, in order, before recovery starts the sends that fell due meanwhile.
-    if (!(await readBacklog(fetchUpdates, journal, bot, log, stopSignal, heldWhileDown))) return 0;
+    const backlog: { firstUpdateId?: number | null } = {};
+    const fetchNoting: FetchUpdates = (args, signal) =>
+      fetchUpdates(args, signal).then((updates) => {
+        if (!("firstUpdateId" in backlog)) backlog.firstUpdateId = updates[0]?.update_id ?? null;
+        return updates;
+      });
+    if (!(await readBacklog(fetchNoting, journal, bot, log, stopSignal, heldWhileDown))) return 0;
     heldWhileDown.clear();
+    // A damaged journal line whose tap Telegram had confirmed already: the owner is told he may need to decide again.
+    await tellJournalLoss({
+      cut: journal.cut,
+      firstDelivered: backlog.firstUpdateId ?? null,
+      drafts: () => core.desk.list(),
+      say: (text) => reviewChat.say(text),
+      log,
+    });
     await resumeDrafts(core.desk);
 
     const switchNoticesTold = new Set<string>();

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Update } from "grammy/types";
 import { JsonlStore, type StoreLog } from "../store/jsonl-store.js";
+import { readJournalCut, type JournalCut } from "./journal-cut.js";
 
 /**
  * Where an update stands:
@@ -43,11 +44,19 @@ export class UpdateJournal {
   private pruneAt = PRUNE_AT;
   private pruning = false;
 
+  /** A damaged end cut off at open, and what it held as far as its bytes tell; null when the file ended cleanly. */
+  readonly cut: JournalCut | null;
+
   private constructor(
     private readonly store: JsonlStore<Entry>,
     private readonly log: StoreLog,
   ) {
-    for (const e of store.latest.values()) if (e.state === "handled") this.handledCount++;
+    let last: number | null = null;
+    for (const e of store.latest.values()) {
+      if (e.state === "handled") this.handledCount++;
+      last = Math.max(last ?? e.update_id, e.update_id);
+    }
+    this.cut = store.cutTail === null ? null : readJournalCut(store.cutTail, (id) => this.stateOf(id) !== undefined, last);
   }
 
   static async open(path: string, log: StoreLog): Promise<UpdateJournal> {
@@ -62,7 +71,17 @@ export class UpdateJournal {
         "confirmed, but one it confirmed that this file still held unhandled (a tap made just before the stop) is lost: " +
         "look at /pending in the review chat and decide again where a decision did not take.",
     });
-    return new UpdateJournal(store, log);
+    const journal = new UpdateJournal(store, log);
+    const cut = journal.cut;
+    if (cut !== null) {
+      log.warn(
+        { path, reason: cut.reason, bytes: cut.bytes, update_ids: cut.missingUpdateIds, unreadable: cut.unreadable },
+        cut.damagedAfterWrite
+          ? "the update journal's last line was damaged after it was written, and was cut off: Telegram may have confirmed the update in it already; the first getUpdates tells"
+          : "the update journal ended in an interrupted write, cut off: Telegram had not confirmed what it held and delivers it again",
+      );
+    }
+    return journal;
   }
 
   /** The updates a stop left to handle (in flight, or to retry), in order. */
