@@ -33,6 +33,8 @@ import { DeliveryWatch } from "./delivery-watch.js";
 import { startCallbacks } from "./callbacks.js";
 import { DaemonHealth } from "./health.js";
 import { tellJournalLoss } from "./journal-loss.js";
+import { tellOutage } from "./outage.js";
+import { outageAtStart } from "../telegram/outage-text.js";
 
 /** What main hands the daemon besides the configuration. */
 export interface DaemonEnv {
@@ -153,6 +155,8 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
     await replayJournal(journal, bot, core, log, heldWhileDown);
     // The owner's connection as Telegram has it now (a change while the daemon was down), before any send.
     await core.voice.refresh();
+    // Down longer than Telegram keeps a tap (measured from the journal's note of the last getUpdates answered).
+    const outage = outageAtStart(journal.polledBefore, clock.now());
     // Then Telegram's queue, in order, before recovery starts the sends that fell due meanwhile.
     const backlog: { firstUpdateId?: number | null } = {};
     const fetchNoting: FetchUpdates = (args, signal) =>
@@ -170,7 +174,18 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       say: (text) => reviewChat.say(text),
       log,
     });
-    await resumeDrafts(core.desk);
+    await resumeDrafts(core.desk, { downSince: outage?.since ?? null });
+    if (outage !== null) {
+      await tellOutage({
+        outage,
+        drafts: () => core.desk.list(),
+        say: (text) => reviewChat.say(text),
+        timeZone: config.reviewTimeZone ?? undefined,
+        log,
+      });
+    }
+    // Telegram answered at this start: noted now, so a restart right after measures no outage (and says it once).
+    await journal.notePolled(clock.now());
 
     const switchNoticesTold = new Set<string>();
     const token = await resolveApiToken(config, config.harnessDir, log);
@@ -204,7 +219,12 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
 
     const polling = startJournaledPolling({
       handleUpdate: (update) => bot.handleUpdate(update),
-      fetch: fetchUpdates,
+      // Each answer is noted (durably, once a minute): the next start measures an outage from the last one.
+      fetch: async (args, signal) => {
+        const updates = await fetchUpdates(args, signal);
+        void journal.notePolled(clock.now());
+        return updates;
+      },
       journal,
       timeoutSeconds,
       log,

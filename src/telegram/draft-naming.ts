@@ -8,7 +8,7 @@ import { shortDestination } from "./audience-text.js";
  */
 export function draftAsKnown(draft: Pick<DraftRecord, "drafted_by_role" | "destination_chat_id" | "audience" | "draft_text">): string {
   const flat = draft.draft_text.replace(/\s+/g, " ").trim();
-  const start = flat.length <= 40 ? flat : `${flat.slice(0, 39)}…`;
+  const start = flat.length <= 40 ? flat : `${flat.slice(0, 39).trimEnd()}…`;
   return `${draft.drafted_by_role} → ${shortDestination(draft)}: “${start}”`;
 }
 
