@@ -5,16 +5,21 @@ import { parseDraftPayload, type DraftPayload } from "../drafts/payload.js";
 import type { DraftRecord } from "../drafts/record.js";
 import type { DraftStatus } from "../drafts/status.js";
 import { KeyedQueue } from "./keyed-queue.js";
-import type { AudienceSource, ReviewChat } from "./ports.js";
+import type { AudienceSource, RemovedItems, ReviewChat } from "./ports.js";
 import { prepareDraftText, type Redactor } from "./draft-text.js";
 import { checkRevises, revisesFacts } from "./revises.js";
 import type { ReviewDesk } from "./review-desk.js";
 import { chooseSender, type SenderChoice } from "../business/sender-choice.js";
 import type { SendAs } from "../drafts/sender.js";
+import type { Audience } from "../drafts/audience.js";
 
 /** Who a new draft goes out as (the owner's voice, src/business); absent: the bot only. */
 export interface SenderChooser {
-  choose(p: { readonly send_as: SendAs; readonly destination_chat_id: string; readonly reply_to_message_id: number | null }): SenderChoice;
+  /** `lookup`: the bot's view of a person (getChat), to name one the daemon did not see when the draft goes as the bot. */
+  choose(
+    p: { readonly send_as: SendAs; readonly destination_chat_id: string; readonly reply_to_message_id: number | null },
+    lookup?: (chatId: string) => Promise<Audience>,
+  ): Promise<SenderChoice>;
 }
 
 /** The contract's synchronous answer to a submitted draft. */
@@ -50,6 +55,8 @@ export interface IntakeOptions {
   readonly sender?: SenderChooser;
   /** True in test mode: every draft made is marked `test_mode` (a live daemon leaves it alone). */
   readonly testMode?: boolean;
+  /** Where the text before redaction is kept aside, for 🔓 Keep the removed items; absent: not kept. */
+  readonly removedItems?: RemovedItems;
 }
 
 /** A draft id: sortable by creation time, unguessable after it. */
@@ -88,7 +95,7 @@ export function answerFor(draft: DraftRecord, extra: readonly string[] = []): Su
   return warnings.length === 0 ? answer : { ...answer, warnings };
 }
 
-/** The sender choice without a business connection: the bot, or a refusal of `owner`. */
+/** The sender choice without a business connection: the bot (saying why not the owner), or a refusal of `owner` to a group. */
 function botOnly(p: DraftPayload): SenderChoice {
   return chooseSender({
     sendAs: p.send_as,
@@ -145,15 +152,18 @@ export class Intake {
     if (!revises.ok) return { ok: false, kind: "invalid", field: "revises", error: revises.error };
     const earlier = revises.earlier;
     const { text, redaction } = prepared;
-    const choice = this.options.sender?.choose(payload) ?? botOnly(payload);
+    const source = this.options.audience;
+    const choice = (await this.options.sender?.choose(payload, source ? (id) => source.resolve(id) : undefined)) ?? botOnly(payload);
     if (!choice.ok) return { ok: false, kind: "invalid", field: choice.field, error: choice.error };
     // As the owner, the audience is the person the connection proves; the bot's own getChat may not know them.
     const audience = choice.audience ?? (await this.options.audience?.resolve(payload.destination_chat_id)) ?? null;
     const now = clock.now();
+    const draftId = (this.options.newDraftId ?? newDraftId)();
+    if (prepared.unredacted !== undefined) await this.keepUnredacted(draftId, prepared.textSha256, prepared.unredacted);
     const { draft, effects } = createDraft(
       payload,
       {
-        draftId: (this.options.newDraftId ?? newDraftId)(),
+        draftId,
         text,
         textSha256: prepared.textSha256,
         payloadSha256: payloadSha256(payload),
@@ -177,5 +187,21 @@ export class Intake {
     if (earlier !== null && !revises.archived) await desk.markRevised(earlier.draft_id, draft.draft_id);
     if (postNow) await desk.post(draft.draft_id);
     return { ok: true, created: true, answer: answerFor(desk.get(draft.draft_id) ?? draft, choice.warnings) };
+  }
+
+  /**
+   * The text before redaction, kept aside (never in the store or the audit log) before the draft
+   * exists and the intake answers, for 🔓 Keep the removed items. A failure does not refuse the
+   * draft (it is reviewed as redacted; the button then says the items are gone): it is logged.
+   */
+  private async keepUnredacted(draftId: string, redactedSha256: string, text: string): Promise<void> {
+    try {
+      await this.options.removedItems?.keep({ draft_id: draftId, redacted_sha256: redactedSha256, text });
+    } catch (err) {
+      this.options.desk.log.warn(
+        { err, draft_id: draftId },
+        "could not keep the removed items of a redacted draft; 🔓 will say they are gone",
+      );
+    }
   }
 }
