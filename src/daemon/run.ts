@@ -17,12 +17,11 @@ import { ReviewTopics } from "../telegram/review-topics.js";
 import { TopicStore } from "../telegram/topic-store.js";
 import { reviewChatLimits } from "../telegram/review-lane.js";
 import { telegramSendCall } from "../telegram/send-call.js";
-import { ALLOWED_UPDATES, startJournaledPolling, type FetchUpdates } from "../telegram/journaled-updates.js";
+import { ALLOWED_UPDATES, handleJournaled, startJournaledPolling, type FetchUpdates } from "../telegram/journaled-updates.js";
 import { AUDIENCE_TTL_MS, TelegramAudienceResolver } from "../telegram/audience-resolver.js";
 import { UpdateJournal } from "../telegram/update-journal.js";
 import { businessConnectionCall, businessUpdates } from "../telegram/business-updates.js";
 import { markAnswers } from "../telegram/answer-mark.js";
-import { runInUpdate } from "../telegram/update-scope.js";
 import { Closers } from "./closers.js";
 import { handleStartBacklog } from "./start-backlog.js";
 import { connectBot } from "./connect.js";
@@ -34,6 +33,9 @@ import { logDraftChanges } from "./draft-log.js";
 import { DeliveryWatch } from "./delivery-watch.js";
 import { startCallbacks } from "./callbacks.js";
 import { DaemonHealth } from "./health.js";
+import { tellJournalLoss } from "./journal-loss.js";
+import { tellOutage } from "./outage.js";
+import { outageAtStart } from "../telegram/outage-text.js";
 
 /** What main hands the daemon besides the configuration. */
 export interface DaemonEnv {
@@ -109,6 +111,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
         fetchConnection: businessConnectionCall(bot.api),
         tell: (text) => reviewChat.say(text),
       },
+      secrets: env.secrets,
     });
     // Closing the core waits for the desk work that is running.
     closers.push("core", () => core.close());
@@ -161,10 +164,37 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
     await replayJournal(journal, bot, core, log, heldWhileDown);
     // The owner's connection as Telegram has it now (a change while the daemon was down), before any send.
     await core.voice.refresh();
+    // Down longer than Telegram keeps a tap (measured from the journal's note of the last getUpdates answered).
+    const outage = outageAtStart(journal.polledBefore, clock.now());
     // Then Telegram's queue, in order, before recovery starts the sends that fell due meanwhile.
-    if (!(await readBacklog(fetchUpdates, journal, bot, log, stopSignal, heldWhileDown))) return 0;
+    const backlog: { firstUpdateId?: number | null } = {};
+    const fetchNoting: FetchUpdates = (args, signal) =>
+      fetchUpdates(args, signal).then((updates) => {
+        if (!("firstUpdateId" in backlog)) backlog.firstUpdateId = updates[0]?.update_id ?? null;
+        return updates;
+      });
+    if (!(await readBacklog(fetchNoting, journal, bot, log, stopSignal, heldWhileDown))) return 0;
     heldWhileDown.clear();
-    await resumeDrafts(core.desk);
+    // A damaged journal line whose tap Telegram had confirmed already: the owner is told he may need to decide again.
+    await tellJournalLoss({
+      cut: journal.cut,
+      firstDelivered: backlog.firstUpdateId ?? null,
+      drafts: () => core.desk.list(),
+      say: (text) => reviewChat.say(text),
+      log,
+    });
+    await resumeDrafts(core.desk, { downSince: outage?.since ?? null });
+    if (outage !== null) {
+      await tellOutage({
+        outage,
+        drafts: () => core.desk.list(),
+        say: (text) => reviewChat.say(text),
+        timeZone: config.reviewTimeZone ?? undefined,
+        log,
+      });
+    }
+    // Telegram answered at this start: noted now, so a restart right after measures no outage (and says it once).
+    await journal.notePolled(clock.now());
 
     const switchNoticesTold = new Set<string>();
     const token = await resolveApiToken(config, config.harnessDir, log);
@@ -198,7 +228,12 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
 
     const polling = startJournaledPolling({
       handleUpdate: (update) => bot.handleUpdate(update),
-      fetch: fetchUpdates,
+      // Each answer is noted (durably, once a minute): the next start measures an outage from the last one.
+      fetch: async (args, signal) => {
+        const updates = await fetchUpdates(args, signal);
+        void journal.notePolled(clock.now());
+        return updates;
+      },
       journal,
       timeoutSeconds,
       log,
@@ -325,35 +360,21 @@ async function readBacklog(
 
 /**
  * Handles again the journaled updates a stop left in flight (or to retry), in
- * order, and marks each finished. One that began to answer before the stop is
- * not among them: its answer is not sent twice.
+ * order, each as at run time (handleJournaled): marked finished, a failure
+ * logged and kept for the next start. One that began to answer before the
+ * stop is not among them: its answer is not sent twice.
  */
 async function replayJournal(journal: UpdateJournal, bot: Bot, core: Core, log: Logger, held: Set<number>): Promise<void> {
   const pending = journal.entries();
   if (pending.length > 0) log.warn({ updates: pending.length }, "handling updates a stop left unhandled");
   for (const update of pending) {
-    const id = update.update_id;
     // A decision the audit log holds already (a journal from before handled updates were marked).
-    if (core.desk.hasSeenUpdate(id)) {
-      await journal.finish(id).catch(() => {});
+    if (core.desk.hasSeenUpdate(update.update_id)) {
+      await journal.finish(update.update_id).catch(() => {});
       continue;
     }
-    held.add(id);
-    // As at run time, an update whose handling fails is logged and skipped: one bad update must not stop every start.
-    const outcome = await runInUpdate(id, (scope) =>
-      bot.handleUpdate(update).then(
-        () => (scope.retry ? "retry" : "handled"),
-        (err: unknown) => {
-          log.error({ err, update_id: id }, "a journaled update could not be handled again; it stays in the journal for the next start");
-          return "failed";
-        },
-      ),
-    );
-    if (outcome !== "failed") {
-      await journal
-        .finish(id, outcome === "retry")
-        .catch((err: unknown) => log.error({ err, update_id: id }, "could not journal that an update was handled"));
-    }
+    held.add(update.update_id);
+    await handleJournaled(update, { handleUpdate: (u) => bot.handleUpdate(u), journal, log });
   }
   await core.desk.settle();
 }

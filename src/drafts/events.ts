@@ -44,6 +44,8 @@ export type DraftEvent =
       readonly actor: Actor;
       /** The text version the reviewer edited; another version is refused. Absent: not checked. */
       readonly textVersion?: number;
+      /** "🔓 Keep the removed items": the text is the one submitted, with what redaction removed (the audit line says `restored`). */
+      readonly restored?: boolean;
     }
   /** A reviewer took back an approval within UNDO_WINDOW. */
   | {
@@ -58,8 +60,11 @@ export type DraftEvent =
     }
   /** A later draft names this one in `revises`. */
   | { readonly type: "revised"; readonly byDraftId: string }
-  /** The expiry timer fired (or start-up found `expires_at` passed). */
-  | { readonly type: "expire" }
+  /**
+   * The expiry timer fired (or start-up found `expires_at` passed); `whileDown`: it passed while the
+   * daemon was down longer than Telegram keeps a tap (ISO-8601 UTC, from its last poll to this start).
+   */
+  | { readonly type: "expire"; readonly whileDown?: { readonly since: string; readonly until: string } }
   /** The kill switch stopped the send at the call boundary. */
   | {
       readonly type: "halt";

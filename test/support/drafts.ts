@@ -64,6 +64,7 @@ export function draftIn(status: DraftStatus, overrides: Partial<DraftRecord> = {
     undone_at: null,
     revises: null,
     revises_note: null,
+    revises_role: null,
     revises_post: null,
     revised_by: null,
     revises_destination: null,
@@ -74,6 +75,7 @@ export function draftIn(status: DraftStatus, overrides: Partial<DraftRecord> = {
     sender: null,
     answering: null,
     sent_as: status === "sent" ? "bot" : null,
+    expired_while_down: null,
     ...overrides,
   };
 }
