@@ -7,6 +7,7 @@ import type { AudienceSource, ReviewChat } from "../desk/ports.js";
 import { audienceCheck } from "../send/audience-check.js";
 import { Intake, type Redactor } from "../desk/intake.js";
 import { reconcileAudit } from "../desk/recovery.js";
+import { countLiveDrafts } from "../desk/test-drafts.js";
 import { archiveMonthOf } from "../desk/archiving.js";
 import { scheduleArchiving, type ArchivingSchedule } from "../desk/archive-schedule.js";
 import { DraftArchive } from "../store/archive.js";
@@ -30,7 +31,8 @@ export { harnessPaths };
 /** The edges that differ between live mode and test mode. */
 export interface CoreEdges {
   readonly clock: Clock;
-  readonly makeReviewChat: (existing: Iterable<DraftRecord>) => ReviewChat;
+  /** `existing` drafts and `surfaces` (messages with decision controls): test mode's made-up message ids come after theirs. */
+  readonly makeReviewChat: (existing: Iterable<DraftRecord>, surfaces: Iterable<{ readonly message_id: number }>) => ReviewChat;
   readonly sendCall: SendMessageCall;
   readonly limiter: DestinationLimiter;
   readonly redact: Redactor | null;
@@ -71,6 +73,8 @@ export interface Core {
  */
 export async function openCore(config: Config, log: Logger, edges: CoreEdges): Promise<Core> {
   const paths = harnessPaths(config.harnessDir);
+  // Test mode keeps its halt record, assumed connection and made-up messages apart (see testModePaths).
+  const own = config.mode === "test" ? testModePaths(paths) : paths;
   // Before anything in it is read or written: HARNESS_DIR must be this user's alone.
   await guardHarnessDir(config.harnessDir, log);
   const lock = await acquireLock(config.harnessDir, log);
@@ -82,6 +86,9 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       // DRAFT_STORE_COMPACT_AFTER_LINES; unset: the store's default.
       ...(config.storeCompactAfterLines === null ? {} : { compactAfterLines: config.storeCompactAfterLines }),
     });
+    // Test mode leaves live drafts alone (see test-drafts.ts): their store lines stay byte for byte, so nothing rewrites the store.
+    const liveLeftAlone = config.mode === "test" ? countLiveDrafts(store.latest.values()) : 0;
+    if (liveLeftAlone > 0) store.appendOnly("test mode never rewrites the lines of live drafts");
     const audit = await AuditLog.open({ path: paths.audit, log, now: () => edges.clock.now(), checkpointPath: paths.auditIndex });
     // The index keeps what it knows only of drafts the store holds (archived ones are final).
     audit.index.retainDrafts((id) => store.latest.has(id));
@@ -92,7 +99,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
         pollMs: edges.haltPollMs ?? 0,
         files: [edges.envFilePath],
         haltOnChange: [paths.ownerHalt],
-        recordPath: paths.haltRecord,
+        recordPath: own.haltRecord,
         log,
       },
     );
@@ -105,12 +112,9 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       monthOf: archiveMonthOf,
       log,
     });
-    // Test mode keeps its assumed connection and made-up messages apart: a live daemon must never take them
-    // as evidence of the 24 h window, nor quote them on a real review post.
-    const business = config.mode === "test" ? testModeBusinessPaths(paths) : paths;
     const voice = new OwnerVoice({
-      store: await ConnectionStore.open(business.businessConnection, log),
-      chats: await ChatLog.open(business.businessChats, () => edges.clock.now(), log),
+      store: await ConnectionStore.open(own.businessConnection, log),
+      chats: await ChatLog.open(own.businessChats, () => edges.clock.now(), log),
       reviewerIds: config.reviewerIds,
       clock: edges.clock,
       audit,
@@ -118,12 +122,13 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       botUsername: edges.business?.botUsername ?? null,
       ...(edges.business?.fetchConnection ? { fetchConnection: edges.business.fetchConnection } : {}),
     });
-    const reviewChat = edges.makeReviewChat(store.latest.values());
+    const reviewChat = edges.makeReviewChat(store.latest.values(), audit.index.surfaces.all());
     const desk = new ReviewDesk({
       store,
       audit,
       archive,
-      retentionMs: config.draftRetentionMs,
+      // Archiving rewrites the store: test mode archives nothing while live drafts are in it (a live daemon archives its drafts too).
+      ...(liveLeftAlone > 0 ? {} : { retentionMs: config.draftRetentionMs }),
       clock: edges.clock,
       reviewChat,
       reviewerIds: config.reviewerIds,
@@ -187,10 +192,17 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
   }
 }
 
-/** Where test mode keeps its Telegram Business state: beside the live files, never in them. */
-function testModeBusinessPaths(paths: { businessConnection: string; businessChats: string }) {
+/**
+ * Where test mode keeps the state a live daemon decides by: beside the live files, never in them. Its halt
+ * record (a halt seen on the simulated clock would void the live approvals, up to a time days ahead), and its
+ * assumed business connection and made-up messages (never evidence of the 24 h window, nor quoted on a real post).
+ */
+function testModePaths<P extends { haltRecord: string; businessConnection: string; businessChats: string }>(paths: P): P {
+  const beside = (path: string) => path.replace(/\.json$/, ".test-mode.json");
   return {
-    businessConnection: paths.businessConnection.replace(/\.json$/, ".test-mode.json"),
-    businessChats: paths.businessChats.replace(/\.json$/, ".test-mode.json"),
+    ...paths,
+    haltRecord: beside(paths.haltRecord),
+    businessConnection: beside(paths.businessConnection),
+    businessChats: beside(paths.businessChats),
   };
 }

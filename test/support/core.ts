@@ -60,7 +60,7 @@ export async function openTestCore(dir?: string, options: Partial<TestCoreOption
   const log = pino({ level: "silent" });
   const core = await openCore(config, log, {
     clock,
-    makeReviewChat: options.reviewChat ?? ((existing) => new FakeReviewChat(config.reviewChatId, existing, log)),
+    makeReviewChat: options.reviewChat ?? ((existing, surfaces) => new FakeReviewChat(config.reviewChatId, existing, log, surfaces)),
     sendCall:
       options.sendCall ??
       (async ({ chatId, text }) => {
