@@ -14,7 +14,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** Runs the build with `why` said first; resolves with its exit status (0: built). */
 export function buildDist(why) {
-  process.stderr.write(`draft-review: ${why}; building dist/ (TypeScript, then esbuild: about 10 s, up to a minute on a busy machine)...\n`);
+  process.stderr.write(`draft-review: ${why}; building dist/ (TypeScript, then esbuild: 10-30 s, longer on a busy machine)...\n`);
   const started = performance.now();
   const npm = process.env.npm_execpath;
   const how = { cwd: ROOT, stdio: ["ignore", 2, 2] };
