@@ -24,6 +24,7 @@ import { acquireLock } from "../store/lock.js";
 import type { TelegramBackoffs } from "../retry/backoff.js";
 import { ChatLog } from "../business/chat-log.js";
 import { ConnectionStore } from "../business/connection-store.js";
+import { IgnoredConnections } from "../business/ignored-connections.js";
 import { OwnerVoice, type FetchedConnection } from "../business/owner-voice.js";
 
 export { harnessPaths };
@@ -45,8 +46,15 @@ export interface CoreEdges {
   readonly haltPollMs?: number;
   /** How review posts, sends Telegram never received and unanswered audience checks are retried (default: as named in src/retry/backoff.ts). */
   readonly backoffs?: Pick<TelegramBackoffs, "reviewPost" | "send" | "audienceCheck">;
-  /** Telegram Business: the bot's @username and getBusinessConnection (live); absent: test mode (no network). */
-  readonly business?: { readonly botUsername: string | null; readonly fetchConnection?: (id: string) => Promise<FetchedConnection> };
+  /**
+   * Telegram Business: the bot's @username, getBusinessConnection and how to tell the review chat of
+   * another account's connection (live); absent: test mode (no network).
+   */
+  readonly business?: {
+    readonly botUsername: string | null;
+    readonly fetchConnection?: (id: string) => Promise<FetchedConnection>;
+    readonly tell?: (text: string) => Promise<unknown>;
+  };
 }
 
 /** The running core: the desk, its intake, and how to close them. */
@@ -60,6 +68,8 @@ export interface Core {
   readonly audit: AuditLog;
   /** The archiving passes: why the last one failed, if it did. */
   readonly archiving: ArchivingSchedule;
+  /** The archive of old final drafts: what its month files lost, if anything (`problems`). */
+  readonly archive: DraftArchive<DraftRecord>;
   /** Telegram Business: the owner's connection, what people wrote to him, the check at the send call. */
   readonly voice: OwnerVoice;
   close(): Promise<void>;
@@ -115,12 +125,15 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
     const voice = new OwnerVoice({
       store: await ConnectionStore.open(own.businessConnection, log),
       chats: await ChatLog.open(own.businessChats, () => edges.clock.now(), log),
+      ignored: await IgnoredConnections.open(own.businessIgnored, log),
+      ownerUserId: config.ownerUserId,
       reviewerIds: config.reviewerIds,
       clock: edges.clock,
       audit,
       log,
       botUsername: edges.business?.botUsername ?? null,
       ...(edges.business?.fetchConnection ? { fetchConnection: edges.business.fetchConnection } : {}),
+      ...(edges.business?.tell ? { tell: edges.business.tell } : {}),
     });
     const reviewChat = edges.makeReviewChat(store.latest.values(), audit.index.surfaces.all());
     const desk = new ReviewDesk({
@@ -175,6 +188,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       store,
       audit,
       archiving,
+      archive,
       voice,
       async close() {
         await archiving.stop();
@@ -195,14 +209,18 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
 /**
  * Where test mode keeps the state a live daemon decides by: beside the live files, never in them. Its halt
  * record (a halt seen on the simulated clock would void the live approvals, up to a time days ahead), and its
- * assumed business connection and made-up messages (never evidence of the 24 h window, nor quoted on a real post).
+ * assumed business connection, ignored connections and made-up messages (never evidence of the 24 h window,
+ * nor quoted on a real post).
  */
-function testModePaths<P extends { haltRecord: string; businessConnection: string; businessChats: string }>(paths: P): P {
+function testModePaths<P extends { haltRecord: string; businessConnection: string; businessChats: string; businessIgnored: string }>(
+  paths: P,
+): P {
   const beside = (path: string) => path.replace(/\.json$/, ".test-mode.json");
   return {
     ...paths,
     haltRecord: beside(paths.haltRecord),
     businessConnection: beside(paths.businessConnection),
     businessChats: beside(paths.businessChats),
+    businessIgnored: beside(paths.businessIgnored),
   };
 }
