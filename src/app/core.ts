@@ -7,7 +7,8 @@ import type { AudienceSource, ReviewChat } from "../desk/ports.js";
 import { audienceCheck } from "../send/audience-check.js";
 import { Intake, type Redactor } from "../desk/intake.js";
 import { reconcileAudit } from "../desk/recovery.js";
-import { countLiveDrafts } from "../desk/test-drafts.js";
+import { countLiveDrafts, mayChangeDraft } from "../desk/test-drafts.js";
+import { restoreLostChanges } from "./store-restore.js";
 import { archiveMonthOf } from "../desk/archiving.js";
 import { scheduleArchiving, type ArchivingSchedule } from "../desk/archive-schedule.js";
 import { DraftArchive } from "../store/archive.js";
@@ -46,6 +47,8 @@ export interface CoreEdges {
   readonly haltPollMs?: number;
   /** How review posts, sends Telegram never received and unanswered audience checks are retried (default: as named in src/retry/backoff.ts). */
   readonly backoffs?: Pick<TelegramBackoffs, "reviewPost" | "send" | "audienceCheck">;
+  /** The logger's secrets: the audit key is added to them (never in a log line). */
+  readonly secrets?: (string | null | undefined)[];
   /**
    * Telegram Business: the bot's @username, getBusinessConnection and how to tell the review chat of
    * another account's connection (live); absent: test mode (no network).
@@ -99,7 +102,34 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
     // Test mode leaves live drafts alone (see test-drafts.ts): their store lines stay byte for byte, so nothing rewrites the store.
     const liveLeftAlone = config.mode === "test" ? countLiveDrafts(store.latest.values()) : 0;
     if (liveLeftAlone > 0) store.appendOnly("test mode never rewrites the lines of live drafts");
-    const audit = await AuditLog.open({ path: paths.audit, log, now: () => edges.clock.now(), checkpointPath: paths.auditIndex });
+    const audit = await AuditLog.open({
+      path: paths.audit,
+      log,
+      now: () => edges.clock.now(),
+      checkpointPath: paths.auditIndex,
+      key: { path: paths.auditKey, create: true, onSecret: (secret) => edges.secrets?.push(secret) },
+    });
+    const archive = await DraftArchive.open<DraftRecord>({
+      dir: paths.archive,
+      parse: (value) => draftRecordSchema.parse(value),
+      monthOf: archiveMonthOf,
+      log,
+    });
+    // What the store lacks of the audit log's proven lines is restored, or the start is refused (nothing silently older).
+    await restoreLostChanges({
+      storePath: paths.drafts,
+      latest: store.latest,
+      append: (records) => store.append(records),
+      archived: (id) => archive.mayHoldDraft(id),
+      // Test mode restores only its own drafts: a live draft's store is the live daemon's to restore.
+      mayChange: (draft) => mayChangeDraft(draft, config.mode === "test"),
+      audit: {
+        draftIds: () => audit.index.draftIds(),
+        audited: (id) => audit.index.audited(id),
+        transitionAt: (id, v) => audit.transitionAt(id, v),
+      },
+      log,
+    });
     // The index keeps what it knows only of drafts the store holds (archived ones are final).
     audit.index.retainDrafts((id) => store.latest.has(id));
     const killSwitch = watchKillSwitch(
@@ -111,17 +141,13 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
         haltOnChange: [paths.ownerHalt],
         recordPath: own.haltRecord,
         log,
+        // An owner's halt the audit log records counts too, if halt_record.json is missing or older.
+        loggedHalt: () => audit.loggedHalt(),
       },
     );
     // A first look before any decision or send: halts of earlier runs count, and one that a stop
     // left lasting but that is off now is recorded as ended now (every earlier approval is void).
     await killSwitch.check();
-    const archive = await DraftArchive.open<DraftRecord>({
-      dir: paths.archive,
-      parse: (value) => draftRecordSchema.parse(value),
-      monthOf: archiveMonthOf,
-      log,
-    });
     const voice = new OwnerVoice({
       store: await ConnectionStore.open(own.businessConnection, log),
       chats: await ChatLog.open(own.businessChats, () => edges.clock.now(), log),

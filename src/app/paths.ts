@@ -15,6 +15,8 @@ export function harnessPaths(dir: string) {
     ownerHalt: join(dir, "HALT"),
     /** When the last halt (any kind) began and ended: a halt voids older approvals across restarts. */
     haltRecord: join(dir, "halt_record.json"),
+    /** The audit key (mode 0600): proves which audit lines this project wrote (src/audit/audit-key.ts). */
+    auditKey: join(dir, "audit_key"),
     /** The intake API's generated bearer token (mode 0600). */
     apiToken: join(dir, "api_token"),
     /** Telegram updates fetched but perhaps not yet handled. */
