@@ -27,6 +27,7 @@ import { ChatLog } from "../business/chat-log.js";
 import { ConnectionStore } from "../business/connection-store.js";
 import { IgnoredConnections } from "../business/ignored-connections.js";
 import { OwnerVoice, type FetchedConnection } from "../business/owner-voice.js";
+import { RemovedItemsStore } from "../store/removed-items.js";
 
 export { harnessPaths };
 
@@ -162,6 +163,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       ...(edges.business?.tell ? { tell: edges.business.tell } : {}),
     });
     const reviewChat = edges.makeReviewChat(store.latest.values(), audit.index.surfaces.all());
+    const removedItems = new RemovedItemsStore(paths.removedItems);
     const desk = new ReviewDesk({
       store,
       audit,
@@ -177,6 +179,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       remindBeforeMs: config.remindBeforeMs,
       botUsername: edges.business?.botUsername ?? null,
       testMode: config.mode === "test",
+      removedItems,
       ...(edges.backoffs ? { postBackoff: edges.backoffs.reviewPost } : {}),
       log,
       makeSender: (ledger) =>
@@ -195,7 +198,12 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
     });
     await reconcileAudit(desk);
     // At start, then daily; a failed pass (a full disk) is logged, shown by /healthz, and tried again within the hour.
-    const archiving = await scheduleArchiving(edges.clock, () => desk.archiveOld(), log);
+    // Each pass also drops the originals kept for redacted drafts that can no longer use them (a failure there only warns).
+    const tidy = () =>
+      desk
+        .sweepRemovedItems()
+        .catch((err: unknown) => log.warn({ err }, "could not drop the originals of finished redacted drafts; tried again later"));
+    const archiving = await scheduleArchiving(edges.clock, () => desk.archiveOld().finally(tidy), log);
     const intake = new Intake({
       desk,
       reviewChat,
@@ -203,6 +211,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       ttlMs: config.draftTtlMs,
       redact: edges.redact,
       testMode: config.mode === "test",
+      removedItems,
       ...(edges.audience ? { audience: edges.audience } : {}),
       sender: voice,
     });

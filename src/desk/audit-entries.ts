@@ -52,6 +52,7 @@ export function transitionEntry(
     reason: draft.reason,
     ...(note ? { note } : {}),
     ...(event.type === "revised" ? { revised_by: event.byDraftId } : {}),
+    ...(event.type === "edit" && event.restored === true ? { restored: true } : {}),
     ...(event.type === "undo" && event.actedAt !== undefined
       ? { acted_at: event.actedAt === null ? null : new Date(event.actedAt).toISOString() }
       : {}),
