@@ -7,6 +7,8 @@ import type { KeptOriginal, ReadKept } from "../store/removed-items.js";
 export interface ReviewPost {
   readonly reviewChatId: string;
   readonly reviewMessageId: number;
+  /** The topic it went to (its message_thread_id); null or absent: the chat's main thread. */
+  readonly reviewThreadId?: number | null;
 }
 
 /**
@@ -34,8 +36,11 @@ export interface ReviewChat {
   markSuperseded(draft: DraftRecord, reviewMessageId: number): Promise<void>;
   /** Sends the reviewer the current text to copy and a ForceReply (the ✏️ Edit button); resolves with that message's id. */
   promptEdit(draft: DraftRecord): Promise<number>;
-  /** Answers in the review chat, as a reply to `replyTo` when given (an action on a message that is no live post). */
-  answer(text: string, replyTo: number | null): Promise<void>;
+  /**
+   * Answers in the review chat, as a reply to `replyTo` when given (an action on a message that is no live post), in
+   * `thread`: the topic that message is in (a draft's `review_thread_id`); null or absent: the main thread.
+   */
+  answer(text: string, replyTo: number | null, thread?: number | null): Promise<void>;
   /** Asks what a reply that is only an approval word ("ok") meant: send, or revise with it as the note; resolves with the question's id. */
   askApproval(draft: DraftRecord, note: string, replyTo: number): Promise<number>;
   /** Reminds the reviewers of a draft that expires soon, as a reply to its post (so it notifies); resolves with the text sent. */
