@@ -1,4 +1,4 @@
-import type { InlineKeyboardMarkup, MessageEntity } from "grammy/types";
+import type { InlineKeyboardButton, InlineKeyboardMarkup, MessageEntity } from "grammy/types";
 import { formatDuration } from "../config/duration.js";
 import type { Decision, DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
@@ -138,14 +138,11 @@ export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions
     case "deferred":
       return `${draft.undone_at === null ? "" : "↩️ Undone. "}😴 Deferred until ${when(draft.expires_at)}.`;
     case "approved":
-      return countdownLine(draft, (ms) => clockTime(ms, options.timeZone)) ?? "👍 Approved — sending.";
+      return countdownLine(draft, (ms) => clockTime(ms, options.timeZone), options.now()) ?? "👍 Approved — sending.";
     case "sending":
       return "📤 Sending…";
-    case "halted": {
-      const reason = draft.reason ?? "the kill switch is on";
-      const killSwitch = /kill switch/.test(reason);
-      return `⛔ Approved, but not sent: ${reason}. Approve again (👍) to send${killSwitch ? " once it is off" : ""}.`;
-    }
+    case "halted":
+      return haltedLine(draft);
     case "sent":
       return `✅ Sent${draft.sent_as === "owner" ? " as you" : ""} at ${when(draft.sent_at ?? draft.updated_at)}.`;
     case "revise": {
@@ -163,6 +160,18 @@ export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions
     case "outcome_unknown":
       return `⚠️ Outcome unknown: ${draft.reason ?? ""}. Not retried; check the destination.`;
   }
+}
+
+/**
+ * Why a draft is halted and what the reviewer can do: while the kill
+ * switch's halt lasts, 👍 comes back when it ends (it could only halt again);
+ * after it, or for any other reason, 👍 approves again.
+ */
+function haltedLine(draft: DraftRecord): string {
+  const reason = draft.reason ?? "the kill switch is on";
+  if (draft.halt_lasts) return `⛔ Approved, but not sent: ${reason}. 👍 Send comes back here when the halt ends.`;
+  if (/^kill switch/.test(reason)) return `⛔ Not sent: ${reason}. The halt is over: 👍 Send approves it again.`;
+  return `⛔ Approved, but not sent: ${reason}. Approve again (👍) to send.`;
 }
 
 /** What a button asks for: a decision, the confirmation of a 👍 for a large audience, ✏️ Edit, ↩️ Undo, or 🤖 send as the bot instead. */
@@ -195,9 +204,11 @@ export function reviewKeyboard(
   options: Pick<ReviewFormatOptions, "deferForMs"> & { now?: () => number },
 ): InlineKeyboardMarkup {
   if (settled(draft)) return { inline_keyboard: flowButtons(draft, options.now?.()) };
+  // While the halt that stopped it lasts, a 👍 could only halt again: none is offered (see haltedLine).
+  const send = draft.status === "halted" && draft.halt_lasts ? [] : [[sendButton(draft)]];
   return {
     inline_keyboard: [
-      [{ text: sendLabel(draft), callback_data: callbackData("send", draft.draft_id), style: "success" }],
+      ...send,
       [
         { text: "❌ Revise", callback_data: callbackData("revise", draft.draft_id), style: "danger" },
         { text: `⏳ +${formatDuration(options.deferForMs)}`, callback_data: callbackData("defer", draft.draft_id) },
@@ -205,6 +216,10 @@ export function reviewKeyboard(
       ],
     ],
   };
+}
+
+function sendButton(draft: DraftRecord): InlineKeyboardButton {
+  return { text: sendLabel(draft), callback_data: callbackData("send", draft.draft_id), style: "success" } as InlineKeyboardButton;
 }
 
 /** The confirmation asked after a 👍 for a large audience: its text and its one button. */
