@@ -79,6 +79,8 @@ export const transitionEntrySchema = z.object({
   sent_as: z.enum(SENDER_KINDS).optional(),
   /** An undo's time as Telegram dated it; null: not dated (a ↩️ tap that waited while the daemon was down). */
   acted_at: z.string().nullable().optional(),
+  /** An edit that only put back what redaction removed ("🔓 Keep the removed items"): the report does not count it as edited. */
+  restored: z.boolean().optional(),
 });
 
 /** A change whose effects edit the review post; written with the change, so a crash before the edit is redone at start. */
@@ -221,6 +223,25 @@ export const reportPostedEntrySchema = z.object({
   user_id: int.nullable(),
 });
 
+/**
+ * A weekly report picture is about to be posted (written, fsync'd, before the
+ * sendPhoto): a stop before `report_posted` leaves it unknown whether it
+ * reached the chat, and it is never posted again.
+ */
+export const reportIntentEntrySchema = z.object({
+  kind: z.literal("report_intent"),
+  trigger: z.literal("schedule"),
+  since: z.string(),
+  until: z.string(),
+});
+
+/** A weekly picture whose post a stop or a failed call left unconfirmed; the reviewer was told (once) that it may be missing. */
+export const reportUnconfirmedEntrySchema = z.object({
+  kind: z.literal("report_unconfirmed"),
+  since: z.string(),
+  until: z.string(),
+});
+
 /** Every entry we write, by `kind`. */
 export const auditEntrySchema = z.discriminatedUnion("kind", [
   transitionEntrySchema,
@@ -237,6 +258,8 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   surfaceEntrySchema,
   surfaceUsedEntrySchema,
   reportPostedEntrySchema,
+  reportIntentEntrySchema,
+  reportUnconfirmedEntrySchema,
 ]);
 
 /** One entry as a caller writes it (the log adds ts, source, seq, prev_hash). */

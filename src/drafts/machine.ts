@@ -111,6 +111,7 @@ const decide: Handler<"decide"> = (d, e, now) => {
         text_version: d.text_version,
         before: approvedFrom(d.status),
         sender: senderKindOf(d),
+        identity: sendIdentity(d),
       };
       const undoMs = e.undoMs ?? 0;
       if (undoMs > 0) {
@@ -156,6 +157,7 @@ function sendAsBotInstead(d: DraftRecord, e: EventOf<"decide">, now: number): Tr
     text_version: d.text_version,
     before: "halted" as const,
     sender: "bot" as const,
+    identity: sendIdentity({ ...d, sender }),
   };
   const undoMs = e.undoMs ?? 0;
   const send_after = undoMs > 0 ? iso(now + undoMs) : null;

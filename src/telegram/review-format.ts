@@ -171,7 +171,9 @@ function haltedLine(draft: DraftRecord): string {
   const reason = draft.reason ?? "the kill switch is on";
   if (draft.halt_lasts) return `⛔ Approved, but not sent: ${reason}. 👍 Send comes back here when the halt ends.`;
   if (/^kill switch/.test(reason)) return `⛔ Not sent: ${reason}. The halt is over: 👍 Send approves it again.`;
-  return `⛔ Approved, but not sent: ${reason}. Approve again (👍) to send.`;
+  // The identity's failure: a 👍 tries as the owner again, which works only once its cause is gone (the reply below says what would).
+  const until = /^not sent as you/.test(reason) ? " as you once that changes, or see the reply below" : "";
+  return `⛔ Approved, but not sent: ${reason}. Approve again (👍) to send${until}.`;
 }
 
 /** What a button asks for: a decision, the confirmation of a 👍 for a large audience, ✏️ Edit, ↩️ Undo, or 🤖 send as the bot instead. */
