@@ -7,6 +7,8 @@ import type { AudienceSource, ReviewChat } from "../desk/ports.js";
 import { audienceCheck } from "../send/audience-check.js";
 import { Intake, type Redactor } from "../desk/intake.js";
 import { reconcileAudit } from "../desk/recovery.js";
+import { countLiveDrafts, mayChangeDraft } from "../desk/test-drafts.js";
+import { restoreLostChanges } from "./store-restore.js";
 import { archiveMonthOf } from "../desk/archiving.js";
 import { scheduleArchiving, type ArchivingSchedule } from "../desk/archive-schedule.js";
 import { DraftArchive } from "../store/archive.js";
@@ -25,13 +27,15 @@ import { ChatLog } from "../business/chat-log.js";
 import { ConnectionStore } from "../business/connection-store.js";
 import { IgnoredConnections } from "../business/ignored-connections.js";
 import { OwnerVoice, type FetchedConnection } from "../business/owner-voice.js";
+import { RemovedItemsStore } from "../store/removed-items.js";
 
 export { harnessPaths };
 
 /** The edges that differ between live mode and test mode. */
 export interface CoreEdges {
   readonly clock: Clock;
-  readonly makeReviewChat: (existing: Iterable<DraftRecord>) => ReviewChat;
+  /** `existing` drafts and `surfaces` (messages with decision controls): test mode's made-up message ids come after theirs. */
+  readonly makeReviewChat: (existing: Iterable<DraftRecord>, surfaces: Iterable<{ readonly message_id: number }>) => ReviewChat;
   readonly sendCall: SendMessageCall;
   readonly limiter: DestinationLimiter;
   readonly redact: Redactor | null;
@@ -44,6 +48,8 @@ export interface CoreEdges {
   readonly haltPollMs?: number;
   /** How review posts, sends Telegram never received and unanswered audience checks are retried (default: as named in src/retry/backoff.ts). */
   readonly backoffs?: Pick<TelegramBackoffs, "reviewPost" | "send" | "audienceCheck">;
+  /** The logger's secrets: the audit key is added to them (never in a log line). */
+  readonly secrets?: (string | null | undefined)[];
   /**
    * Telegram Business: the bot's @username, getBusinessConnection and how to tell the review chat of
    * another account's connection (live); absent: test mode (no network).
@@ -81,6 +87,8 @@ export interface Core {
  */
 export async function openCore(config: Config, log: Logger, edges: CoreEdges): Promise<Core> {
   const paths = harnessPaths(config.harnessDir);
+  // Test mode keeps its halt record, assumed connection and made-up messages apart (see testModePaths).
+  const own = config.mode === "test" ? testModePaths(paths) : paths;
   // Before anything in it is read or written: HARNESS_DIR must be this user's alone.
   await guardHarnessDir(config.harnessDir, log);
   const lock = await acquireLock(config.harnessDir, log);
@@ -92,7 +100,37 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       // DRAFT_STORE_COMPACT_AFTER_LINES; unset: the store's default.
       ...(config.storeCompactAfterLines === null ? {} : { compactAfterLines: config.storeCompactAfterLines }),
     });
-    const audit = await AuditLog.open({ path: paths.audit, log, now: () => edges.clock.now(), checkpointPath: paths.auditIndex });
+    // Test mode leaves live drafts alone (see test-drafts.ts): their store lines stay byte for byte, so nothing rewrites the store.
+    const liveLeftAlone = config.mode === "test" ? countLiveDrafts(store.latest.values()) : 0;
+    if (liveLeftAlone > 0) store.appendOnly("test mode never rewrites the lines of live drafts");
+    const audit = await AuditLog.open({
+      path: paths.audit,
+      log,
+      now: () => edges.clock.now(),
+      checkpointPath: paths.auditIndex,
+      key: { path: paths.auditKey, create: true, onSecret: (secret) => edges.secrets?.push(secret) },
+    });
+    const archive = await DraftArchive.open<DraftRecord>({
+      dir: paths.archive,
+      parse: (value) => draftRecordSchema.parse(value),
+      monthOf: archiveMonthOf,
+      log,
+    });
+    // What the store lacks of the audit log's proven lines is restored, or the start is refused (nothing silently older).
+    await restoreLostChanges({
+      storePath: paths.drafts,
+      latest: store.latest,
+      append: (records) => store.append(records),
+      archived: (id) => archive.mayHoldDraft(id),
+      // Test mode restores only its own drafts: a live draft's store is the live daemon's to restore.
+      mayChange: (draft) => mayChangeDraft(draft, config.mode === "test"),
+      audit: {
+        draftIds: () => audit.index.draftIds(),
+        audited: (id) => audit.index.audited(id),
+        transitionAt: (id, v) => audit.transitionAt(id, v),
+      },
+      log,
+    });
     // The index keeps what it knows only of drafts the store holds (archived ones are final).
     audit.index.retainDrafts((id) => store.latest.has(id));
     const killSwitch = watchKillSwitch(
@@ -102,26 +140,19 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
         pollMs: edges.haltPollMs ?? 0,
         files: [edges.envFilePath],
         haltOnChange: [paths.ownerHalt],
-        recordPath: paths.haltRecord,
+        recordPath: own.haltRecord,
         log,
+        // An owner's halt the audit log records counts too, if halt_record.json is missing or older.
+        loggedHalt: () => audit.loggedHalt(),
       },
     );
     // A first look before any decision or send: halts of earlier runs count, and one that a stop
     // left lasting but that is off now is recorded as ended now (every earlier approval is void).
     await killSwitch.check();
-    const archive = await DraftArchive.open<DraftRecord>({
-      dir: paths.archive,
-      parse: (value) => draftRecordSchema.parse(value),
-      monthOf: archiveMonthOf,
-      log,
-    });
-    // Test mode keeps its assumed connection and made-up messages apart: a live daemon must never take them
-    // as evidence of the 24 h window, nor quote them on a real review post.
-    const business = config.mode === "test" ? testModeBusinessPaths(paths) : paths;
     const voice = new OwnerVoice({
-      store: await ConnectionStore.open(business.businessConnection, log),
-      chats: await ChatLog.open(business.businessChats, () => edges.clock.now(), log),
-      ignored: await IgnoredConnections.open(business.businessIgnored, log),
+      store: await ConnectionStore.open(own.businessConnection, log),
+      chats: await ChatLog.open(own.businessChats, () => edges.clock.now(), log),
+      ignored: await IgnoredConnections.open(own.businessIgnored, log),
       ownerUserId: config.ownerUserId,
       reviewerIds: config.reviewerIds,
       clock: edges.clock,
@@ -131,12 +162,14 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       ...(edges.business?.fetchConnection ? { fetchConnection: edges.business.fetchConnection } : {}),
       ...(edges.business?.tell ? { tell: edges.business.tell } : {}),
     });
-    const reviewChat = edges.makeReviewChat(store.latest.values());
+    const reviewChat = edges.makeReviewChat(store.latest.values(), audit.index.surfaces.all());
+    const removedItems = new RemovedItemsStore(paths.removedItems);
     const desk = new ReviewDesk({
       store,
       audit,
       archive,
-      retentionMs: config.draftRetentionMs,
+      // Archiving rewrites the store: test mode archives nothing while live drafts are in it (a live daemon archives its drafts too).
+      ...(liveLeftAlone > 0 ? {} : { retentionMs: config.draftRetentionMs }),
       clock: edges.clock,
       reviewChat,
       reviewerIds: config.reviewerIds,
@@ -151,6 +184,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
         const verdict = await killSwitch.check();
         return verdict.halted ? `kill switch: ${verdict.reason}` : null;
       },
+      removedItems,
       ...(edges.backoffs ? { postBackoff: edges.backoffs.reviewPost } : {}),
       log,
       makeSender: (ledger) =>
@@ -171,7 +205,12 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
     // When a halt ends, the drafts it stopped offer 👍 Send again (a start does the same: resumeDrafts).
     killSwitch.onHaltEnded(() => void desk.liftHalts());
     // At start, then daily; a failed pass (a full disk) is logged, shown by /healthz, and tried again within the hour.
-    const archiving = await scheduleArchiving(edges.clock, () => desk.archiveOld(), log);
+    // Each pass also drops the originals kept for redacted drafts that can no longer use them (a failure there only warns).
+    const tidy = () =>
+      desk
+        .sweepRemovedItems()
+        .catch((err: unknown) => log.warn({ err }, "could not drop the originals of finished redacted drafts; tried again later"));
+    const archiving = await scheduleArchiving(edges.clock, () => desk.archiveOld().finally(tidy), log);
     const intake = new Intake({
       desk,
       reviewChat,
@@ -179,6 +218,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       ttlMs: config.draftTtlMs,
       redact: edges.redact,
       testMode: config.mode === "test",
+      removedItems,
       ...(edges.audience ? { audience: edges.audience } : {}),
       sender: voice,
     });
@@ -208,11 +248,21 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
   }
 }
 
-/** Where test mode keeps its Telegram Business state: beside the live files, never in them. */
-function testModeBusinessPaths(paths: { businessConnection: string; businessChats: string; businessIgnored: string }) {
+/**
+ * Where test mode keeps the state a live daemon decides by: beside the live files, never in them. Its halt
+ * record (a halt seen on the simulated clock would void the live approvals, up to a time days ahead), and its
+ * assumed business connection, ignored connections and made-up messages (never evidence of the 24 h window,
+ * nor quoted on a real post).
+ */
+function testModePaths<P extends { haltRecord: string; businessConnection: string; businessChats: string; businessIgnored: string }>(
+  paths: P,
+): P {
+  const beside = (path: string) => path.replace(/\.json$/, ".test-mode.json");
   return {
-    businessConnection: paths.businessConnection.replace(/\.json$/, ".test-mode.json"),
-    businessChats: paths.businessChats.replace(/\.json$/, ".test-mode.json"),
-    businessIgnored: paths.businessIgnored.replace(/\.json$/, ".test-mode.json"),
+    ...paths,
+    haltRecord: beside(paths.haltRecord),
+    businessConnection: beside(paths.businessConnection),
+    businessChats: beside(paths.businessChats),
+    businessIgnored: beside(paths.businessIgnored),
   };
 }

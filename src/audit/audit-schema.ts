@@ -79,6 +79,12 @@ export const transitionEntrySchema = z.object({
   sent_as: z.enum(SENDER_KINDS).optional(),
   /** An undo's time as Telegram dated it; null: not dated (a ↩️ tap that waited while the daemon was down). */
   acted_at: z.string().nullable().optional(),
+  /**
+   * The draft's whole store record after the change, without `draft_text` (the line's own): what a
+   * start restores when the store lost the change (src/app/store-restore.ts). Lines written before it
+   * existed have none.
+   */
+  record: z.record(z.string(), z.unknown()).optional(),
   /** An edit that only put back what redaction removed ("🔓 Keep the removed items"): the report does not count it as edited. */
   restored: z.boolean().optional(),
 });
@@ -165,6 +171,12 @@ export const noticeEntrySchema = z.object({
   text: z.string(),
   /** A REMIND_BEFORE reminder: the deadline (`expires_at`) it reminded of. */
   reminder_for: z.string().optional(),
+  /**
+   * Written before the notice is posted (a reminder): from then on it counts as out, so a crash after
+   * Telegram took it never posts it twice (one a crash cut short is not posted again either). The line
+   * without it follows once the post is out. Readers before it take it for the notice itself.
+   */
+  intent: z.literal(true).optional(),
 });
 
 /** An owner command in the review chat that did not count. */
@@ -223,6 +235,16 @@ export const reportPostedEntrySchema = z.object({
   user_id: int.nullable(),
 });
 
+/** One chain head a key anchor vouches for: the last line of `source` written before the audit key existed. */
+const anchoredHeadSchema = z.object({ source: z.string(), seq: int.nonnegative(), hash: z.string() });
+
+/**
+ * Written once, with the first proof, when the audit key is made (src/audit/audit-key.ts): the
+ * lines of our sources written before it (each chain up to the head named here) count as ours;
+ * a line of our sources without a valid proof after it is another writer's.
+ */
+export const keyAnchorEntrySchema = z.object({ kind: z.literal("key_anchor"), chains: z.array(anchoredHeadSchema), note: z.string() });
+
 /**
  * A weekly report picture is about to be posted (written, fsync'd, before the
  * sendPhoto): a stop before `report_posted` leaves it unknown whether it
@@ -258,6 +280,7 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   surfaceEntrySchema,
   surfaceUsedEntrySchema,
   reportPostedEntrySchema,
+  keyAnchorEntrySchema,
   reportIntentEntrySchema,
   reportUnconfirmedEntrySchema,
 ]);
@@ -283,8 +306,8 @@ export const auditEnvelopeSchema = z.object({
 /** The fields the log writes itself. */
 export type AuditEnvelope = z.infer<typeof auditEnvelopeSchema>;
 
-/** Names a caller may not set in an entry: the log writes them. */
-export const RESERVED_FIELDS = Object.keys(auditEnvelopeSchema.shape) as readonly (keyof AuditEnvelope)[];
+/** Names a caller may not set in an entry: the log writes them (`mac`: the line's proof, see line-proof.ts). */
+export const RESERVED_FIELDS: readonly string[] = [...Object.keys(auditEnvelopeSchema.shape), "mac"];
 
 /** One line of ours read back: the envelope plus the entry. */
 export type AuditRecord = AuditEnvelope & AuditEntry;

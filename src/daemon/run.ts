@@ -13,6 +13,8 @@ import { slidingWindowLimiter } from "../send/sliding-limiter.js";
 import { auditEventFeed } from "../desk/event-feed.js";
 import { decisionHandlers } from "../telegram/decision-handlers.js";
 import { TelegramReviewChat } from "../telegram/review-chat.js";
+import { ReviewTopics } from "../telegram/review-topics.js";
+import { TopicStore } from "../telegram/topic-store.js";
 import { reviewChatLimits } from "../telegram/review-lane.js";
 import { telegramSendCall } from "../telegram/send-call.js";
 import { ALLOWED_UPDATES, handleJournaled, startJournaledPolling, type FetchUpdates } from "../telegram/journaled-updates.js";
@@ -31,6 +33,9 @@ import { logDraftChanges } from "./draft-log.js";
 import { DeliveryWatch } from "./delivery-watch.js";
 import { startCallbacks } from "./callbacks.js";
 import { DaemonHealth } from "./health.js";
+import { tellJournalLoss } from "./journal-loss.js";
+import { tellOutage } from "./outage.js";
+import { outageAtStart } from "../telegram/outage-text.js";
 
 /** What main hands the daemon besides the configuration. */
 export interface DaemonEnv {
@@ -78,10 +83,12 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
     const connected = await connectBot(bot, log, stopSignal.promise, clock, backoffs.connect);
     if (connected !== "ok") return connected === "stopped" ? 0 : 78;
 
+    const topics = await openReviewTopics(config, bot, log);
     const reviewChat = new TelegramReviewChat({
       api: bot.api,
       chatId: config.reviewChatId,
       threadId: config.reviewThreadId,
+      topics,
       deferForMs: config.deferForMs,
       ...(config.reviewTimeZone === null ? {} : { timeZone: config.reviewTimeZone }),
       clock,
@@ -104,6 +111,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
         fetchConnection: businessConnectionCall(bot.api),
         tell: (text) => reviewChat.say(text),
       },
+      secrets: env.secrets,
     });
     // Closing the core waits for the desk work that is running.
     closers.push("core", () => core.close());
@@ -126,8 +134,9 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
     const owner = ownerFeatures({
       config,
       core,
-      say: (text, buttons) => reviewChat.say(text, buttons),
-      answer: (text, replyTo) => reviewChat.answer(text, replyTo),
+      say: (text, buttons, thread) => reviewChat.say(text, buttons, thread),
+      topicRole: (thread) => topics.roleOf(thread),
+      answer: (text, replyTo, thread) => reviewChat.answer(text, replyTo, thread),
       sendPhoto: (png, caption, filename) => reviewChat.sendPhoto(png, caption, filename),
       api: bot.api,
       clock: core.desk.clock,
@@ -155,10 +164,37 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
     await replayJournal(journal, bot, core, log, heldWhileDown);
     // The owner's connection as Telegram has it now (a change while the daemon was down), before any send.
     await core.voice.refresh();
+    // Down longer than Telegram keeps a tap (measured from the journal's note of the last getUpdates answered).
+    const outage = outageAtStart(journal.polledBefore, clock.now());
     // Then Telegram's queue, in order, before recovery starts the sends that fell due meanwhile.
-    if (!(await readBacklog(fetchUpdates, journal, bot, log, stopSignal, heldWhileDown))) return 0;
+    const backlog: { firstUpdateId?: number | null } = {};
+    const fetchNoting: FetchUpdates = (args, signal) =>
+      fetchUpdates(args, signal).then((updates) => {
+        if (!("firstUpdateId" in backlog)) backlog.firstUpdateId = updates[0]?.update_id ?? null;
+        return updates;
+      });
+    if (!(await readBacklog(fetchNoting, journal, bot, log, stopSignal, heldWhileDown))) return 0;
     heldWhileDown.clear();
-    await resumeDrafts(core.desk);
+    // A damaged journal line whose tap Telegram had confirmed already: the owner is told he may need to decide again.
+    await tellJournalLoss({
+      cut: journal.cut,
+      firstDelivered: backlog.firstUpdateId ?? null,
+      drafts: () => core.desk.list(),
+      say: (text) => reviewChat.say(text),
+      log,
+    });
+    await resumeDrafts(core.desk, { downSince: outage?.since ?? null });
+    if (outage !== null) {
+      await tellOutage({
+        outage,
+        drafts: () => core.desk.list(),
+        say: (text) => reviewChat.say(text),
+        timeZone: config.reviewTimeZone ?? undefined,
+        log,
+      });
+    }
+    // Telegram answered at this start: noted now, so a restart right after measures no outage (and says it once).
+    await journal.notePolled(clock.now());
 
     const switchNoticesTold = new Set<string>();
     const token = await resolveApiToken(config, config.harnessDir, log);
@@ -192,7 +228,12 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
 
     const polling = startJournaledPolling({
       handleUpdate: (update) => bot.handleUpdate(update),
-      fetch: fetchUpdates,
+      // Each answer is noted (durably, once a minute): the next start measures an outage from the last one.
+      fetch: async (args, signal) => {
+        const updates = await fetchUpdates(args, signal);
+        void journal.notePolled(clock.now());
+        return updates;
+      },
       journal,
       timeoutSeconds,
       log,
@@ -216,6 +257,28 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
   } finally {
     await closers.closeAll();
   }
+}
+
+/**
+ * The review chat's topic per role (REVIEW_TOPICS), read from HARNESS_DIR. A
+ * damaged file is no reason to stop: the topics are made again, and the owner
+ * told with the next post.
+ */
+async function openReviewTopics(config: Config, bot: Bot, log: Logger): Promise<ReviewTopics> {
+  const path = harnessPaths(config.harnessDir).reviewTopics;
+  const { store, damaged } = await TopicStore.open(path, config.reviewChatId);
+  // Read only (the lock on HARNESS_DIR is taken later): the file is written again when a topic is made.
+  if (damaged !== null) log.warn({ path, problem: damaged }, "the review chat's topics file is damaged; the topics are made again");
+  return new ReviewTopics({
+    api: bot.api,
+    chatId: config.reviewChatId,
+    botId: bot.botInfo.id,
+    botHasTopics: bot.botInfo.has_topics_enabled === true,
+    settings: { ...config.reviewTopics, threadId: config.reviewThreadId },
+    store,
+    damaged,
+    log,
+  });
 }
 
 /** The bot's middleware, in order: per-message serial, /resume taps, decisions, owner commands. */

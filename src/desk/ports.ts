@@ -1,11 +1,14 @@
 import type { Audience } from "../drafts/audience.js";
 import type { Actor, Decision, DraftRecord } from "../drafts/record.js";
 import type { RefusedDecision } from "./audit-entries.js";
+import type { KeptOriginal, ReadKept } from "../store/removed-items.js";
 
 /** Where a review post went. */
 export interface ReviewPost {
   readonly reviewChatId: string;
   readonly reviewMessageId: number;
+  /** The topic it went to (its message_thread_id); null or absent: the chat's main thread. */
+  readonly reviewThreadId?: number | null;
 }
 
 /** What a status edit of the review post showed, once Telegram accepted it (see ReviewChat.showStatus). */
@@ -58,14 +61,32 @@ export interface ReviewChat {
   markSuperseded(draft: DraftRecord, reviewMessageId: number): Promise<void>;
   /** Sends the reviewer the current text to copy and a ForceReply (the ✏️ Edit button); resolves with that message's id. */
   promptEdit(draft: DraftRecord): Promise<number>;
-  /** Answers in the review chat, as a reply to `replyTo` when given (an action on a message that is no live post). */
-  answer(text: string, replyTo: number | null): Promise<void>;
+  /**
+   * Answers in the review chat, as a reply to `replyTo` when given (an action on a message that is no live post), in
+   * `thread`: the topic that message is in (a draft's `review_thread_id`); null or absent: the main thread.
+   */
+  answer(text: string, replyTo: number | null, thread?: number | null): Promise<void>;
   /** Asks what a reply that is only an approval word ("ok") meant: send, or revise with it as the note; resolves with the question's id. */
   askApproval(draft: DraftRecord, note: string, replyTo: number): Promise<number>;
   /** Reminds the reviewers of a draft that expires soon, as a reply to its post (so it notifies); resolves with the text sent. */
   remind(draft: DraftRecord): Promise<string>;
   /** Takes the buttons off a message of the bot's (a question answered once); a failure is the caller's to log. */
   clearButtons(chatId: string, messageId: number): Promise<void>;
+}
+
+/**
+ * The originals of redacted drafts, kept aside for "🔓 Keep the removed items"
+ * (src/store/removed-items.ts: private files in HARNESS_DIR, never the store or the audit log).
+ */
+export interface RemovedItems {
+  /** Keeps a draft's text before redaction, bound to the redacted text's sha256; durable when it resolves. */
+  keep(kept: KeptOriginal): Promise<void>;
+  /** A draft's kept original, or why there is none (missing, damaged): never throws for a bad file. */
+  read(draftId: string): Promise<ReadKept>;
+  /** Drops a draft's kept original. */
+  drop(draftId: string): Promise<void>;
+  /** Drops the kept originals `keep` says no longer serve; returns how many went. */
+  sweep(keep: (draftId: string) => boolean): Promise<number>;
 }
 
 /** Sends an approved draft through the guarded send path. */
@@ -141,6 +162,8 @@ export interface DecisionDesk {
   requestEdit(request: ReviewerAction): Promise<DecisionOutcome>;
   /** Takes back an approval within UNDO_WINDOW (👍 removed, ↩️ Undo, a reply `undo`). */
   undo(request: ReviewerAction): Promise<DecisionOutcome>;
+  /** "🔓 Keep the removed items": the next text version with what redaction removed, bound like an ✏️ edit. */
+  keepRemoved(request: ReviewerAction): Promise<DecisionOutcome>;
   /** True when `messageId` is a review post (live or replaced), an edit prompt or a confirmation question of some draft. */
   knowsMessage(messageId: number): boolean;
   /** True when `messageId` is an edit prompt the bot sent (a reply to it is the new text). */

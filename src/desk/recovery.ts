@@ -5,7 +5,7 @@ import { expiryDue, unknownOutcomeNotice } from "../drafts/machine.js";
 import { awaitsUndoShown, UNDO_OVER_EDIT_MS } from "../drafts/undo-window.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { isFinal, type DraftStatus } from "../drafts/status.js";
-import { isInertDraft, runsForInertDraft } from "./test-drafts.js";
+import { isInertDraft, mayChangeDraft, runsForInertDraft } from "./test-drafts.js";
 
 /** Why a `sending` draft found at start is marked unknown. */
 export const CRASH_DURING_SEND = "the daemon stopped while the send was under way; Telegram may or may not have the message";
@@ -108,19 +108,28 @@ export interface RecoveryPlan {
  * was replaced.
  * A live daemon (`testMode` false) plans for test-mode drafts only what
  * changes no message: they expire (or, caught mid-send, are marked unknown)
- * in the store, quietly, and are never posted, sent or told about.
+ * in the store, quietly, and are never posted, sent or told about. Test mode
+ * (`testMode` true) plans nothing at all for live drafts (see test-drafts.ts).
  */
-export function planRecovery(drafts: Iterable<DraftRecord>, facts: RecoveryFacts, now: number, testMode = false): RecoveryPlan {
-  const all = [...drafts];
-  const plan = planEach(all, facts, now);
+export function planRecovery(
+  drafts: Iterable<DraftRecord>,
+  facts: RecoveryFacts,
+  now: number,
+  testMode = false,
+  downSince: number | null = null,
+): RecoveryPlan {
+  const all = [...drafts].filter((d) => mayChangeDraft(d, testMode));
+  const plan = planEach(all, facts, now, downSince);
   const owed = reviewChatOwed(all, facts);
   const inert = new Set(all.filter((d) => isInertDraft(d, testMode)).map((d) => d.draft_id));
-  const effects = [...plan.effects, ...owed.effects].filter((e) => !inert.has(e.draftId) || runsForInertDraft(e));
+  const effects = [...plan.effects, ...owed.effects].filter((e) => !inert.has(e.draftId) || runsForInertDraft(e, testMode));
   return { unaudited: plan.unaudited, events: [...owed.events, ...plan.events], effects };
 }
 
 /** The per-draft part of planRecovery. */
-function planEach(all: readonly DraftRecord[], facts: RecoveryFacts, now: number): RecoveryPlan {
+function planEach(all: readonly DraftRecord[], facts: RecoveryFacts, now: number, downSince: number | null): RecoveryPlan {
+  // Past its deadline during an outage longer than Telegram keeps a tap: said so on its post (see the expire event).
+  const whileDown = downSince === null ? undefined : { since: new Date(downSince).toISOString(), until: new Date(now).toISOString() };
   const unaudited: DraftRecord[] = [];
   const events: RecoveryEvent[] = [];
   const effects: Effect[] = [];
@@ -152,7 +161,8 @@ function planEach(all: readonly DraftRecord[], facts: RecoveryFacts, now: number
     // An approval given in time waits out its undo window even past expires_at (see expiryDue).
     const expiresAt = expiryDue(draft);
     if (expiresAt <= now) {
-      events.push({ draftId: id, event: { type: "expire" } });
+      const down = whileDown !== undefined && expiresAt > downSince! ? { whileDown } : {};
+      events.push({ draftId: id, event: { type: "expire", ...down } });
       continue;
     }
     effects.push({ type: "arm_expiry", draftId: id, at: expiresAt });
@@ -203,7 +213,7 @@ export interface RecoveryDesk {
   readonly log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** True in test mode; a live desk plans only quiet expiry for test-mode drafts. */
   readonly testMode: boolean;
-  /** Every draft in the store, test-mode ones too. */
+  /** Every draft the desk may change (see mayChangeDraft): a live desk's store, test-mode ones too; in test mode its own only. */
   everyDraft(): DraftRecord[];
   /** Drafts a halt stopped offer 👍 again if sends are on now (a halt that ended while the daemon was down). */
   liftHalts?(): Promise<void>;
@@ -248,10 +258,10 @@ export async function restoreLost(desk: RecoveryDesk): Promise<string[]> {
  * Returns the drafts whose send was marked unknown because the store had
  * lost a change the audit log shows.
  */
-export async function resumeDrafts(desk: RecoveryDesk): Promise<string[]> {
+export async function resumeDrafts(desk: RecoveryDesk, options: { readonly downSince?: number | null } = {}): Promise<string[]> {
   await reconcileAudit(desk);
   await restoreLost(desk);
-  const plan = planRecovery(desk.everyDraft(), desk.recoveryFacts, desk.clock.now(), desk.testMode);
+  const plan = planRecovery(desk.everyDraft(), desk.recoveryFacts, desk.clock.now(), desk.testMode, options.downSince ?? null);
   const lostSends: string[] = [];
   for (const { draftId, event } of plan.events) {
     const result = await desk.apply(draftId, event);

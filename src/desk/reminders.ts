@@ -80,12 +80,23 @@ export class Reminders {
     // Decided, deferred or changed meanwhile: its own arm() took over.
     if (this.stopped || !draft || !AWAITING_DECISION.has(draft.status) || draft.expires_at !== expiresAt) return;
     if (draft.review_message_id === null || this.deps.audit.index.wasReminded(draftId, expiresAt)) return;
+    // The intent, durable before the post (as an answer's mark is): a crash after Telegram took the reminder
+    // must not post it again at the next start. One that then never went out is not posted either: the draft's
+    // own post is still there, and /pending lists it.
+    const notice = { kind: "notice" as const, draft_id: draftId, status: draft.status, reminder_for: expiresAt };
+    this.deps.audit.index.markReminded(draftId, expiresAt, this.deps.clock.now());
+    try {
+      await this.deps.audit.append([{ ...notice, text: "", intent: true }]);
+    } catch (err) {
+      this.deps.audit.index.unmarkReminded(draftId, expiresAt);
+      this.deps.log.warn({ err, draft_id: draftId }, "could not record that a reminder is about to be posted; it is not posted");
+      return;
+    }
     try {
       const text = await this.deps.reviewChat.remind(draft);
-      this.deps.audit.index.markReminded(draftId, expiresAt, this.deps.clock.now());
-      await this.deps.audit.append([{ kind: "notice", draft_id: draftId, status: draft.status, text, reminder_for: expiresAt }]);
+      await this.deps.audit.append([{ ...notice, text }]);
     } catch (err) {
-      this.deps.log.warn({ err, draft_id: draftId }, "could not post the reminder of a draft");
+      this.deps.log.warn({ err, draft_id: draftId }, "could not post the reminder of a draft (or record it); it is not posted again");
     }
   }
 }

@@ -22,12 +22,14 @@ import type {
   DecisionOutcome,
   DecisionRequest,
   EditRequest,
+  RemovedItems,
   ReviewChat,
   ReviewerAction,
   Sender,
 } from "./ports.js";
+import { keepsOriginal, originalDone } from "../drafts/keep-removed.js";
 import { ReviewerActions } from "./reviewer-actions.js";
-import { isInertDraft } from "./test-drafts.js";
+import { isInertDraft, mayChangeDraft } from "./test-drafts.js";
 import { DecisionSurfaces, shownOfDraft, surfaceLine } from "./surfaces.js";
 
 export type { DecisionOutcome, DecisionRequest } from "./ports.js";
@@ -66,13 +68,15 @@ export interface ReviewDeskOptions {
   readonly botUsername?: string | null;
   /** Builds the send path; it gets the desk as its ledger. */
   readonly makeSender: (ledger: DraftLedger) => Sender;
-  /** True in test mode. A live desk (false, the default) leaves drafts made in test mode alone: see isInertDraft. */
+  /** True in test mode. Each mode leaves the other's drafts alone: see isInertDraft. */
   readonly testMode?: boolean;
   /**
    * Why sends are halted now (the kill switch, read at the call: `kill switch: …`), or null. An
    * approval is answered as halted at once when it says so; absent: never halted at approval.
    */
   readonly sendsHalted?: () => Promise<string | null>;
+  /** The originals of redacted drafts, for 🔓 Keep the removed items; absent: none are kept. */
+  readonly removedItems?: RemovedItems;
 }
 
 /** A new review post is a decision surface: its line goes with the `posted` change. */
@@ -191,12 +195,15 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     return this.everyDraft().filter((d) => !isInertDraft(d, this.testMode) && (status === undefined || d.status === status));
   }
 
-  /** Every draft in the store, test-mode ones too (recovery expires those quietly). */
+  /**
+   * Every draft this desk may change (see mayChangeDraft): a live desk's whole store, test-mode drafts
+   * too (recovery expires those quietly); test mode's own drafts only (a live draft is never changed there).
+   */
   everyDraft(): DraftRecord[] {
     const out: DraftRecord[] = [];
     for (const id of this.options.store.latest.keys()) {
       const draft = this.published(id);
-      if (draft) out.push(draft);
+      if (draft && mayChangeDraft(draft, this.testMode)) out.push(draft);
     }
     return out;
   }
@@ -247,8 +254,7 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
    */
   restore(draftId: string, event: DraftEvent, at: number): Promise<TransitionResult> {
     return this.queue.run(draftId, async () => {
-      const draft = this.get(draftId);
-      if (!draft) throw new Error(`draft ${draftId} does not exist`);
+      const draft = this.changeable(draftId);
       const result = transition(draft, event, at);
       if (result.ok) await this.options.store.append([result.draft]);
       return result;
@@ -310,6 +316,17 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     return this.actions.undo(request);
   }
 
+  /** 🔓 Keep the removed items: the next text version with what redaction removed (see reviewer-actions.ts). */
+  keepRemoved(request: ReviewerAction): Promise<DecisionOutcome> {
+    return this.actions.keepRemoved(request);
+  }
+
+  /** Drops kept originals no draft can use any more (a drop a crash lost, an archived draft): at start and after each archiving pass. */
+  async sweepRemovedItems(): Promise<number> {
+    const now = this.options.clock.now();
+    return (await this.options.removedItems?.sweep((id) => keepsOriginal(this.get(id), now, this.testMode))) ?? 0;
+  }
+
   /** Records that `laterId` replaces `draftId` (payload `revises`); a draft still awaiting a decision becomes `revise`. */
   async markRevised(draftId: string, laterId: string): Promise<void> {
     const result = await this.apply(draftId, { type: "revised", byDraftId: laterId });
@@ -365,15 +382,29 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
   }
 
   private async applyNow(draftId: string, event: DraftEvent): Promise<TransitionResult> {
-    const draft = this.get(draftId);
-    if (!draft) throw new Error(`draft ${draftId} does not exist`);
+    const draft = this.changeable(draftId);
     const result = transition(draft, event, this.options.clock.now());
     if (!result.ok) return result;
     await this.commit(draft.status, result.draft, event, draft.draft_text, result.effects);
     this.runEffects(result.effects);
     // A halt that ended while this one was being recorded: its end was heard before there was a draft to lift.
     if (result.draft.halt_lasts && !draft.halt_lasts) void this.liftHalts();
+    this.dropRemovedItems(draft, result.draft);
     return result;
+  }
+
+  /** The current record of a draft this desk may change; anything else is a bug (test mode never writes a live draft's line). */
+  private changeable(draftId: string): DraftRecord {
+    const draft = this.get(draftId);
+    if (!draft) throw new Error(`draft ${draftId} does not exist`);
+    if (!mayChangeDraft(draft, this.testMode)) throw new Error(`draft ${draftId} is a live draft; test mode never changes it`);
+    return draft;
+  }
+
+  /** Once a draft can no longer use its kept original, it goes; a failure is logged, and the next sweep retries. */
+  private dropRemovedItems(before: DraftRecord, after: DraftRecord): void {
+    const removed = this.options.removedItems;
+    if (removed && originalDone(before, after, this.options.clock.now())) void this.effects.track(removed.drop(after.draft_id));
   }
 
   /** The store (the truth) and the audit log, both fsync'd. Only then is anything announced. */
@@ -408,7 +439,7 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
   }
 
   private index(draft: DraftRecord): void {
-    // A test-mode draft's message ids were made up: a live desk never matches a decision to it, nor a key.
+    // A test-mode draft's message ids were made up: a live desk never matches a decision to it, nor a key (nor test mode to a live one).
     if (isInertDraft(draft, this.testMode)) return;
     this.surfaces.index(draft);
     if (draft.idempotency_key !== null) this.byIdempotencyKey.set(draft.idempotency_key, draft.draft_id);

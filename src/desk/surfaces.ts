@@ -18,12 +18,15 @@ import type { DraftRecord } from "../drafts/record.js";
  * `judgeSurface`, and every reviewer action passes `DecisionSurfaces.gate`.
  */
 
-/** What a reviewer does on a surface. `prompt`: the ✏️ Edit button; `edit`: the new text; `asbot`: 🤖 Send as the bot instead. */
-export type SurfaceAction = "decide" | "confirm" | "prompt" | "edit" | "undo" | "resume" | "asbot";
+/**
+ * What a reviewer does on a surface. `prompt`: the ✏️ Edit button; `edit`: the new text; `asbot`: 🤖 Send as the bot instead;
+ * `restore`: 🔓 Keep the removed items (a new text version, like an edit).
+ */
+export type SurfaceAction = "decide" | "confirm" | "prompt" | "edit" | "undo" | "resume" | "asbot" | "restore";
 
 /** The actions each kind of surface permits; anything else on it is refused. */
 const PERMITS: Record<SurfaceAsks, readonly SurfaceAction[]> = {
-  decide: ["decide", "prompt", "edit", "undo"],
+  decide: ["decide", "prompt", "edit", "undo", "restore"],
   confirm: ["confirm"],
   edit: ["edit"],
   undo: ["undo"],

@@ -7,7 +7,7 @@ import type { Actor, Decision, RedactionSummary } from "./record.js";
  */
 export type DraftEvent =
   /** The review post went out; Telegram gave it this message id. */
-  | { readonly type: "posted"; readonly reviewChatId: string; readonly reviewMessageId: number }
+  | { readonly type: "posted"; readonly reviewChatId: string; readonly reviewMessageId: number; readonly reviewThreadId?: number | null }
   /** A reviewer decided. Authorisation is checked before this event exists. */
   | {
       readonly type: "decide";
@@ -49,6 +49,8 @@ export type DraftEvent =
       readonly actor: Actor;
       /** The text version the reviewer edited; another version is refused. Absent: not checked. */
       readonly textVersion?: number;
+      /** "🔓 Keep the removed items": the text is the one submitted, with what redaction removed (the audit line says `restored`). */
+      readonly restored?: boolean;
     }
   /** A reviewer took back an approval within UNDO_WINDOW. */
   | {
@@ -78,8 +80,11 @@ export type DraftEvent =
   | { readonly type: "halt_lifted" }
   /** A later draft names this one in `revises`. */
   | { readonly type: "revised"; readonly byDraftId: string }
-  /** The expiry timer fired (or start-up found `expires_at` passed). */
-  | { readonly type: "expire" }
+  /**
+   * The expiry timer fired (or start-up found `expires_at` passed); `whileDown`: it passed while the
+   * daemon was down longer than Telegram keeps a tap (ISO-8601 UTC, from its last poll to this start).
+   */
+  | { readonly type: "expire"; readonly whileDown?: { readonly since: string; readonly until: string } }
   /** The kill switch stopped the send at the call boundary. */
   | {
       readonly type: "halt";

@@ -82,6 +82,7 @@ const posted: Handler<"posted"> = (d, e, now) => {
     status: "pending",
     review_chat_id: e.reviewChatId,
     review_message_id: e.reviewMessageId,
+    review_thread_id: e.reviewThreadId ?? null,
   });
   return ok(draft, { type: "arm_expiry", draftId: d.draft_id, at: Date.parse(d.expires_at) });
 };
@@ -278,9 +279,18 @@ const revised: Handler<"revised"> = (d, e, now) => {
   return ok(next(d, now, { revised_by: e.byDraftId }));
 };
 
-const expire: Handler<"expire"> = (d, _e, now) => {
+const expire: Handler<"expire"> = (d, e, now) => {
   if (now < expiryDue(d)) return refuse(d, "not_due");
-  const draft = next(d, now, { status: "expired" });
+  const down = e.whileDown;
+  const draft = next(d, now, {
+    status: "expired",
+    ...(down === undefined
+      ? {}
+      : {
+          expired_while_down: down,
+          reason: `it expired while the daemon was down (from ${down.since} to ${down.until}): a decision made then may have been lost`,
+        }),
+  });
   return ok(draft, { type: "show_status", draftId: d.draft_id });
 };
 

@@ -54,6 +54,8 @@ export const redactionSchema = z.object({
   removed: z.record(z.string(), z.number().int().nonnegative()),
   /** What each removed piece was, recognisably but not shown ("phone ending 678"); absent on older lines. */
   hints: z.array(z.string()).optional(),
+  /** True for a version made by "🔓 Keep the removed items": the text as submitted, with what redaction removed (`hints` name it). */
+  restored: z.boolean().optional(),
 });
 /** What redaction removed. */
 export type RedactionSummary = z.infer<typeof redactionSchema>;
@@ -79,6 +81,8 @@ const draftRecordFields = z.object({
   payload_sha256: z.string(),
   review_chat_id: z.string().nullable(),
   review_message_id: z.number().int().nullable(),
+  /** The topic (message_thread_id) the review post is in; null: the chat's main thread (or REVIEW_THREAD_ID, on older lines). */
+  review_thread_id: z.number().int().nullable().default(null),
   drafted_at: z.string(),
   expires_at: z.string(),
   updated_at: z.string(),
@@ -128,6 +132,8 @@ const draftRecordFields = z.object({
   revises: z.string().nullable().default(null),
   /** The review post of the draft named by `revises` (in the same review chat): this draft's post replies to it. */
   revises_post: z.number().int().nullable().default(null),
+  /** The role that drafted the draft named by `revises` (older lines have none): the post says whose draft this revises. */
+  revises_role: z.enum(ROLES).nullable().default(null),
   /** The revision note of the draft named by `revises`, quoted on this draft's review post. */
   revises_note: z.string().nullable().default(null),
   /** Where the draft named by `revises` was to go, when this one goes elsewhere: the post says so. */
@@ -154,6 +160,12 @@ const draftRecordFields = z.object({
   answering: answeringSchema.nullable().default(null),
   /** Who it went out as, once sent. */
   sent_as: z.enum(SENDER_KINDS).nullable().default(null),
+  /**
+   * Expired while the daemon was down for longer than Telegram keeps a tap (24 h): from its last
+   * poll to the start that expired it (ISO-8601 UTC). A decision made then may have been lost, so
+   * its post says that, not "without a decision". Null otherwise.
+   */
+  expired_while_down: z.object({ since: z.string(), until: z.string() }).nullable().default(null),
 });
 
 /**

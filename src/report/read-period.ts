@@ -16,6 +16,8 @@ export interface ReportFiles {
   readonly archive: string;
   /** Our lines' `source` in the audit log. */
   readonly source: string;
+  /** The daemon's check that a line is ours (AuditLog.proves); absent (the CLI): every line of our source is read. */
+  readonly proves?: (line: Uint8Array, offset: number) => boolean;
 }
 
 /** One (as drafted, as sent) pair of a draft a reviewer edited before approving it. */
@@ -50,10 +52,16 @@ export interface PeriodData {
 export async function readPeriod(files: ReportFiles, period: Period, nowMs: number, testMode = false): Promise<PeriodData> {
   const before = previousPeriod(period);
   const folds = [new PeriodFold(period), new PeriodFold(before)] as const;
-  const scan = await readAuditPeriod(files.audit, files.source, { sinceMs: before.sinceMs, untilMs: period.untilMs }, (at, line) => {
-    if (line.kind !== "transition") return;
-    for (const fold of folds) fold.add(at, line);
-  });
+  const scan = await readAuditPeriod(
+    files.audit,
+    files.source,
+    { sinceMs: before.sinceMs, untilMs: period.untilMs },
+    (at, line) => {
+      if (line.kind !== "transition") return;
+      for (const fold of folds) fold.add(at, line);
+    },
+    files.proves,
+  );
   const ids = new Set(folds.flatMap((f) => [...f.drafts.keys(), ...f.notes.keys()]));
   const records = await recordsOf(files, ids, monthsBetween(before.sinceMs, Math.max(nowMs, period.untilMs)));
   const names = new Map<string, string>();

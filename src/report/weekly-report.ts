@@ -1,3 +1,4 @@
+import type { AuditRecord } from "../audit/audit-schema.js";
 import { readAuditPeriod } from "./audit-period.js";
 import { postReport, type ReportPostDeps } from "./report-post.js";
 import { periodLabel } from "./report-text.js";
@@ -41,11 +42,13 @@ async function weekState(deps: WeeklyReportDeps, dueMs: number): Promise<WeekSta
     if (rank[s] > rank[state]) state = s;
   };
   const period = { sinceMs: dueMs, untilMs: Math.max(deps.now(), dueMs) + 1 };
-  await readAuditPeriod(deps.files.audit, deps.files.source, period, (_at, line) => {
+  const onLine = (_at: number, line: AuditRecord) => {
     if (line.kind === "report_posted" && line.trigger === "schedule" && line.until === until) see("posted");
     if (line.kind === "report_intent" && line.until === until) see("intent");
     if (line.kind === "report_unconfirmed" && line.until === until) see("told");
-  });
+  };
+  // Only our own lines: another writer's `report_posted` must not keep the week's picture from being posted.
+  await readAuditPeriod(deps.files.audit, deps.files.source, period, onLine, deps.files.proves);
   return state;
 }
 

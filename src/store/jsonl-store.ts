@@ -41,6 +41,12 @@ export interface CutTail {
   readonly bytes: number;
   /** The first of them (at most TAIL_KEPT_BYTES), for the caller to tell what they held. */
   readonly head: Buffer;
+  /**
+   * True when they hold a whole line (newline-terminated) that failed its
+   * check: data damaged after it was written (and acknowledged), not only an
+   * interrupted write, which leaves an unterminated tail.
+   */
+  readonly complete: boolean;
 }
 
 /** How much of a cut tail `cutTail.head` keeps. */
@@ -68,6 +74,8 @@ export class JsonlStore<T extends { draft_id: string }> {
   private compactionQueued = false;
   /** Auto-compaction waits until lineCount passes this (raised after a failed compaction). */
   private compactionFloor = 0;
+  /** Set by `appendOnly`: the file is never rewritten (no compaction, no forget). */
+  private rewritesRefused: string | null = null;
 
   private constructor(
     private readonly path: string,
@@ -97,7 +105,7 @@ export class JsonlStore<T extends { draft_id: string }> {
       if (r.droppedBytes > 0) {
         const head = Buffer.alloc(Math.min(r.droppedBytes, TAIL_KEPT_BYTES));
         await fh.read(head, 0, head.length, r.goodBytes);
-        cut = { reason: r.droppedReason ?? "damaged", bytes: r.droppedBytes, head };
+        cut = { reason: r.droppedReason ?? "damaged", bytes: r.droppedBytes, head, complete: head.includes(0x0a) };
         await fh.truncate(r.goodBytes);
         await fh.datasync();
         opts.log.warn(
@@ -141,9 +149,20 @@ export class JsonlStore<T extends { draft_id: string }> {
     return this.queue.submit(items);
   }
 
+  /**
+   * From now on the file is only appended to: its existing lines stay byte for
+   * byte (a rewrite encodes records again, in another key order). Test mode
+   * uses it while the store holds live drafts. `why` names the reason in the
+   * error of a compaction or forget asked for anyway (a bug in the caller).
+   */
+  appendOnly(why: string): void {
+    this.rewritesRefused = why;
+  }
+
   /** Rewrites the file with one line per draft, atomically (temp file, fsync, rename, fsync dir). */
   compact(): Promise<void> {
     if (this.closed) return Promise.reject(new Error(`${this.path} is closed; this is a bug in the caller`));
+    if (this.rewritesRefused !== null) return Promise.reject(new Error(`${this.path} is append-only: ${this.rewritesRefused}`));
     return this.queue.exclusive(() => this.compactNow());
   }
 
@@ -157,6 +176,7 @@ export class JsonlStore<T extends { draft_id: string }> {
   forget(ids: ReadonlySet<string>): Promise<void> {
     if (this.closed) return Promise.reject(new Error(`${this.path} is closed; this is a bug in the caller`));
     if (ids.size === 0) return Promise.resolve();
+    if (this.rewritesRefused !== null) return Promise.reject(new Error(`${this.path} is append-only: ${this.rewritesRefused}`));
     return this.queue.exclusive(async () => {
       const dropped: T[] = [];
       for (const id of ids) {
@@ -211,7 +231,7 @@ export class JsonlStore<T extends { draft_id: string }> {
 
   private maybeScheduleCompaction(): void {
     const threshold = Math.max(this.compactAfterLines, 2 * this.map.size, this.compactionFloor);
-    if (this.lines <= threshold || this.compactionQueued || this.closed) return;
+    if (this.lines <= threshold || this.compactionQueued || this.closed || this.rewritesRefused !== null) return;
     this.compactionQueued = true;
     this.queue
       .exclusive(() => this.compactNow())

@@ -31,8 +31,8 @@ export interface StatusEditDeps {
   readonly clock: Clock;
   readonly chatId: string;
   readonly log: { warn(obj: object, msg: string): void };
-  /** The message_thread_id to post in, if any. */
-  where(): { message_thread_id?: number };
+  /** The thread of a draft's review post (its role's topic, or the main thread; null: the chat itself): replies go there. */
+  threadOf(draft: DraftRecord): number | null;
   /** One call in its turn, waiting out a 429 (TelegramReviewChat's). */
   attempt<T>(turn: Turn, fn: () => Promise<T>): Promise<T>;
 }
@@ -199,8 +199,9 @@ export class StatusEdits {
 
   private reply(draft: DraftRecord, text: string, markup?: InlineKeyboardMarkup) {
     const replyTo = draft.review_message_id;
+    const thread = this.deps.threadOf(draft);
     return this.deps.api.sendMessage(draft.review_chat_id ?? this.deps.chatId, text, {
-      ...this.deps.where(),
+      ...(thread === null ? {} : { message_thread_id: thread }),
       link_preview_options: NO_PREVIEW,
       ...(markup ? { reply_markup: markup } : {}),
       ...(replyTo === null ? {} : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }),

@@ -48,8 +48,10 @@ beforeAll(async () => {
   for (const u of injected) await daemon.waitForLog((l) => l.msg === "update handled" && l.update_id === u.update.update_id);
   await daemon.stop("SIGKILL");
   journal = await readFile(harnessPaths(dirs.harnessDir).updates);
-  // Each update: one line when fetched, one when its handling finished.
-  expect(journal.toString("utf8").trimEnd().split("\n")).toHaveLength(10);
+  // Each update: one line when fetched, one when its handling finished; first, the note of when Telegram last answered.
+  const lines = journal.toString("utf8").trimEnd().split("\n");
+  expect(lines[0]).toMatch(/^\{"draft_id":"polled"/);
+  expect(lines).toHaveLength(11);
 });
 
 afterAll(cleanup);
@@ -114,6 +116,7 @@ describe("damaged update journal", () => {
       await mkdir(d.harnessDir, { recursive: true });
       await cp(harnessPaths(dirs.harnessDir).drafts, paths.drafts);
       await cp(harnessPaths(dirs.harnessDir).audit, paths.audit);
+      await cp(harnessPaths(dirs.harnessDir).auditKey, paths.auditKey);
       const damaged = flipBit(journal, at, Math.floor(rand() * 8));
       await writeFile(paths.updates, damaged);
       const store = await readFile(paths.drafts);

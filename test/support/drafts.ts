@@ -44,6 +44,7 @@ export function draftIn(status: DraftStatus, overrides: Partial<DraftRecord> = {
     payload_sha256: "p",
     review_chat_id: status === "queued" ? null : "100000001",
     review_message_id: status === "queued" ? null : 42,
+    review_thread_id: null,
     drafted_at: new Date(T0).toISOString(),
     expires_at: new Date(T0 + 24 * HOUR).toISOString(),
     updated_at: new Date(T0).toISOString(),
@@ -65,6 +66,7 @@ export function draftIn(status: DraftStatus, overrides: Partial<DraftRecord> = {
     undone_at: null,
     revises: null,
     revises_note: null,
+    revises_role: null,
     revises_post: null,
     revised_by: null,
     revises_destination: null,
@@ -75,6 +77,7 @@ export function draftIn(status: DraftStatus, overrides: Partial<DraftRecord> = {
     sender: null,
     answering: null,
     sent_as: status === "sent" ? "bot" : null,
+    expired_while_down: null,
     ...overrides,
   };
 }
