@@ -1,9 +1,8 @@
 import { GrammyError, InputFile, type Api } from "grammy";
 import type { InlineKeyboardMarkup, LinkPreviewOptions, Message } from "grammy/types";
 import type { Clock } from "../clock/clock.js";
-import type { ReviewChat, ReviewPost } from "../desk/ports.js";
+import type { ReviewChat, ReviewPost, StatusShown } from "../desk/ports.js";
 import type { DraftRecord } from "../drafts/record.js";
-import { isFinal } from "../drafts/status.js";
 import { isNotModified, isReplyTargetGone, isThreadGone } from "./classify.js";
 import { linkPreviewFor } from "./link-preview.js";
 import { editPrompt, supersededText } from "./flow-format.js";
@@ -11,14 +10,13 @@ import {
   asBotMarkup,
   askMessage,
   confirmMessage,
-  editedReviewText,
   reminderText,
   reviewKeyboard,
   reviewPost,
-  statusLine,
   type ReviewFormatOptions,
 } from "./review-format.js";
 import { BurstTracker } from "./burst-summary.js";
+import { StatusEdits } from "./status-edits.js";
 import { LANE, REVIEW_CHAT_LIMITS, ReviewLane, type Lane, type ReviewChatLimits, type Turn } from "./review-lane.js";
 import type { PacedCall, ReviewTopics } from "./review-topics.js";
 
@@ -57,10 +55,22 @@ export class TelegramReviewChat implements ReviewChat {
   private readonly lane: ReviewLane;
   private readonly format: ReviewFormatOptions;
   private readonly burst = new BurstTracker();
+  private readonly statuses: StatusEdits;
 
   constructor(private readonly options: TelegramReviewChatOptions) {
     this.lane = new ReviewLane(options.clock, options.limits ?? REVIEW_CHAT_LIMITS);
     this.format = { deferForMs: options.deferForMs, timeZone: options.timeZone, now: () => options.clock.now() };
+    const { api, chatId, clock, log } = options;
+    this.statuses = new StatusEdits({
+      api,
+      lane: this.lane,
+      format: this.format,
+      clock,
+      chatId,
+      log,
+      threadOf: (draft) => this.threadOf(draft),
+      attempt: (turn, fn) => this.attempt(turn, fn),
+    });
   }
 
   claimFreeSlot(): boolean {
@@ -172,30 +182,14 @@ export class TelegramReviewChat implements ReviewChat {
       .catch((err: unknown) => this.options.log.warn({ err }, "could not post the summary of a burst of drafts"));
   }
 
-  async showStatus(draft: DraftRecord): Promise<void> {
-    if (draft.review_message_id === null) return;
-    const messageId = draft.review_message_id;
-    const chatId = draft.review_chat_id ?? this.options.chatId;
-    const markup = reviewKeyboard(draft, this.format);
-    const edited = editedReviewText(draft, this.format);
-    const { api } = this.options;
-    try {
-      if (edited !== null) {
-        await this.once(LANE.edit, () =>
-          api.editMessageText(chatId, messageId, edited.text, {
-            entities: edited.entities,
-            link_preview_options: linkPreviewFor(draft.draft_text),
-            reply_markup: markup,
-          }),
-        );
-        return;
-      }
-      await this.once(LANE.edit, () => api.editMessageReplyMarkup(chatId, messageId, { reply_markup: markup }));
-    } catch (err) {
-      if (isNotModified(err)) return;
-      this.options.log.warn({ err, draft_id: draft.draft_id }, "could not edit the review message; telling the reviewers in a reply");
-    }
-    if (isFinal(draft.status) || edited === null) await this.notify(draft, statusLine(draft, this.format));
+  /** Shows the draft's status on its post, as it is when the edit's turn comes (see status-edits.ts). */
+  showStatus(draft: DraftRecord, latest: () => DraftRecord | undefined = () => draft): Promise<StatusShown | undefined> {
+    return this.statuses.show(draft, latest);
+  }
+
+  /** A send in the review chat's next top-priority turn, its status edit in the same turn (see status-edits.ts). */
+  sendTurn<T>(work: () => Promise<T>, latest: () => DraftRecord | undefined, shown: (s: StatusShown | null) => void): Promise<T> {
+    return this.statuses.sendTurn(work, latest, shown);
   }
 
   async notify(draft: DraftRecord, text: string): Promise<void> {
@@ -264,7 +258,7 @@ export class TelegramReviewChat implements ReviewChat {
   async markSuperseded(draft: DraftRecord, reviewMessageId: number): Promise<void> {
     const chatId = draft.review_chat_id ?? this.options.chatId;
     try {
-      await this.once(LANE.edit, () =>
+      await this.once(LANE.end, () =>
         this.options.api.editMessageText(chatId, reviewMessageId, supersededText(draft), {
           link_preview_options: NO_PREVIEW,
           reply_markup: { inline_keyboard: [] },
