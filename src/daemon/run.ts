@@ -154,6 +154,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       log,
       tellReviewers: async (text) => void (await reviewChat.say(text)),
       delivered: (id) => deliveries.delivered(id),
+      showTold: (id) => reviewChat.showTold(id, () => core.desk.get(id)),
       heldWhileDown,
     });
 
@@ -291,6 +292,7 @@ function installHandlers(
     log: Logger;
     tellReviewers: (text: string) => Promise<void>;
     delivered: (draftId: string) => Promise<boolean>;
+    showTold: (draftId: string) => Promise<unknown>;
     heldWhileDown: ReadonlySet<number>;
   },
 ): void {
@@ -308,6 +310,7 @@ function installHandlers(
       log,
       tellReviewers: deps.tellReviewers,
       delivered: deps.delivered,
+      showTold: deps.showTold,
       heldWhileDown: (updateId) => deps.heldWhileDown.has(updateId),
     }),
   );
