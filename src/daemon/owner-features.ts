@@ -28,7 +28,7 @@ export interface OwnerFeatureDeps {
   /** Posts in the review chat within its rate limit (TelegramReviewChat.say). */
   readonly say: (text: string, buttons?: InlineKeyboardMarkup) => Promise<unknown>;
   /** Answers in the review chat as a reply to a message (TelegramReviewChat.answer). */
-  readonly answer?: (text: string, replyTo: number) => Promise<void>;
+  readonly answer?: (text: string, replyTo: number) => Promise<unknown>;
   /** Posts a picture in the review chat within its rate limit (TelegramReviewChat.sendPhoto). */
   readonly sendPhoto: ReportPostDeps["sendPhoto"];
   readonly api: Api;

@@ -11,6 +11,7 @@ import type { ReviewChat, Sender } from "./ports.js";
 import { shownOfDraft, type DecisionSurfaces } from "./surfaces.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
 import { Reminders } from "./reminders.js";
+import { closeLeftBehind } from "./closing.js";
 
 /** What the effects run against: the desk's records and changes, and the edges. */
 export interface EffectDeps {
@@ -133,18 +134,32 @@ export class DeskEffects {
         return this.showStatusAt(effect.draftId, effect.at);
       case "supersede_post":
         await reviewChat.markSuperseded(draft, effect.reviewMessageId);
-        return this.notePost({ kind: "post_superseded", draft_id: draft.draft_id, review_message_id: effect.reviewMessageId });
-      case "notify":
-        await reviewChat.notify(draft, effect.text);
-        return this.noticeOut(draft, effect.text);
+        await this.notePost({ kind: "post_superseded", draft_id: draft.draft_id, review_message_id: effect.reviewMessageId });
+        return this.closeLeftBehind(draft.draft_id);
+      case "notify": {
+        const messageId = await reviewChat.notify(draft, effect.text);
+        // A notice takes no decision: an action on it is answered with the way to the live post (see surfaces.ts).
+        return this.noticeOut(draft, effect.text, this.surfaceAt(draft, messageId, "notice"));
+      }
       case "offer_as_bot": {
         const messageId = await reviewChat.offerAsBot(draft, effect.text);
         // Its button counts once, for the draft as this message showed it (see surfaces.ts).
-        const chatId = draft.review_chat_id;
-        const surface = chatId === null ? [] : [this.deps.surfaces.note("asbot", { chatId, messageId }, shownOfDraft(draft))];
-        return this.noticeOut(draft, effect.text, surface);
+        return this.noticeOut(draft, effect.text, this.surfaceAt(draft, messageId, "asbot", effect.text));
       }
     }
+  }
+
+  /** The surface line of a message about `draft` (taken into account at once), or none outside a review chat. */
+  private surfaceAt(draft: DraftRecord, messageId: number, asks: "notice" | "asbot", question?: string): AuditEntry[] {
+    const chatId = draft.review_chat_id;
+    if (chatId === null) return [];
+    return [this.deps.surfaces.note(asks, { chatId, messageId }, shownOfDraft(draft), question === undefined ? {} : { question })];
+  }
+
+  /** Questions and reminders the draft's latest change left behind say so (see closing.ts). */
+  private closeLeftBehind(draftId: string): Promise<void> {
+    const draft = this.deps.get(draftId);
+    return draft ? closeLeftBehind(this.deps, draft) : Promise.resolve();
   }
 
   /** Audits a notice once it is out (a crash before this line sends it again at the next start), with the surface it carries. */
@@ -159,6 +174,7 @@ export class DeskEffects {
     const shown: PostEntry = { kind: "status_shown", draft_id: draft.draft_id, version: draft.version };
     this.deps.audit.index.notePost(shown);
     await this.deps.audit.append([shown, ...this.reshown(draft)]);
+    await this.closeLeftBehind(draft.draft_id);
   }
 
   /** Edits the review post again at `at` (the ↩️ Undo of a revise goes when its window ends), if the draft did not change since. */

@@ -1,4 +1,5 @@
 import type { Audience } from "../drafts/audience.js";
+import type { SurfaceState } from "../audit/audit-schema.js";
 import type { Actor, Decision, DraftRecord } from "../drafts/record.js";
 import type { RefusedDecision } from "./audit-entries.js";
 
@@ -6,6 +7,12 @@ import type { RefusedDecision } from "./audit-entries.js";
 export interface ReviewPost {
   readonly reviewChatId: string;
   readonly reviewMessageId: number;
+}
+
+/** A question the bot asked: its message, and what it asked (kept for the edit that says what became of it). */
+export interface Asked {
+  readonly messageId: number;
+  readonly question: string;
 }
 
 /**
@@ -23,24 +30,31 @@ export interface ReviewChat {
   post(draft: DraftRecord): Promise<ReviewPost>;
   /** Edits the review message to show the draft's status (buttons removed once it is final). */
   showStatus(draft: DraftRecord): Promise<void>;
-  /** Tells the reviewers something about this draft, as a reply to its review message. */
-  notify(draft: DraftRecord, text: string): Promise<void>;
-  /** Asks the extra tap a 👍 needs for a large audience ("Send to 1,234 members of …? [Yes, send]"); resolves with the question's message id. */
-  askConfirmation(draft: DraftRecord): Promise<number>;
+  /** Tells the reviewers something about this draft, as a reply to its review message; resolves with the notice's message id. */
+  notify(draft: DraftRecord, text: string): Promise<number>;
+  /** Asks the extra tap a 👍 needs for a large audience ("Send to 1,234 members of …? [Yes, send]"); resolves with the question's message id and words. */
+  askConfirmation(draft: DraftRecord): Promise<Asked>;
   /** Tells the reviewers `text` under a "🤖 Send as the bot instead" button, as a reply to the review message; resolves with its message id. */
   offerAsBot(draft: DraftRecord, text: string): Promise<number>;
   /** Marks an earlier review post of `draft` as replaced by its current version; its buttons go. */
   markSuperseded(draft: DraftRecord, reviewMessageId: number): Promise<void>;
   /** Sends the reviewer the current text to copy and a ForceReply (the ✏️ Edit button); resolves with that message's id. */
   promptEdit(draft: DraftRecord): Promise<number>;
-  /** Answers in the review chat, as a reply to `replyTo` when given (an action on a message that is no live post). */
-  answer(text: string, replyTo: number | null): Promise<void>;
-  /** Asks what a reply that is only an approval word ("ok") meant: send, or revise with it as the note; resolves with the question's id. */
-  askApproval(draft: DraftRecord, note: string, replyTo: number): Promise<number>;
-  /** Reminds the reviewers of a draft that expires soon, as a reply to its post (so it notifies); resolves with the text sent. */
-  remind(draft: DraftRecord): Promise<string>;
-  /** Takes the buttons off a message of the bot's (a question answered once); a failure is the caller's to log. */
-  clearButtons(chatId: string, messageId: number): Promise<void>;
+  /** Answers in the review chat, as a reply to `replyTo` when given (an action on a message that is no live post); resolves with its message id. */
+  answer(text: string, replyTo: number | null): Promise<number>;
+  /** Asks what a reply that is only an approval word ("ok") meant: send, or revise with it as the note; resolves with the question's id and words. */
+  askApproval(draft: DraftRecord, note: string, replyTo: number): Promise<Asked>;
+  /**
+   * Reminds the reviewers of a draft that expires soon, as a reply to its post (so it notifies), with the post's
+   * decision buttons; resolves with the text sent and the reminder's message id.
+   */
+  remind(draft: DraftRecord): Promise<{ readonly text: string; readonly messageId: number }>;
+  /**
+   * Edits a question or a reminder that counts no more to say what became of it, without buttons: `chose`, the
+   * decision a tap on the question made; null, the draft moved on (decided elsewhere, edited, deferred, expired).
+   * A failure is the caller's to log.
+   */
+  close(surface: SurfaceState, draft: DraftRecord, chose: Decision | null): Promise<void>;
 }
 
 /** Sends an approved draft through the guarded send path. */
@@ -74,6 +88,8 @@ export interface ReviewerAction {
   readonly actor: Actor;
   /** When the reviewer acted, as Telegram dated it (ms); absent: now; null: unknown (see the `undo` event). */
   readonly actedAt?: number | null;
+  /** Telegram says the message acted on is the bot's own (a reply's `reply_to_message.from`): an answer about it is never held back. */
+  readonly ownMessage?: boolean;
 }
 
 /** A decision (send, revise, defer) on a review message. */

@@ -10,7 +10,7 @@ import { pendingTaps } from "./pending-taps.js";
 import { killSwitchLine, statusText, type StatusReport } from "../owner/status-report.js";
 import { authorizeActor, type ActorFacts } from "../reactions/authorize.js";
 import { ownerHaltPresent, type KillSwitch } from "../send/kill-switch.js";
-import { CONFIRM_TTL_MS, haltIdentity, RESUME_PATTERN, RESUME_QUESTION, resumeButton } from "./resume-confirmations.js";
+import { CONFIRM_TTL_MS, haltIdentity, RESUME_ASKED, RESUME_PATTERN, RESUME_QUESTION, resumeButton } from "./resume-confirmations.js";
 import { shownOfHalt, type DecisionSurfaces } from "../desk/surfaces.js";
 
 /** The owner's commands, as Telegram's command menu shows them in the review chat. */
@@ -30,7 +30,7 @@ export interface OwnerCommandOptions {
   /** Posts in the review chat within its rate limit (TelegramReviewChat.say), with buttons when given; resolves with the message id. */
   readonly say: (text: string, buttons?: InlineKeyboardMarkup) => Promise<unknown>;
   /** Answers in the review chat as a reply to a message (a /pending number: a reply to that draft's post). */
-  readonly answer?: (text: string, replyTo: number) => Promise<void>;
+  readonly answer?: (text: string, replyTo: number) => Promise<unknown>;
   /** The decision surfaces (the desk's): a /resume confirmation is one. */
   readonly surfaces: Pick<DecisionSurfaces, "record" | "at" | "gate">;
   /** The daemon's audit log. */
@@ -159,20 +159,24 @@ export function ownerCommands(options: OwnerCommandOptions): OwnerCommandHandler
     const outcome = await serial(async () => {
       const now = shownOfHalt(await haltIdentity(options.haltPath));
       const verdict = surface
-        ? await options.surfaces.gate(surface, now, "resume", { token: ctx.match[1] ?? "" }, options.now())
+        ? await options.surfaces.gate(surface, now, { does: "resume", via: "tap" }, { token: ctx.match[1] ?? "" }, options.now())
         : ({ ok: false, reason: "unknown_confirmation" } as const);
       if (!verdict.ok) return verdict;
       options.log.info({ command: "resume", user_id: who.userId }, "owner confirmed /resume");
       const actor = { user_id: who.userId, channel: "command", update_id: ctx.update.update_id } as const;
       return { ok: true, text: await resumeAnswer(options, switchDeps, actor) } as const;
     });
+    // The question says in its own text what became of it, and loses its button.
+    const closeWith = (line: string) =>
+      ctx.editMessageText(`${RESUME_ASKED}\n\n${line}`, { reply_markup: { inline_keyboard: [] } }).catch(() => {});
     if (!outcome.ok) {
       await refuseTap(options, ctx, outcome.reason);
-      await ctx.editMessageReplyMarkup({ reply_markup: { inline_keyboard: [] } }).catch(() => {});
+      // A second tap on one answered already leaves the answer it shows.
+      if (outcome.reason !== "surface_used") await closeWith("No longer applies: nothing changed. Send /resume again to be asked anew.");
       return tell("This confirmation is no longer valid: nothing changed. Send /resume again.");
     }
     const { text } = outcome;
-    await ctx.editMessageReplyMarkup({ reply_markup: { inline_keyboard: [] } }).catch(() => {});
+    await closeWith("▶️ You chose: resume sends.");
     await tell(text.startsWith("Your halt is lifted") ? "Resumed." : "Done; see the answer in the chat.");
     await options.say(text);
   });

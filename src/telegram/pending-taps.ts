@@ -12,7 +12,7 @@ export interface PendingTapOptions {
   readonly drafts: () => Iterable<DraftRecord>;
   readonly now: () => number;
   /** Answers in the review chat as a reply to `replyTo` (TelegramReviewChat.answer). */
-  readonly answer: (text: string, replyTo: number) => Promise<void>;
+  readonly answer: (text: string, replyTo: number) => Promise<unknown>;
   readonly log: { warn(obj: object, msg: string): void };
 }
 

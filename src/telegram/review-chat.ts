@@ -1,8 +1,9 @@
 import { GrammyError, InputFile, type Api } from "grammy";
 import type { InlineKeyboardMarkup, LinkPreviewOptions } from "grammy/types";
 import type { Clock } from "../clock/clock.js";
-import type { ReviewChat, ReviewPost } from "../desk/ports.js";
-import type { DraftRecord } from "../drafts/record.js";
+import type { SurfaceState } from "../audit/audit-schema.js";
+import type { Asked, ReviewChat, ReviewPost } from "../desk/ports.js";
+import type { Decision, DraftRecord } from "../drafts/record.js";
 import { isFinal } from "../drafts/status.js";
 import { isNotModified } from "./classify.js";
 import { linkPreviewFor } from "./link-preview.js";
@@ -12,13 +13,14 @@ import {
   askMessage,
   confirmMessage,
   editedReviewText,
-  reminderText,
   reviewKeyboard,
   reviewPost,
-  statusLine,
+  statusText,
+  type FormattedText,
   type ReviewFormatOptions,
 } from "./review-format.js";
 import { BurstTracker } from "./burst-summary.js";
+import { closedMessage, reminderMessage } from "./closing-format.js";
 import { LANE, REVIEW_CHAT_LIMITS, ReviewLane, type Lane, type ReviewChatLimits, type Turn } from "./review-lane.js";
 
 export { REVIEW_CHAT_LIMITS, type ReviewChatLimits } from "./review-lane.js";
@@ -146,17 +148,17 @@ export class TelegramReviewChat implements ReviewChat {
       if (isNotModified(err)) return;
       this.options.log.warn({ err, draft_id: draft.draft_id }, "could not edit the review message; telling the reviewers in a reply");
     }
-    if (isFinal(draft.status) || edited === null) await this.notify(draft, statusLine(draft, this.format));
+    if (isFinal(draft.status) || edited === null) await this.replyTo(draft, LANE.notice, statusText(draft, this.format));
   }
 
-  async notify(draft: DraftRecord, text: string): Promise<void> {
-    await this.replyTo(draft, LANE.notice, text);
+  async notify(draft: DraftRecord, text: string): Promise<number> {
+    return this.replyTo(draft, LANE.notice, text);
   }
 
   /** Asks for the extra tap a 👍 needs for a large audience, as a reply to the review post, ahead of queued posts. */
-  async askConfirmation(draft: DraftRecord): Promise<number> {
-    const { text, markup } = confirmMessage(draft);
-    return this.replyTo(draft, LANE.answer, text, markup);
+  async askConfirmation(draft: DraftRecord): Promise<Asked> {
+    const { text, markup, question } = confirmMessage(draft);
+    return { messageId: await this.replyTo(draft, LANE.answer, text, markup), question };
   }
 
   /** The notice of a draft the owner's identity could not send, with "🤖 Send as the bot instead", as a reply to the review post. */
@@ -165,8 +167,8 @@ export class TelegramReviewChat implements ReviewChat {
   }
 
   /** Asks what a reply "ok" meant, as a reply to it, ahead of queued posts (see askMessage). */
-  async askApproval(draft: DraftRecord, note: string, replyTo: number): Promise<number> {
-    const { text, markup } = askMessage(draft, note);
+  async askApproval(draft: DraftRecord, note: string, replyTo: number): Promise<Asked> {
+    const { text, markup, question } = askMessage(draft, note);
     const message = await this.once(LANE.answer, () =>
       this.options.api.sendMessage(draft.review_chat_id ?? this.options.chatId, text, {
         ...this.where(),
@@ -175,21 +177,30 @@ export class TelegramReviewChat implements ReviewChat {
         reply_parameters: { message_id: replyTo, allow_sending_without_reply: true },
       }),
     );
-    return message.message_id;
+    return { messageId: message.message_id, question };
   }
 
-  /** The REMIND_BEFORE reminder, as a reply to the draft's post (a reply notifies; an edit does not). */
-  async remind(draft: DraftRecord): Promise<string> {
-    const text = reminderText(draft, this.format);
-    await this.replyTo(draft, LANE.notice, text);
-    return text;
+  /** The REMIND_BEFORE reminder, as a reply to the draft's post (a reply notifies; an edit does not), with the post's buttons. */
+  async remind(draft: DraftRecord): Promise<{ text: string; messageId: number }> {
+    const reminder = reminderMessage(draft, this.format);
+    const messageId = await this.replyTo(draft, LANE.notice, reminder, reviewKeyboard(draft, this.format));
+    return { text: reminder.text, messageId };
   }
 
-  /** Takes the buttons off a question answered once ("✅ Yes, send", the question a reply "ok" got). */
-  async clearButtons(chatId: string, messageId: number): Promise<void> {
+  /**
+   * Edits a question or reminder that counts no more to say what became of it
+   * (see closedMessage), and takes its buttons off. A question just answered
+   * goes with the answers; one the draft left behind waits behind status edits.
+   */
+  async close(surface: SurfaceState, draft: DraftRecord, chose: Decision | null): Promise<void> {
+    const { text, entities } = closedMessage(surface, draft, chose, this.format);
     try {
-      await this.once(LANE.answer, () =>
-        this.options.api.editMessageReplyMarkup(chatId, messageId, { reply_markup: { inline_keyboard: [] } }),
+      await this.once(chose === null ? LANE.notice : LANE.answer, () =>
+        this.options.api.editMessageText(surface.chat_id, surface.message_id, text, {
+          entities,
+          link_preview_options: NO_PREVIEW,
+          reply_markup: { inline_keyboard: [] },
+        }),
       );
     } catch (err) {
       if (!isNotModified(err)) throw err;
@@ -246,14 +257,15 @@ export class TelegramReviewChat implements ReviewChat {
     return message.message_id;
   }
 
-  async answer(text: string, replyTo: number | null): Promise<void> {
-    await this.once(LANE.answer, () =>
+  async answer(text: string, replyTo: number | null): Promise<number> {
+    const message = await this.once(LANE.answer, () =>
       this.options.api.sendMessage(this.options.chatId, text, {
         ...this.where(),
         link_preview_options: NO_PREVIEW,
         ...(replyTo === null ? {} : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }),
       }),
     );
+    return message.message_id;
   }
 
   /** Resolves when no call is running; for tests that move a simulated clock. */
@@ -271,18 +283,21 @@ export class TelegramReviewChat implements ReviewChat {
     await this.lane.whenIdle();
   }
 
-  private async replyTo(draft: DraftRecord, lane: Lane, text: string, markup?: InlineKeyboardMarkup): Promise<number> {
+  /** Sends `message` (a text, or one with entities: times) as a reply to the draft's post, in `lane`; resolves with its id. */
+  private async replyTo(draft: DraftRecord, lane: Lane, message: string | FormattedText, markup?: InlineKeyboardMarkup): Promise<number> {
     const chatId = draft.review_chat_id ?? this.options.chatId;
     const replyTo = draft.review_message_id;
-    const message = await this.once(lane, () =>
+    const { text, entities } = typeof message === "string" ? { text: message, entities: [] } : message;
+    const sent = await this.once(lane, () =>
       this.options.api.sendMessage(chatId, text, {
         ...this.where(),
+        ...(entities.length > 0 ? { entities } : {}),
         link_preview_options: NO_PREVIEW,
         ...(markup ? { reply_markup: markup } : {}),
         ...(replyTo === null ? {} : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }),
       }),
     );
-    return message.message_id;
+    return sent.message_id;
   }
 
   private where(): { message_thread_id?: number } {
