@@ -1,5 +1,5 @@
 import type { Api, Composer, Context } from "grammy";
-import type { InlineKeyboardMarkup } from "grammy/types";
+import type { InlineKeyboardMarkup, MessageEntity } from "grammy/types";
 import { harnessPaths } from "../app/paths.js";
 import type { Core } from "../app/core.js";
 import type { CallbackDelivery } from "../callbacks/delivery.js";
@@ -26,7 +26,7 @@ export interface OwnerFeatureDeps {
   readonly config: Config;
   readonly core: Core;
   /** Posts in the review chat within its rate limit (TelegramReviewChat.say). */
-  readonly say: (text: string, buttons?: InlineKeyboardMarkup) => Promise<unknown>;
+  readonly say: (text: string, buttons?: InlineKeyboardMarkup, entities?: MessageEntity[]) => Promise<unknown>;
   /** Answers in the review chat as a reply to a message (TelegramReviewChat.answer). */
   readonly answer?: (text: string, replyTo: number) => Promise<unknown>;
   /** Posts a picture in the review chat within its rate limit (TelegramReviewChat.sendPhoto). */

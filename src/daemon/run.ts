@@ -122,7 +122,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
     const owner = ownerFeatures({
       config,
       core,
-      say: (text, buttons) => reviewChat.say(text, buttons),
+      say: (text, buttons, entities) => reviewChat.say(text, buttons, entities),
       answer: (text, replyTo) => reviewChat.answer(text, replyTo),
       sendPhoto: (png, caption, filename) => reviewChat.sendPhoto(png, caption, filename),
       api: bot.api,

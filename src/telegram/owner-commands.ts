@@ -1,5 +1,5 @@
 import { Composer, type Api, type Context } from "grammy";
-import type { BotCommand, InlineKeyboardMarkup } from "grammy/types";
+import type { BotCommand, InlineKeyboardMarkup, MessageEntity } from "grammy/types";
 import type { AuditEntry } from "../audit/audit-log.js";
 import { formatDuration } from "../config/duration.js";
 import type { DraftRecord } from "../drafts/record.js";
@@ -28,7 +28,7 @@ export interface OwnerCommandOptions {
   readonly reviewChatId: string;
   readonly reviewerIds: ReadonlySet<number>;
   /** Posts in the review chat within its rate limit (TelegramReviewChat.say), with buttons when given; resolves with the message id. */
-  readonly say: (text: string, buttons?: InlineKeyboardMarkup) => Promise<unknown>;
+  readonly say: (text: string, buttons?: InlineKeyboardMarkup, entities?: MessageEntity[]) => Promise<unknown>;
   /** Answers in the review chat as a reply to a message (a /pending number: a reply to that draft's post). */
   readonly answer?: (text: string, replyTo: number) => Promise<unknown>;
   /** The decision surfaces (the desk's): a /resume confirmation is one. */
@@ -68,7 +68,13 @@ export function helpText(deferForMs: number): string {
  */
 type Answer =
   | string
-  | { readonly text: string; readonly buttons: InlineKeyboardMarkup; readonly sent: (messageId: number) => Promise<void> }
+  | {
+      readonly text: string;
+      readonly buttons: InlineKeyboardMarkup;
+      /** Its times (date_time entities), if any. */
+      readonly entities?: MessageEntity[];
+      readonly sent: (messageId: number) => Promise<void>;
+    }
   | null;
 type Run = (ctx: Context) => Promise<Answer>;
 
@@ -97,7 +103,8 @@ export function ownerCommands(options: OwnerCommandOptions): OwnerCommandHandler
   const runs: Record<string, Run> = {
     pending: async () => {
       const page = pendingPage(options.drafts(), options.now());
-      return page.buttons.inline_keyboard.length === 0 ? page.text : { text: page.text, buttons: page.buttons, sent: async () => {} };
+      if (page.buttons.inline_keyboard.length === 0) return page.text;
+      return { text: page.text, buttons: page.buttons, entities: page.entities, sent: async () => {} };
     },
     status: async () => statusText(await options.status()),
     help: async () => helpText(options.deferForMs),
@@ -135,7 +142,7 @@ export function ownerCommands(options: OwnerCommandOptions): OwnerCommandHandler
       const answer = await run(ctx);
       if (answer === null) return;
       if (typeof answer === "string") return void (await options.say(answer));
-      const messageId = await options.say(answer.text, answer.buttons);
+      const messageId = await options.say(answer.text, answer.buttons, answer.entities);
       if (typeof messageId === "number") await answer.sent(messageId);
     },
   );

@@ -40,7 +40,7 @@ export function pendingTaps(options: PendingTapOptions) {
       if (tap.kind === "page") {
         const page = pendingPage(options.drafts(), options.now(), tap.page);
         await ctx
-          .editMessageText(page.text, { reply_markup: page.buttons })
+          .editMessageText(page.text, { entities: page.entities, reply_markup: page.buttons })
           .catch((err: unknown) => options.log.warn({ err }, "could not turn the /pending page"));
         return void (await ctx.answerCallbackQuery().catch((err: unknown) => options.log.warn({ err }, "answerCallbackQuery failed")));
       }

@@ -1,5 +1,5 @@
 import { GrammyError, InputFile, type Api } from "grammy";
-import type { InlineKeyboardMarkup, LinkPreviewOptions } from "grammy/types";
+import type { InlineKeyboardMarkup, LinkPreviewOptions, MessageEntity } from "grammy/types";
 import type { Clock } from "../clock/clock.js";
 import type { SurfaceState } from "../audit/audit-schema.js";
 import type { Asked, ReviewChat, ReviewPost } from "../desk/ports.js";
@@ -207,11 +207,12 @@ export class TelegramReviewChat implements ReviewChat {
     }
   }
 
-  /** Sends a message of the daemon's own (a command's answer, a refusal, a confirmation) ahead of queued review posts. */
-  async say(text: string, buttons?: InlineKeyboardMarkup): Promise<number> {
+  /** Sends a message of the daemon's own (a command's answer, a refusal, a confirmation) ahead of queued review posts; `entities`: its times. */
+  async say(text: string, buttons?: InlineKeyboardMarkup, entities?: MessageEntity[]): Promise<number> {
     const message = await this.once(LANE.answer, () =>
       this.options.api.sendMessage(this.options.chatId, text, {
         ...this.where(),
+        ...(entities && entities.length > 0 ? { entities } : {}),
         link_preview_options: NO_PREVIEW,
         ...(buttons ? { reply_markup: buttons } : {}),
       }),
