@@ -9,6 +9,7 @@ import { HarnessDirError } from "./app/harness-guard.js";
 import { ApiTokenError } from "./app/api-token.js";
 import { LockHeldError } from "./store/lock.js";
 import { StoreCorruptError } from "./store/store-errors.js";
+import { DataRefusalError, DATA_REFUSAL_EXIT } from "./app/data-refusal.js";
 import { runTestMode } from "./test-mode/run.js";
 
 /** The secrets no output may show, known once the configuration is read (the daemon adds its generated API token). */
@@ -60,10 +61,11 @@ main().then(
     // So is another daemon holding HARNESS_DIR: its message names the pid and the lock file.
     const operators = err instanceof StoreCorruptError || err instanceof LockHeldError;
     // HARNESS_DIR or the API token file that others could use against the gate: a configuration matter (78, EX_CONFIG).
-    const unsafe = err instanceof HarnessDirError || err instanceof ApiTokenError;
+    // Data in HARNESS_DIR the daemon will not start on (DataRefusalError): 78 too, the message says what to do.
+    const unsafe = err instanceof HarnessDirError || err instanceof ApiTokenError || err instanceof DataRefusalError;
     const text =
       operators || unsafe ? `cannot start.\n${err.message}` : `stopped by an unexpected error: ${(err as Error)?.stack ?? String(err)}`;
     process.stderr.write(`draft-review: ${scrubSecrets(text, known)}\n`);
-    process.exitCode = unsafe ? 78 : 1;
+    process.exitCode = unsafe ? DATA_REFUSAL_EXIT : 1;
   },
 );

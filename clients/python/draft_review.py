@@ -158,6 +158,11 @@ class Client:
                     yield event
                     handled = int(event["seq"])
                 cursor = int(page["last_seq"])
+                if not batch and cursor < handled:
+                    # The feed ends before the saved cursor (its audit log was replaced by an older copy): resume from
+                    # the feed's real end, saved, so the events that come after it are not skipped.
+                    handled = cursor
+                    _write_cursor(cursor_file, cursor)
                 if batch:
                     _write_cursor(cursor_file, cursor)
                     continue

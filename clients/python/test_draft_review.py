@@ -94,6 +94,29 @@ class ClientDefaultsTest(unittest.TestCase):
             with self.assertRaises(ValueError):
                 draft_review._read_cursor(path)
 
+    def test_a_cursor_ahead_of_the_feed_follows_the_daemons_last_seq_back_and_misses_nothing(self) -> None:
+        # The daemon answers a cursor past its feed's end with its real last_seq, never the client's own number.
+        feed: List[Dict[str, Any]] = [{"seq": 5, "draft_id": "d_a"}]
+        asked: List[str] = []
+
+        def answer(method: str, path: str, body: Any = None) -> Dict[str, Any]:
+            asked.append(path)
+            after = int(path.split("after=")[1].split("&")[0])
+            events = [e for e in feed if e["seq"] > after]
+            return {"events": events, "last_seq": events[-1]["seq"] if events else min(after, feed[-1]["seq"])}
+
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "cursor")
+            draft_review._write_cursor(path, 500)
+            c = Client(url="http://127.0.0.1:9", token="x" * 20)
+            with mock.patch.object(c, "_call", side_effect=answer):
+                self.assertEqual(list(c.events(path, follow=False)), [])
+                self.assertEqual(draft_review._read_cursor(path), 5)
+                feed.extend([{"seq": 6, "draft_id": "d_b"}, {"seq": 7, "draft_id": "d_b"}])
+                self.assertEqual([e["seq"] for e in c.events(path, follow=False)], [6, 7])
+            self.assertEqual(draft_review._read_cursor(path), 7)
+            self.assertEqual(asked[:2], ["/events?after=500&limit=1000", "/events?after=5&limit=1000"])
+
 
 def control(method: str, path: str, body: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     data = None if body is None else json.dumps(body).encode()

@@ -23,6 +23,7 @@ import { acquireLock } from "../store/lock.js";
 import type { TelegramBackoffs } from "../retry/backoff.js";
 import { ChatLog } from "../business/chat-log.js";
 import { ConnectionStore } from "../business/connection-store.js";
+import { IgnoredConnections } from "../business/ignored-connections.js";
 import { OwnerVoice, type FetchedConnection } from "../business/owner-voice.js";
 
 export { harnessPaths };
@@ -43,8 +44,15 @@ export interface CoreEdges {
   readonly haltPollMs?: number;
   /** How review posts, sends Telegram never received and unanswered audience checks are retried (default: as named in src/retry/backoff.ts). */
   readonly backoffs?: Pick<TelegramBackoffs, "reviewPost" | "send" | "audienceCheck">;
-  /** Telegram Business: the bot's @username and getBusinessConnection (live); absent: test mode (no network). */
-  readonly business?: { readonly botUsername: string | null; readonly fetchConnection?: (id: string) => Promise<FetchedConnection> };
+  /**
+   * Telegram Business: the bot's @username, getBusinessConnection and how to tell the review chat of
+   * another account's connection (live); absent: test mode (no network).
+   */
+  readonly business?: {
+    readonly botUsername: string | null;
+    readonly fetchConnection?: (id: string) => Promise<FetchedConnection>;
+    readonly tell?: (text: string) => Promise<unknown>;
+  };
 }
 
 /** The running core: the desk, its intake, and how to close them. */
@@ -58,6 +66,8 @@ export interface Core {
   readonly audit: AuditLog;
   /** The archiving passes: why the last one failed, if it did. */
   readonly archiving: ArchivingSchedule;
+  /** The archive of old final drafts: what its month files lost, if anything (`problems`). */
+  readonly archive: DraftArchive<DraftRecord>;
   /** Telegram Business: the owner's connection, what people wrote to him, the check at the send call. */
   readonly voice: OwnerVoice;
   close(): Promise<void>;
@@ -111,12 +121,15 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
     const voice = new OwnerVoice({
       store: await ConnectionStore.open(business.businessConnection, log),
       chats: await ChatLog.open(business.businessChats, () => edges.clock.now(), log),
+      ignored: await IgnoredConnections.open(business.businessIgnored, log),
+      ownerUserId: config.ownerUserId,
       reviewerIds: config.reviewerIds,
       clock: edges.clock,
       audit,
       log,
       botUsername: edges.business?.botUsername ?? null,
       ...(edges.business?.fetchConnection ? { fetchConnection: edges.business.fetchConnection } : {}),
+      ...(edges.business?.tell ? { tell: edges.business.tell } : {}),
     });
     const reviewChat = edges.makeReviewChat(store.latest.values());
     const desk = new ReviewDesk({
@@ -170,6 +183,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       store,
       audit,
       archiving,
+      archive,
       voice,
       async close() {
         await archiving.stop();
@@ -188,9 +202,10 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
 }
 
 /** Where test mode keeps its Telegram Business state: beside the live files, never in them. */
-function testModeBusinessPaths(paths: { businessConnection: string; businessChats: string }) {
+function testModeBusinessPaths(paths: { businessConnection: string; businessChats: string; businessIgnored: string }) {
   return {
     businessConnection: paths.businessConnection.replace(/\.json$/, ".test-mode.json"),
     businessChats: paths.businessChats.replace(/\.json$/, ".test-mode.json"),
+    businessIgnored: paths.businessIgnored.replace(/\.json$/, ".test-mode.json"),
   };
 }

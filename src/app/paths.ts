@@ -25,5 +25,7 @@ export function harnessPaths(dir: string) {
     businessConnection: join(dir, "business_connection.json"),
     /** What people wrote to the owner in the last 48 h, per private chat (bounded). */
     businessChats: join(dir, "business_chats.json"),
+    /** Other accounts' business connections, ignored (each told to the review chat once). */
+    businessIgnored: join(dir, "business_ignored.json"),
   };
 }

@@ -23,6 +23,8 @@ const chatSchema = z.object({
   chat_id: z.number().int(),
   /** The person's name as their last message gave it. */
   name: z.string(),
+  /** Their @username (without @) as their last message gave it; null: none (older files: null). */
+  username: z.string().nullable().default(null),
   /** When they last wrote (epoch ms): the evidence for Telegram's 24 h rule. */
   last_incoming: z.number(),
   messages: z.array(messageSchema).max(CHAT_LOG_MAX_MESSAGES),
@@ -60,10 +62,13 @@ export class ChatLog {
     return chatLog;
   }
 
-  /** Records an incoming message (once per message id) and writes the log; false when it was known or too old. */
-  async record(chatId: number, message: LoggedMessage): Promise<boolean> {
+  /**
+   * Records an incoming message (once per message id) and writes the log; false when it was known or too old.
+   * `username`: the author's @username as the message gave it (kept with their name).
+   */
+  async record(chatId: number, message: LoggedMessage, username: string | null = null): Promise<boolean> {
     if (message.at < this.now() - CHAT_LOG_KEEP_MS) return false;
-    const chat = this.chats.get(chatId) ?? { chat_id: chatId, name: message.author, last_incoming: 0, messages: [] };
+    const chat = this.chats.get(chatId) ?? { chat_id: chatId, name: message.author, username, last_incoming: 0, messages: [] };
     if (chat.messages.some((m) => m.message_id === message.message_id)) return false;
     // Older than every message kept in a full chat: seen before (a redelivery), and kept no longer.
     if (chat.messages.length >= CHAT_LOG_MAX_MESSAGES && message.message_id < chat.messages[0]!.message_id) return false;
@@ -71,7 +76,14 @@ export class ChatLog {
       .sort((a, b) => a.message_id - b.message_id)
       .slice(-CHAT_LOG_MAX_MESSAGES);
     this.chats.delete(chatId);
-    this.chats.set(chatId, { chat_id: chatId, name: message.author, last_incoming: Math.max(chat.last_incoming, message.at), messages });
+    const latest = message.at >= chat.last_incoming;
+    this.chats.set(chatId, {
+      chat_id: chatId,
+      name: message.author,
+      username: latest ? username : chat.username,
+      last_incoming: Math.max(chat.last_incoming, message.at),
+      messages,
+    });
     this.prune();
     await this.write();
     return true;

@@ -4,14 +4,16 @@ import { errCode, readNoFollow, writeFileDurably } from "../store/fs-util.js";
 
 /**
  * The owner's Telegram Business connection as the daemon keeps it: the one
- * connection (of a reviewer) through which drafts can go out as the owner.
+ * connection (of OWNER_USER_ID's account) through which drafts can go out as the owner.
  */
 export const ownerConnectionSchema = z.object({
   id: z.string().min(1),
-  /** The connected account's user id: a reviewer. */
+  /** The connected account's user id: the owner (OWNER_USER_ID). */
   user_id: z.number().int(),
-  /** The account's name, for /status. */
+  /** The account's name, for /status and the posts that send as it. */
   user_name: z.string(),
+  /** The account's @username (without @); null when it has none (older files: null). */
+  user_username: z.string().nullable().default(null),
   /** The right to send and edit messages in chats that had incoming messages in the last 24 h. */
   can_reply: z.boolean(),
   enabled: z.boolean(),

@@ -2,6 +2,7 @@ import type { MessageEntity } from "grammy/types";
 import type { DraftRecord } from "../drafts/record.js";
 import { localWhen } from "../owner/local-time.js";
 import { draftEntities } from "../telegram/draft-entities.js";
+import { replyTarget } from "../drafts/reply-target.js";
 import { agoText } from "./sender-choice.js";
 
 /** The longest quote of the answered message on a review post (code points); longer ones are cut with "…". */
@@ -9,15 +10,21 @@ const QUOTE_MAX = 600;
 
 type Drafted = Pick<DraftRecord, "sender" | "answering" | "audience" | "destination_chat_id" | "status">;
 
+/** Why a draft that goes as the bot does not reply to a message of the owner's own chat. */
+export function droppedReplyText(messageId: number): string {
+  return `message ${messageId} is in your own chat with them, where the bot cannot reply`;
+}
+
 function personOf(d: Drafted): string {
   if (d.sender?.kind === "owner" && d.sender.person_name) return d.sender.person_name;
   return d.audience?.title ?? d.destination_chat_id;
 }
 
 /**
- * The review post's line that says who sends: "🗣 As you, in your chat with
- * Anna (Anna wrote 2 h ago)" or "🤖 As @the_bot (not as you: …)". Null for a
- * plain bot draft (send_as bot), whose post is as it always was.
+ * The review post's line that says who sends: "🗣 As you (Owen Owner,
+ * @owen), in your chat with Anna (Anna wrote 2 h ago)", naming the account it
+ * goes from, or "🤖 As @the_bot, not as you: …". Null for a plain bot draft
+ * (send_as bot), whose post is as it always was.
  */
 export function senderLine(d: Drafted, now: number): string | null {
   const s = d.sender;
@@ -31,7 +38,8 @@ export function senderLine(d: Drafted, now: number): string | null {
     s.last_incoming_at === null
       ? "no message from them in the last 24 h"
       : `${person} wrote ${agoText(now - Date.parse(s.last_incoming_at))}`;
-  return `🗣 As you, in your chat with ${person} (${wrote})`;
+  const account = s.owner_name === null ? "" : ` (${s.owner_name}${s.owner_username ? `, @${s.owner_username}` : ""})`;
+  return `🗣 As you${account}, in your chat with ${person} (${wrote})`;
 }
 
 /** The 👍 button's text when the draft names its sender ("👍 Send as you to Anna"); null: the usual one. */
@@ -48,21 +56,26 @@ function cut(text: string): string {
 }
 
 /**
- * The message the draft answers, under the header: who wrote it and when,
- * then its text inside a blockquote entity (commands in it made code, as in
- * a draft): the person's words are data, never markup or commands. Empty
- * when the daemon did not see that message.
+ * What the draft answers, under the header, exactly as the send does it
+ * (replyTarget): a reply to a message the daemon saw, with who wrote it and
+ * when, then its text inside a blockquote entity (commands in it made code,
+ * as in a draft: the person's words are data, never markup or commands); a
+ * reply to a message it did not see, said as such; a reply the bot cannot
+ * make, said too. Without a reply, the person's last message gives context.
  */
 export function answeringBlock(
-  d: Drafted & Pick<DraftRecord, "reply_to_message_id">,
+  d: Drafted & Pick<DraftRecord, "reply_to_message_id" | "send_as">,
   offset: number,
   now: number,
   timeZone: string | undefined,
 ): { text: string; entities: MessageEntity[] } {
+  const t = replyTarget(d);
+  if (t.kind === "reply" && !t.seen) return { text: `\n↩️ In reply to message ${t.message_id}, not seen here`, entities: [] };
+  const dropped = t.kind === "dropped" ? `\n↩️ Not as a reply: ${droppedReplyText(t.message_id)}` : "";
   const a = d.answering;
-  if (a === null) return { text: "", entities: [] };
-  const how = d.reply_to_message_id === a.message_id ? "↩️ In reply to" : "💬 The last message from";
-  const lead = `\n${how} ${a.author}, ${localWhen(Date.parse(a.at), now, timeZone)}:\n`;
+  if (a === null) return { text: dropped, entities: [] };
+  const how = t.kind === "reply" ? "↩️ In reply to" : a.message_id === d.reply_to_message_id ? "💬 It answers" : "💬 The last message from";
+  const lead = `${dropped}\n${how} ${a.author}, ${localWhen(Date.parse(a.at), now, timeZone)}:\n`;
   const quote = cut(a.text);
   return { text: lead + quote, entities: draftEntities(offset + lead.length, quote) };
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DataRefusalError } from "../app/data-refusal.js";
 import { errCode, readNoFollow, writeFileDurably } from "../store/fs-util.js";
 
 /** What the cursor file holds: the last event the receiver acknowledged (2xx). */
@@ -14,7 +15,7 @@ const cursorSchema = z.object({ acked_seq: z.number().int().nonnegative() });
 export class CallbackCursorFile {
   constructor(readonly path: string) {}
 
-  /** The acknowledged seq; 0 when the file does not exist yet. A damaged file throws, naming it. */
+  /** The acknowledged seq; 0 when the file does not exist yet. A damaged file throws a DataRefusalError, naming it. */
   async read(): Promise<number> {
     let text: string;
     try {
@@ -31,9 +32,11 @@ export class CallbackCursorFile {
     }
     const r = cursorSchema.safeParse(parsed);
     if (!r.success) {
-      throw new Error(
-        `${this.path} is damaged (${JSON.stringify(text.slice(0, 60))}); it should hold {"acked_seq": N}. ` +
-          "Write the last seq your receiver handled into it (or delete it to deliver every event again), then start again.",
+      throw new DataRefusalError(
+        this.path,
+        null,
+        `it is damaged (${JSON.stringify(text.slice(0, 60))}); it should hold {"acked_seq": N}`,
+        "Write the last seq your receiver handled into it (or delete it to deliver every event again), then start again.",
       );
     }
     return r.data.acked_seq;

@@ -22,6 +22,8 @@ export interface CallbackStatus {
   readonly last_error_at: string | null;
   /** When the event that failed is tried again (ISO-8601 UTC), or null. */
   readonly next_attempt_at: string | null;
+  /** Something the operator should know about the delivery (the cursor was ahead of the feed and was clamped), or null. */
+  readonly warning?: string | null;
 }
 
 /** The logger shape delivery writes to (pino's). */
@@ -74,6 +76,8 @@ export class CallbackDelivery {
   private readonly abort = new AbortController();
   private loop: Promise<void> = Promise.resolve();
   private readonly url: URL;
+  /** Set when the cursor file was ahead of the feed at start (see clampToFeed). */
+  private clampWarning: string | null = null;
 
   private constructor(private readonly options: CallbackDeliveryOptions) {
     this.url = new URL(options.url);
@@ -88,8 +92,39 @@ export class CallbackDelivery {
   static async start(options: CallbackDeliveryOptions): Promise<CallbackDelivery> {
     const delivery = new CallbackDelivery(options);
     delivery.acked = await options.cursor.read();
+    await delivery.clampToFeed();
     delivery.loop = delivery.run().catch((err: unknown) => options.log.error({ err }, "callback delivery stopped by an unexpected error"));
     return delivery;
+  }
+
+  /** Why the delivery needs the operator's eye (the cursor was clamped at start), or null. */
+  get warning(): string | null {
+    return this.clampWarning;
+  }
+
+  /**
+   * A cursor past the feed's end (the audit log replaced by an older copy, a
+   * cursor file from elsewhere) would skip every event until the feed caught
+   * up with it, in silence: it is clamped to the feed's real end, written
+   * back, and a warning stays in the log, `/status` and `/healthz`.
+   */
+  private async clampToFeed(): Promise<void> {
+    const { feed, cursor, log } = this.options;
+    const page = await feed.after(this.acked, 1);
+    if (page.events.length > 0 || page.lastSeq >= this.acked) return;
+    const from = this.acked;
+    this.acked = page.lastSeq;
+    this.clampWarning =
+      `${cursor.path} said events up to #${from} were acknowledged, but the events feed ends at #${page.lastSeq} ` +
+      `(was the audit log replaced by an older copy, or the cursor file copied from elsewhere?): delivery resumes after #${page.lastSeq}, ` +
+      "so the receiver may get seq numbers it saw before, for other events";
+    log.warn(
+      { path: cursor.path, acked_seq: from, feed_last_seq: page.lastSeq },
+      `the callback cursor was ahead of the events feed; ${this.clampWarning}`,
+    );
+    await cursor
+      .write(page.lastSeq)
+      .catch((err: unknown) => log.error({ err }, "could not write the clamped callback cursor; it is clamped in memory"));
   }
 
   /** Something new may be in the feed. Never waits; a retry that is waiting keeps its time. */
@@ -117,6 +152,7 @@ export class CallbackDelivery {
       last_error: this.lastError?.text ?? null,
       last_error_at: iso(this.lastError?.at ?? null),
       next_attempt_at: iso(this.nextAttemptAt),
+      warning: this.clampWarning,
     };
   }
 

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { config as loadDotenv } from "dotenv";
 import { useReviewTimeZone } from "../config/time-zone.js";
-import type { CliCommand } from "./command.js";
+import type { CliCommand, CommandOptions } from "./command.js";
 import { COMMANDS } from "./commands.js";
 import { CliFailure, EXIT, processIo, type CliIo } from "./io.js";
 import { printProblem } from "./output.js";
@@ -78,7 +78,12 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     return EXIT.ok;
   }
   try {
-    const parsed = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true });
+    const parsed = parseArgs({
+      args: joinSignedValues(rest, command.options),
+      options: command.options,
+      allowPositionals: true,
+      strict: true,
+    });
     const n = parsed.positionals.length;
     if (n < command.positionals.min || n > command.positionals.max) {
       throw new CliFailure(`${command.name} takes ${describeCount(command)}, got ${n}; usage: ${command.usage.split("\n")[0]}`);
@@ -87,6 +92,30 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
   } catch (err) {
     return failed(io, command, err);
   }
+}
+
+/**
+ * `--since -7d` as `--since=-7d`: parseArgs takes a value that starts with a dash for a
+ * forgotten value and refuses it as a usage error, but no option is named by a digit, so
+ * a string option's value that is a signed number is the value (which the command then
+ * judges: a negative duration is out of range, exit 2, naming the limit).
+ */
+function joinSignedValues(args: readonly string[], options: CommandOptions): string[] {
+  const strings = Object.entries(options).filter(([, o]) => o.type === "string");
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const next = args[i + 1];
+    if (next !== undefined && /^-\d/.test(next) && strings.some(([name]) => arg === `--${name}`)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else if (next !== undefined && /^-\d/.test(next) && strings.some(([, o]) => o.short !== undefined && arg === `-${o.short}`)) {
+      // A short option takes its value joined: `-s-7d`.
+      out.push(`${arg}${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
 }
 
 function describeCount(command: CliCommand): string {

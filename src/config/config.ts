@@ -19,6 +19,11 @@ export interface Config {
   readonly reviewThreadId: number | null;
   /** User ids whose decisions count. Never usernames. */
   readonly reviewerIds: ReadonlySet<number>;
+  /**
+   * OWNER_USER_ID: the person drafts speak as (a reviewer); only his Telegram Business
+   * connection sends as the owner. Default: the first id in REVIEWER_USER_IDS.
+   */
+  readonly ownerUserId: number;
   readonly harnessDir: string;
   readonly draftTtlMs: number;
   /** DRAFT_RETENTION: how long a final draft stays in telegram_drafts.jsonl before it moves to archive/ (default 30d). */
@@ -195,6 +200,14 @@ const envSchema = z.object({
       )
       .transform((ids) => new Set(ids.map(Number))),
   ),
+  OWNER_USER_ID: optional(
+    wholeNumber(
+      1,
+      Number.MAX_SAFE_INTEGER,
+      (g) =>
+        `OWNER_USER_ID must be a positive numeric user id ${g}: the Telegram account drafts speak as, whose Telegram Business connection alone sends as the owner (usernames do not count). Leave it unset for the first id in REVIEWER_USER_IDS.`,
+    ),
+  ),
   HARNESS_DIR: optional(z.string()),
   DRAFT_TTL: optional(duration("DRAFT_TTL", MAX_TTL_MS)),
   DEFER_FOR: optional(duration("DEFER_FOR", MAX_TTL_MS)),
@@ -274,6 +287,7 @@ function requirements(set: SetVariables): string[] {
       "REVIEWER_USER_IDS is not set, and the review chat is a group: say whose decisions count, as comma-separated numeric user ids (e.g. REVIEWER_USER_IDS=123456789). `npx draft-review setup` prints yours.",
     );
   }
+  problems.push(...ownerRequirement(set, chat));
   if (set.CALLBACK_URL === undefined && set.CALLBACK_SECRET !== undefined) {
     problems.push(
       "CALLBACK_SECRET is set but CALLBACK_URL is not: set CALLBACK_URL to the receiver's http(s) address, or unset CALLBACK_SECRET.",
@@ -285,6 +299,30 @@ function requirements(set: SetVariables): string[] {
     );
   }
   return problems;
+}
+
+/** The reviewers as written (REVIEWER_USER_IDS, else a private review chat's user), in order. */
+function reviewerList(set: SetVariables, chat: string): string[] {
+  if (set.REVIEWER_USER_IDS === undefined) return NUMERIC_ID.test(chat) && !chat.startsWith("-") ? [chat] : [];
+  return set.REVIEWER_USER_IDS.split(",")
+    .map((p) => p.trim())
+    .filter((p) => p !== "");
+}
+
+/** OWNER_USER_ID must be one of the reviewers: drafts speak as him, and only reviewers decide. */
+function ownerRequirement(set: SetVariables, chat: string): string[] {
+  const owner = set.OWNER_USER_ID;
+  if (owner === undefined || !/^[1-9]\d{0,15}$/.test(owner)) return [];
+  const reviewers = reviewerList(set, chat);
+  if (reviewers.length === 0 || reviewers.some((id) => Number(id) === Number(owner))) return [];
+  if (set.REVIEWER_USER_IDS === undefined) {
+    return [
+      `OWNER_USER_ID ${owner} is not a reviewer: drafts speak as the owner, so he must be one, and with REVIEWER_USER_IDS unset the only reviewer is the private review chat's user (${reviewers[0]}). Set REVIEWER_USER_IDS to include ${owner}, or unset OWNER_USER_ID.`,
+    ];
+  }
+  return [
+    `OWNER_USER_ID ${owner} is not in REVIEWER_USER_IDS (${reviewers.join(", ")}): drafts speak as the owner, so he must be a reviewer. Add ${owner} to REVIEWER_USER_IDS, or unset OWNER_USER_ID for the first reviewer (${reviewers[0]}).`,
+  ];
 }
 
 /**
@@ -300,6 +338,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>): Config {
   const env = parsed.data;
   const reviewChatId = env.REVIEW_CHAT_ID ?? TEST_MODE_REVIEW_CHAT_ID;
   const privateChat = !reviewChatId.startsWith("-");
+  const reviewerIds = env.REVIEWER_USER_IDS ?? (privateChat ? new Set([Number(reviewChatId)]) : new Set<number>());
   return {
     mode: env.TAO_DRAFT_REVIEW_TEST === "1" ? "test" : "live",
     telegram: {
@@ -310,7 +349,9 @@ export function loadConfig(rawEnv: Record<string, string | undefined>): Config {
     },
     reviewChatId,
     reviewThreadId: env.REVIEW_THREAD_ID ?? null,
-    reviewerIds: env.REVIEWER_USER_IDS ?? (privateChat ? new Set([Number(reviewChatId)]) : new Set()),
+    reviewerIds,
+    // requirements() made sure there is a reviewer, and that OWNER_USER_ID is one.
+    ownerUserId: env.OWNER_USER_ID ?? [...reviewerIds][0]!,
     harnessDir: env.HARNESS_DIR ?? ".harness",
     draftTtlMs: env.DRAFT_TTL ?? DEFAULT_DURATION_MS,
     deferForMs: env.DEFER_FOR ?? DEFAULT_DURATION_MS,

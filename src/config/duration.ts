@@ -31,10 +31,13 @@ export type DurationRead = { readonly ok: true; readonly ms: number } | { readon
  * or an Invalid Date.
  */
 export function readDuration(text: string, maxMs: number = MAX_DURATION_MS): DurationRead {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$/.exec(text);
-  const ms = m ? Number(m[1]) * UNITS[m[2]!]! : Number.NaN;
-  if (!m || !Number.isFinite(ms) || Math.round(ms) <= 0) {
-    return { ok: false, error: `"${text}" is not a duration such as 90s, 15m, 24h or 30d` };
+  const m = /^\s*(-\s*)?(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$/.exec(text);
+  const ms = m ? Number(m[2]) * UNITS[m[3]!]! : Number.NaN;
+  if (!m || !Number.isFinite(ms)) return { ok: false, error: `"${text}" is not a duration such as 90s, 15m, 24h or 30d` };
+  // A sign or a zero is a duration out of range, not an unknown word: say the range.
+  if (m[1] !== undefined || Math.round(ms) <= 0) {
+    const what = m[1] !== undefined ? "negative" : "zero";
+    return { ok: false, error: `"${text}" is ${what}: a duration is more than 0 and at most ${formatDuration(maxMs)}` };
   }
   if (ms > maxMs) return { ok: false, error: `"${text}" is longer than the limit of ${formatDuration(maxMs)}` };
   return { ok: true, ms: Math.round(ms) };

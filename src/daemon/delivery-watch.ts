@@ -22,10 +22,12 @@ export class DeliveryWatch {
   /** The feed the API serves, noting how far each reader has got. */
   readerFeed(): EventFeed {
     return {
-      after: (seq, limit) => {
+      after: async (seq, limit) => {
         this.readerSeen = true;
-        this.readerSeq = Math.max(this.readerSeq, seq);
-        return this.deps.feed.after(seq, limit);
+        const page = await this.deps.feed.after(seq, limit);
+        // A reader asking past the feed's end has taken nothing beyond the end (its number proves no delivery).
+        this.readerSeq = Math.max(this.readerSeq, Math.min(seq, page.lastSeq));
+        return page;
       },
     };
   }

@@ -24,6 +24,8 @@ export interface DaemonHealthOptions {
   readonly probeEveryMs?: number;
   /** Why the last archiving pass failed, or null (see archive-schedule.ts). */
   readonly archiving?: () => string | null;
+  /** Standing problems found at start that do not stop accepting or sending (a callback cursor clamped, an archive month file missing). */
+  readonly warnings?: () => readonly string[];
   /** The business connection as the owner's voice has it; absent: not shown. */
   readonly business?: () => { readonly connected: boolean; readonly enabled: boolean; readonly can_reply: boolean };
 }
@@ -91,11 +93,12 @@ export class DaemonHealth {
       );
     }
     const archiving = this.options.archiving?.() ?? null;
+    const warnings = [...(archiving === null ? [] : [archiving]), ...(this.options.warnings?.() ?? [])];
     const b = this.options.business?.();
     return {
       ok: reasons.length === 0,
       reasons,
-      ...(archiving === null ? {} : { warnings: [archiving] }),
+      ...(warnings.length === 0 ? {} : { warnings }),
       // Shown once the owner connected the bot (Telegram Business); absent otherwise.
       ...(b?.connected ? { business: { connected: true, enabled: b.enabled, can_reply: b.can_reply } } : {}),
     };

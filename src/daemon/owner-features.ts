@@ -73,6 +73,7 @@ export function ownerFeatures(deps: OwnerFeatureDeps): OwnerFeatures {
       callbacks: (await deps.callbacks?.status()) ?? null,
       lastReactionMs: reactions.lastReactionMs,
       business: core.voice.status(),
+      warnings: core.archive.problems(),
     });
   const paths = harnessPaths(config.harnessDir);
   const reportDeps: ReportPostDeps = {

@@ -100,7 +100,11 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       envFilePath: resolve(".env"),
       haltPollMs: 1000,
       backoffs,
-      business: { botUsername: bot.botInfo.username, fetchConnection: businessConnectionCall(bot.api) },
+      business: {
+        botUsername: bot.botInfo.username,
+        fetchConnection: businessConnectionCall(bot.api),
+        tell: (text) => reviewChat.say(text),
+      },
     });
     // Closing the core waits for the desk work that is running.
     closers.push("core", () => core.close());
@@ -111,6 +115,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       harnessDir: config.harnessDir,
       archiving: () => core.archiving.problem(),
       business: () => core.voice.status(),
+      warnings: () => [...core.archive.problems(), ...(callbacks?.delivery.warning ? [callbacks.delivery.warning] : [])],
     });
     core.desk.onTransition(() => health.storeWritten());
     core.desk.onTransition(logDraftChanges(log, (id) => core.desk.get(id)));

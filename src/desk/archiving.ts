@@ -39,8 +39,10 @@ export async function archiveDue(parts: ArchivingParts, now: number): Promise<st
     (d) => d.status !== "outcome_unknown" || parts.index.wasNotified(d.draft_id, d.status),
   );
   if (due.length === 0) return [];
-  await parts.archive.add(due);
-  const ids = new Set(due.map((d) => d.draft_id));
+  // Drafts of a month whose file lost drafts are not filed (archive.ts): they stay in the store.
+  const filed = await parts.archive.add(due);
+  if (filed.length === 0) return [];
+  const ids = new Set(filed.map((d) => d.draft_id));
   await parts.store.forget(ids);
   parts.index.retainDrafts((id) => parts.store.latest.has(id));
   parts.log.info({ drafts: ids.size, kept: parts.store.latest.size }, "archived final drafts older than DRAFT_RETENTION");

@@ -70,7 +70,8 @@ export function auditEventFeed(audit: FeedSource): EventFeed {
     async after(after, limit): Promise<FeedPage> {
       const last = audit.index.lastSeq;
       const events: FeedEvent[] = [];
-      if (after >= last) return { events, lastSeq: after };
+      // A cursor past the end (an older or replaced audit log, a client's own number) gets the real end back, never its own number.
+      if (after >= last) return { events, lastSeq: last };
       const start = audit.index.feedStart(after);
       const fh = await open(audit.file, NOFOLLOW.read);
       try {

@@ -11,10 +11,15 @@ import { checkRevises, revisesFacts } from "./revises.js";
 import type { ReviewDesk } from "./review-desk.js";
 import { chooseSender, type SenderChoice } from "../business/sender-choice.js";
 import type { SendAs } from "../drafts/sender.js";
+import type { Audience } from "../drafts/audience.js";
 
 /** Who a new draft goes out as (the owner's voice, src/business); absent: the bot only. */
 export interface SenderChooser {
-  choose(p: { readonly send_as: SendAs; readonly destination_chat_id: string; readonly reply_to_message_id: number | null }): SenderChoice;
+  /** `lookup`: the bot's view of a person (getChat), to name one the daemon did not see when the draft goes as the bot. */
+  choose(
+    p: { readonly send_as: SendAs; readonly destination_chat_id: string; readonly reply_to_message_id: number | null },
+    lookup?: (chatId: string) => Promise<Audience>,
+  ): Promise<SenderChoice>;
 }
 
 /** The contract's synchronous answer to a submitted draft. */
@@ -88,7 +93,7 @@ export function answerFor(draft: DraftRecord, extra: readonly string[] = []): Su
   return warnings.length === 0 ? answer : { ...answer, warnings };
 }
 
-/** The sender choice without a business connection: the bot, or a refusal of `owner`. */
+/** The sender choice without a business connection: the bot (saying why not the owner), or a refusal of `owner` to a group. */
 function botOnly(p: DraftPayload): SenderChoice {
   return chooseSender({
     sendAs: p.send_as,
@@ -145,7 +150,8 @@ export class Intake {
     if (!revises.ok) return { ok: false, kind: "invalid", field: "revises", error: revises.error };
     const earlier = revises.earlier;
     const { text, redaction } = prepared;
-    const choice = this.options.sender?.choose(payload) ?? botOnly(payload);
+    const source = this.options.audience;
+    const choice = (await this.options.sender?.choose(payload, source ? (id) => source.resolve(id) : undefined)) ?? botOnly(payload);
     if (!choice.ok) return { ok: false, kind: "invalid", field: choice.field, error: choice.error };
     // As the owner, the audience is the person the connection proves; the bot's own getChat may not know them.
     const audience = choice.audience ?? (await this.options.audience?.resolve(payload.destination_chat_id)) ?? null;

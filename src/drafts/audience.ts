@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import type { Sender } from "./sender.js";
+import { replyBinding, type Replying } from "./reply-target.js";
 
 /** What kind of chat a draft goes to, as Telegram says (`unknown`: not resolved, e.g. test mode). */
 export const AUDIENCE_KINDS = ["private", "group", "supergroup", "channel", "unknown"] as const;
@@ -148,12 +148,15 @@ export function audienceFingerprint(d: Destined): string {
 }
 
 /**
- * Who sends a draft, as a decision surface records it and an approval binds
- * to it: `bot`, or `owner:<business connection>:<chat>` (the owner's own
- * account, through that connection, in his private chat with that person).
+ * Who sends a draft and what it answers, as a decision surface records it and
+ * an approval binds to it: `bot`, or `owner:<user>:<business connection>:<chat>`
+ * (the owner's own account, that user's, through that connection, in his
+ * private chat with that person); then `>4711` when the send replies to
+ * message 4711 (replyTarget: what the post shows is what the send does).
  * Records from before send_as existed go out as the bot.
  */
-export function sendIdentity(draft: { readonly sender: Sender | null; readonly destination_chat_id: string }): string {
+export function sendIdentity(draft: Replying & { readonly destination_chat_id: string }): string {
   const s = draft.sender;
-  return s?.kind === "owner" ? `owner:${s.connection_id}:${draft.destination_chat_id}` : "bot";
+  const who = s?.kind === "owner" ? `owner:${s.owner_user_id}:${s.connection_id}:${draft.destination_chat_id}` : "bot";
+  return who + replyBinding(draft);
 }

@@ -56,7 +56,8 @@ export interface FeedPage {
   readonly events: readonly FeedEvent[];
   /**
    * The cursor to pass as `after` next time: the `seq` of the last event
-   * returned, or `after` itself when none was returned.
+   * returned; when none was returned, `after` itself, or the feed's real end
+   * when `after` is past it (never a number the feed has not reached).
    */
   readonly lastSeq: number;
 }

@@ -106,6 +106,7 @@ const decide: Handler<"decide"> = (d, e, now) => {
         text_version: d.text_version,
         before: approvedFrom(d.status),
         sender: senderKindOf(d),
+        identity: sendIdentity(d),
       };
       const undoMs = e.undoMs ?? 0;
       if (undoMs > 0) {
@@ -149,6 +150,7 @@ function sendAsBotInstead(d: DraftRecord, e: EventOf<"decide">, now: number): Tr
     text_version: d.text_version,
     before: "halted" as const,
     sender: "bot" as const,
+    identity: sendIdentity({ ...d, sender }),
   };
   const undoMs = e.undoMs ?? 0;
   const send_after = undoMs > 0 ? iso(now + undoMs) : null;

@@ -41,6 +41,8 @@ export const approvalSchema = z.object({
   before: z.enum(["pending", "deferred", "halted"]).optional(),
   /** The identity approved (what the post showed); older lines have none: the bot. */
   sender: z.enum(SENDER_KINDS).optional(),
+  /** sendIdentity when approved: the account, connection and reply the post showed; the send call compares it. Older lines have none. */
+  identity: z.string().optional(),
 });
 /** A reviewer's recorded approval. */
 export type Approval = z.infer<typeof approvalSchema>;

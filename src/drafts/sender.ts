@@ -28,8 +28,11 @@ export const senderSchema = z.discriminatedUnion("kind", [
     kind: z.literal("owner"),
     /** The business connection the send goes through. */
     connection_id: z.string(),
-    /** The owner's Telegram user id (a reviewer). */
+    /** The owner's Telegram user id (OWNER_USER_ID): the connection's user. */
     owner_user_id: z.number().int(),
+    /** The account's name and @username as the post names it ("As you (Anna Owner, @anna_o)"); null on older records. */
+    owner_name: z.string().nullable().default(null),
+    owner_username: z.string().nullable().default(null),
     /** The person's name, as their messages gave it; null when the daemon has not seen them write. */
     person_name: z.string().nullable(),
     /** When the person last wrote (ISO-8601 UTC), as seen when the draft was posted; null: never seen. */

@@ -61,7 +61,7 @@ export interface RequestContext {
 /** Largest page `GET /events` returns, and its default. */
 export const MAX_EVENTS_PAGE = 1000;
 
-/** `POST /drafts`: 201 new, 200 replayed key, 400 invalid (field named), 409 reused key, 413, 415. */
+/** `POST /drafts`: 201 new, 200 replayed key, 400 invalid (field named), 409 reused key, 413, 415, 503 (store or archive unreadable). */
 export async function postDraft(deps: HandlerDeps, ctx: RequestContext): Promise<JsonReply | null> {
   if (!isJsonContentType(ctx.req.headers["content-type"])) {
     return errorReply(415, `send the payload with Content-Type: application/json (got ${ctx.req.headers["content-type"] ?? "none"})`);
@@ -73,6 +73,10 @@ export async function postDraft(deps: HandlerDeps, ctx: RequestContext): Promise
   try {
     outcome = await deps.intake.submit(body.value);
   } catch (err) {
+    // Its idempotency_key (or `revises`) may name a draft in a damaged or lost archive file: never taken for new.
+    if (err instanceof ArchiveDamagedError) {
+      return errorReply(503, `the draft was not accepted: it may repeat an archived draft that cannot be read. ${err.message}`);
+    }
     const cause = storeWriteFailure(err);
     if (cause === null) throw err;
     deps.health?.storeFailed(cause);
@@ -93,15 +97,15 @@ export function submitReply(outcome: SubmitOutcome): JsonReply {
   return errorReply(409, outcome.error, "idempotency_key");
 }
 
-/** `GET /drafts/<draft_id>`: the current record, or 404. */
+/** `GET /drafts/<draft_id>`: the current record, 404, or 503 when an archive file that may hold it cannot be read. */
 export async function getDraft(deps: HandlerDeps, ctx: RequestContext): Promise<JsonReply> {
   const id = ctx.draftId ?? "";
   let draft: DraftRecord | undefined;
   try {
     draft = id === "" ? undefined : await deps.desk.find(id);
   } catch (err) {
-    // A damaged archive file that may hold it: say which file and line, never "not found".
-    if (err instanceof ArchiveDamagedError) return errorReply(500, err.message);
+    // A damaged or lost archive file that may hold it: say which file (and line), never "not found".
+    if (err instanceof ArchiveDamagedError) return errorReply(503, err.message);
     throw err;
   }
   if (!draft) return errorReply(404, `no draft with id ${JSON.stringify(id)}; GET /drafts lists the drafts there are`);

@@ -30,6 +30,8 @@ export interface StatusReport {
   readonly last_reaction_at?: string | null;
   /** The owner's Telegram Business connection (drafts sent as him); absent when not known. */
   readonly business?: BusinessStatus;
+  /** Problems found in HARNESS_DIR that do not stop the daemon (an archive month file that lost drafts); absent when none. */
+  readonly warnings?: readonly string[];
 }
 
 /** What the report is made from; every input is a value, so this is pure. */
@@ -45,6 +47,8 @@ export interface StatusInputs {
   readonly lastReactionMs?: number | null;
   /** The business connection as the daemon (or its file) has it; absent when not known. */
   readonly business?: BusinessStatus;
+  /** See StatusReport.warnings. */
+  readonly warnings?: readonly string[];
 }
 
 /** Builds the status report: queue depths and today's counts from the drafts, the kill switch as checked. */
@@ -71,6 +75,7 @@ export function buildStatusReport(inputs: StatusInputs): StatusReport {
       ? {}
       : { last_reaction_at: inputs.lastReactionMs === null ? null : new Date(inputs.lastReactionMs).toISOString() }),
     ...(inputs.business === undefined ? {} : { business: inputs.business }),
+    ...(inputs.warnings === undefined || inputs.warnings.length === 0 ? {} : { warnings: inputs.warnings }),
   };
 }
 
@@ -97,6 +102,7 @@ export function statusText(report: StatusReport): string {
     ...(report.callbacks ? [callbacksLine(report.callbacks)] : []),
     ...(report.last_reaction_at === undefined ? [] : [reactionLine(report.last_reaction_at)]),
     ...(report.business === undefined ? [] : [businessLine(report.business)]),
+    ...(report.warnings ?? []).map((w) => `⚠️ ${w}`),
   ].join("\n");
 }
 
@@ -117,7 +123,8 @@ export function callbacksLine(c: CallbackStatus): string {
     c.last_error === null
       ? ""
       : ` · last error: ${c.last_error}${c.next_attempt_at ? ` (next try ${localMinute(Date.parse(c.next_attempt_at))})` : ""}`;
-  return `Callbacks to ${c.url}: ${waiting} (acknowledged up to #${c.acked_seq})${error}`;
+  const warning = c.warning ? `\n⚠️ ${c.warning}` : "";
+  return `Callbacks to ${c.url}: ${waiting} (acknowledged up to #${c.acked_seq})${error}${warning}`;
 }
 
 /** One line about the owner's Telegram Business connection: whether drafts can go out as him, and its rights. */

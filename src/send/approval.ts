@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { DraftRecord } from "../drafts/record.js";
 import { senderKindOf } from "../drafts/sender.js";
+import { sendIdentity } from "../drafts/audience.js";
 
 /** sha256 (hex) of a text, as UTF-8: what an approval binds to. */
 export function textSha256(text: string): string {
@@ -24,5 +25,9 @@ export function approvalProblem(draft: DraftRecord, reviewerIds: ReadonlySet<num
   }
   const approvedAs = approval.sender ?? "bot";
   if (approvedAs !== senderKindOf(draft)) return `the approval was for sending as ${approvedAs}, not as ${senderKindOf(draft)}`;
+  // The account, its connection and the reply the approving message showed (older approvals recorded none).
+  if (approval.identity !== undefined && approval.identity !== sendIdentity(draft)) {
+    return "the approval was for another account, connection or reply than this send would use";
+  }
   return null;
 }

@@ -22,6 +22,8 @@ export type SendMessageCall = (target: {
   readonly text: string;
   /** Sends as the owner through this Telegram Business connection; absent or null: as the bot. */
   readonly businessConnectionId?: string | null;
-  /** The message in the destination chat this one answers (sent as a reply; a missing one is no error). */
+  /** The message in the destination chat this one answers (sent as a reply). */
   readonly replyToMessageId?: number | null;
+  /** True: Telegram refuses the send when that message is not there; otherwise it goes as a plain message. */
+  readonly replyRequired?: boolean;
 }) => Promise<SendCallOutcome>;

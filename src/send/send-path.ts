@@ -10,6 +10,9 @@ import { haltVoidsApproval, type HaltSighting } from "./halt-watch.js";
 import type { KillSwitch } from "./kill-switch.js";
 import type { DestinationLimiter } from "./limiter.js";
 import type { SendMessageCall } from "./outcome.js";
+import type { OwnerProblem } from "../business/sender-choice.js";
+import { droppedReplyText } from "../business/sender-text.js";
+import { replyTarget } from "../drafts/reply-target.js";
 
 /** The halt reason of a draft whose destination Telegram would not describe at the send call (the contract's words). */
 export const AUDIENCE_UNCHECKED = "audience could not be checked";
@@ -44,10 +47,11 @@ export interface SendPathOptions {
   /** Resolves the destination again before the call (audience-check.ts); absent: not checked. */
   readonly checkAudience?: AudienceCheck;
   /**
-   * Why a draft approved to go out as the owner cannot go now (the business connection, its
-   * can_reply right, the 24 h window), or null; `fresh` asks Telegram first. Absent: no check.
+   * Why a draft approved to go out as the owner cannot go now (the connection is not the owner's
+   * or not the one approved, its can_reply right, the 24 h window), with what would let it, or
+   * null; `fresh` asks Telegram first. Absent: no check.
    */
-  readonly checkSender?: (draft: DraftRecord, fresh: boolean) => Promise<string | null>;
+  readonly checkSender?: (draft: DraftRecord, fresh: boolean) => Promise<OwnerProblem | null>;
   /** How long an audience check Telegram does not answer is asked again before the draft is halted (default AUDIENCE_CHECK_BACKOFF). */
   readonly audienceBackoff?: Backoff;
   /** The wait before retrying a send Telegram never received (default SEND_BACKOFF). */
@@ -139,7 +143,7 @@ export class SendPath {
       .catch((err: unknown) => ({ kind: "unknown" as const, reason: `unexpected error: ${(err as Error).message}` }));
     if (outcome.kind === "refused" && sending.sender?.kind === "owner" && /BUSINESS/.test(outcome.reason)) {
       this.attempts.delete(draftId);
-      return this.haltNotAsOwner(draftId, `Telegram refused to send as you (${outcome.reason})`);
+      return this.haltNotAsOwner(draftId, businessRefusal(outcome.reason));
     }
 
     switch (outcome.kind) {
@@ -180,10 +184,10 @@ export class SendPath {
    * in a reply to the post that carries "🤖 Send as the bot instead" (a new
    * approval, judged on that message: see surfaces.ts).
    */
-  private async haltNotAsOwner(draftId: string, why: string): Promise<void> {
-    const result = await this.options.ledger.apply(draftId, { type: "halt", reason: `not sent as you: ${why}` });
+  private async haltNotAsOwner(draftId: string, problem: OwnerProblem): Promise<void> {
+    const result = await this.options.ledger.apply(draftId, { type: "halt", reason: `not sent as you: ${problem.why}` });
     if (!result.ok) return;
-    this.options.ledger.runEffects([{ type: "offer_as_bot", draftId, text: notSentAsOwnerNotice(why) }]);
+    this.options.ledger.runEffects([{ type: "offer_as_bot", draftId, text: notSentAsOwnerNotice(problem, result.draft) }]);
   }
 
   /**
@@ -270,29 +274,49 @@ export class SendPath {
   }
 }
 
-/** What the reviewers are told when a draft cannot go out as the owner. */
-export function notSentAsOwnerNotice(why: string): string {
+/**
+ * What the reviewers are told when a draft cannot go out as the owner: why,
+ * that nothing else happens by itself, what "🤖 Send as the bot instead" would
+ * send (a reply or not), and what would let a 👍 send it as him (never a
+ * retry that cannot work).
+ */
+export function notSentAsOwnerNotice(problem: OwnerProblem, draft: DraftRecord): string {
+  const asBot = replyTarget({ ...draft, sender: { kind: "bot", username: null, why_not_owner: null } });
+  const reply = asBot.kind === "dropped" ? `, not as a reply: ${droppedReplyText(asBot.message_id)}` : "";
   return (
-    `⛔ Not sent as you: ${why}. Nothing went out, and it is not sent as anyone else by itself. ` +
-    "Tap “🤖 Send as the bot instead” below to send it from the bot (that is a new approval), or 👍 on the post to try as you again."
+    `⛔ Not sent as you: ${problem.why}. Nothing went out, and it is not sent as anyone else by itself. ` +
+    `Tap “🤖 Send as the bot instead” below to send it from the bot (a new approval${reply}). ` +
+    (problem.until === null
+      ? "It cannot go as you from this post (a new draft can)."
+      : `A 👍 on the post can send it as you only once ${problem.until}.`)
   );
+}
+
+/** Telegram refused a send through the business connection: why, and what would let it go. */
+function businessRefusal(reason: string): OwnerProblem {
+  const why = `Telegram refused to send as you (${reason})`;
+  if (/PEER_INVALID/.test(reason))
+    return { why, until: "the person writes to you again (Telegram allows it within 24 h of their message)" };
+  if (/MISSING/.test(reason)) return { why, until: "you let the bot reply to messages (Settings → Telegram Business → Chatbots)" };
+  if (/NOT_ALLOWED/.test(reason)) return { why, until: "you resume the connection (Settings → Telegram Business → Chatbots)" };
+  return { why, until: "the same connection works again (a new connection needs a new draft)" };
 }
 
 /**
  * Where and how a draft goes: as the owner through his connection, or as the
- * bot; an answer replies to its message. A `reply_to_message_id` given with
- * `send_as` owner or auto names a message of the owner's own chat: the bot
- * replies to it only when it was asked for as the bot (an auto draft that went
- * to the bot, or one the reviewer moved to the bot, replies to nothing).
+ * bot; it replies exactly as replyTarget says, which is what its post showed
+ * (and what its approval bound, in sendIdentity). A reply the daemon did not
+ * see must find its message: Telegram refuses the send rather than deliver a
+ * plain message the post did not show.
  */
 function sendTarget(d: DraftRecord): Parameters<SendMessageCall>[0] {
-  const asOwner = d.sender?.kind === "owner" ? d.sender.connection_id : null;
-  const movedToBot = d.sender?.kind === "bot" && d.send_as !== "bot";
+  const reply = replyTarget(d);
   return {
     chatId: d.destination_chat_id,
     threadId: d.destination_thread_id,
     text: d.draft_text,
-    businessConnectionId: asOwner,
-    replyToMessageId: movedToBot ? null : d.reply_to_message_id,
+    businessConnectionId: d.sender?.kind === "owner" ? d.sender.connection_id : null,
+    replyToMessageId: reply.kind === "reply" ? reply.message_id : null,
+    replyRequired: reply.kind === "reply" && !reply.seen,
   };
 }

@@ -1,9 +1,24 @@
-import { mkdir, open, readdir } from "node:fs/promises";
+import { mkdir, open } from "node:fs/promises";
 import { join } from "node:path";
-import { crc32 } from "./crc32.js";
 import { errCode, errMessage, NOFOLLOW, readFileNoFollow, writeFileDurably } from "./fs-util.js";
+import {
+  candidateMonths,
+  CATALOG,
+  idemKey,
+  idKey,
+  mergePairs,
+  messageKey,
+  monthFileName,
+  monthSizes,
+  readCatalog,
+  writeCatalog,
+} from "./archive-catalog.js";
 import { checkLine, CRC_SUFFIX_BYTES, encodeLine } from "./line-codec.js";
+import { ArchiveDamagedError, damageText, notFoundInDamage, type DamagedLine } from "./archive-errors.js";
+
+export { ArchiveDamagedError, monthFileName, type DamagedLine };
 import { readLines } from "./line-reader.js";
+import { judgeMonthFiles } from "./archive-months.js";
 import type { StoreLog } from "./jsonl-store.js";
 
 /**
@@ -16,7 +31,14 @@ import type { StoreLog } from "./jsonl-store.js";
  * idempotency key and review message id, with their month) finds the month file to read without
  * holding the records: lookups cost one month file, memory 8 bytes per key.
  * The catalog is derived data: missing or damaged, it is rebuilt from the
- * month files, with a log line.
+ * month files, with a log line. It also records each month file's size as
+ * the archive wrote it, so a start tells, with one `stat` per month, a file
+ * that lost drafts (missing, emptied, truncated, replaced by an older copy)
+ * from one as written: the drafts the catalog files there are then refused
+ * by name on lookup (see ArchiveDamagedError), never "not found", and never
+ * taken for new by their idempotency key; the daemon keeps running (a lost
+ * month of history must not lock the owner out of the gate). A catalog older
+ * than its month files is rebuilt.
  */
 
 /** What the archive needs to know about a record. */
@@ -38,29 +60,6 @@ export interface OpenArchiveOptions<T> {
   readonly log: StoreLog;
 }
 
-const CATALOG = "catalog.bin";
-/** 2: review message ids are keys too. A catalog of another version is rebuilt from the month files. */
-const CATALOG_VERSION = 2;
-const MONTH_FILE = /^telegram_drafts-(\d{4}-\d{2})\.jsonl$/;
-
-/** A line of a month file that fails its checksum (or is torn): kept as it is, never dropped. */
-export interface DamagedLine {
-  /** 1-based line number. */
-  readonly line: number;
-  readonly problem: string;
-  /** The draft_id its first bytes name, when they still read as one (a hint: the bytes are damaged). */
-  readonly draftId: string | null;
-}
-
-/**
- * A lookup that cannot be answered because a month file that may hold the
- * answer has damaged lines: never a silent "not found". The message names the
- * file and the lines.
- */
-export class ArchiveDamagedError extends Error {
-  override readonly name = "ArchiveDamagedError";
-}
-
 /** The records of one month file, and its damaged lines. */
 interface MonthRead<T> {
   readonly path: string;
@@ -70,26 +69,9 @@ interface MonthRead<T> {
 
 const DRAFT_ID_HEAD = /^\{"draft_id":"([^"\\]{1,200})"/;
 
-function damageText(m: { path: string; damaged: readonly DamagedLine[] }): string {
-  return `${m.path} ${m.damaged.map((d) => `line ${d.line} (${d.problem})`).join(", ")}`;
-}
-
-/** The month file of `month`. */
-export function monthFileName(month: string): string {
-  return `telegram_drafts-${month}.jsonl`;
-}
-
-const idKey = (id: string) => hash32(`i:${id}`);
-const idemKey = (key: string) => hash32(`k:${key}`);
-const messageKey = (messageId: number) => hash32(`m:${messageId}`);
-
 /** The review posts of a record. */
 function postsOf(record: Archivable): number[] {
   return [...(record.review_message_id == null ? [] : [record.review_message_id]), ...(record.superseded_posts ?? [])];
-}
-
-function hash32(s: string): number {
-  return crc32(Buffer.from(s));
 }
 
 /** The archive directory (see the file comment). */
@@ -98,49 +80,109 @@ export class DraftArchive<T extends Archivable> {
   private pairs: Uint32Array;
   private months: string[];
   private adding: Promise<void> = Promise.resolve();
+  /** Each month file's size as the archive wrote it (saved in the catalog). */
+  private readonly sizes: Map<string, number>;
+  /** Months whose file lost drafts the catalog files there, with what is wrong (see judgeMonthFiles). */
+  private readonly short: ReadonlyMap<string, string>;
 
   private constructor(
     private readonly options: OpenArchiveOptions<T>,
     pairs: Uint32Array,
     months: string[],
+    files: { readonly sizes?: ReadonlyMap<string, number>; readonly short?: ReadonlyMap<string, string> } = {},
   ) {
     this.pairs = pairs;
     this.months = months;
+    this.sizes = new Map(files.sizes);
+    this.short = files.short ?? new Map();
   }
 
-  /** Opens the archive (created on first use), reading its catalog or rebuilding it. */
+  /**
+   * Opens the archive (created on first use): reads its catalog and checks
+   * it against the month files' sizes, or rebuilds it from them when it is
+   * missing, damaged or older than they are. A month file that lost drafts
+   * is logged (error) and kept in `problems`; the archive opens anyway.
+   */
   static async open<T extends Archivable>(options: OpenArchiveOptions<T>): Promise<DraftArchive<T>> {
     const read = await readCatalog(join(options.dir, CATALOG));
-    if (read.ok) return new DraftArchive(options, read.pairs, read.months);
-    const archive = new DraftArchive(options, new Uint32Array(0), []);
-    const months = await archive.monthsOnDisk();
-    if (months.length === 0) return archive;
-    options.log.warn({ dir: options.dir, problem: read.problem }, "the archive catalog cannot be used; rebuilding it from the month files");
-    const entries: Array<[number, number]> = [];
-    for (const month of months) {
-      const m = archive.monthIndex(month);
-      const read = await archive.readMonth(month);
-      for (const record of read.records.values()) entries.push(...archive.keysOf(record, m));
-      // A damaged line still names its draft, most often: lookups of it then name the damage instead of "not found".
-      for (const d of read.damaged) if (d.draftId !== null) entries.push([idKey(d.draftId), m]);
-      if (read.damaged.length > 0)
-        options.log.warn(
-          { problem: damageText(read) },
-          "an archive month file has damaged lines; they are kept as they are (restore the file from a backup)",
-        );
+    const onDisk = await monthSizes(options.dir);
+    let archive: DraftArchive<T>;
+    if (read.ok) {
+      const verdict = judgeMonthFiles(read.months, read.files, onDisk);
+      archive = new DraftArchive(options, read.pairs, read.months, verdict);
+      if (verdict.stale) {
+        options.log.warn({ dir: options.dir }, "the archive catalog is older than its month files; rebuilding it from them");
+        await archive.rebuild(onDisk);
+      }
+    } else {
+      archive = new DraftArchive(options, new Uint32Array(0), []);
+      if (onDisk.size === 0) return archive;
+      options.log.warn(
+        { dir: options.dir, problem: read.problem },
+        "the archive catalog cannot be used; rebuilding it from the month files",
+      );
+      await archive.rebuild(onDisk);
     }
-    archive.merge(entries);
-    await archive.saveCatalog();
+    for (const problem of archive.problems()) options.log.warn({ problem }, "an archive month file lost drafts the catalog files there");
     return archive;
   }
 
-  /** A read-only view for findArchivedReadOnly: every month file is a candidate. */
+  /**
+   * What is wrong with the month files, one sentence per file that lost
+   * drafts (for the log, /healthz and /status); empty when none did.
+   */
+  problems(): string[] {
+    return [...this.short].map(
+      ([month, problem]) =>
+        `${this.monthPath(month)}: ${problem}, while archive/catalog.bin files drafts there; those drafts answer 503 and their ` +
+        `idempotency keys are refused, until the file is restored from a backup (to accept the loss instead, delete archive/catalog.bin)`,
+    );
+  }
+
+  /**
+   * Rebuilds the catalog from the month files on disk. Entries of months
+   * whose file lost drafts are kept (the files cannot tell them any more),
+   * so their lookups still name the loss.
+   */
+  private async rebuild(onDisk: ReadonlyMap<string, number>): Promise<void> {
+    const kept: Array<[number, number]> = [];
+    for (let i = 0; i < this.pairs.length; i += 2)
+      if (this.short.has(this.months[this.pairs[i + 1]!]!)) kept.push([this.pairs[i]!, this.pairs[i + 1]!]);
+    this.pairs = new Uint32Array(0);
+    const entries: Array<[number, number]> = kept;
+    for (const month of [...onDisk.keys()].sort()) {
+      const m = this.monthIndex(month);
+      const read = await this.readMonth(month);
+      for (const record of read.records.values()) entries.push(...this.keysOf(record, m));
+      // A damaged line still names its draft, most often: lookups of it then name the damage instead of "not found".
+      for (const d of read.damaged) if (d.draftId !== null) entries.push([idKey(d.draftId), m]);
+      if (read.damaged.length > 0)
+        this.options.log.warn(
+          { problem: damageText(read) },
+          "an archive month file has damaged lines; they are kept as they are (restore the file from a backup)",
+        );
+      if (!this.short.has(month)) this.sizes.set(month, onDisk.get(month)!);
+    }
+    this.merge(entries);
+    await this.saveCatalog();
+  }
+
+  /**
+   * A read-only view for findArchivedReadOnly: every month file is a
+   * candidate; the catalog, when it reads, tells a draft filed in a month
+   * file that lost it (refused by name, as the daemon does).
+   */
   static async reader<T extends Archivable>(
     dir: string,
     parse: (value: unknown) => T,
   ): Promise<{ get(id: string): Promise<T | undefined> }> {
-    const archive = new DraftArchive<T>({ dir, parse, monthOf: () => "", log: { warn() {}, info() {} } }, new Uint32Array(0), []);
-    const months = (await archive.monthsOnDisk()).reverse();
+    const options = { dir, parse, monthOf: () => "", log: { warn() {}, info() {} } };
+    const read = await readCatalog(join(dir, CATALOG));
+    const onDisk = await monthSizes(dir);
+    const archive = read.ok
+      ? new DraftArchive<T>(options, read.pairs, read.months, judgeMonthFiles(read.months, read.files, onDisk))
+      : new DraftArchive<T>(options, new Uint32Array(0), []);
+    const months = [...onDisk.keys()].sort().reverse();
     return {
       async get(id) {
         const damaged: Array<MonthRead<T>> = [];
@@ -150,7 +192,8 @@ export class DraftArchive<T extends Archivable> {
           if (found) return found;
           if (read.damaged.length > 0) damaged.push(read);
         }
-        if (damaged.length > 0) throw notFoundInDamage(`draft ${id}`, damaged);
+        const lost = archive.lostIn(idKey(id));
+        if (damaged.length > 0 || lost.length > 0) throw notFoundInDamage(`draft ${id}`, damaged, lost);
         return undefined;
       },
     };
@@ -213,8 +256,21 @@ export class DraftArchive<T extends Archivable> {
       if (found) return found;
       if (read.damaged.length > 0) damaged.push(read);
     }
-    if (damaged.length > 0) throw notFoundInDamage(what, damaged);
+    const lost = this.lostIn(hash);
+    if (damaged.length > 0 || lost.length > 0) throw notFoundInDamage(what, damaged, lost);
     return undefined;
+  }
+
+  /** The month files that lost drafts among those the catalog names for this hash: each path, and what is wrong. */
+  private lostIn(hash: number): Array<{ path: string; problem: string }> {
+    return this.candidates(hash).flatMap((m) => {
+      const problem = this.short.get(m);
+      return problem === undefined ? [] : [{ path: this.monthPath(m), problem }];
+    });
+  }
+
+  private monthPath(month: string): string {
+    return join(this.options.dir, monthFileName(month));
   }
 
   /**
@@ -224,21 +280,32 @@ export class DraftArchive<T extends Archivable> {
    * file is replaced whole and durably, then the catalog. Only after this
    * resolves may the store forget the records.
    */
-  add(records: readonly T[]): Promise<void> {
+  add(records: readonly T[]): Promise<T[]> {
     // One move at a time: two overlapping read-modify-replace of a month file would lose one's records.
     const run = this.adding.then(() => this.addNow(records));
-    this.adding = run.catch(() => {});
+    this.adding = run.then(
+      () => {},
+      () => {},
+    );
     return run;
   }
 
-  private async addNow(records: readonly T[]): Promise<void> {
-    if (records.length === 0) return;
+  private async addNow(records: readonly T[]): Promise<T[]> {
+    if (records.length === 0) return [];
     await mkdir(this.options.dir, { recursive: true, mode: 0o700 });
     const byMonth = new Map<string, T[]>();
     for (const r of records) {
       const month = this.options.monthOf(r);
       if (!/^\d{4}-\d{2}$/.test(month)) throw new TypeError(`archive month must be YYYY-MM, got ${JSON.stringify(month)}`);
+      // Not into a month file that lost drafts: it stays as the operator found it, to be restored from a backup.
+      if (this.short.has(month)) continue;
       byMonth.set(month, [...(byMonth.get(month) ?? []), r]);
+    }
+    if (byMonth.size < new Set(records.map((r) => this.options.monthOf(r))).size) {
+      this.options.log.warn(
+        { problems: this.problems() },
+        "some final drafts are not archived: their month file lost drafts; they stay in the store until it is restored",
+      );
     }
     const entries: Array<[number, number]> = [];
     for (const [month, list] of byMonth) {
@@ -259,12 +326,14 @@ export class DraftArchive<T extends Archivable> {
           );
         }
         await writeFileDurably(existing.path, body, { mode: 0o600 });
+        this.sizes.set(month, Buffer.byteLength(body));
       }
       const m = this.monthIndex(month);
       for (const r of list) entries.push(...this.keysOf(r, m));
     }
     this.merge(entries);
     await this.saveCatalog();
+    return [...byMonth.values()].flat();
   }
 
   private keysOf(record: T, monthIndex: number): Array<[number, number]> {
@@ -283,48 +352,17 @@ export class DraftArchive<T extends Archivable> {
     return i;
   }
 
+  private merge(entries: Array<[number, number]>): void {
+    this.pairs = mergePairs(this.pairs, entries);
+  }
+
   /** Months whose files may hold a key with this hash, newest first. */
   private candidates(hash: number): string[] {
-    const p = this.pairs;
-    let lo = 0;
-    let hi = p.length / 2;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (p[mid * 2]! < hash) lo = mid + 1;
-      else hi = mid;
-    }
-    const found = new Set<string>();
-    for (let i = lo; i < p.length / 2 && p[i * 2] === hash; i++) found.add(this.months[p[i * 2 + 1]!]!);
-    return [...found].sort().reverse();
+    return candidateMonths(this.pairs, this.months, hash);
   }
 
-  private merge(entries: Array<[number, number]>): void {
-    if (entries.length === 0) return;
-    const all: Array<[number, number]> = [];
-    for (let i = 0; i < this.pairs.length; i += 2) all.push([this.pairs[i]!, this.pairs[i + 1]!]);
-    for (const e of entries) all.push(e);
-    all.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-    const out: number[] = [];
-    for (let i = 0; i < all.length; i++) {
-      if (i > 0 && all[i]![0] === all[i - 1]![0] && all[i]![1] === all[i - 1]![1]) continue;
-      out.push(all[i]![0], all[i]![1]);
-    }
-    this.pairs = Uint32Array.from(out);
-  }
-
-  private async saveCatalog(): Promise<void> {
-    const body = Buffer.from(this.pairs.buffer, this.pairs.byteOffset, this.pairs.byteLength);
-    const header = encodeLine({ v: CATALOG_VERSION, months: this.months, count: this.pairs.length / 2, body_crc: crc32(body) });
-    await writeFileDurably(join(this.options.dir, CATALOG), Buffer.concat([Buffer.from(header), body]), { mode: 0o600 });
-  }
-
-  private async monthsOnDisk(): Promise<string[]> {
-    try {
-      return (await readdir(this.options.dir)).flatMap((name) => MONTH_FILE.exec(name)?.[1] ?? []).sort();
-    } catch (err) {
-      if (errCode(err) === "ENOENT") return [];
-      throw err;
-    }
+  private saveCatalog(): Promise<void> {
+    return writeCatalog(this.options.dir, this.pairs, this.months, this.sizes);
   }
 
   /**
@@ -372,48 +410,6 @@ export class DraftArchive<T extends Archivable> {
     }
     return { path, records, damaged };
   }
-}
-
-/** The error of a lookup that missed where damaged lines may hold the answer. */
-function notFoundInDamage(what: string, months: ReadonlyArray<{ path: string; damaged: readonly DamagedLine[] }>): ArchiveDamagedError {
-  return new ArchiveDamagedError(
-    `${what} may be archived in a damaged line: ${months.map(damageText).join("; ")}. ` +
-      "The archive keeps those lines as they are: restore the file from a backup.",
-  );
-}
-
-type CatalogRead = { ok: true; pairs: Uint32Array; months: string[] } | { ok: false; problem: string };
-
-async function readCatalog(path: string): Promise<CatalogRead> {
-  let buf: Buffer;
-  try {
-    buf = await readFileNoFollow(path);
-  } catch (err) {
-    return { ok: false, problem: errCode(err) === "ENOENT" ? "it is missing" : `it cannot be read: ${errMessage(err)}` };
-  }
-  const nl = buf.indexOf(0x0a);
-  if (nl < 0 || checkLine(buf, 0, nl) !== null) return { ok: false, problem: "its header is damaged" };
-  let header: { v?: unknown; months?: unknown; count?: unknown; body_crc?: unknown };
-  try {
-    header = JSON.parse(`${buf.toString("utf8", 0, nl - CRC_SUFFIX_BYTES)}}`) as typeof header;
-  } catch {
-    return { ok: false, problem: "its header is not JSON" };
-  }
-  const { months, count, body_crc } = header;
-  if (
-    header.v !== CATALOG_VERSION ||
-    !Array.isArray(months) ||
-    !months.every((m) => typeof m === "string") ||
-    typeof count !== "number" ||
-    typeof body_crc !== "number"
-  ) {
-    return { ok: false, problem: "its header is not one this version reads" };
-  }
-  const body = buf.subarray(nl + 1);
-  if (body.length !== count * 8 || crc32(body) !== body_crc) return { ok: false, problem: "its body is damaged" };
-  const pairs = new Uint32Array(count * 2);
-  Buffer.from(pairs.buffer).set(body);
-  return { ok: true, pairs, months: months as string[] };
 }
 
 /**

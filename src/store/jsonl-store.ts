@@ -5,7 +5,7 @@ import { errCode, errMessage, fsyncDir, NOFOLLOW, writeAll } from "./fs-util.js"
 import { GroupCommit } from "./group-commit.js";
 import { encodeLine } from "./line-codec.js";
 import { replay } from "./replay.js";
-import { StoreBrokenError } from "./store-errors.js";
+import { StoreBrokenError, StoreCorruptError } from "./store-errors.js";
 
 export { StoreBrokenError, StoreCorruptError } from "./store-errors.js";
 
@@ -27,7 +27,24 @@ export interface OpenStoreOptions<T> {
    * max(compactAfterLines, 2 * records). Default 10_000.
    */
   compactAfterLines?: number;
+  /** What the file is, for the log ("draft store", "update journal"); default "draft store". */
+  label?: string;
+  /** What the operator should do when a middle line is damaged (see StoreCorruptError); default: move it aside or restore it. */
+  corruptRemedy?: string;
 }
+
+/** A damaged end of the file that opening it cut off (see JsonlStore.cutTail). */
+export interface CutTail {
+  /** Why, with the first line's number. */
+  readonly reason: string;
+  /** How many bytes were cut. */
+  readonly bytes: number;
+  /** The first of them (at most TAIL_KEPT_BYTES), for the caller to tell what they held. */
+  readonly head: Buffer;
+}
+
+/** How much of a cut tail `cutTail.head` keeps. */
+const TAIL_KEPT_BYTES = 64 << 10;
 
 interface Item<T> {
   record: T;
@@ -60,6 +77,9 @@ export class JsonlStore<T extends { draft_id: string }> {
     private size: number,
     private lines: number,
     private readonly map: Map<string, T>,
+    /** The damaged end that opening cut off, or null when the file ended cleanly. */
+    readonly cutTail: CutTail | null,
+    private readonly label: string,
   ) {}
 
   /** Opens (replays) the store, cutting off a torn tail; see StoreCorruptError for a damaged middle. */
@@ -67,17 +87,26 @@ export class JsonlStore<T extends { draft_id: string }> {
     const fh = await openAppendLog(opts.path);
     try {
       await removeStaleTemp(opts.path, opts.log);
-      const r = await replay(fh, opts.path, opts.parse);
+      const r = await replay(fh, opts.path, opts.parse).catch((err: unknown) => {
+        if (err instanceof StoreCorruptError && opts.corruptRemedy !== undefined) {
+          throw new StoreCorruptError(err.path, err.line!, err.reason, opts.corruptRemedy);
+        }
+        throw err;
+      });
+      let cut: CutTail | null = null;
       if (r.droppedBytes > 0) {
+        const head = Buffer.alloc(Math.min(r.droppedBytes, TAIL_KEPT_BYTES));
+        await fh.read(head, 0, head.length, r.goodBytes);
+        cut = { reason: r.droppedReason ?? "damaged", bytes: r.droppedBytes, head };
         await fh.truncate(r.goodBytes);
         await fh.datasync();
         opts.log.warn(
           { path: opts.path, droppedBytes: r.droppedBytes, keptBytes: r.goodBytes, reason: r.droppedReason },
-          "cut off a torn or damaged end of the draft store (an interrupted write; it was never acknowledged)",
+          `cut off a torn or damaged end of the ${opts.label ?? "draft store"}`,
         );
       }
       const limit = opts.compactAfterLines ?? 10_000;
-      return new JsonlStore(opts.path, opts.log, limit, fh, r.goodBytes, r.lines, r.latest);
+      return new JsonlStore(opts.path, opts.log, limit, fh, r.goodBytes, r.lines, r.latest, cut, opts.label ?? "draft store");
     } catch (err) {
       await fh.close().catch(() => undefined);
       throw err;
@@ -190,7 +219,7 @@ export class JsonlStore<T extends { draft_id: string }> {
         this.compactionFloor = this.lines + this.compactAfterLines;
         this.log.warn(
           { path: this.path, err: errMessage(err) },
-          "compaction of the draft store failed; appends go on, the file stays long",
+          `compaction of the ${this.label} failed; appends go on, the file stays long`,
         );
       });
   }
@@ -208,7 +237,7 @@ export class JsonlStore<T extends { draft_id: string }> {
       throw err;
     }
     await this.switchToCompacted(size);
-    this.log.info({ path: this.path, linesBefore: before, linesAfter: this.lines }, "compacted the draft store");
+    this.log.info({ path: this.path, linesBefore: before, linesAfter: this.lines }, `compacted the ${this.label}`);
   }
 
   /** After the rename the old handle points at the replaced file: reopen, then make the rename durable. */

@@ -1,24 +1,33 @@
+import { DataRefusalError } from "../app/data-refusal.js";
+
 /**
- * A line in the middle of the store is damaged: not a torn write at the end
- * (which is cut off by itself), so the daemon refuses to start rather than
- * guess. Nothing is changed or deleted; the operator decides.
+ * A line in the middle of a store file (the draft store, the update journal)
+ * is damaged: not a torn write at the end (which is cut off by itself), so
+ * the daemon refuses to start rather than guess: a refusal because of data
+ * (exit 78, no restart loop). Nothing is changed or deleted; the operator
+ * decides, as `remedy` says for that file.
  */
-export class StoreCorruptError extends Error {
+export class StoreCorruptError extends DataRefusalError {
   override readonly name = "StoreCorruptError";
 
   constructor(
     /** The store file. */
-    readonly path: string,
+    path: string,
     /** 1-based number of the first damaged line. */
-    readonly line: number,
+    line: number,
     /** What is wrong with it. */
     readonly reason: string,
+    /** What the operator should do; default: move the file aside or restore it. */
+    remedy = `Stop the daemon, move ${path} aside (or restore it from a backup), then start again; the moved file keeps every line for inspection.`,
   ) {
     super(
-      `${path} line ${line} is damaged (${reason}) and is not a torn write at the end of the file, ` +
-        `so it was not cut off and nothing was changed. Stop the daemon, move ${path} aside ` +
-        `(or restore it from a backup), then start again; the moved file keeps every line for inspection.`,
+      path,
+      line,
+      `damaged (${reason}), and not a torn write at the end of the file, so it was not cut off and nothing was changed`,
+      remedy,
     );
+    // The wording operators (and their scripts) know: "<file> line <n> is damaged (...)".
+    this.message = `${path} line ${line} is damaged (${reason}) and is not a torn write at the end of the file, so it was not cut off and nothing was changed. ${remedy}`;
   }
 }
 

@@ -159,7 +159,13 @@ export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions
     case "halted": {
       const reason = draft.reason ?? "the kill switch is on";
       const killSwitch = /kill switch/.test(reason);
-      return `⛔ Approved, but not sent: ${reason}. Approve again (👍) to send${killSwitch ? " once it is off" : ""}.`;
+      // The identity's failure: a 👍 tries as the owner again, which works only once its cause is gone (the reply below says what would).
+      const until = killSwitch
+        ? " once it is off"
+        : /^not sent as you/.test(reason)
+          ? " as you once that changes, or see the reply below"
+          : "";
+      return `⛔ Approved, but not sent: ${reason}. Approve again (👍) to send${until}.`;
     }
     case "sent":
       return `✅ Sent${draft.sent_as === "owner" ? " as you" : ""} at ${when(draft.sent_at ?? draft.updated_at)}.`;

@@ -8,16 +8,19 @@ import { linkPreviewFor } from "./link-preview.js";
  * byte of the draft is read as markup), the destination's topic if any, and
  * the same link preview the review post showed (link-preview.ts). As the
  * owner it goes through his business connection; an answer replies to the
- * message it answers (still sent if that message is gone).
+ * message it answers (still sent if a message the daemon saw is gone; one it
+ * did not see must be there: `replyRequired`).
  */
 export function telegramSendCall(api: Api): SendMessageCall {
-  return async ({ chatId, threadId, text, businessConnectionId, replyToMessageId }) => {
+  return async ({ chatId, threadId, text, businessConnectionId, replyToMessageId, replyRequired }) => {
     try {
       const message = await api.sendMessage(chatId, text, {
         link_preview_options: linkPreviewFor(text),
         ...(threadId === null ? {} : { message_thread_id: threadId }),
         ...(businessConnectionId ? { business_connection_id: businessConnectionId } : {}),
-        ...(replyToMessageId ? { reply_parameters: { message_id: replyToMessageId, allow_sending_without_reply: true } } : {}),
+        ...(replyToMessageId
+          ? { reply_parameters: { message_id: replyToMessageId, allow_sending_without_reply: replyRequired !== true } }
+          : {}),
       });
       return { kind: "ok", messageId: message.message_id };
     } catch (err) {

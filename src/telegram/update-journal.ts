@@ -51,7 +51,17 @@ export class UpdateJournal {
   }
 
   static async open(path: string, log: StoreLog): Promise<UpdateJournal> {
-    const store = await JsonlStore.open<Entry>({ path, parse: (v) => entrySchema.parse(v), log, compactAfterLines: PRUNE_AT });
+    const store = await JsonlStore.open<Entry>({
+      path,
+      parse: (v) => entrySchema.parse(v),
+      log,
+      compactAfterLines: PRUNE_AT,
+      label: "update journal",
+      corruptRemedy:
+        `Move ${path} aside (for example to ${path}.damaged) and start again. Telegram delivers again every update it has not ` +
+        "confirmed, but one it confirmed that this file still held unhandled (a tap made just before the stop) is lost: " +
+        "look at /pending in the review chat and decide again where a decision did not take.",
+    });
     return new UpdateJournal(store, log);
   }
 

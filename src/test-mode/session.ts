@@ -191,7 +191,7 @@ async function businessMessage(o: TestSessionOptions, c: Extract<TestCommand, { 
   if (!read.ok) return { error: `ago: ${read.error}` };
   const agoMs = read.ms;
   const { voice } = o.core;
-  const connection = voice.assume(o.defaultReviewerId);
+  const connection = voice.assume();
   const messageId = (voice.chats.chat(c.from_id)?.messages.at(-1)?.message_id ?? 0) + 1;
   const at = o.clock.now() - agoMs;
   const recorded = await voice.recordIncoming(c.from_id, { message_id: messageId, at, author: c.name ?? `User${c.from_id}`, text: c.text });

@@ -55,6 +55,28 @@ describe("loadConfig", () => {
     expect([...c.reviewerIds]).toEqual([11, 22]);
   });
 
+  it("OWNER_USER_ID: the first reviewer by default, the private chat's user without REVIEWER_USER_IDS, else a reviewer named", () => {
+    expect(loadConfig(live).ownerUserId).toBe(555000111);
+    expect(loadConfig({ ...live, REVIEWER_USER_IDS: "1001, 2002" }).ownerUserId).toBe(1001);
+    expect(loadConfig({ ...live, REVIEWER_USER_IDS: "1001,2002", OWNER_USER_ID: " 2002 " }).ownerUserId).toBe(2002);
+    expect(loadConfig({ ...live, REVIEW_CHAT_ID: "-1001234", REVIEWER_USER_IDS: "11,22" }).ownerUserId).toBe(11);
+    expect(loadConfig({ TAO_DRAFT_REVIEW_TEST: "1" }).ownerUserId).toBe([...loadConfig({ TAO_DRAFT_REVIEW_TEST: "1" }).reviewerIds][0]);
+  });
+
+  it("OWNER_USER_ID: a malformed id or one who is no reviewer refuses the start, naming the variable", () => {
+    for (const bad of ["@anna_o", "-5", "12ab", "0"]) {
+      expect(problems({ ...live, OWNER_USER_ID: bad })).toEqual([
+        expect.stringMatching(new RegExp(`^OWNER_USER_ID must be a positive numeric user id \\(got "${bad}"\\)`)),
+      ]);
+    }
+    expect(problems({ ...live, REVIEWER_USER_IDS: "1001,2002", OWNER_USER_ID: "3003" })).toEqual([
+      "OWNER_USER_ID 3003 is not in REVIEWER_USER_IDS (1001, 2002): drafts speak as the owner, so he must be a reviewer. Add 3003 to REVIEWER_USER_IDS, or unset OWNER_USER_ID for the first reviewer (1001).",
+    ]);
+    expect(problems({ ...live, OWNER_USER_ID: "3003" })).toEqual([
+      expect.stringMatching(/^OWNER_USER_ID 3003 is not a reviewer: .*the private review chat's user \(555000111\)/),
+    ]);
+  });
+
   it("refuses usernames as reviewers", () => {
     expect(problems({ ...live, REVIEWER_USER_IDS: "@owner" })[0]).toMatch(/usernames do not count/);
   });

@@ -27,10 +27,14 @@ async function annaWrote(d: DaemonProcess, ageSeconds: number, text = "Are we st
   return { connectionId: id, messageId: m.messageId };
 }
 
+/** Submits, and waits for the post when the review chat's pace queued it (a notice may have taken the slot). */
 async function submit(d: DaemonProcess, payload: Record<string, unknown>) {
   const res = await d.request("POST", "/drafts", payload);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body as { draft_id: string; review_message_id: number; status: string; warnings?: string[] };
+  const answer = res.body as { draft_id: string; review_message_id: number | null; status: string; warnings?: string[] };
+  if (answer.review_message_id !== null) return { ...answer, review_message_id: answer.review_message_id };
+  const posted = await eventually(async () => (await record(d, answer.draft_id)).review_message_id as number | null, 10_000, "posted");
+  return { ...answer, status: "pending", review_message_id: posted };
 }
 
 const record = async (d: DaemonProcess, id: string) => (await d.request("GET", `/drafts/${id}`)).body;
@@ -71,7 +75,8 @@ describe("sending as the owner through the real daemon", () => {
     expect(a.status).toBe("pending");
 
     const p = post(a.review_message_id);
-    expect(p.text).toContain("🗣 As you, in your chat with Anna (Anna wrote 2 h ago)");
+    // The account it goes from is named (the owner's, OWNER_USER_ID's by default the first reviewer).
+    expect(p.text).toContain("🗣 As you (Owner, @owner), in your chat with Anna (Anna wrote 2 h ago)");
     expect(p.text).toContain("↩️ In reply to Anna, ");
     // Anna's words and the draft each sit in a quote entity: data, and her /halt is no command.
     expect(quotes(p)).toEqual(["Are we still on for Friday? /halt", "Yes, 7 pm at the usual place."]);
@@ -140,7 +145,7 @@ describe("sending as the owner through the real daemon", () => {
     tap(a.review_message_id, `v1:send:${a.draft_id}`);
     await statusIs(d, a.draft_id, "halted");
     const offer = await offered();
-    const asYou = `owner:${connectionId}:${FRIEND}`;
+    const asYou = `owner:${OWNER}:${connectionId}:${FRIEND}`;
     // Its button is a surface of its own, recorded once Telegram answered with the message.
     const surfaces = await eventually(
       async () => {
@@ -194,7 +199,7 @@ describe("sending as the owner through the real daemon", () => {
     expect((await d.request("GET", "/status")).body.business.connected).toBe(false);
   }, 40_000);
 
-  it("a stranger's connection is ignored and audited: nothing goes out as them, and send_as owner is refused naming the field", async () => {
+  it("a stranger's connection is ignored, audited and told once: nothing goes out as them; send_as owner is posted as the bot saying so", async () => {
     const d = await live.start();
     const { id } = live.double.connectBusiness({ userId: STRANGER });
     live.double.injectBusinessMessage({ connectionId: id, fromId: FRIEND, text: "hi", firstName: "Anna" });
@@ -205,13 +210,18 @@ describe("sending as the owner through the real daemon", () => {
     );
     expect(await pathExists(join(d.harnessDir, "business_connection.json"))).toBe(false);
     expect((await d.request("GET", "/status")).body.business).toMatchObject({ connected: false, open_chats: 0 });
-    const refused = await d.request("POST", "/drafts", answer("x", { send_as: "owner" }));
-    expect(refused.status).toBe(400);
-    expect(refused.body.field).toBe("send_as");
+    const told = await live.reviewChatMessage(0, /^⚠️ Telegram Business: Stranger/, "the stranger's connection told");
+    expect(told.text).toContain("Stranger (@stranger, user 6660002), who is not a reviewer, connected this bot");
+    const owner = await submit(d, answer("x", { send_as: "owner" }));
+    expect(owner.warnings).toEqual([
+      expect.stringMatching(/^send_as: cannot send as the owner: your own Telegram account is not connected/),
+    ]);
+    const why =
+      "🤖 As @draft_review_test_bot, not as you: your own Telegram account is not connected to the bot (the account connected to it is Stranger (@stranger)";
+    expect(post(owner.review_message_id).text).toContain(why);
     const auto = await submit(d, answer("Hello from the bot.", { send_as: "auto" }));
-    expect(post(auto.review_message_id).text).toContain(
-      "🤖 As @draft_review_test_bot, not as you: the owner's Telegram Business connection is not connected",
-    );
+    expect(post(auto.review_message_id).text).toContain(why);
+    expect(live.double.messages(OWNER).filter((m) => m.text.startsWith("⚠️ Telegram Business"))).toHaveLength(1);
     const unknown = await d.request("POST", "/drafts", answer("x", { send_as: "me" }));
     expect([unknown.status, unknown.body.field]).toEqual([400, "send_as"]);
   });

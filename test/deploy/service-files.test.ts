@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -48,5 +48,63 @@ describe("deploy/launchd/com.tao.draft-review.plist", () => {
     expect(plist).toContain("deploy/launchd/draft-review.sb");
     const profile = await readFile(resolve(import.meta.dirname, "../../deploy/launchd/draft-review.sb"), "utf8");
     expect(profile).toContain("(deny file-write*)");
+  });
+});
+
+// Issue 28 point 1: a refusal to start because of data (exit 78) is not restarted in a loop by either service.
+const WRAPPER = resolve(import.meta.dirname, "../../deploy/launchd/run-daemon.sh");
+
+/** Runs the launchd wrapper around `node -e script`; `signal` is sent to the wrapper once the script says "ready". */
+function runWrapped(script: string, signal?: NodeJS.Signals): Promise<{ code: number | null; stderr: string; stdout: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn("/bin/sh", [WRAPPER, process.execPath, "-e", script], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => {
+      stdout += c.toString();
+      if (signal && stdout.includes("ready")) child.kill(signal);
+    });
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    child.on("error", fail);
+    child.on("close", (code) => done({ code, stderr, stdout }));
+  });
+}
+
+describe("no restart loop on a refusal to start (exit 78)", () => {
+  it("systemd: Restart=on-failure, but never on 78", async () => {
+    const settings = new Map(await unitSettings());
+    expect(settings.get("Restart")).toBe("on-failure");
+    expect(settings.get("RestartPreventExitStatus")).toBe("78");
+  });
+
+  it("launchd: the plist runs node through run-daemon.sh and restarts only a failed exit", async () => {
+    const plist = await readFile(PLIST, "utf8");
+    expect(plist).toMatch(
+      /<key>ProgramArguments<\/key>\s*<array>\s*<string>\/bin\/sh<\/string>\s*<string>[^<]*\/deploy\/launchd\/run-daemon\.sh<\/string>\s*<string>[^<]*node<\/string>\s*<string>dist\/main\.js<\/string>/,
+    );
+    expect(plist).toMatch(/<key>KeepAlive<\/key>\s*<dict>\s*<key>SuccessfulExit<\/key>\s*<false\/>/);
+  });
+
+  it("run-daemon.sh turns 78 into a clean exit (launchd leaves it stopped) and says so; passes every other code on", async () => {
+    const refused = await runWrapped("process.stderr.write('draft-review: cannot start.\\n'); process.exit(78)");
+    expect(refused.code).toBe(0);
+    expect(refused.stderr).toContain("draft-review: cannot start.");
+    expect(refused.stderr).toContain("refused to start (exit 78");
+    expect(refused.stderr).toContain("launchctl kickstart");
+    expect((await runWrapped("process.exit(1)")).code).toBe(1);
+    expect((await runWrapped("process.exit(0)")).code).toBe(0);
+  });
+
+  it("run-daemon.sh passes SIGTERM on to the daemon and exits with the daemon's own code once it has stopped", async () => {
+    const script =
+      "process.on('SIGTERM', () => setTimeout(() => { process.stdout.write('drained'); process.exit(0); }, 200)); process.stdout.write('ready'); setInterval(() => {}, 1000)";
+    const run = await runWrapped(script, "SIGTERM");
+    expect(run.stdout).toContain("drained");
+    expect(run.code).toBe(0);
+    const failing = await runWrapped(
+      "process.on('SIGTERM', () => process.exit(3)); process.stdout.write('ready'); setInterval(() => {}, 1000)",
+      "SIGTERM",
+    );
+    expect(failing.code).toBe(3);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { sendIdentity } from "../../src/drafts/audience.js";
 import { transition } from "../../src/drafts/machine.js";
+import { approvalProblem } from "../../src/send/approval.js";
 import type { Sender } from "../../src/drafts/sender.js";
 import { draftIn, HOUR, reviewer, T0 } from "../support/drafts.js";
 
@@ -8,16 +9,39 @@ const OWNER_SENDER: Sender = {
   kind: "owner",
   connection_id: "bc1",
   owner_user_id: 100000001,
+  owner_name: "Owen Owner",
+  owner_username: "owen",
   person_name: "Anna",
   last_incoming_at: new Date(T0).toISOString(),
 };
 const send = { type: "decide" as const, decision: "send" as const, actor: reviewer("button", null), deferMs: 24 * HOUR };
 
 describe("an approval binds to the sender identity", () => {
-  it("names the owner's identity by connection and chat; the bot's, and older records', is the bot", () => {
-    expect(sendIdentity(draftIn("pending", { sender: OWNER_SENDER, destination_chat_id: "42" }))).toBe("owner:bc1:42");
+  it("names the owner's identity by account, connection and chat, with the reply the send makes; the bot's, and older records', is the bot", () => {
+    expect(sendIdentity(draftIn("pending", { sender: OWNER_SENDER, destination_chat_id: "42" }))).toBe("owner:100000001:bc1:42");
     expect(sendIdentity(draftIn("pending", { sender: { kind: "bot", username: "the_bot", why_not_owner: null } }))).toBe("bot");
     expect(sendIdentity(draftIn("pending"))).toBe("bot");
+    // The reply is bound too: a reply as the owner or as the bot asked for; none when the bot cannot make it.
+    const replying = { reply_to_message_id: 4711, destination_chat_id: "42" };
+    expect(sendIdentity(draftIn("pending", { ...replying, sender: OWNER_SENDER, send_as: "owner" }))).toBe("owner:100000001:bc1:42>4711");
+    expect(sendIdentity(draftIn("pending", { ...replying, send_as: "bot" }))).toBe("bot>4711");
+    const fellBack = { kind: "bot" as const, username: "the_bot", why_not_owner: "no connection" };
+    expect(sendIdentity(draftIn("pending", { ...replying, sender: fellBack, send_as: "owner" }))).toBe("bot");
+  });
+
+  it("the send call refuses an approval whose account, connection or reply is not the draft's now", () => {
+    const draft = draftIn("pending", { sender: OWNER_SENDER, send_as: "owner", reply_to_message_id: 4711 });
+    const r = transition(draft, { ...send, identity: sendIdentity(draft) }, T0 + 1000);
+    if (!r.ok) throw new Error("not approved");
+    expect(r.draft.approval?.identity).toBe(`owner:100000001:bc1:${draft.destination_chat_id}>4711`);
+    expect(approvalProblem(r.draft, new Set([100000001]))).toBeNull();
+    const otherAccount = { ...r.draft, sender: { ...OWNER_SENDER, owner_user_id: 2002 } };
+    expect(approvalProblem(otherAccount, new Set([100000001, 2002]))).toMatch(/another account, connection or reply/);
+    const otherConnection = { ...r.draft, sender: { ...OWNER_SENDER, connection_id: "bc_2002" } };
+    expect(approvalProblem(otherConnection, new Set([100000001]))).toMatch(/another account, connection or reply/);
+    expect(approvalProblem({ ...r.draft, reply_to_message_id: 4712 }, new Set([100000001]))).toMatch(
+      /another account, connection or reply/,
+    );
   });
 
   it("records the identity approved, and refuses a 👍 made on a message that showed another identity", () => {
@@ -30,7 +54,7 @@ describe("an approval binds to the sender identity", () => {
       status: "pending",
     });
     // Another connection (the owner reconnected) is another identity too.
-    const other = `owner:bc2:${draft.destination_chat_id}`;
+    const other = `owner:100000001:bc2:${draft.destination_chat_id}`;
     expect(transition(draft, { ...send, identity: other }, T0 + 1000)).toMatchObject({ ok: false, reason: "outdated_identity" });
   });
 

@@ -4,7 +4,7 @@
  * What the owner expects: nothing lost, nothing dropped silently, and an error
  * that names the file and the line. So: a draft in a good line is still found;
  * a draft that may be in the damaged line gets an error naming file and line
- * (GET /drafts/<id> 500, `draft-review get` exit 1, daemon running or not),
+ * (GET /drafts/<id> 503, `draft-review get` exit 1, daemon running or not),
  * never a 404; the daemon starts and runs; archiving more drafts into that
  * month keeps the damaged bytes as they are; a catalog rebuilt from a damaged
  * file still points at it. Archives are built in-process (simulated clock),
@@ -79,7 +79,7 @@ async function checkReads(d: Awaited<ReturnType<typeof damaged>>, e: Expectation
   daemons.push(daemon);
   for (const i of e.found) expect((await daemon.request("GET", `/drafts/${built.ids[i]}`)).body).toMatchObject({ status: "revise" });
   const bad = await daemon.request("GET", `/drafts/${built.ids[e.damagedIndex]}`);
-  expect(bad.status).toBe(500);
+  expect(bad.status).toBe(503);
   expect(bad.body.error).toContain(`${d.monthPath} line ${e.line}`);
   expect(bad.body.error).toMatch(e.problem);
   expect(bad.body.error).toMatch(/restore the file from a backup/);
@@ -123,8 +123,9 @@ describe("a damaged archive month file", () => {
     seconds.catalog = (performance.now() - t0) / 1000;
   });
 
+  // A file shorter than written (a torn last line) is not written into at all: see archive-month-lost.test.ts.
   it("archiving more drafts into that month keeps the damaged bytes as they are", async () => {
-    const d = await damaged(tornLast);
+    const d = await damaged(flippedMiddle);
     const before = await readFile(d.monthPath);
     const t = await openTestCore(d.harnessDir, { env: { DRAFT_RETENTION: "1h" } });
     const later = await submitRevised(t, "Archived after the damage");
@@ -132,10 +133,11 @@ describe("a damaged archive month file", () => {
     expect(await t.core.desk.archiveOld()).toBe(1);
     const after = await readFile(d.monthPath);
     expect(after.subarray(0, before.length)).toEqual(before);
-    expect(after[before.length]).toBe(0x0a);
+    expect(before.at(-1)).toBe(0x0a);
+    expect(after[before.length]).toBe(0x7b);
     expect((await t.core.desk.find(later))?.draft_text).toBe("Archived after the damage");
     expect((await t.core.desk.find(built.ids[0]!))?.status).toBe("revise");
-    await expect(t.core.desk.find(built.ids[2]!)).rejects.toThrow(`${d.monthPath} line 3 (`);
+    await expect(t.core.desk.find(built.ids[1]!)).rejects.toThrow(`${d.monthPath} line 2 (`);
     await t.close();
     figures("damaged-archive", {
       month_file_lines: 3,

@@ -95,6 +95,33 @@ describe("Telegram Business in the double", () => {
     expect(double.messages(ANNA)).toHaveLength(2);
   });
 
+  it("keeps each account's connection apart: its own id, chats and numbering; connecting again keeps the id", async () => {
+    const BOB = 222;
+    double.addUser({ id: BOB, firstName: "Bob", username: "bob_r" });
+    const owner = double.connectBusiness({ userId: OWNER }).id;
+    const bob = double.connectBusiness({ userId: BOB });
+    expect(bob.id).not.toBe(owner);
+    expect(bob.injected.update.business_connection).toMatchObject({
+      user: { id: BOB, first_name: "Bob", username: "bob_r" },
+      user_chat_id: BOB,
+    });
+    expect(double.connectBusiness({ userId: OWNER, canReply: false }).id).toBe(owner);
+    double.changeBusiness(owner, { canReply: true });
+    const toOwner = double.injectBusinessMessage({ connectionId: owner, fromId: ANNA, text: "Owen?" });
+    const toBob = double.injectBusinessMessage({ connectionId: bob.id, fromId: ANNA, text: "Bob?" });
+    // Each account's chat with Anna numbers its own messages.
+    expect([toOwner.messageId, toBob.messageId]).toEqual([1, 1]);
+    expect((await asOwner(bob.id, "Bob here.", toBob.messageId)).from?.id).toBe(BOB);
+    expect((await asOwner(owner, "Owen here.")).from?.id).toBe(OWNER);
+    expect(double.messages(ANNA).map((m) => [m.text, m.businessConnectionId, m.message.from?.id])).toEqual([
+      ["Bob here.", bob.id, BOB],
+      ["Owen here.", owner, OWNER],
+    ]);
+    // Removed, then connected again: a new connection.
+    double.revokeBusiness(bob.id);
+    expect(double.connectBusiness({ userId: BOB }).id).not.toBe(bob.id);
+  });
+
   it("refuses a chat whose person last wrote more than 24 h ago", async () => {
     const { id } = double.connectBusiness({ userId: OWNER });
     double.injectBusinessMessage({ connectionId: id, fromId: ANNA, text: "old", ageSeconds: 24 * 3600 + 5 });

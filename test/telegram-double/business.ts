@@ -11,7 +11,9 @@ import { unixNow } from "./world.js";
  * account's private chats. With the connection's `can_reply` right the bot may
  * send as that user (sendMessage with `business_connection_id`), only in a
  * private chat whose other person wrote in the last 24 hours. The account's
- * chats are its own: their message ids are not the bot's chat's.
+ * chats are its own: their message ids are not the bot's chat's. Several
+ * users may each connect the bot: every account has its own connection (one
+ * per account: connecting again edits it), its own chats and numbering.
  */
 
 /** Telegram's 24 h rule for answering as the business account, in seconds. */
@@ -82,10 +84,15 @@ function connectionUpdate(state: DoubleState, c: BusinessConnectionState): Injec
   return state.updates.create({ business_connection: connectionObject(state, c) } as Omit<Update, "update_id">);
 }
 
-/** A user connects the bot (or edits the connection): stored, and a business_connection update. */
+/**
+ * A user connects the bot (or edits the connection): stored, and a
+ * business_connection update. An account has one connection with the bot:
+ * connecting again while it stands keeps its id.
+ */
 export function connectBusiness(state: DoubleState, o: BusinessConnectInjection): { id: string; injected: Injected } {
   connectionCounter += 1;
-  const id = o.id ?? `bc_${o.userId}_${connectionCounter}_${Date.now().toString(36)}`;
+  const standing = [...state.business.values()].find((c) => c.userId === o.userId)?.id;
+  const id = o.id ?? standing ?? `bc_${o.userId}_${connectionCounter}_${Date.now().toString(36)}`;
   const known = state.business.get(id);
   const c: BusinessConnectionState = known ?? { id, userId: o.userId, date: unixNow(), canReply: true, enabled: true, chats: new Map() };
   c.canReply = o.canReply ?? true;

@@ -1,5 +1,5 @@
 import { DEFAULT_AUDIT_SOURCE } from "../../audit/verify-chain.js";
-import { parseDuration } from "../../config/duration.js";
+import { readDuration } from "../../config/duration.js";
 import { readPeriod } from "../../report/read-period.js";
 import { reportTable } from "../../report/report-text.js";
 import type { CliCommand } from "../command.js";
@@ -7,13 +7,18 @@ import { cliHarness } from "../harness.js";
 import { EXIT } from "../io.js";
 import { printJsonLine, printProblem } from "../output.js";
 
-/** A time for --since/--until: a duration back from now (`7d`) or an ISO-8601 date or time. */
-function readTime(text: string, nowMs: number, allowDuration: boolean): number | null {
-  const back = allowDuration ? parseDuration(text) : null;
-  if (back !== null) return nowMs - back;
-  if (!/^\d{4}-\d{2}-\d{2}/.test(text)) return null;
-  const ms = Date.parse(text);
-  return Number.isFinite(ms) ? ms : null;
+/** A time for --since/--until: a duration back from now (`7d`) or an ISO-8601 date or time; else why not. */
+function readTime(text: string, nowMs: number, allowDuration: boolean): { ms: number } | { error: string } {
+  if (/^\d{4}-\d{2}-\d{2}/.test(text)) {
+    const ms = Date.parse(text);
+    return Number.isFinite(ms) ? { ms } : { error: `"${text}" is not an ISO-8601 time such as 2030-01-31T09:00:00Z` };
+  }
+  if (!allowDuration) return { error: `"${text}" is not an ISO-8601 time such as 2030-01-31T09:00:00Z` };
+  const back = readDuration(text);
+  if (back.ok) return { ms: nowMs - back.ms };
+  // A number with a unit (signed, zero or too long) is a duration out of range: its error names the range.
+  if (/^\s*-?\s*\d+(?:\.\d+)?\s*(ms|s|m|h|d)\s*$/.test(text)) return { error: back.error };
+  return { error: `"${text}" is neither a duration such as 7d or 24h nor an ISO-8601 time` };
 }
 
 /**
@@ -54,10 +59,12 @@ export const reportCommand: CliCommand = {
     };
     const sinceText = typeof args.values.since === "string" ? args.values.since : "7d";
     const untilText = typeof args.values.until === "string" ? args.values.until : null;
-    const sinceMs = readTime(sinceText, now, true);
-    if (sinceMs === null) return refuse("since", `since: "${sinceText}" is neither a duration such as 7d or 24h nor an ISO-8601 time`);
-    const untilMs = untilText === null ? now : readTime(untilText, now, false);
-    if (untilMs === null) return refuse("until", `until: "${untilText}" is not an ISO-8601 time such as 2030-01-31T09:00:00Z`);
+    const since = readTime(sinceText, now, true);
+    if ("error" in since) return refuse("since", `since: ${since.error}`);
+    const until = untilText === null ? { ms: now } : readTime(untilText, now, false);
+    if ("error" in until) return refuse("until", `until: ${until.error}`);
+    const sinceMs = since.ms;
+    const untilMs = until.ms;
     if (untilMs <= sinceMs) return refuse("since", "since: the period is empty: --since must be before --until (or now)");
     if (args.values.edits === true && !json) return refuse("edits", "edits: --edits prints JSON only: add --json");
     const h = cliHarness(io);
