@@ -207,6 +207,14 @@ export class DeskEffects {
         reviewMessageId: post.reviewMessageId,
       });
       if (!result.ok) this.deps.log.warn({ draft_id: draftId, reason: result.reason }, "review post made, but the draft had moved on");
+      // A split post's header takes no decision: an action on it is answered with the way to the draft's message.
+      if (result.ok && post.headerMessageId !== undefined) {
+        await this.deps.surfaces.record(
+          "notice",
+          { chatId: post.reviewChatId, messageId: post.headerMessageId },
+          shownOfDraft(result.draft),
+        );
+      }
     } catch (err) {
       const waitMs = backoffMs(this.deps.postBackoff ?? REVIEW_POST_BACKOFF, failures + 1);
       this.deps.log.error(

@@ -7,6 +7,8 @@ import type { RefusedDecision } from "./audit-entries.js";
 export interface ReviewPost {
   readonly reviewChatId: string;
   readonly reviewMessageId: number;
+  /** A draft too long to share a message with its header: the header's message (it takes no decision). */
+  readonly headerMessageId?: number;
 }
 
 /** A question the bot asked: its message, and what it asked (kept for the edit that says what became of it). */

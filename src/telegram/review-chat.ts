@@ -77,6 +77,7 @@ export class TelegramReviewChat implements ReviewChat {
       draft.revises_post === null ? {} : { reply_parameters: { message_id: draft.revises_post, allow_sending_without_reply: true } };
     const waiting = {};
     if (this.burst.add(waiting, draft.drafted_by_role)) void this.announceBurst();
+    let header: { message_id: number } | undefined;
     const message = await this.lane
       .run(LANE.post, async (turn) => {
         this.burst.remove(waiting);
@@ -91,7 +92,7 @@ export class TelegramReviewChat implements ReviewChat {
             }),
           );
         }
-        const header = await this.attempt(turn, () =>
+        const first = await this.attempt(turn, () =>
           api.sendMessage(chatId, post.header.text, {
             ...this.where(),
             entities: post.header.entities,
@@ -99,18 +100,20 @@ export class TelegramReviewChat implements ReviewChat {
             ...earlier,
           }),
         );
+        header = first;
         return this.attempt(turn, () =>
           api.sendMessage(chatId, post.draft.text, {
             ...this.where(),
             entities: post.draft.entities,
             link_preview_options: preview,
             reply_markup: markup,
-            reply_parameters: { message_id: header.message_id, allow_sending_without_reply: true },
+            reply_parameters: { message_id: first.message_id, allow_sending_without_reply: true },
           }),
         );
       })
       .finally(() => this.burst.remove(waiting));
-    return { reviewChatId: String(message.chat.id), reviewMessageId: message.message_id };
+    const split = header === undefined ? {} : { headerMessageId: header.message_id };
+    return { reviewChatId: String(message.chat.id), reviewMessageId: message.message_id, ...split };
   }
 
   /** One line before a burst's posts, counting the drafts waiting when it goes out by role (see BURST_MIN_WAITING). */

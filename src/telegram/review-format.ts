@@ -9,7 +9,7 @@ import { audienceLine, confirmQuestion, count, shortDestination } from "./audien
 import { draftEntities, shiftEntities } from "./draft-entities.js";
 import { countInvisible } from "./invisible.js";
 import { countdownLine, diffEntities, flowButtons, reviseUndoUntil, versionLines } from "./flow-format.js";
-import { answeringBlock, sendButtonText, senderLine } from "../business/sender-text.js";
+import { answeringBlock, sendButtonText, senderLine, senderLineTime } from "../business/sender-text.js";
 
 /** What the review post says besides the draft itself. */
 export interface ReviewFormatOptions {
@@ -65,7 +65,7 @@ export function reviewHeaderLines(draft: DraftRecord, options: ReviewFormatOptio
   const open = !settled(draft);
   const lines = [
     `✏️ DRAFT (${draft.drafted_by_role}) — for ${audienceLine(draft)}`,
-    senderLine(draft, options.now()),
+    senderLine(draft, options.now(), options.timeZone),
     open ? `${EXPIRES}${expiryMark(draft, options).text}, unless decided.` : null,
     redactionLine(draft),
     invisibleLine(draft.draft_text),
@@ -81,9 +81,11 @@ function expiryMark(draft: DraftRecord, options: Pick<ReviewFormatOptions, "now"
   return timeMark(Date.parse(draft.expires_at), "r", options.timeZone, options.now());
 }
 
-/** The date_time entity of the header's "Expires …" line in `header` (none once the draft is settled). */
-function expiryEntities(draft: DraftRecord, header: string, options: ReviewFormatOptions): MessageEntity[] {
-  return settled(draft) ? [] : timeEntitiesIn(header, [{ mark: expiryMark(draft, options), before: EXPIRES }]);
+/** The date_time entities of the header's times in `header`: when the person last wrote, when the draft expires (until it is settled). */
+function headerTimeEntities(draft: DraftRecord, header: string, options: ReviewFormatOptions): MessageEntity[] {
+  const wrote = senderLineTime(draft, options.now(), options.timeZone);
+  const expires = settled(draft) ? [] : [{ mark: expiryMark(draft, options), before: EXPIRES }];
+  return timeEntitiesIn(header, [...(wrote === null ? [] : [wrote]), ...expires]);
 }
 
 /**
@@ -123,7 +125,7 @@ export function reviewPost(draft: DraftRecord, options: ReviewFormatOptions): Re
       message: {
         text,
         entities: [
-          ...expiryEntities(draft, header, options),
+          ...headerTimeEntities(draft, header, options),
           ...answering.entities,
           ...diffEntities(draft, header),
           ...draftEntities(header.length + 1, draft.draft_text),
@@ -136,7 +138,7 @@ export function reviewPost(draft: DraftRecord, options: ReviewFormatOptions): Re
     kind: "split",
     header: {
       text: [header, footer, note].filter((l) => l !== null).join("\n"),
-      entities: [...expiryEntities(draft, header, options), ...answering.entities, ...diffEntities(draft, header)],
+      entities: [...headerTimeEntities(draft, header, options), ...answering.entities, ...diffEntities(draft, header)],
     },
     draft: { text: draft.draft_text, entities: draftEntities(0, draft.draft_text) },
   };

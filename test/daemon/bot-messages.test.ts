@@ -185,6 +185,18 @@ describe("a reply or reaction on a message of the bot's that cannot take it is a
     expect((await refusals()).at(-1)).toMatchObject({ reason: "wrong_surface", channel: "reply", review_message_id: tapAnswer.messageId });
   });
 
+  it("a reply 👍 to a long draft's header (the draft is its own message below it) points to the draft's message; nothing is sent", async () => {
+    await live.start({ UNDO_WINDOW: "0" });
+    const d = await submitPending(live.daemon, payload(`Hi team, ${"a long update. ".repeat(270)}`));
+    const header = live.double.message(OWNER, d.review_message_id)!.reply_to_message!.message_id;
+    expect(textOf(header)).toMatch(/^✏️ DRAFT \(Scribe\)/);
+    reply(header, "👍");
+    const pointer = await answerTo(d.review_message_id, "⚠️ Not applied: that message only tells", "the pointer");
+    expect(pointer.text).toMatch(/Decide on the live post, version 1 \(the message this replies to\)\.$/);
+    expect(await get(d.draft_id)).toMatchObject({ status: "pending" });
+    expect(live.double.messages(GROUP)).toHaveLength(0);
+  });
+
   it("a reply to a command's answer (/help) is answered, and audited", async () => {
     await live.start();
     const before = live.double.messages(OWNER).length;
