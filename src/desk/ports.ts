@@ -28,6 +28,12 @@ export interface ReviewChat {
    * away. Synchronous, so two submissions cannot both take the last slot.
    */
   claimFreeSlot(): boolean;
+  /**
+   * True when `messageId` is one of the bot's latest messages in the review chat (a constant number of them
+   * is remembered, in memory): a reaction on it, which Telegram sends without the message's author, is the
+   * reviewer's on a message of the bot's, and is answered. Absent: nothing is known.
+   */
+  isOwnMessage?(messageId: number): boolean;
   /** Posts the draft for review; waits for a slot. Rejects with an error the desk logs and retries. */
   post(draft: DraftRecord): Promise<ReviewPost>;
   /** Edits the review message to show the draft's status (buttons removed once it is final). */

@@ -344,7 +344,8 @@ export class ReviewerActions {
   ): void {
     // An archived draft is not in the store: its record is the one read from archive/.
     const current = draft && (this.deps.get(draft.draft_id) ?? (reason === "archived" ? draft : undefined));
-    const ownMessage = request.ownMessage === true || surface !== undefined;
+    const ownMessage =
+      request.ownMessage === true || surface !== undefined || this.deps.reviewChat.isOwnMessage?.(request.reviewMessageId) === true;
     const text = refusalText(action, reason, current, surface, ownMessage);
     if (text === null || this.deps.effects.closed) return;
     if (!current && !ownMessage) {

@@ -35,6 +35,12 @@ export interface TelegramReviewChatOptions extends Omit<ReviewFormatOptions, "no
   readonly log: { warn(obj: object, msg: string): void };
 }
 
+/**
+ * How many of the bot's latest messages in the review chat it knows as its own (a reaction on one that
+ * takes no decision, a command's answer say, is answered at once); older ones are answered at most once per 10 s.
+ */
+const OWN_MESSAGES_KEPT = 512;
+
 /** How often a 429 in the review chat is waited out before the call gives up. */
 const MAX_ATTEMPTS = 5;
 
@@ -52,10 +58,16 @@ export class TelegramReviewChat implements ReviewChat {
   private readonly lane: ReviewLane;
   private readonly format: ReviewFormatOptions;
   private readonly burst = new BurstTracker();
+  /** The ids of the bot's latest messages here (see isOwnMessage). */
+  private readonly own = new Set<number>();
 
   constructor(private readonly options: TelegramReviewChatOptions) {
     this.lane = new ReviewLane(options.clock, options.limits ?? REVIEW_CHAT_LIMITS);
     this.format = { deferForMs: options.deferForMs, timeZone: options.timeZone, now: () => options.clock.now() };
+  }
+
+  isOwnMessage(messageId: number): boolean {
+    return this.own.has(messageId);
   }
 
   claimFreeSlot(): boolean {
@@ -308,6 +320,15 @@ export class TelegramReviewChat implements ReviewChat {
     return this.options.threadId === null ? {} : { message_thread_id: this.options.threadId };
   }
 
+  /** Remembers the id of a message the call sent (the last OWN_MESSAGES_KEPT: a constant, whatever the history). */
+  private noteOwn(result: unknown): void {
+    if (typeof result !== "object" || result === null || !("message_id" in result)) return;
+    const id = (result as { message_id: number }).message_id;
+    this.own.delete(id);
+    this.own.add(id);
+    if (this.own.size > OWN_MESSAGES_KEPT) this.own.delete(this.own.values().next().value as number);
+  }
+
   /** One call as its own job in `lane`. */
   private once<T>(lane: Lane, fn: () => Promise<T>): Promise<T> {
     return this.lane.run(lane, (turn) => this.attempt(turn, fn));
@@ -318,7 +339,9 @@ export class TelegramReviewChat implements ReviewChat {
     for (let attempt = 1; ; attempt++) {
       await turn();
       try {
-        return await fn();
+        const result = await fn();
+        this.noteOwn(result);
+        return result;
       } catch (err) {
         if (!(err instanceof GrammyError) || err.error_code !== 429 || attempt >= MAX_ATTEMPTS) throw err;
         const seconds = Math.max(1, Number(err.parameters.retry_after ?? 1));

@@ -215,6 +215,14 @@ describe("a reply or reaction on a message of the bot's that cannot take it is a
     reply(mine, "and another");
     await eventually(() => repliesTo(help.messageId).length === 2, 10_000, "the second answer");
     expect(repliesTo(mine)).toEqual([]);
+    // Reactions on it (Telegram does not say whose message it is: the daemon knows its latest ones) are answered each time.
+    live.double.injectReaction({ chatId: OWNER, messageId: help.messageId, userId: OWNER, newEmojis: ["👍"] });
+    live.double.injectReaction({ chatId: OWNER, messageId: help.messageId, userId: OWNER, oldEmojis: ["👍"], newEmojis: ["👎"] });
+    await eventually(() => repliesTo(help.messageId).filter((m) => m.text === answer.text).length === 4, 10_000, "both reactions answered");
+    expect((await refusals()).filter((l) => l.channel === "reaction").map((l) => [l.reason, l.decision])).toEqual([
+      ["unknown_review_message", "send"],
+      ["unknown_review_message", "revise"],
+    ]);
   });
 });
 
