@@ -8,14 +8,16 @@
  * fresh HARNESS_DIR in a temporary directory, with REVIEW_TIMEZONE
  * Europe/Berlin and the default DRAFT_TTL (24h), DEFER_FOR (24h) and
  * UNDO_WINDOW (10s). It moves the simulated clock to the next Monday 09:00
- * (as REPORT_DAY=mon would have it), then plays a fixed week on stdin: 40
- * drafts from Scribe, CoS and Margot, each decided or not as WEEK below says
- * (👍, 👎, 😴, a ✏️ edit before the 👍, a 👍 taken back within the undo
- * window, drafts left to expire, two still waiting at the end), moving the
- * clock between them with `advance`. At the next Monday 09:00 it stops the
- * daemon and reads the week back with the code the daemon posts its weekly
- * picture with (dist/lib/report: readPeriod over the same files, counting
- * test mode's drafts, then reportSvg and svgToPng), and writes the PNG.
+ * (as REPORT_DAY=mon would have it), then plays two fixed weeks on stdin: the
+ * week before (BEFORE, 27 drafts), then the week the picture shows (WEEK, 40
+ * drafts from Scribe, CoS and Margot), each draft decided or not as the lists
+ * say (👍, 👎, a reply with a revision note, 😴, a ✏️ edit before the 👍, a 👍
+ * taken back within the undo window, drafts left to expire, two still waiting
+ * at the end), moving the clock between them with `advance`. At the Monday
+ * 09:00 after the second week it stops the daemon and reads that week (and
+ * the one before, for the comparison) back with the code the daemon posts its
+ * weekly picture with (dist/lib/report: readPeriod over the same files,
+ * counting test mode's drafts, then reportSvg and svgToPng), and writes the PNG.
  *
  * The sequence is fixed, so the numbers are the same at every run; the dates
  * are those of the week after the run (test mode's clock starts at the real
@@ -46,7 +48,8 @@ const BEN = "5550002";
 /**
  * The week: per draft, [day (0 = Monday), local time, role, destination, text, ...steps].
  * A step is [minutes after the previous one (the first: after the post), action]; the
- * actions are "👍", "👎", "😴", "unreact" (the 👍 taken back) and ["edit", text].
+ * actions are "👍", "👎", "😴", "unreact" (the 👍 taken back), ["edit", text] and
+ * ["note", text] (a reply: sent back with that revision note).
  * A draft with no decision that stands expires after DRAFT_TTL (24h, plus 24h per 😴).
  */
 const WEEK = [
@@ -62,9 +65,17 @@ const WEEK = [
     [2, "👍"],
   ],
   [0, "11:30", "Scribe", TEAM, "Reminder: the release freeze starts Wednesday evening.", [8, "👍"]],
-  [0, "13:20", "CoS", BEN, "Ben, the invoice for November is attached in the thread.", [35, "👎"]],
+  [0, "13:20", "CoS", BEN, "Ben, the invoice for November is attached in the thread.", [35, ["note", "Attach it here, not in the thread."]]],
   [0, "14:00", "Scribe", NEWS, "Thanks to everyone who joined yesterday's meetup!", [12, "👍"]],
-  [0, "16:45", "Margot", TEAM, "Proposal: we drop the Friday stand-up in December.", [95, "😴"], [1200, "👎"]],
+  [
+    0,
+    "16:45",
+    "Margot",
+    TEAM,
+    "Proposal: we drop the Friday stand-up in December.",
+    [95, "😴"],
+    [1200, ["note", "Ask the team first; a proposal from me reads like a decision."]],
+  ],
   [0, "17:30", "CoS", ANNA, "Anna, your travel for the 15th is booked.", [6, "👍"]],
   [1, "08:50", "Scribe", TEAM, "Morning! The build is green again.", [15, "👍"]],
   [1, "09:30", "CoS", TEAM, "Agenda for Wednesday's planning is up.", [9, "👍"]],
@@ -93,14 +104,14 @@ const WEEK = [
   [1, "19:30", "Margot", NEWS, "Our year in review is coming next week."],
   [2, "09:10", "Scribe", NEWS, "Maintenance window tonight 22:00-23:00.", [7, "👍"]],
   [2, "09:45", "CoS", TEAM, "Budget review moved to Thursday 11:00.", [14, "👍"]],
-  [2, "10:30", "Scribe", TEAM, "Please update your tickets before the freeze.", [45, "👎"]],
+  [2, "10:30", "Scribe", TEAM, "Please update your tickets before the freeze.", [45, ["note", "Say which date the freeze starts."]]],
   [2, "12:00", "Margot", ANNA, "Anna, lunch on Friday?", [180, ["edit", "Anna, lunch on Friday at 12:30?"]], [5, "👍"]],
   [2, "14:20", "CoS", ANNA, "Anna, the hotel offers a late check-out.", [11, "👍"]],
   [2, "16:00", "Scribe", NEWS, "The freeze has started; thanks for the quick merges.", [18, "👍"]],
   [2, "18:10", "CoS", TEAM, "Draft agenda for the offsite attached.", [16 * 60, "👍"]],
   [3, "09:20", "Scribe", TEAM, "Stand-up notes are in the channel.", [10, "👍"]],
   [3, "10:00", "CoS", BEN, "Ben, the signed contract is back.", [22, "👍"]],
-  [3, "11:15", "Margot", TEAM, "Could we try a shorter retro format?", [70, "👎"]],
+  [3, "11:15", "Margot", TEAM, "Could we try a shorter retro format?", [70, ["note", "Too vague: propose the format itself."]]],
   [
     3,
     "13:00",
@@ -124,6 +135,37 @@ const WEEK = [
   [6, "18:00", "Scribe", NEWS, "This week's changelog is ready.", [55, "👍"]],
   [6, "21:15", "CoS", TEAM, "Monday: offsite planning at 10:00."],
   [7, "08:20", "Margot", ANNA, "Anna, the slides for Tuesday are in the shared folder."],
+];
+
+/** The week before WEEK, in the same form: fewer drafts sent as drafted, more sent back. */
+const BEFORE = [
+  [0, "09:10", "CoS", TEAM, "Priorities for the week are in the doc.", [6, "👍"]],
+  [0, "10:00", "Scribe", NEWS, "We are changing how drafts are reviewed.", [20, ["edit", "Drafts are now reviewed before they are sent."]], [2, "👍"]],
+  [0, "11:30", "Margot", ANNA, "Anna, could we meet on Thursday?", [90, ["note", "Name a time, and offer two."]]],
+  [0, "14:00", "Scribe", TEAM, "The build is red, please look.", [10, ["note", "Say which build, and who is on it."]]],
+  [0, "16:00", "CoS", BEN, "Ben, your invoice is late.", [25, ["note", "Friendlier, please: he is a new client."]]],
+  [1, "09:20", "Scribe", TEAM, "Stand-up moves to 09:30.", [4, "👍"]],
+  [1, "10:15", "CoS", TEAM, "Budget numbers are due Friday.", [12, "👍"]],
+  [1, "11:40", "Margot", BEN, "Ben, thanks for the intro!", [300, "👍"]],
+  [1, "13:10", "Scribe", NEWS, "Meetup next Thursday, sign up now!!", [30, ["edit", "Meetup next Thursday: sign up in the channel."]], [2, "👍"]],
+  [1, "15:45", "CoS", ANNA, "Anna, the flights are booked.", [8, "👍"]],
+  [2, "09:05", "Scribe", TEAM, "Code freeze in two weeks.", [15, "👍"]],
+  [2, "10:30", "Margot", TEAM, "We should stop doing retros.", [120, ["note", "Not as a post to the whole team."]]],
+  [2, "12:00", "CoS", TEAM, "Offsite venue options attached.", [40, ["edit", "Two offsite venue options are attached; vote by Friday."]], [3, "👍"]],
+  [2, "14:30", "Scribe", NEWS, "Our blog has a new home.", [22, "👍"]],
+  [2, "17:00", "CoS", BEN, "Ben, Monday works.", [18, "👍"]],
+  [3, "09:40", "Scribe", TEAM, "Reminder: demo on Friday.", [7, "👍"]],
+  [3, "11:00", "Margot", ANNA, "Anna, lunch next week?"],
+  [3, "13:30", "CoS", TEAM, "Timesheets are due.", [5, "👍"]],
+  [3, "15:00", "Scribe", NEWS, "Release notes for 2.3 are out.", [35, ["edit", "The release notes for 2.3 are out."]], [1, "👍"]],
+  [4, "09:15", "CoS", ANNA, "Anna, the report is ready.", [14, "👍"]],
+  [4, "10:45", "Scribe", TEAM, "Who is on call this weekend?", [9, "👍"]],
+  [4, "12:20", "Margot", TEAM, "Friday drinks at 17:00?", [60, "👍"]],
+  [4, "15:30", "Scribe", NEWS, "Have a good weekend!", [11, ["note", "We never post this; skip it."]]],
+  [4, "16:40", "CoS", TEAM, "Next week's agenda is up.", [20, "👍"]],
+  [5, "10:00", "Scribe", NEWS, "Weekend reading list.", [240, "👍"]],
+  [6, "11:00", "CoS", BEN, "Ben, see you Monday.", [95, "👍"]],
+  [6, "19:00", "Scribe", TEAM, "Monday: planning at 10:00.", [45, "👍"]],
 ];
 
 /** The compiled report modules (npm run build), the ones the daemon's weekly picture is drawn with. */
@@ -177,17 +219,18 @@ function localTime(startMs, day, hhmm) {
   return d.getTime();
 }
 
-/** WEEK as events in time order: [at (ms), order, draft index, action]; a submit first for each draft. */
-function eventsOf(startMs) {
+/** A week's drafts as events in time order: [at (ms), order, draft key, action]; a submit first for each draft. */
+function eventsOf(week, startMs, prefix) {
   const events = [];
-  WEEK.forEach(([day, hhmm, role, destination, text, ...steps], i) => {
+  week.forEach(([day, hhmm, role, destination, text, ...steps], n) => {
+    const i = `${prefix}${n + 1}`;
     let at = localTime(startMs, day, hhmm);
     const payload = {
       draft_text: text,
       destination_chat_id: destination,
       destination_thread_id: null,
       drafted_by_role: role,
-      originating_intent_id: `intent-${i + 1}`,
+      originating_intent_id: `intent-${i}`,
     };
     events.push([at, events.length, i, { submit: payload }]);
     for (const [minutes, action] of steps) events.push([(at += minutes * MINUTE), events.length, i, action]);
@@ -198,25 +241,28 @@ function eventsOf(startMs) {
 /** One reviewer action on a draft's current review post (an edit or a 😴 keeps the draft, the post may change). */
 async function act(daemon, draftId, action) {
   const { review_message_id } = await daemon.send({ cmd: "get", draft_id: draftId });
+  if (Array.isArray(action) && action[0] === "note") return daemon.send({ cmd: "reply", review_message_id, text: action[1] });
   if (Array.isArray(action)) return daemon.send({ cmd: "edit", review_message_id, text: action[1] });
   if (action === "unreact") return daemon.send({ cmd: "unreact", review_message_id, emoji: "👍" });
   return daemon.send({ cmd: "react", review_message_id, emoji: action });
 }
 
-/** Plays WEEK from the next Monday 09:00 to the one after; returns that week. */
-async function playWeek(daemon, m) {
+/** Plays BEFORE from the next Monday 09:00, then WEEK from the Monday after; returns WEEK's period. */
+async function playWeeks(daemon, m) {
   const { now } = await daemon.send({ cmd: "advance", by: "1ms" });
   let clock = Date.parse(now);
   const advanceTo = async (at) => {
     if (at > clock) clock = Date.parse((await daemon.send({ cmd: "advance", by: `${at - clock}ms` })).now);
   };
-  const sinceMs = m.nextDue(clock, "mon");
+  const beforeMs = m.nextDue(clock, "mon");
+  const sinceMs = m.nextDue(beforeMs, "mon");
   const untilMs = m.nextDue(sinceMs, "mon");
-  const ids = [];
-  for (const [at, , i, action] of eventsOf(sinceMs)) {
+  const ids = new Map();
+  const events = [...eventsOf(BEFORE, beforeMs, "b"), ...eventsOf(WEEK, sinceMs, "w")].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  for (const [at, , key, action] of events) {
     await advanceTo(at);
-    if (action.submit) ids[i] = (await daemon.send(action.submit)).draft_id;
-    else await act(daemon, ids[i], action);
+    if (action.submit) ids.set(key, (await daemon.send(action.submit)).draft_id);
+    else await act(daemon, ids.get(key), action);
   }
   await advanceTo(untilMs);
   return { sinceMs, untilMs };
@@ -230,7 +276,7 @@ async function main() {
   try {
     const harnessDir = join(cwd, ".harness");
     const daemon = startDaemon(cwd, harnessDir);
-    const period = await playWeek(daemon, m);
+    const period = await playWeeks(daemon, m);
     await daemon.stop();
     const files = {
       audit: join(harnessDir, "swarm.jsonl"),
@@ -242,7 +288,7 @@ async function main() {
     const png = await m.svgToPng(m.reportSvg(data.report));
     await writeFile(resolve(out), png);
     const size = m.pngSize(png);
-    process.stdout.write(`${out}: ${size.width}x${size.height}, ${png.length} bytes\n${JSON.stringify(data.report.roles)}\n`);
+    process.stdout.write(`${out}: ${size.width}x${size.height}, ${png.length} bytes\n${JSON.stringify(data.report)}\n`);
   } finally {
     await rm(cwd, { recursive: true, force: true });
   }

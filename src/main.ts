@@ -44,7 +44,7 @@ async function main(): Promise<number> {
   if (looseEnv !== null) log.warn({ path: looseEnv.path, mode: `0${looseEnv.mode.toString(8)}` }, looseEnvWarning(looseEnv));
   const redactor = config.piiRedaction === "redact" ? makeRedactor(config.piiAllow) : null;
   if (config.mode === "test") {
-    await runTestMode(config, log, { processSwitchValue, redact: redactor });
+    await runTestMode(config, log, { processSwitchValue, redact: redactor, secrets });
     return 0;
   }
   const { runDaemon } = await import("./daemon/run.js");

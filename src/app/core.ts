@@ -7,6 +7,7 @@ import type { AudienceSource, ReviewChat } from "../desk/ports.js";
 import { audienceCheck } from "../send/audience-check.js";
 import { Intake, type Redactor } from "../desk/intake.js";
 import { reconcileAudit } from "../desk/recovery.js";
+import { restoreLostChanges } from "./store-restore.js";
 import { archiveMonthOf } from "../desk/archiving.js";
 import { scheduleArchiving, type ArchivingSchedule } from "../desk/archive-schedule.js";
 import { DraftArchive } from "../store/archive.js";
@@ -25,6 +26,7 @@ import { ChatLog } from "../business/chat-log.js";
 import { ConnectionStore } from "../business/connection-store.js";
 import { IgnoredConnections } from "../business/ignored-connections.js";
 import { OwnerVoice, type FetchedConnection } from "../business/owner-voice.js";
+import { RemovedItemsStore } from "../store/removed-items.js";
 
 export { harnessPaths };
 
@@ -44,6 +46,8 @@ export interface CoreEdges {
   readonly haltPollMs?: number;
   /** How review posts, sends Telegram never received and unanswered audience checks are retried (default: as named in src/retry/backoff.ts). */
   readonly backoffs?: Pick<TelegramBackoffs, "reviewPost" | "send" | "audienceCheck">;
+  /** The logger's secrets: the audit key is added to them (never in a log line). */
+  readonly secrets?: (string | null | undefined)[];
   /**
    * Telegram Business: the bot's @username, getBusinessConnection and how to tell the review chat of
    * another account's connection (live); absent: test mode (no network).
@@ -92,7 +96,32 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       // DRAFT_STORE_COMPACT_AFTER_LINES; unset: the store's default.
       ...(config.storeCompactAfterLines === null ? {} : { compactAfterLines: config.storeCompactAfterLines }),
     });
-    const audit = await AuditLog.open({ path: paths.audit, log, now: () => edges.clock.now(), checkpointPath: paths.auditIndex });
+    const audit = await AuditLog.open({
+      path: paths.audit,
+      log,
+      now: () => edges.clock.now(),
+      checkpointPath: paths.auditIndex,
+      key: { path: paths.auditKey, create: true, onSecret: (secret) => edges.secrets?.push(secret) },
+    });
+    const archive = await DraftArchive.open<DraftRecord>({
+      dir: paths.archive,
+      parse: (value) => draftRecordSchema.parse(value),
+      monthOf: archiveMonthOf,
+      log,
+    });
+    // What the store lacks of the audit log's proven lines is restored, or the start is refused (nothing silently older).
+    await restoreLostChanges({
+      storePath: paths.drafts,
+      latest: store.latest,
+      append: (records) => store.append(records),
+      archived: (id) => archive.mayHoldDraft(id),
+      audit: {
+        draftIds: () => audit.index.draftIds(),
+        audited: (id) => audit.index.audited(id),
+        transitionAt: (id, v) => audit.transitionAt(id, v),
+      },
+      log,
+    });
     // The index keeps what it knows only of drafts the store holds (archived ones are final).
     audit.index.retainDrafts((id) => store.latest.has(id));
     const killSwitch = watchKillSwitch(
@@ -104,17 +133,13 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
         haltOnChange: [paths.ownerHalt],
         recordPath: paths.haltRecord,
         log,
+        // An owner's halt the audit log records counts too, if halt_record.json is missing or older.
+        loggedHalt: () => audit.loggedHalt(),
       },
     );
     // A first look before any decision or send: halts of earlier runs count, and one that a stop
     // left lasting but that is off now is recorded as ended now (every earlier approval is void).
     await killSwitch.check();
-    const archive = await DraftArchive.open<DraftRecord>({
-      dir: paths.archive,
-      parse: (value) => draftRecordSchema.parse(value),
-      monthOf: archiveMonthOf,
-      log,
-    });
     // Test mode keeps its assumed connection and made-up messages apart: a live daemon must never take them
     // as evidence of the 24 h window, nor quote them on a real review post.
     const business = config.mode === "test" ? testModeBusinessPaths(paths) : paths;
@@ -132,6 +157,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       ...(edges.business?.tell ? { tell: edges.business.tell } : {}),
     });
     const reviewChat = edges.makeReviewChat(store.latest.values());
+    const removedItems = new RemovedItemsStore(paths.removedItems);
     const desk = new ReviewDesk({
       store,
       audit,
@@ -146,6 +172,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       remindBeforeMs: config.remindBeforeMs,
       botUsername: edges.business?.botUsername ?? null,
       testMode: config.mode === "test",
+      removedItems,
       ...(edges.backoffs ? { postBackoff: edges.backoffs.reviewPost } : {}),
       log,
       makeSender: (ledger) =>
@@ -164,7 +191,12 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
     });
     await reconcileAudit(desk);
     // At start, then daily; a failed pass (a full disk) is logged, shown by /healthz, and tried again within the hour.
-    const archiving = await scheduleArchiving(edges.clock, () => desk.archiveOld(), log);
+    // Each pass also drops the originals kept for redacted drafts that can no longer use them (a failure there only warns).
+    const tidy = () =>
+      desk
+        .sweepRemovedItems()
+        .catch((err: unknown) => log.warn({ err }, "could not drop the originals of finished redacted drafts; tried again later"));
+    const archiving = await scheduleArchiving(edges.clock, () => desk.archiveOld().finally(tidy), log);
     const intake = new Intake({
       desk,
       reviewChat,
@@ -172,6 +204,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       ttlMs: config.draftTtlMs,
       redact: edges.redact,
       testMode: config.mode === "test",
+      removedItems,
       ...(edges.audience ? { audience: edges.audience } : {}),
       sender: voice,
     });

@@ -15,6 +15,8 @@ export function harnessPaths(dir: string) {
     ownerHalt: join(dir, "HALT"),
     /** When the last halt (any kind) began and ended: a halt voids older approvals across restarts. */
     haltRecord: join(dir, "halt_record.json"),
+    /** The audit key (mode 0600): proves which audit lines this project wrote (src/audit/audit-key.ts). */
+    auditKey: join(dir, "audit_key"),
     /** The intake API's generated bearer token (mode 0600). */
     apiToken: join(dir, "api_token"),
     /** Telegram updates fetched but perhaps not yet handled. */
@@ -23,6 +25,8 @@ export function harnessPaths(dir: string) {
     callbackCursor: join(dir, "callback_cursor.json"),
     /** The owner's Telegram Business connection (absent: none). */
     businessConnection: join(dir, "business_connection.json"),
+    /** The texts of redacted drafts before redaction, one 0600 file per live draft (🔓 Keep the removed items). */
+    removedItems: join(dir, "removed_items"),
     /** What people wrote to the owner in the last 48 h, per private chat (bounded). */
     businessChats: join(dir, "business_chats.json"),
     /** Other accounts' business connections, ignored (each told to the review chat once). */

@@ -20,7 +20,15 @@ import { SurfaceBook } from "./surface-book.js";
  *   was due and the last one shown (a crash between them is redone at start),
  *   replaced posts that lost their buttons,
  * - the decision surfaces: every message with a decision control, what it
- *   showed, and whether a one-time one was used (see surface-book.ts).
+ *   showed, and whether a one-time one was used (see surface-book.ts),
+ * - per live draft, where its last transition line is (a start restores from
+ *   it a change the store lost: src/app/store-restore.ts),
+ * - the last owner's halt the log records (ours or the CLI's), so a halt
+ *   voids older approvals even when halt_record.json is gone,
+ * - the proof state: where the key anchor is, and the other project
+ *   source's chain head (see line-proof.ts and audit-scan.ts).
+ * Only lines whose proof verifies (or, before the key anchor, that continue
+ * our chain) reach it: another writer's line never does.
  * Its size follows the live drafts, not the history.
  */
 
@@ -82,6 +90,13 @@ export const indexSnapshotSchema = z.object({
   surfaces: z.array(surfaceStateSchema).default([]),
   // Send outcomes (added later): [draft_id, sent_message_id, reason, at] of drafts whose last change is one.
   send_outcomes: z.array(z.tuple([z.string(), z.number().int().nullable(), z.string().nullable(), z.number().nullable()])).default([]),
+  // Added with the audit key: lines before scanned_to, the key anchor [offset, seq], the other project source's head,
+  // the last logged owner's halt [at, lasting], and per live draft the offset of its last transition line.
+  lines: z.number().int().nonnegative().default(0),
+  anchor: z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()]).nullable().default(null),
+  sibling: z.tuple([z.number().int().nonnegative(), z.string()]).default([0, ""]),
+  halt: z.tuple([z.number(), z.boolean()]).nullable().default(null),
+  draft_lines: z.array(z.tuple([z.string(), z.number().int().nonnegative()])).default([]),
 });
 /** The checkpoint's content. */
 export type IndexSnapshot = z.infer<typeof indexSnapshotSchema>;
@@ -96,6 +111,15 @@ export class AuditIndex {
   head: [number, number] | null = null;
   /** True when something was forgotten since the last snapshot (the checkpoint should be rewritten). */
   pruned = false;
+  /** Complete lines before `scannedTo` (so a line found later is named by its number in the file). */
+  linesBefore = 0;
+  /** The key anchor (offset, a lower bound, and seq), once seen: after it, a line of ours without proof is another writer's. */
+  anchor: { readonly offset: number; readonly seq: number } | null = null;
+  /** The chain head of the other project source (the CLI's for the daemon, the daemon's for the CLI). */
+  sibling: { seq: number; hash: string } = { seq: 0, hash: "" };
+  /** The last owner's halt or resume the log records: when, and whether the halt was still on. */
+  private halt: { at: number; lasting: boolean } | null = null;
+  private readonly draftLines = new Map<string, number>();
   private transitions = 0;
   private readonly updates = new Map<number, number>();
   private readonly notices = new Map<string, number>();
@@ -119,6 +143,7 @@ export class AuditIndex {
     this.lastHash = hash;
     if (entry === null) return;
     const at = Date.parse(envelope.ts);
+    this.noteShared(entry, at, envelope.seq, offset);
     const updateId = "update_id" in entry ? entry.update_id : undefined;
     if (typeof updateId === "number") this.updates.set(updateId, Number.isFinite(at) ? at : 0);
     if (entry.kind === "notice") {
@@ -129,11 +154,51 @@ export class AuditIndex {
     this.notePost(entry);
     if (entry.kind !== "transition") return;
     const known = this.drafts.get(entry.draft_id);
-    if (!known || known.version < entry.version) this.drafts.set(entry.draft_id, audited(entry, at));
+    if (!known || known.version < entry.version) {
+      this.drafts.set(entry.draft_id, audited(entry, at));
+      this.draftLines.set(entry.draft_id, offset);
+    }
     if (this.transitions++ % FEED_SAMPLE_EVERY === 0) {
       this.feedSeqs.push(envelope.seq);
       this.feedOffsets.push(offset);
     }
+  }
+
+  /** Adds one proven line of the other project source (the CLI's owner halts, for the daemon); older seqs are skipped. */
+  addSibling(envelope: AuditEnvelope, entry: AuditEntry | null, hash: string, offset: number): void {
+    if (envelope.seq <= this.sibling.seq && this.sibling.seq > 0) return;
+    this.sibling = { seq: envelope.seq, hash };
+    if (entry !== null) this.noteShared(entry, Date.parse(envelope.ts), envelope.seq, offset);
+  }
+
+  /** What both project sources' lines tell: the key anchor, owner halts. */
+  private noteShared(entry: AuditEntry, at: number, seq: number, offset: number): void {
+    if (entry.kind === "key_anchor" && this.anchor === null) this.anchor = { offset, seq };
+    if (!Number.isFinite(at)) return;
+    const later = this.halt === null || at >= this.halt.at;
+    if (entry.kind === "owner_halt" && later) this.halt = { at, lasting: true };
+    // A resume after a halt the log shows as lasting ends it (whether or not HALT was still there: fail closed, it was on until then).
+    if (entry.kind === "owner_resume" && later && (entry.changed || this.halt?.lasting === true)) this.halt = { at, lasting: false };
+  }
+
+  /**
+   * The last moment the log shows an owner's halt in force: a resume's time, or for a halt the log shows
+   * as lasting, `startedAt` (the start that read it; the halt ended before it, at a time the log lacks).
+   */
+  loggedHalt(startedAt: number): { at: number; reason: string } | null {
+    if (this.halt === null) return null;
+    const at = this.halt.lasting ? Math.max(this.halt.at, startedAt) : this.halt.at;
+    return { at, reason: `an owner's halt recorded in the audit log, in force until ${new Date(at).toISOString()}` };
+  }
+
+  /** The byte offset (or a lower bound of it) of the draft's last transition line, when known. */
+  transitionLine(draftId: string): number | undefined {
+    return this.draftLines.get(draftId);
+  }
+
+  /** The ids of the live drafts the index knows. */
+  draftIds(): IterableIterator<string> {
+    return this.drafts.keys();
   }
 
   /** True when a decision or refusal of this Telegram update is audited (or being audited). */
@@ -198,6 +263,7 @@ export class AuditIndex {
   /** Forgets drafts the store no longer holds (archived), with their notices. */
   retainDrafts(keep: (draftId: string) => boolean): void {
     for (const id of this.drafts.keys()) if (!keep(id) && this.drafts.delete(id)) this.pruned = true;
+    for (const id of this.draftLines.keys()) if (!keep(id)) this.draftLines.delete(id);
     for (const key of this.notices.keys()) if (!keep(key.slice(0, key.lastIndexOf(":"))) && this.notices.delete(key)) this.pruned = true;
     for (const m of [this.postsDue, this.postsShown]) for (const id of m.keys()) if (!keep(id)) m.delete(id);
     for (const key of this.postsSuperseded) if (!keep(key.slice(0, key.lastIndexOf(":")))) this.postsSuperseded.delete(key);
@@ -253,6 +319,11 @@ export class AuditIndex {
       send_outcomes: [...this.drafts].flatMap(([id, { sendOutcome: o }]) =>
         o ? [[id, o.sentMessageId, o.reason, o.at] as [string, number | null, string | null, number | null]] : [],
       ),
+      lines: this.linesBefore,
+      anchor: this.anchor === null ? null : [this.anchor.offset, this.anchor.seq],
+      sibling: [this.sibling.seq, this.sibling.hash],
+      halt: this.halt === null ? null : [this.halt.at, this.halt.lasting],
+      draft_lines: [...this.draftLines],
     };
   }
 
@@ -277,6 +348,11 @@ export class AuditIndex {
     for (const [m, draftId, textVersion] of s.edit_prompts)
       index.surfaces.note({ kind: "edit_prompt", message_id: m, draft_id: draftId, text_version: textVersion });
     index.surfaces.restore(s.surfaces);
+    index.linesBefore = s.lines;
+    index.anchor = s.anchor === null ? null : { offset: s.anchor[0], seq: s.anchor[1] };
+    index.sibling = { seq: s.sibling[0], hash: s.sibling[1] };
+    index.halt = s.halt === null ? null : { at: s.halt[0], lasting: s.halt[1] };
+    for (const [id, offset] of s.draft_lines) index.draftLines.set(id, offset);
     for (const [seq, offset] of feedPairs(s.feed)) {
       index.feedSeqs.push(seq);
       index.feedOffsets.push(offset);

@@ -3,14 +3,20 @@ import { errMessage, writeAll } from "../store/fs-util.js";
 import { openAppendLog } from "../store/append-log.js";
 import { GroupCommit } from "../store/group-commit.js";
 import type { StoreLog } from "../store/jsonl-store.js";
-import { AuditIndex } from "./audit-index.js";
-import { lineHash, scanHandle, type AuditScan } from "./audit-scan.js";
-import { auditEntrySchema, RESERVED_FIELDS, type AuditEntry } from "./audit-schema.js";
-import { loadCheckpoint, saveCheckpoint } from "./checkpoint.js";
+import type { AuditIndex } from "./audit-index.js";
+import { lineHash, scanHandle, sourceNeedle, type ScanTrust } from "./audit-scan.js";
+import { auditEntrySchema, parseAuditLine, RESERVED_FIELDS, type AuditEntry, type TransitionEntry } from "./audit-schema.js";
+import { keyAnchorEntry, reportScan, startAudit, type AuditKeyOption } from "./audit-start.js";
+import { saveCheckpoint } from "./checkpoint.js";
+import { lineProof, signLine, type AuditKey } from "./line-proof.js";
+import { readLines } from "../store/line-reader.js";
 import { DEFAULT_AUDIT_SOURCE } from "./verify-chain.js";
 
 export { verifyAuditChain, DEFAULT_AUDIT_SOURCE, type ChainVerdict } from "./verify-chain.js";
 export type { AuditEntry } from "./audit-schema.js";
+
+/** Ends a search through the log once the line is found. */
+const FOUND = new Error("found");
 
 /** Read more than this at open and the checkpoint is written at once. */
 const CHECKPOINT_AT_OPEN_BYTES = 1 << 20;
@@ -36,6 +42,12 @@ export interface OpenAuditOptions {
   checkpointPath?: string;
   /** Write the checkpoint after this many of our lines; default 1000. */
   checkpointEvery?: number;
+  /**
+   * The audit key (HARNESS_DIR/audit_key): our lines carry its proof, and only proven lines (or,
+   * before the key existed, lines on our chain) reach the index. Absent: no proofs, no key (tests of
+   * the log alone).
+   */
+  key?: AuditKeyOption;
 }
 
 /**
@@ -44,7 +56,10 @@ export interface OpenAuditOptions {
  * (regular files promise no atomicity, but whole lines in one write is the best
  * there is), and
  * never truncate or rewrite: other writers own lines in it. Our lines form a
- * hash chain (seq, prev_hash) that verifyAuditChain checks.
+ * hash chain (seq, prev_hash) and, with the audit key, each carries a proof
+ * (line-proof.ts) that only a holder of the key can make: any process may
+ * append to the log, but only our proven lines reach the index, so a line
+ * another writer appends never decides anything (verifyAudit checks both).
  *
  * What the daemon needs from its lines is kept in `index` (see AuditIndex),
  * updated on every append and checkpointed, so a start reads only the lines
@@ -79,6 +94,10 @@ export class AuditLog {
     private readonly checkpointEvery: number,
     /** How the open went: from a checkpoint or not, and how many bytes it read. */
     readonly opened: { readonly fromCheckpoint: boolean; readonly bytesRead: number },
+    /** The audit key: our lines are proven with it (null: no proofs). */
+    private readonly key: AuditKey | null,
+    /** When this log was opened (ms, on `now`): a halt the log shows as lasting ended before it. */
+    private readonly startedAt: number,
   ) {}
 
   /** Opens (creating it, mode 0600, if missing) and brings the index up to date from the checkpoint or the whole file. */
@@ -86,14 +105,13 @@ export class AuditLog {
     const source = opts.source ?? DEFAULT_AUDIT_SOURCE;
     const fh = await openAppendLog(opts.path);
     try {
-      const index = await startingIndex(fh, opts, source);
-      const fromCheckpoint = index.scannedTo > 0 || index.lastSeq > 0;
-      const scan = await scanHandle(index, fh, source);
+      const { key, index, scan, fromCheckpoint, anchorOwed } = await startAudit(fh, { ...opts, source });
       reportScan(opts.log, opts.path, scan);
+      const now = opts.now ?? Date.now;
       const audit = new AuditLog(
         opts.path,
         source,
-        opts.now ?? Date.now,
+        now,
         opts.log,
         fh,
         index,
@@ -105,7 +123,11 @@ export class AuditLog {
           fromCheckpoint,
           bytesRead: scan.bytesRead,
         },
+        key,
+        now(),
       );
+      // The key is new (or its anchor never made it): our lines from before it are vouched for first.
+      if (anchorOwed) await audit.append([keyAnchorEntry(index, source)]);
       // A long read (no usable checkpoint, or a crash long after the last one) is saved at once;
       // a short one waits for the next checkpoint (every checkpointEvery lines, and at close).
       audit.sinceCheckpoint = scan.bytesRead > 0 ? 1 : 0;
@@ -127,6 +149,56 @@ export class AuditLog {
   /** The audit log's path. */
   get file(): string {
     return this.path;
+  }
+
+  /**
+   * The last moment the log's proven lines show an owner's halt (the daemon's or the CLI's) in force,
+   * or null: with halt_record.json, what voids an approval made before it (see halt-watch.ts).
+   */
+  loggedHalt(): { at: number; reason: string } | null {
+    return this.index.loggedHalt(this.startedAt);
+  }
+
+  /**
+   * Our proven transition line of `draftId` at `version`, or null: read from where the index saw the
+   * draft's last transition line (a lower bound of its offset) to the end. What a start restores a
+   * change from that the store lost (src/app/store-restore.ts).
+   */
+  async transitionAt(draftId: string, version: number): Promise<TransitionEntry | null> {
+    const needle = sourceNeedle(this.source);
+    let found: TransitionEntry | null = null;
+    const onLine = (buf: Buffer, start: number, end: number) => {
+      const line = buf.subarray(start, end);
+      if (line.indexOf(needle) < 0) return;
+      if (this.key !== null && lineProof(this.key, line, 0, line.length) !== "valid") return;
+      const entry = parseAuditLine(buf.toString("utf8", start, end), this.source)?.entry;
+      if (entry?.kind !== "transition" || entry.draft_id !== draftId || entry.version !== version) return;
+      found = entry;
+      throw FOUND;
+    };
+    await readLines(this.fh, onLine, { startOffset: this.index.transitionLine(draftId) ?? 0, chunkBytes: 64 << 10 }).catch(
+      (err: unknown) => {
+        if (err !== FOUND) throw err;
+      },
+    );
+    return found;
+  }
+
+  /**
+   * True when a line naming our source, at byte `offset`, is ours: its proof verifies, or it has none and
+   * comes before the key anchor (written before the key existed). Without a key, every line is (no proofs).
+   * What readers of the log that act on it (the feed, the weekly report) use to skip another writer's lines.
+   */
+  proves(line: Uint8Array, offset: number): boolean {
+    if (this.key === null) return true;
+    const proof = lineProof(this.key, line, 0, line.length);
+    if (proof === "valid") return true;
+    return proof === "none" && this.index.anchor !== null && offset < this.index.anchor.offset;
+  }
+
+  /** Whose lines a scan takes as ours. */
+  private get trust(): ScanTrust {
+    return { key: this.key, own: this.source };
   }
 
   /** Appends entries, one line each; resolves once they are written and fsync'd (and in the index). */
@@ -187,7 +259,8 @@ export class AuditLog {
       }
       for (const { json, entry } of items) {
         seq++;
-        const line = `${head}${seq},"prev_hash":"${hash}",${json.slice(1)}`;
+        const unproven = `${head}${seq},"prev_hash":"${hash}",${json.slice(1)}`;
+        const line = this.key === null ? unproven : signLine(this.key, unproven);
         parts.push(line, "\n");
         added.push({ seq, prev_hash: hash, hash: lineHash(line), entry, offset });
         offset += Buffer.byteLength(line) + 1;
@@ -216,11 +289,12 @@ export class AuditLog {
   private async writeCheckpoint(): Promise<void> {
     this.checkpointQueued = false;
     if (this.checkpointPath === undefined) return;
-    const scan = await scanHandle(this.index, this.fh, this.source);
+    const scan = await scanHandle(this.index, this.fh, this.trust);
+    reportScan(this.log, this.path, { ...scan, unparseableCount: 0, tailBytes: 0 });
     this.tailBytes = scan.tailBytes;
     this.floor = Math.max(this.floor, scan.size);
     this.index.pruneUpdates(this.now());
-    await saveCheckpoint(this.checkpointPath, this.index.snapshot(this.source));
+    await saveCheckpoint(this.checkpointPath, this.index.snapshot(this.source), this.key);
     this.sinceCheckpoint = 0;
   }
 
@@ -247,56 +321,13 @@ export class AuditLog {
   }
 
   private async rescan(): Promise<void> {
-    const scan = await scanHandle(this.index, this.fh, this.source);
+    const scan = await scanHandle(this.index, this.fh, this.trust);
+    reportScan(this.log, this.path, { ...scan, unparseableCount: 0, tailBytes: 0 });
     this.log.warn({ path: this.path, lastSeq: this.index.lastSeq }, "re-read the audit log after a failed write to continue its chain");
     this.tailBytes = scan.tailBytes;
     this.floor = Math.max(this.floor, scan.size);
     this.needsRescan = false;
   }
-}
-
-/**
- * The index to start from: the checkpoint's, when it is whole and matches the
- * file (our last line where it says, with the hash it says), else an empty one
- * (the whole file is read), with a log line saying why.
- */
-async function startingIndex(fh: FileHandle, opts: OpenAuditOptions, source: string): Promise<AuditIndex> {
-  if (opts.checkpointPath === undefined) return new AuditIndex();
-  const read = await loadCheckpoint(opts.checkpointPath);
-  let problem: string;
-  if (read.ok) {
-    const mismatch = await checkpointMismatch(fh, read.snapshot, source);
-    if (mismatch === null) return AuditIndex.fromSnapshot(read.snapshot);
-    problem = `it does not match the audit log (${mismatch}): a stale checkpoint, or the log was replaced`;
-  } else {
-    problem = read.problem;
-  }
-  const fields = { path: opts.checkpointPath, audit: opts.path, problem };
-  if (read.ok || !read.missing) opts.log.warn(fields, "the audit index checkpoint cannot be used; reading the whole audit log instead");
-  else opts.log.info(fields, "no audit index checkpoint; reading the whole audit log");
-  return new AuditIndex();
-}
-
-/** Why a checkpoint does not describe this file, or null when it does. */
-async function checkpointMismatch(
-  fh: FileHandle,
-  s: { source: string; scanned_to: number; last_seq: number; last_hash: string; head: [number, number] | null },
-  source: string,
-): Promise<string | null> {
-  if (s.source !== source) return `it is for source ${JSON.stringify(s.source)}`;
-  const { size } = await fh.stat();
-  if (size < s.scanned_to) return `the log is ${size} bytes, the checkpoint covers ${s.scanned_to}`;
-  if (s.scanned_to > 0) {
-    const nl = Buffer.alloc(1);
-    await fh.read(nl, 0, 1, s.scanned_to - 1);
-    if (nl[0] !== 0x0a) return `byte ${s.scanned_to - 1} is not the end of a line`;
-  }
-  if (s.head === null) return s.last_seq === 0 ? null : "it names a last line but not where it is";
-  const [start, end] = s.head;
-  if (end < start || end > size || end - start > 64 << 20) return "its last line lies outside the log";
-  const line = Buffer.alloc(end - start);
-  await fh.read(line, 0, line.length, start);
-  return lineHash(line) === s.last_hash ? null : `our line at byte ${start} is not the one it recorded`;
 }
 
 /** Validates (against the audit schema) and serialises one entry; throws a TypeError (a caller's bug) for a bad one. */
@@ -313,19 +344,4 @@ function encodeEntry(entry: AuditEntry): Encoded {
   const json = JSON.stringify(entry);
   if (json === undefined || json[0] !== "{") throw new TypeError("an audit entry must be a JSON object");
   return { json, entry: checked.data };
-}
-
-function reportScan(log: StoreLog, path: string, s: AuditScan): void {
-  if (s.unparseableCount > 0) {
-    log.warn(
-      { path, count: s.unparseableCount, lines: s.unparseable },
-      "skipped audit lines of ours that do not parse (interrupted writes?); the chain continues from the last good one",
-    );
-  }
-  if (s.tailBytes > 0) {
-    log.warn(
-      { path, bytes: s.tailBytes },
-      "the audit log ends with an incomplete line (an interrupted write); it is left as is and our next line starts on a new line",
-    );
-  }
 }

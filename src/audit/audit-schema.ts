@@ -75,6 +75,14 @@ export const transitionEntrySchema = z.object({
   sent_as: z.enum(SENDER_KINDS).optional(),
   /** An undo's time as Telegram dated it; null: not dated (a ↩️ tap that waited while the daemon was down). */
   acted_at: z.string().nullable().optional(),
+  /**
+   * The draft's whole store record after the change, without `draft_text` (the line's own): what a
+   * start restores when the store lost the change (src/app/store-restore.ts). Lines written before it
+   * existed have none.
+   */
+  record: z.record(z.string(), z.unknown()).optional(),
+  /** An edit that only put back what redaction removed ("🔓 Keep the removed items"): the report does not count it as edited. */
+  restored: z.boolean().optional(),
 });
 
 /** A change whose effects edit the review post; written with the change, so a crash before the edit is redone at start. */
@@ -226,6 +234,35 @@ export const reportPostedEntrySchema = z.object({
   user_id: int.nullable(),
 });
 
+/** One chain head a key anchor vouches for: the last line of `source` written before the audit key existed. */
+const anchoredHeadSchema = z.object({ source: z.string(), seq: int.nonnegative(), hash: z.string() });
+
+/**
+ * Written once, with the first proof, when the audit key is made (src/audit/audit-key.ts): the
+ * lines of our sources written before it (each chain up to the head named here) count as ours;
+ * a line of our sources without a valid proof after it is another writer's.
+ */
+export const keyAnchorEntrySchema = z.object({ kind: z.literal("key_anchor"), chains: z.array(anchoredHeadSchema), note: z.string() });
+
+/**
+ * A weekly report picture is about to be posted (written, fsync'd, before the
+ * sendPhoto): a stop before `report_posted` leaves it unknown whether it
+ * reached the chat, and it is never posted again.
+ */
+export const reportIntentEntrySchema = z.object({
+  kind: z.literal("report_intent"),
+  trigger: z.literal("schedule"),
+  since: z.string(),
+  until: z.string(),
+});
+
+/** A weekly picture whose post a stop or a failed call left unconfirmed; the reviewer was told (once) that it may be missing. */
+export const reportUnconfirmedEntrySchema = z.object({
+  kind: z.literal("report_unconfirmed"),
+  since: z.string(),
+  until: z.string(),
+});
+
 /** Every entry we write, by `kind`. */
 export const auditEntrySchema = z.discriminatedUnion("kind", [
   transitionEntrySchema,
@@ -242,6 +279,9 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   surfaceEntrySchema,
   surfaceUsedEntrySchema,
   reportPostedEntrySchema,
+  keyAnchorEntrySchema,
+  reportIntentEntrySchema,
+  reportUnconfirmedEntrySchema,
 ]);
 
 /** One entry as a caller writes it (the log adds ts, source, seq, prev_hash). */
@@ -265,8 +305,8 @@ export const auditEnvelopeSchema = z.object({
 /** The fields the log writes itself. */
 export type AuditEnvelope = z.infer<typeof auditEnvelopeSchema>;
 
-/** Names a caller may not set in an entry: the log writes them. */
-export const RESERVED_FIELDS = Object.keys(auditEnvelopeSchema.shape) as readonly (keyof AuditEnvelope)[];
+/** Names a caller may not set in an entry: the log writes them (`mac`: the line's proof, see line-proof.ts). */
+export const RESERVED_FIELDS: readonly string[] = [...Object.keys(auditEnvelopeSchema.shape), "mac"];
 
 /** One line of ours read back: the envelope plus the entry. */
 export type AuditRecord = AuditEnvelope & AuditEntry;

@@ -1,12 +1,16 @@
 import { errCode, errMessage, readFileNoFollow, writeFileDurably } from "../store/fs-util.js";
 import { checkLine, CRC_SUFFIX_BYTES, encodeLine } from "../store/line-codec.js";
 import { indexSnapshotSchema, type IndexSnapshot } from "./audit-index.js";
+import { checkpointProof, signCheckpoint, type AuditKey } from "./line-proof.js";
 
 /**
  * The audit index's checkpoint file: one checksummed line (the store's line
  * format), written with the one durable temp-file write, so it is either the
  * old checkpoint or the whole new one. It is only a shortcut: when it is
  * missing, damaged or does not match the audit log, the log is read in full.
+ * With the audit key it carries a proof (line-proof.ts) like our audit lines:
+ * a checkpoint written by anyone else is not used, so it can never bring into
+ * the index what the log's proven lines do not say.
  */
 
 /** What reading the checkpoint gave. */
@@ -17,13 +21,16 @@ export type CheckpointRead =
 /** Largest checkpoint read back; a bigger file is not ours. */
 const MAX_BYTES = 64 << 20;
 
-/** Writes the checkpoint atomically and durably. */
-export async function saveCheckpoint(path: string, snapshot: IndexSnapshot): Promise<void> {
-  await writeFileDurably(path, encodeLine(snapshot), { mode: 0o600 });
+/** Writes the checkpoint atomically and durably, with its proof when there is a key. */
+export async function saveCheckpoint(path: string, snapshot: IndexSnapshot, key: AuditKey | null): Promise<void> {
+  const json = JSON.stringify(snapshot);
+  // Parsed back, the signed text serialises to itself: encodeLine adds only its checksum.
+  const record = key === null ? snapshot : (JSON.parse(signCheckpoint(key, json)) as object);
+  await writeFileDurably(path, encodeLine(record), { mode: 0o600 });
 }
 
-/** Reads and checks the checkpoint (checksum, then schema). */
-export async function loadCheckpoint(path: string): Promise<CheckpointRead> {
+/** Reads and checks the checkpoint (checksum, the proof when there is a key, then schema). */
+export async function loadCheckpoint(path: string, key: AuditKey | null): Promise<CheckpointRead> {
   let buf: Buffer;
   try {
     buf = await readFileNoFollow(path, MAX_BYTES);
@@ -34,9 +41,22 @@ export async function loadCheckpoint(path: string): Promise<CheckpointRead> {
   const end = buf.length > 0 && buf[buf.length - 1] === 0x0a ? buf.length - 1 : buf.length;
   const bad = checkLine(buf, 0, end);
   if (bad !== null) return { ok: false, missing: false, problem: `it is damaged (${bad})` };
+  const json = Buffer.concat([buf.subarray(0, end - CRC_SUFFIX_BYTES), Buffer.from("}")]);
+  if (key !== null) {
+    const proof = checkpointProof(key, json);
+    if (proof !== "valid")
+      return {
+        ok: false,
+        missing: false,
+        problem:
+          proof === "none"
+            ? "it carries no proof (written before the audit key existed, or by another program)"
+            : "its proof does not verify: it was not written with this HARNESS_DIR's audit key",
+      };
+  }
   let value: unknown;
   try {
-    value = JSON.parse(`${buf.toString("utf8", 0, end - CRC_SUFFIX_BYTES)}}`);
+    value = JSON.parse(json.toString("utf8"));
   } catch (err) {
     return { ok: false, missing: false, problem: `it is not JSON (${errMessage(err)})` };
   }

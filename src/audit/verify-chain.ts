@@ -1,60 +1,166 @@
 import { open } from "node:fs/promises";
 import { readLines } from "../store/line-reader.js";
-import { lineHash, sourceNeedle } from "./audit-scan.js";
+import { lineHash, sourceNeedle, whyNotOurs } from "./audit-scan.js";
 import { parseAuditLine } from "./audit-schema.js";
+import { lineProof, type AuditKey } from "./line-proof.js";
+import { DEFAULT_AUDIT_SOURCE, PROJECT_SOURCES } from "./sources.js";
 
-/** The default `source` of our audit lines. */
-export const DEFAULT_AUDIT_SOURCE = "telegram-draft-for-review";
+export { DEFAULT_AUDIT_SOURCE } from "./sources.js";
 
-/** The result of verifyAuditChain. */
+/** The result of verifyAuditChain: one source's chain, or its first problem. */
 export type ChainVerdict = { ok: true; lines: number } | { ok: false; line: number; reason: string };
 
-class Stop extends Error {}
+/** One of our sources as verifyAudit found it. */
+export interface SourceReport {
+  readonly source: string;
+  /** Its lines that are ours (proven, or from before the key and on its chain). */
+  readonly lines: number;
+  /** Of those, the lines written before the audit key existed. */
+  readonly preKey: number;
+  /** The first place its chain breaks (a line of ours edited, deleted or reordered), if it does. */
+  readonly broken: { readonly line: number; readonly reason: string } | null;
+}
+
+/** A line that claims one of our sources without being ours. */
+export interface ClaimedLine {
+  readonly line: number;
+  readonly offset: number;
+  readonly source: string;
+  readonly reason: string;
+}
+
+/** Another writer's lines, by their `source` ("(none)": not JSON, or no source). */
+export interface OtherWriter {
+  readonly source: string;
+  readonly count: number;
+  /** Their first line numbers (at most 10). */
+  readonly lines: number[];
+}
+
+/** What `verifyAudit` found in the whole log. */
+export interface AuditVerdict {
+  /** True when every line claiming our sources is ours and every chain is intact. */
+  readonly ok: boolean;
+  readonly sources: SourceReport[];
+  /** Lines claiming our sources without valid proof (the first 100), and how many in all. */
+  readonly unproven: ClaimedLine[];
+  readonly unprovenCount: number;
+  readonly others: OtherWriter[];
+  /** The line of the key anchor, if the log has one. */
+  readonly anchorLine: number | null;
+  /** Lines carrying a proof that could not be checked (no key given). */
+  readonly uncheckedProofs: number;
+}
+
+interface SourceState {
+  seq: number;
+  hash: string;
+  lines: number;
+  preKey: number;
+  broken: { line: number; reason: string } | null;
+}
 
 /**
- * Checks that the lines of `source` in the audit log form an unbroken chain:
- * each `prev_hash` is the sha256 of the previous line of that source (""
- * for the first) and `seq` strictly increases. An edited or deleted line
- * breaks the chain at the next line of ours (an edit of the very last line
- * cannot be seen). Lines of other sources, and lines that do not parse (torn
- * writes), are skipped. Reports the first break with its 1-based line number.
+ * Reads the whole log and judges every line that names one of `sources` by
+ * the rule the daemon uses (whyNotOurs): proven with `key` (or, before the key
+ * anchor, on its source's chain). The lines that are ours must also form
+ * unbroken chains: each `prev_hash` is the sha256 of the previous line of
+ * that source ("" for the first) and `seq` increases. Other writers' lines
+ * are counted by source, never judged. Without a key, proofs cannot be
+ * checked: every line is judged by the chain alone.
  */
-export async function verifyAuditChain(path: string, source: string = DEFAULT_AUDIT_SOURCE): Promise<ChainVerdict> {
-  const needle = sourceNeedle(source);
+export async function verifyAudit(path: string, key: AuditKey | null, sources: readonly string[] = PROJECT_SOURCES): Promise<AuditVerdict> {
+  // Every project source is judged (the key anchor is the daemon's line); only `sources` are reported.
+  const judged = [...new Set([...PROJECT_SOURCES, ...sources])];
+  const state = new Map<string, SourceState>(judged.map((s) => [s, { seq: 0, hash: "", lines: 0, preKey: 0, broken: null }]));
+  const needles = judged.map((s) => [s, sourceNeedle(s)] as const);
+  const unproven: ClaimedLine[] = [];
+  let unprovenCount = 0;
+  const others = new Map<string, { count: number; lines: number[] }>();
+  let anchorLine: number | null = null;
+  let uncheckedProofs = 0;
   const fh = await open(path, "r");
-  let prevHash = "";
-  let prevSeq = -Infinity;
-  let lines = 0;
-  let broken: ChainVerdict | undefined;
   try {
-    await readLines(fh, (buf, start, end, lineNo) => {
-      if (buf.subarray(start, end).indexOf(needle) < 0) return;
-      const parsed = parseAuditLine(buf.toString("utf8", start, end), source);
-      if (!parsed) return;
-      const fields = parsed.envelope;
-      const reason = chainBreak(fields, prevHash, prevSeq, lines);
-      if (reason) {
-        broken = { ok: false, line: lineNo, reason };
-        throw new Stop();
+    await readLines(fh, (buf, start, end, lineNo, offset) => {
+      const line = buf.subarray(start, end);
+      const text = buf.toString("utf8", start, end);
+      const match = needles.find(([s, needle]) => line.indexOf(needle) >= 0 && parseAuditLine(text, s) !== null);
+      if (match === undefined) {
+        if (end > start) noteOther(others, text, lineNo, judged);
+        return;
       }
-      prevHash = lineHash(buf.subarray(start, end));
-      prevSeq = fields.seq;
-      lines++;
+      const [source] = match;
+      const parsed = parseAuditLine(text, source)!;
+      const s = state.get(source)!;
+      const proof = lineProof(key, line, 0, line.length);
+      if (proof !== "none" && key === null) uncheckedProofs++;
+      const reason = whyNotOurs(proof, key !== null, anchorLine !== null, s, parsed.envelope);
+      if (reason !== null) {
+        if (sources.includes(source) && unprovenCount++ < 100) unproven.push({ line: lineNo, offset, source, reason });
+        return;
+      }
+      if (parsed.entry?.kind === "key_anchor" && anchorLine === null) anchorLine = lineNo;
+      if (s.broken === null) s.broken = chainBreak(parsed.envelope, s, lineNo);
+      s.seq = parsed.envelope.seq;
+      s.hash = lineHash(line);
+      s.lines++;
+      if (proof === "none" || key === null) s.preKey++;
     });
-  } catch (err) {
-    if (!(err instanceof Stop)) throw err;
   } finally {
     await fh.close();
   }
-  return broken ?? { ok: true, lines };
+  const reports = sources.map((source) => {
+    const { lines, preKey, broken } = state.get(source)!;
+    return { source, lines, preKey, broken };
+  });
+  const ok = unprovenCount === 0 && reports.every((r) => r.broken === null);
+  const otherList = [...others].map(([source, o]) => ({ source, count: o.count, lines: o.lines }));
+  return { ok, sources: reports, unproven, unprovenCount, others: otherList, anchorLine, uncheckedProofs };
 }
 
-function chainBreak(fields: { seq: number; prev_hash: string }, prevHash: string, prevSeq: number, seen: number): string | null {
-  if (fields.prev_hash !== prevHash) {
-    return seen === 0
-      ? `the first line of this source has prev_hash "${fields.prev_hash.slice(0, 16)}...", not "": earlier lines were deleted`
-      : "prev_hash is not the sha256 of the previous line of this source: a line before it was edited or deleted";
+/** Counts a line of another writer (a line of one of our sources not asked about counts as such too). */
+function noteOther(others: Map<string, { count: number; lines: number[] }>, text: string, lineNo: number, asked: readonly string[]): void {
+  let source = "(none)";
+  try {
+    const v = JSON.parse(text) as { source?: unknown };
+    if (typeof v.source === "string") source = v.source;
+  } catch {
+    // not JSON: an interrupted write, or another program's format
   }
-  if (fields.seq <= prevSeq) return `seq ${fields.seq} does not increase (previous ${prevSeq}): lines were reordered or copied`;
+  if (asked.includes(source)) return; // ours, torn or not in our format: not another writer's
+  const o = others.get(source) ?? { count: 0, lines: [] };
+  o.count++;
+  if (o.lines.length < 10) o.lines.push(lineNo);
+  others.set(source, o);
+}
+
+function chainBreak(fields: { seq: number; prev_hash: string }, s: SourceState, lineNo: number): { line: number; reason: string } | null {
+  if (fields.prev_hash !== s.hash) {
+    const reason =
+      s.lines === 0
+        ? `the first line of this source has prev_hash "${fields.prev_hash.slice(0, 16)}...", not "": earlier lines were deleted`
+        : "prev_hash is not the sha256 of the previous line of this source: a line before it was edited or deleted";
+    return { line: lineNo, reason };
+  }
+  if (s.lines > 0 && fields.seq <= s.seq)
+    return { line: lineNo, reason: `seq ${fields.seq} does not increase (previous ${s.seq}): lines were reordered or copied` };
   return null;
+}
+
+/**
+ * One source's verdict, as before the audit key: its first problem (a line
+ * that claims it without being ours, or a break in its chain), or how many
+ * lines of it are ours. See verifyAudit.
+ */
+export async function verifyAuditChain(
+  path: string,
+  source: string = DEFAULT_AUDIT_SOURCE,
+  key: AuditKey | null = null,
+): Promise<ChainVerdict> {
+  const v = await verifyAudit(path, key, [source]);
+  const report = v.sources[0]!;
+  const first = [...v.unproven.map((u) => ({ line: u.line, reason: `a line claims this source without valid proof: ${u.reason}` }))];
+  if (report.broken !== null) first.push(report.broken);
+  first.sort((a, b) => a.line - b.line);
+  return first.length > 0 ? { ok: false, line: first[0]!.line, reason: first[0]!.reason } : { ok: true, lines: report.lines };
 }

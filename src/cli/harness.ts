@@ -2,8 +2,7 @@ import { resolve } from "node:path";
 import { harnessPaths } from "../app/paths.js";
 import type { CliIo } from "./io.js";
 
-/** The `source` of the audit lines the CLI writes: its own hash chain, so the daemon's stays intact. */
-export const CLI_AUDIT_SOURCE = "draft-review-cli";
+export { CLI_AUDIT_SOURCE } from "../audit/sources.js";
 
 /**
  * The daemon's files as the CLI finds them: HARNESS_DIR from the environment

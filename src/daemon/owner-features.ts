@@ -5,15 +5,15 @@ import type { Core } from "../app/core.js";
 import type { CallbackDelivery } from "../callbacks/delivery.js";
 import type { Clock } from "../clock/clock.js";
 import type { Config } from "../config/config.js";
+import { atLocalTime, startSchedule, type Schedule } from "../clock/schedule.js";
 import { digestCounts, digestText } from "../owner/digest-text.js";
-import { scheduleDigest, type DigestSchedule } from "../owner/digest-schedule.js";
 import { localMinute } from "../owner/local-time.js";
 import { buildStatusReport, type StatusReport } from "../owner/status-report.js";
 import { ownerCommands, registerOwnerCommands } from "../telegram/owner-commands.js";
 import { ReactionWatch } from "../telegram/reaction-watch.js";
-import { postReport, weeklyReportPosted, type ReportPostDeps } from "../report/report-post.js";
-import { scheduleWeeklyReport, type WeeklyReportSchedule } from "../report/report-schedule.js";
-import { weekBefore } from "../report/week.js";
+import { emptyReportText, postReport, type ReportPostDeps } from "../report/report-post.js";
+import { weeklyDue } from "../report/week.js";
+import { catchUpWeeks, settleWeek } from "../report/weekly-report.js";
 import type { Logger } from "../log/logger.js";
 
 /** The window /report covers: the last seven days. */
@@ -77,7 +77,13 @@ export function ownerFeatures(deps: OwnerFeatureDeps): OwnerFeatures {
     });
   const paths = harnessPaths(config.harnessDir);
   const reportDeps: ReportPostDeps = {
-    files: { audit: paths.audit, drafts: paths.drafts, archive: paths.archive, source: core.audit.source },
+    files: {
+      audit: paths.audit,
+      drafts: paths.drafts,
+      archive: paths.archive,
+      source: core.audit.source,
+      proves: (line, offset) => core.audit.proves(line, offset),
+    },
     sendPhoto: deps.sendPhoto,
     audit: core.audit,
     now: () => clock.now(),
@@ -96,10 +102,17 @@ export function ownerFeatures(deps: OwnerFeatureDeps): OwnerFeatures {
     now: () => clock.now(),
     deferForMs: config.deferForMs,
     log,
-    report: (userId) => postReport(reportDeps, { sinceMs: clock.now() - WEEK_MS, untilMs: clock.now() }, { trigger: "command", userId }),
+    report: async (userId) => {
+      const outcome = await postReport(
+        reportDeps,
+        { sinceMs: clock.now() - WEEK_MS, untilMs: clock.now() },
+        { trigger: "command", userId },
+      );
+      return outcome.posted ? null : emptyReportText(outcome.report);
+    },
   });
-  let digest: DigestSchedule | undefined;
-  let weekly: WeeklyReportSchedule | undefined;
+  let digest: Schedule | undefined;
+  let weekly: Schedule | undefined;
   return {
     commands,
     confirmations,
@@ -108,26 +121,27 @@ export function ownerFeatures(deps: OwnerFeatureDeps): OwnerFeatures {
     async start() {
       await registerOwnerCommands(deps.api, config.reviewChatId, log);
       if (config.reportDay !== null) {
-        weekly = scheduleWeeklyReport({
+        const weeklyDeps = { ...reportDeps, day: config.reportDay, say: deps.say, log };
+        weekly = startSchedule({
           clock,
-          day: config.reportDay,
-          log,
-          posted: (dueMs) => weeklyReportPosted(reportDeps.files, dueMs, clock.now()),
-          post: (dueMs) => postReport(reportDeps, weekBefore(dueMs), { trigger: "schedule", userId: null }),
+          next: weeklyDue(config.reportDay),
+          first: () => catchUpWeeks(weeklyDeps),
+          run: async (dueMs) => void (await settleWeek(weeklyDeps, dueMs)),
+          onError: (err) => log.error({ err }, "could not post the weekly report; the next one is due next week"),
         });
-        log.info({ next_report: localMinute(weekly.nextAt) }, "weekly report scheduled (REPORT_DAY, 09:00 local time)");
+        log.info({ next_report: localMinute(weekly.nextAt!) }, "weekly report scheduled (REPORT_DAY, 09:00 local time)");
       }
       if (config.digestHour === null) return;
-      digest = scheduleDigest({
+      digest = startSchedule({
         clock,
-        hour: config.digestHour,
-        log,
-        send: async () => {
+        next: atLocalTime({ hour: config.digestHour }),
+        run: async () => {
           const now = clock.now();
           await deps.say(digestText(digestCounts(core.desk.list(), now, DIGEST_WINDOW_MS), now, await core.killSwitch.check()));
         },
+        onError: (err) => log.error({ err }, "could not post the daily digest; the next one is due tomorrow"),
       });
-      log.info({ next_digest: localMinute(digest.nextAt) }, "daily digest scheduled (DIGEST_HOUR, local time)");
+      log.info({ next_digest: localMinute(digest.nextAt!) }, "daily digest scheduled (DIGEST_HOUR, local time)");
     },
     async stop() {
       await weekly?.stop();

@@ -15,12 +15,11 @@ import { decisionHandlers } from "../telegram/decision-handlers.js";
 import { TelegramReviewChat } from "../telegram/review-chat.js";
 import { reviewChatLimits } from "../telegram/review-lane.js";
 import { telegramSendCall } from "../telegram/send-call.js";
-import { ALLOWED_UPDATES, startJournaledPolling, type FetchUpdates } from "../telegram/journaled-updates.js";
+import { ALLOWED_UPDATES, handleJournaled, startJournaledPolling, type FetchUpdates } from "../telegram/journaled-updates.js";
 import { AUDIENCE_TTL_MS, TelegramAudienceResolver } from "../telegram/audience-resolver.js";
 import { UpdateJournal } from "../telegram/update-journal.js";
 import { businessConnectionCall, businessUpdates } from "../telegram/business-updates.js";
 import { markAnswers } from "../telegram/answer-mark.js";
-import { runInUpdate } from "../telegram/update-scope.js";
 import { Closers } from "./closers.js";
 import { handleStartBacklog } from "./start-backlog.js";
 import { connectBot } from "./connect.js";
@@ -105,6 +104,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
         fetchConnection: businessConnectionCall(bot.api),
         tell: (text) => reviewChat.say(text),
       },
+      secrets: env.secrets,
     });
     // Closing the core waits for the desk work that is running.
     closers.push("core", () => core.close());
@@ -298,35 +298,21 @@ async function readBacklog(
 
 /**
  * Handles again the journaled updates a stop left in flight (or to retry), in
- * order, and marks each finished. One that began to answer before the stop is
- * not among them: its answer is not sent twice.
+ * order, each as at run time (handleJournaled): marked finished, a failure
+ * logged and kept for the next start. One that began to answer before the
+ * stop is not among them: its answer is not sent twice.
  */
 async function replayJournal(journal: UpdateJournal, bot: Bot, core: Core, log: Logger, held: Set<number>): Promise<void> {
   const pending = journal.entries();
   if (pending.length > 0) log.warn({ updates: pending.length }, "handling updates a stop left unhandled");
   for (const update of pending) {
-    const id = update.update_id;
     // A decision the audit log holds already (a journal from before handled updates were marked).
-    if (core.desk.hasSeenUpdate(id)) {
-      await journal.finish(id).catch(() => {});
+    if (core.desk.hasSeenUpdate(update.update_id)) {
+      await journal.finish(update.update_id).catch(() => {});
       continue;
     }
-    held.add(id);
-    // As at run time, an update whose handling fails is logged and skipped: one bad update must not stop every start.
-    const outcome = await runInUpdate(id, (scope) =>
-      bot.handleUpdate(update).then(
-        () => (scope.retry ? "retry" : "handled"),
-        (err: unknown) => {
-          log.error({ err, update_id: id }, "a journaled update could not be handled again; it stays in the journal for the next start");
-          return "failed";
-        },
-      ),
-    );
-    if (outcome !== "failed") {
-      await journal
-        .finish(id, outcome === "retry")
-        .catch((err: unknown) => log.error({ err, update_id: id }, "could not journal that an update was handled"));
-    }
+    held.add(update.update_id);
+    await handleJournaled(update, { handleUpdate: (u) => bot.handleUpdate(u), journal, log });
   }
   await core.desk.settle();
 }

@@ -52,6 +52,7 @@ export function transitionEntry(
     reason: draft.reason,
     ...(note ? { note } : {}),
     ...(event.type === "revised" ? { revised_by: event.byDraftId } : {}),
+    ...(event.type === "edit" && event.restored === true ? { restored: true } : {}),
     ...(event.type === "undo" && event.actedAt !== undefined
       ? { acted_at: event.actedAt === null ? null : new Date(event.actedAt).toISOString() }
       : {}),
@@ -60,7 +61,14 @@ export function transitionEntry(
     send_as: draft.send_as,
     sender: senderKindOf(draft),
     ...(draft.sent_as !== null ? { sent_as: draft.sent_as } : {}),
+    record: recordOf(draft),
   };
+}
+
+/** The whole record after the change, for a start that finds the store lost it; its text is the line's own `draft_text`. */
+function recordOf(draft: DraftRecord): Record<string, unknown> {
+  const { draft_text: _text, ...rest } = draft;
+  return rest;
 }
 
 /** A decision that did not count, with why: written so nothing is dropped silently. */

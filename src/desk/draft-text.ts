@@ -2,6 +2,7 @@ import { TELEGRAM_TEXT_LIMIT } from "../drafts/payload.js";
 import { isEmptyForTelegram, trimLikeTelegram } from "../drafts/telegram-text.js";
 import type { RedactionSummary } from "../drafts/record.js";
 import { textSha256 } from "../send/approval.js";
+import { keptRedaction } from "../drafts/keep-removed.js";
 
 /** Redaction as the intake applies it: the text to review and send, and what was removed. */
 export type Redactor = (text: string) => { text: string; removed: Partial<Record<string, number>>; hints?: string[] };
@@ -10,7 +11,14 @@ export { trimLikeTelegram } from "../drafts/telegram-text.js";
 
 /** A draft text ready to review and send, or why it cannot be one. */
 export type PreparedText =
-  | { readonly ok: true; readonly text: string; readonly textSha256: string; readonly redaction: RedactionSummary }
+  | {
+      readonly ok: true;
+      readonly text: string;
+      readonly textSha256: string;
+      readonly redaction: RedactionSummary;
+      /** The trimmed text before redaction, when redaction changed it: kept aside for "🔓 Keep the removed items". */
+      readonly unredacted?: string;
+    }
   | { readonly ok: false; readonly reason: "empty" | "too_long"; readonly error: string };
 
 /**
@@ -39,7 +47,7 @@ export function prepareDraftText(raw: string, redact: Redactor | null): Prepared
         ...(redacted.hints && redacted.hints.length > 0 ? { hints: redacted.hints } : {}),
       }
     : { mode: "off", removed: {} };
-  return { ok: true, text, textSha256: textSha256(text), redaction };
+  return { ok: true, text, textSha256: textSha256(text), redaction, ...(text === trimmed ? {} : { unredacted: trimmed }) };
 }
 
 /**
@@ -50,4 +58,14 @@ export function prepareDraftText(raw: string, redact: Redactor | null): Prepared
 export function prepareReviewerText(raw: string): PreparedText {
   const prepared = prepareDraftText(raw, null);
   return prepared.ok ? { ...prepared, redaction: { mode: "reviewer", removed: {} } } : prepared;
+}
+
+/**
+ * The text kept aside at intake, as the version "🔓 Keep the removed items"
+ * makes of it: checked as at intake (with its items it may pass Telegram's
+ * limit), not redacted, its summary saying the reviewer restored it.
+ */
+export function prepareKeptText(unredacted: string, before: RedactionSummary | null): PreparedText {
+  const prepared = prepareDraftText(unredacted, null);
+  return prepared.ok ? { ...prepared, redaction: keptRedaction(before) } : prepared;
 }

@@ -51,6 +51,8 @@ export interface FeedSource {
   /** Our `source` field. */
   readonly source: string;
   readonly index: AuditIndex;
+  /** True when a line of our source is ours (AuditLog.proves): another writer's line is never served. */
+  proves?(line: Uint8Array, offset: number): boolean;
 }
 
 class PageFull extends Error {}
@@ -61,7 +63,8 @@ class PageFull extends Error {}
  * that survives restarts and store compaction. A page is read from disk,
  * starting at the offset the index gives for `after` (at most a few hundred
  * lines before it), so memory does not grow with the feed's length. Only
- * lines the index has (acknowledged ones) are served.
+ * lines the index has (acknowledged ones) are served, and only ours: a line
+ * another writer appends claiming our source is skipped (see AuditLog.proves).
  */
 export function auditEventFeed(audit: FeedSource): EventFeed {
   const { source } = audit;
@@ -83,9 +86,10 @@ export function auditEventFeed(audit: FeedSource): EventFeed {
         }
         await readLines(
           fh,
-          (buf, from, to, lineNo) => {
+          (buf, from, to, lineNo, offset) => {
             if (skipFirst && lineNo === 1) return;
-            if (buf.subarray(from, to).indexOf(needle) < 0) return;
+            const line = buf.subarray(from, to);
+            if (line.indexOf(needle) < 0 || audit.proves?.(line, offset) === false) return;
             const parsed = parseAuditLine(buf.toString("utf8", from, to), source);
             if (!parsed) return;
             const { seq, ts } = parsed.envelope;

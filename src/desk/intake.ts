@@ -5,7 +5,7 @@ import { parseDraftPayload, type DraftPayload } from "../drafts/payload.js";
 import type { DraftRecord } from "../drafts/record.js";
 import type { DraftStatus } from "../drafts/status.js";
 import { KeyedQueue } from "./keyed-queue.js";
-import type { AudienceSource, ReviewChat } from "./ports.js";
+import type { AudienceSource, RemovedItems, ReviewChat } from "./ports.js";
 import { prepareDraftText, type Redactor } from "./draft-text.js";
 import { checkRevises, revisesFacts } from "./revises.js";
 import type { ReviewDesk } from "./review-desk.js";
@@ -55,6 +55,8 @@ export interface IntakeOptions {
   readonly sender?: SenderChooser;
   /** True in test mode: every draft made is marked `test_mode` (a live daemon leaves it alone). */
   readonly testMode?: boolean;
+  /** Where the text before redaction is kept aside, for 🔓 Keep the removed items; absent: not kept. */
+  readonly removedItems?: RemovedItems;
 }
 
 /** A draft id: sortable by creation time, unguessable after it. */
@@ -156,10 +158,12 @@ export class Intake {
     // As the owner, the audience is the person the connection proves; the bot's own getChat may not know them.
     const audience = choice.audience ?? (await this.options.audience?.resolve(payload.destination_chat_id)) ?? null;
     const now = clock.now();
+    const draftId = (this.options.newDraftId ?? newDraftId)();
+    if (prepared.unredacted !== undefined) await this.keepUnredacted(draftId, prepared.textSha256, prepared.unredacted);
     const { draft, effects } = createDraft(
       payload,
       {
-        draftId: (this.options.newDraftId ?? newDraftId)(),
+        draftId,
         text,
         textSha256: prepared.textSha256,
         payloadSha256: payloadSha256(payload),
@@ -183,5 +187,21 @@ export class Intake {
     if (earlier !== null && !revises.archived) await desk.markRevised(earlier.draft_id, draft.draft_id);
     if (postNow) await desk.post(draft.draft_id);
     return { ok: true, created: true, answer: answerFor(desk.get(draft.draft_id) ?? draft, choice.warnings) };
+  }
+
+  /**
+   * The text before redaction, kept aside (never in the store or the audit log) before the draft
+   * exists and the intake answers, for 🔓 Keep the removed items. A failure does not refuse the
+   * draft (it is reviewed as redacted; the button then says the items are gone): it is logged.
+   */
+  private async keepUnredacted(draftId: string, redactedSha256: string, text: string): Promise<void> {
+    try {
+      await this.options.removedItems?.keep({ draft_id: draftId, redacted_sha256: redactedSha256, text });
+    } catch (err) {
+      this.options.desk.log.warn(
+        { err, draft_id: draftId },
+        "could not keep the removed items of a redacted draft; 🔓 will say they are gone",
+      );
+    }
   }
 }

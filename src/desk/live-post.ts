@@ -4,7 +4,7 @@ import { localMinute } from "../owner/local-time.js";
 import { reviewLink } from "../owner/pending-text.js";
 
 /** What a reviewer did that did not count. */
-export type ActionKind = "decide" | "edit" | "prompt" | "undo";
+export type ActionKind = "decide" | "edit" | "prompt" | "undo" | "restore";
 
 /**
  * The answer to an action on a message that is not a draft's live review post
@@ -72,6 +72,7 @@ export function refusalAnswer(kind: ActionKind, reason: string, draft: DraftReco
     }
     return null;
   }
+  if (kind === "restore") return keepAnswer(reason, status);
   if (kind === "edit" || kind === "prompt") {
     switch (reason) {
       case "edit_empty":
@@ -96,4 +97,22 @@ function finalAnswer(status: string): string {
   if (status === "sent") return "⚠️ Not applied: this draft was already sent.";
   if (status === "revise") return "⚠️ Not applied: this draft was sent back for revision; its new version comes as a new post.";
   return `⚠️ Not applied: the draft is ${status} and takes no more decisions.`;
+}
+
+/** Why "🔓 Keep the removed items" did not apply, and what to do instead. */
+function keepAnswer(reason: string, status: string): string {
+  switch (reason) {
+    case "removed_items_gone":
+      return "🔓 Not applied: the removed items are no longer kept (their file is missing or damaged), so nothing was changed. Reply ✏️ with the text as it should be.";
+    case "restore_too_long":
+      return "🔓 Not applied: with the removed items the text is longer than Telegram's 4096 characters. Reply ✏️ with a shorter text.";
+    case "already_approved":
+      return "🔓 Not applied: the draft is already approved. Undo (↩️) within the undo window first.";
+    case "expired":
+      return "⌛ Not applied: the draft has expired.";
+    case "nothing_removed":
+      return "🔓 Not applied: this version has no removed items to keep.";
+    default:
+      return `🔓 Not applied: the draft is ${status}; removed items can be kept only while it awaits a decision.`;
+  }
 }

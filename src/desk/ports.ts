@@ -2,6 +2,7 @@ import type { Audience } from "../drafts/audience.js";
 import type { SurfaceState } from "../audit/audit-schema.js";
 import type { Actor, Decision, DraftRecord } from "../drafts/record.js";
 import type { RefusedDecision } from "./audit-entries.js";
+import type { KeptOriginal, ReadKept } from "../store/removed-items.js";
 
 /** Where a review post went. */
 export interface ReviewPost {
@@ -63,6 +64,21 @@ export interface ReviewChat {
    * A failure is the caller's to log.
    */
   close(surface: SurfaceState, draft: DraftRecord, chose: Decision | null): Promise<void>;
+}
+
+/**
+ * The originals of redacted drafts, kept aside for "🔓 Keep the removed items"
+ * (src/store/removed-items.ts: private files in HARNESS_DIR, never the store or the audit log).
+ */
+export interface RemovedItems {
+  /** Keeps a draft's text before redaction, bound to the redacted text's sha256; durable when it resolves. */
+  keep(kept: KeptOriginal): Promise<void>;
+  /** A draft's kept original, or why there is none (missing, damaged): never throws for a bad file. */
+  read(draftId: string): Promise<ReadKept>;
+  /** Drops a draft's kept original. */
+  drop(draftId: string): Promise<void>;
+  /** Drops the kept originals `keep` says no longer serve; returns how many went. */
+  sweep(keep: (draftId: string) => boolean): Promise<number>;
 }
 
 /** Sends an approved draft through the guarded send path. */
@@ -140,6 +156,8 @@ export interface DecisionDesk {
   requestEdit(request: ReviewerAction): Promise<DecisionOutcome>;
   /** Takes back an approval within UNDO_WINDOW (👍 removed, ↩️ Undo, a reply `undo`). */
   undo(request: ReviewerAction): Promise<DecisionOutcome>;
+  /** "🔓 Keep the removed items": the next text version with what redaction removed, bound like an ✏️ edit. */
+  keepRemoved(request: ReviewerAction): Promise<DecisionOutcome>;
   /** True when `messageId` is a review post (live or replaced), an edit prompt or a confirmation question of some draft. */
   knowsMessage(messageId: number): boolean;
   /** True when `messageId` is an edit prompt the bot sent (a reply to it is the new text). */

@@ -22,10 +22,12 @@ import type {
   DecisionOutcome,
   DecisionRequest,
   EditRequest,
+  RemovedItems,
   ReviewChat,
   ReviewerAction,
   Sender,
 } from "./ports.js";
+import { keepsOriginal, originalDone } from "../drafts/keep-removed.js";
 import { ReviewerActions } from "./reviewer-actions.js";
 import { isInertDraft } from "./test-drafts.js";
 import { DecisionSurfaces, shownOfDraft, surfaceLine } from "./surfaces.js";
@@ -68,6 +70,8 @@ export interface ReviewDeskOptions {
   readonly makeSender: (ledger: DraftLedger) => Sender;
   /** True in test mode. A live desk (false, the default) leaves drafts made in test mode alone: see isInertDraft. */
   readonly testMode?: boolean;
+  /** The originals of redacted drafts, for 🔓 Keep the removed items; absent: none are kept. */
+  readonly removedItems?: RemovedItems;
 }
 
 /** A new review post is a decision surface: its line goes with the `posted` change. */
@@ -305,6 +309,17 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     return this.actions.undo(request);
   }
 
+  /** 🔓 Keep the removed items: the next text version with what redaction removed (see reviewer-actions.ts). */
+  keepRemoved(request: ReviewerAction): Promise<DecisionOutcome> {
+    return this.actions.keepRemoved(request);
+  }
+
+  /** Drops kept originals no draft can use any more (a drop a crash lost, an archived draft): at start and after each archiving pass. */
+  async sweepRemovedItems(): Promise<number> {
+    const now = this.options.clock.now();
+    return (await this.options.removedItems?.sweep((id) => keepsOriginal(this.get(id), now, this.testMode))) ?? 0;
+  }
+
   /** Records that `laterId` replaces `draftId` (payload `revises`); a draft still awaiting a decision becomes `revise`. */
   async markRevised(draftId: string, laterId: string): Promise<void> {
     const result = await this.apply(draftId, { type: "revised", byDraftId: laterId });
@@ -343,7 +358,14 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     if (!result.ok) return result;
     await this.commit(draft.status, result.draft, event, draft.draft_text, result.effects);
     this.runEffects(result.effects);
+    this.dropRemovedItems(draft, result.draft);
     return result;
+  }
+
+  /** Once a draft can no longer use its kept original, it goes; a failure is logged, and the next sweep retries. */
+  private dropRemovedItems(before: DraftRecord, after: DraftRecord): void {
+    const removed = this.options.removedItems;
+    if (removed && originalDone(before, after, this.options.clock.now())) void this.effects.track(removed.drop(after.draft_id));
   }
 
   /** The store (the truth) and the audit log, both fsync'd. Only then is anything announced. */

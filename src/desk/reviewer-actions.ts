@@ -8,9 +8,10 @@ import { AWAITING_DECISION } from "../drafts/status.js";
 import type { DraftArchive } from "../store/archive.js";
 import { refusedEntry, type RefusedDecision } from "./audit-entries.js";
 import type { DeskEffects } from "./desk-effects.js";
-import { prepareReviewerText } from "./draft-text.js";
+import { prepareKeptText, prepareReviewerText } from "./draft-text.js";
+import { hasRemovedItems } from "../drafts/keep-removed.js";
 import { liveAnswer, refusalAnswer, TAP_A_BUTTON, type ActionKind, type LiveAnswerWhy } from "./live-post.js";
-import type { AskRequest, DecisionOutcome, DecisionRequest, EditRequest, ReviewChat, ReviewerAction } from "./ports.js";
+import type { AskRequest, DecisionOutcome, DecisionRequest, EditRequest, RemovedItems, ReviewChat, ReviewerAction } from "./ports.js";
 import type { SurfaceState } from "../audit/audit-schema.js";
 import {
   isOneTime,
@@ -35,6 +36,7 @@ type Run = (draft: DraftRecord, surface: SurfaceState) => Promise<ActResult>;
 
 /** How a refusal's answer names an action. */
 function actionKind(action: SurfaceAction): ActionKind {
+  if (action === "restore") return "restore";
   return action === "confirm" || action === "resume" || action === "asbot" ? "decide" : action;
 }
 
@@ -82,6 +84,8 @@ export interface ActionDeps {
   readonly effects: DeskEffects;
   /** True in test mode; a live desk finds no test-mode draft by a button or in the archive (see isInertDraft). */
   readonly testMode?: boolean | undefined;
+  /** The originals of redacted drafts (🔓 Keep the removed items); absent: none were kept. */
+  readonly removedItems?: RemovedItems | undefined;
   get(draftId: string): DraftRecord | undefined;
   apply(draftId: string, event: DraftEvent): Promise<TransitionResult>;
 }
@@ -158,6 +162,39 @@ export class ReviewerActions {
         redaction: prepared.redaction,
         actor: request.actor,
         textVersion: surface.text_version ?? draft.text_version,
+      });
+    });
+  }
+
+  /**
+   * "🔓 Keep the removed items": the draft's next text version is the text as
+   * submitted, with what redaction removed, read from where intake kept it.
+   * Bound like an ✏️ edit (the same `edit` event, on the text version the post
+   * showed; the old post is marked replaced, the new one is what a 👍
+   * approves), and only while the text is still the one redaction made of that
+   * original (its sha256): a missing or damaged file, or any other text, is
+   * refused as gone, never restored wrongly.
+   */
+  keepRemoved(request: ReviewerAction): Promise<DecisionOutcome> {
+    return this.act(request, "restore", null, async (draft, surface) => {
+      if (!hasRemovedItems(draft)) return { ok: false, reason: "nothing_removed" };
+      const read = (await this.deps.removedItems?.read(draft.draft_id)) ?? { ok: false, reason: "missing", detail: "none kept" };
+      const kept = read.ok && read.kept.redacted_sha256 === draft.text_sha256 ? read.kept : null;
+      if (kept === null) {
+        const why = read.ok ? "kept for another text" : `${read.reason}: ${read.detail}`;
+        this.deps.log.warn({ draft_id: draft.draft_id, why }, "the removed items of a draft cannot be put back");
+        return { ok: false, reason: "removed_items_gone" };
+      }
+      const prepared = prepareKeptText(kept.text, draft.redaction);
+      if (!prepared.ok) return { ok: false, reason: prepared.reason === "too_long" ? "restore_too_long" : "removed_items_gone" };
+      return this.deps.apply(draft.draft_id, {
+        type: "edit",
+        text: prepared.text,
+        textSha256: prepared.textSha256,
+        redaction: prepared.redaction,
+        actor: request.actor,
+        textVersion: surface.text_version ?? draft.text_version,
+        restored: true,
       });
     });
   }

@@ -1,5 +1,4 @@
 import type { DraftPayload } from "../drafts/payload.js";
-import { addressedRole } from "../drafts/notify-roles.js";
 import type { DraftRecord } from "../drafts/record.js";
 import type { NewDraftFacts } from "../drafts/create.js";
 
@@ -16,12 +15,13 @@ export type RevisesCheck =
 
 /**
  * Checks a payload's `revises` (contract v2). The earlier draft is found in
- * the store or, once final and older than DRAFT_RETENTION, in the archive. A
- * role replaces only its own drafts, unless the reviewer's revision note
- * addressed the earlier draft to it (`Margot: take this over`): a role cannot
- * silently retire another's draft and pass its text off as a revision of it.
- * A draft made in test mode and one made live never replace each other (a
- * live desk does not see test-mode drafts at all).
+ * the store or, once final and older than DRAFT_RETENTION, in the archive; an
+ * unknown id is the one refusal the contract makes. Any role may revise any
+ * role's draft (contract v2, again in v4: Margot re-researches Scribe's
+ * draft); the new post says whose draft it replaces (see versionLines), so a
+ * role cannot pass its text off silently. A draft made in test mode and one
+ * made live never replace each other (a live desk does not see test-mode
+ * drafts at all; test mode never changes a live draft).
  */
 export async function checkRevises(payload: DraftPayload, drafts: RevisesLookup, mode: { testMode: boolean }): Promise<RevisesCheck> {
   const id = payload.revises;
@@ -34,19 +34,10 @@ export async function checkRevises(payload: DraftPayload, drafts: RevisesLookup,
   if (mode.testMode && !earlier.test_mode) {
     return { ok: false, error: `revises: draft ${id} was made by the live daemon; a draft made in test mode cannot replace it` };
   }
-  const role = payload.drafted_by_role;
-  if (earlier.drafted_by_role !== role && addressedRole(earlier.revision_note) !== role) {
-    return {
-      ok: false,
-      error:
-        `revises: draft ${id} was drafted by ${earlier.drafted_by_role}; ${role} may replace only its own drafts, ` +
-        `or one whose revision note the reviewer addressed to it ("${role}: ..."). Submit it without revises as a new draft.`,
-    };
-  }
   return { ok: true, earlier, archived: live === undefined };
 }
 
-/** What the new draft keeps of the one it replaces: its text and note for the diff, and its destination if this one goes elsewhere. */
+/** What the new draft keeps of the one it replaces: its text and note for the diff, its role, and its destination if this one goes elsewhere. */
 export function revisesFacts(earlier: DraftRecord, payload: DraftPayload): NonNullable<NewDraftFacts["revises"]> {
   const moved =
     earlier.destination_chat_id !== payload.destination_chat_id || earlier.destination_thread_id !== payload.destination_thread_id;
@@ -55,6 +46,7 @@ export function revisesFacts(earlier: DraftRecord, payload: DraftPayload): NonNu
     text: earlier.draft_text,
     note: earlier.revision_note,
     post: earlier.review_message_id,
+    role: earlier.drafted_by_role,
     destination: moved
       ? { chat_id: earlier.destination_chat_id, thread_id: earlier.destination_thread_id, title: earlier.audience?.title ?? null }
       : null,

@@ -20,8 +20,11 @@ import type { Channel, DraftRecord } from "../drafts/record.js";
  * `judgeSurface`, and every reviewer action passes `DecisionSurfaces.gate`.
  */
 
-/** What a reviewer does on a surface. `prompt`: the ✏️ Edit button; `edit`: the new text; `asbot`: 🤖 Send as the bot instead. */
-export type SurfaceAction = "decide" | "confirm" | "prompt" | "edit" | "undo" | "resume" | "asbot";
+/**
+ * What a reviewer does on a surface. `prompt`: the ✏️ Edit button; `edit`: the new text; `asbot`: 🤖 Send as the bot instead;
+ * `restore`: 🔓 Keep the removed items (a new text version, like an edit).
+ */
+export type SurfaceAction = "decide" | "confirm" | "prompt" | "edit" | "undo" | "resume" | "asbot" | "restore";
 
 /** How an action came: a tap on one of the message's buttons, or a reaction or a reply on it (Telegram's update type, not a claim). */
 export type Via = "tap" | "reaction" | "reply";
@@ -50,9 +53,9 @@ interface Permit {
 
 /** What each kind of surface takes: the one table. */
 const PERMITS: Record<SurfaceAsks, Permit> = {
-  decide: { actions: ["decide", "prompt", "edit", "undo"], livePost: true },
+  decide: { actions: ["decide", "prompt", "edit", "undo", "restore"], livePost: true },
   // The ⏰ reminder: a tap, a reaction or a reply on it counts as on the post it stands for.
-  remind: { actions: ["decide", "prompt", "edit", "undo"], livePost: true },
+  remind: { actions: ["decide", "prompt", "edit", "undo", "restore"], livePost: true },
   edit: { actions: ["edit"] },
   undo: { actions: ["undo"] },
   confirm: { actions: ["confirm"], question: true },

@@ -1,7 +1,7 @@
 import type { Effect } from "./effects.js";
 import type { Audience } from "./audience.js";
 import type { DraftPayload } from "./payload.js";
-import type { DraftRecord, RedactionSummary } from "./record.js";
+import type { DraftRecord, RedactionSummary, Role } from "./record.js";
 import type { Answering, Sender } from "./sender.js";
 
 /** What `createDraft` needs besides the payload: the ids and hashes computed at the edge. */
@@ -22,6 +22,8 @@ export interface NewDraftFacts {
     readonly note: string | null;
     /** The earlier draft's review post, which this one's post replies to; null when it had none. */
     readonly post?: number | null;
+    /** The role that drafted the earlier draft (any role may revise any role's draft; the post says whose). */
+    readonly role?: Role;
     /** Where the earlier draft was to go, when that differs from this payload's destination. */
     readonly destination?: { readonly chat_id: string; readonly thread_id: number | null; readonly title: string | null } | null;
   } | null;
@@ -73,6 +75,7 @@ export function createDraft(payload: DraftPayload, facts: NewDraftFacts, now: nu
     revises: facts.revises?.draftId ?? null,
     revises_note: facts.revises?.note ?? null,
     revises_post: facts.revises?.post ?? null,
+    revises_role: facts.revises?.role ?? null,
     revises_destination: facts.revises?.destination ?? null,
     revised_by: null,
     superseded_posts: [],

@@ -44,6 +44,8 @@ export type DraftEvent =
       readonly actor: Actor;
       /** The text version the reviewer edited; another version is refused. Absent: not checked. */
       readonly textVersion?: number;
+      /** "🔓 Keep the removed items": the text is the one submitted, with what redaction removed (the audit line says `restored`). */
+      readonly restored?: boolean;
     }
   /** A reviewer took back an approval within UNDO_WINDOW. */
   | {

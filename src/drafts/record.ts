@@ -54,6 +54,8 @@ export const redactionSchema = z.object({
   removed: z.record(z.string(), z.number().int().nonnegative()),
   /** What each removed piece was, recognisably but not shown ("phone ending 678"); absent on older lines. */
   hints: z.array(z.string()).optional(),
+  /** True for a version made by "🔓 Keep the removed items": the text as submitted, with what redaction removed (`hints` name it). */
+  restored: z.boolean().optional(),
 });
 /** What redaction removed. */
 export type RedactionSummary = z.infer<typeof redactionSchema>;
@@ -115,6 +117,8 @@ const draftRecordFields = z.object({
   revises: z.string().nullable().default(null),
   /** The review post of the draft named by `revises` (in the same review chat): this draft's post replies to it. */
   revises_post: z.number().int().nullable().default(null),
+  /** The role that drafted the draft named by `revises` (older lines have none): the post says whose draft this revises. */
+  revises_role: z.enum(ROLES).nullable().default(null),
   /** The revision note of the draft named by `revises`, quoted on this draft's review post. */
   revises_note: z.string().nullable().default(null),
   /** Where the draft named by `revises` was to go, when this one goes elsewhere: the post says so. */

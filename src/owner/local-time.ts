@@ -13,20 +13,6 @@ export function startOfLocalDay(nowMs: number): number {
   return d.getTime();
 }
 
-/**
- * The first moment strictly after `nowMs` when the local clock shows
- * `hour`:00. Across a DST change the Date arithmetic picks the real instant;
- * an hour that a spring-forward skips comes an hour late that day.
- */
-export function nextLocalHour(nowMs: number, hour: number): number {
-  const d = new Date(nowMs);
-  d.setHours(hour, 0, 0, 0);
-  if (d.getTime() > nowMs) return d.getTime();
-  d.setDate(d.getDate() + 1);
-  d.setHours(hour, 0, 0, 0);
-  return d.getTime();
-}
-
 /** `2030-01-02 08:00` in local time, for messages. */
 export function localMinute(ms: number): string {
   const d = new Date(ms);
@@ -131,6 +117,49 @@ export function zoneName(timeZone?: string): string {
   return new Intl.DateTimeFormat("en-GB", { timeZone }).resolvedOptions().timeZone;
 }
 
+/** A local time of day (REVIEW_TIMEZONE, the process's zone), every day or on one weekday (0 = Sunday, as Date.getDay counts). */
+export interface LocalTime {
+  readonly hour: number;
+  readonly minute?: number;
+  readonly weekday?: number;
+}
+
+/**
+ * `ms` moved by `days` local calendar days, at `at`'s hour and minute local
+ * time. Across a DST change the Date arithmetic picks the real instant (a
+ * week is then 167 or 169 hours); a time a spring-forward skips comes an hour
+ * late that day.
+ */
+export function localDayAt(ms: number, days: number, at: Pick<LocalTime, "hour" | "minute">): number {
+  const d = new Date(ms);
+  d.setDate(d.getDate() + days);
+  d.setHours(at.hour, at.minute ?? 0, 0, 0);
+  return d.getTime();
+}
+
+/** The last moment at or before `nowMs` when the local clock showed `at` (on its weekday, when it has one). */
+export function lastLocalTime(nowMs: number, at: LocalTime): number {
+  const back = at.weekday === undefined ? 0 : (new Date(nowMs).getDay() - at.weekday + 7) % 7;
+  const t = localDayAt(nowMs, -back, at);
+  return t <= nowMs ? t : localDayAt(t, at.weekday === undefined ? -1 : -7, at);
+}
+
+/** The first moment strictly after `nowMs` when the local clock shows `at` (on its weekday, when it has one). */
+export function nextLocalTime(nowMs: number, at: LocalTime): number {
+  return localDayAt(lastLocalTime(nowMs, at), at.weekday === undefined ? 1 : 7, at);
+}
+
+/** True when two instants fall on the same local calendar day. */
+export function sameLocalDay(aMs: number, bMs: number): boolean {
+  return startOfLocalDay(aMs) === startOfLocalDay(bMs);
+}
+
+/** `Mon 24 Mar 09:00` in REVIEW_TIMEZONE (the process's zone unless `timeZone`). */
+export function localDayTime(ms: number, timeZone?: string): string {
+  const at = zoned(ms, timeZone);
+  return `${at.wd} ${at.d} ${at.mon} ${String(at.h).padStart(2, "0")}:${String(at.mi).padStart(2, "0")}`;
+}
+
 /**
  * How a Telegram client renders a `date_time` entity (Bot API 9.5): `r`
  * relative ("in 5 minutes", "2 hours ago"); otherwise `w` the weekday, `d`/`D`
@@ -160,8 +189,8 @@ export function absoluteTime(ms: number, format: DateTimeFormat, timeZone?: stri
   const at = zoned(ms, timeZone);
   const hm = `${String(at.h).padStart(2, "0")}:${String(at.mi).padStart(2, "0")}`;
   if (format === "T") return `${hm}:${String(new Date(ms).getUTCSeconds()).padStart(2, "0")}`;
-  const year = at.y === zoned(nowMs, timeZone).y ? "" : ` ${at.y}`;
-  return `${at.wd} ${at.d} ${at.mon}${year} ${hm}`;
+  const day = localDayTime(ms, timeZone);
+  return at.y === zoned(nowMs, timeZone).y ? day : day.replace(/ (\d\d:\d\d)$/, ` ${at.y} $1`);
 }
 
 /** An instant for a message (see TimeMark), rendered by the client in `format`. */

@@ -38,6 +38,8 @@ export async function readAuditPeriod(
   source: string,
   period: { readonly sinceMs: number; readonly untilMs: number },
   onLine: (atMs: number, line: AuditRecord) => void,
+  /** When given, only lines it accepts are read (the daemon: AuditLog.proves, so another writer's line never counts). */
+  proves?: (line: Uint8Array, offset: number) => boolean,
 ): Promise<PeriodScan> {
   let fh: FileHandle;
   try {
@@ -52,8 +54,9 @@ export async function readAuditPeriod(
     const needle = sourceNeedle(source);
     const read = await readLines(
       fh,
-      (buf, start, end) => {
-        if (buf.subarray(start, end).indexOf(needle) < 0) return;
+      (buf, start, end, _lineNo, offset) => {
+        const line = buf.subarray(start, end);
+        if (line.indexOf(needle) < 0 || proves?.(line, offset) === false) return;
         const parsed = parseAuditLine(buf.toString("utf8", start, end), source);
         if (parsed === null || parsed.entry === null) return;
         const at = Date.parse(parsed.envelope.ts);

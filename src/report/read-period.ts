@@ -4,7 +4,7 @@ import { DraftArchive } from "../store/archive.js";
 import { errCode } from "../store/fs-util.js";
 import { replay } from "../store/replay.js";
 import { readAuditPeriod, type PeriodScan } from "./audit-period.js";
-import { buildReport, PeriodFold, type DraftFacts, type Period, type Report } from "./report-model.js";
+import { buildReport, PeriodFold, periodNumbers, previousPeriod, type DraftFacts, type Period, type Report } from "./report-model.js";
 
 /** The files a report reads (HARNESS_DIR's). */
 export interface ReportFiles {
@@ -16,6 +16,8 @@ export interface ReportFiles {
   readonly archive: string;
   /** Our lines' `source` in the audit log. */
   readonly source: string;
+  /** The daemon's check that a line is ours (AuditLog.proves); absent (the CLI): every line of our source is read. */
+  readonly proves?: (line: Uint8Array, offset: number) => boolean;
 }
 
 /** One (as drafted, as sent) pair of a draft a reviewer edited before approving it. */
@@ -38,19 +40,30 @@ export interface PeriodData {
 }
 
 /**
- * Reads one period: the audit lines from where the period starts (see
- * audit-period.ts), then the records of its drafts for destination names and
- * texts: the store, and only the archive month files the period's drafts can
- * be filed under (the UTC months from `since` to `nowMs`). Only the drafts of
- * one mode count: live ones, or test mode's with `testMode`. Read-only: the
- * CLI runs it with or without the daemon, the daemon for its weekly picture.
+ * Reads one period and the one of equal length before it, in one pass: the
+ * audit lines from where the earlier period starts (see audit-period.ts),
+ * then the records of their drafts for destination names, texts and the
+ * mode: the store, and only the archive month files those drafts can be
+ * filed under (the UTC months from the earlier `since` to `nowMs`). Only the
+ * drafts of one mode count: live ones, or test mode's with `testMode`.
+ * Read-only: the CLI runs it with or without the daemon, the daemon for its
+ * weekly picture.
  */
 export async function readPeriod(files: ReportFiles, period: Period, nowMs: number, testMode = false): Promise<PeriodData> {
-  const fold = new PeriodFold(period);
-  const scan = await readAuditPeriod(files.audit, files.source, period, (at, line) => {
-    if (line.kind === "transition") fold.add(at, line);
-  });
-  const records = await recordsOf(files, new Set(fold.drafts.keys()), monthsBetween(period.sinceMs, Math.max(nowMs, period.untilMs)));
+  const before = previousPeriod(period);
+  const folds = [new PeriodFold(period), new PeriodFold(before)] as const;
+  const scan = await readAuditPeriod(
+    files.audit,
+    files.source,
+    { sinceMs: before.sinceMs, untilMs: period.untilMs },
+    (at, line) => {
+      if (line.kind !== "transition") return;
+      for (const fold of folds) fold.add(at, line);
+    },
+    files.proves,
+  );
+  const ids = new Set(folds.flatMap((f) => [...f.drafts.keys(), ...f.notes.keys()]));
+  const records = await recordsOf(files, ids, monthsBetween(before.sinceMs, Math.max(nowMs, period.untilMs)));
   const names = new Map<string, string>();
   for (const r of records.values()) {
     // Test mode's offline audience is "unknown": its title names no one.
@@ -59,8 +72,15 @@ export async function readPeriod(files: ReportFiles, period: Period, nowMs: numb
   }
   // Test mode's drafts are rehearsals, not the swarm's work: a live report never counts them, and a
   // report asked for in test mode (TAO_DRAFT_REVIEW_TEST=1) counts only them.
-  const drafts = [...fold.drafts.values()].filter((d) => (records.get(d.draftId)?.test_mode ?? false) === testMode);
-  return { report: buildReport(period, drafts), names, edits: editPairs(drafts, records), scan };
+  const ours = (id: string) => (records.get(id)?.test_mode ?? false) === testMode;
+  const numbers = folds.map((f) =>
+    periodNumbers(
+      [...f.drafts.values()].filter((d) => ours(d.draftId)),
+      [...f.notes].filter(([id]) => ours(id)).map(([, n]) => n),
+    ),
+  );
+  const drafts = [...folds[0].drafts.values()].filter((d) => ours(d.draftId));
+  return { report: buildReport(period, numbers[0]!, numbers[1]!), names, edits: editPairs(drafts, records), scan };
 }
 
 /** The edited-then-sent drafts per role, texts from the record where it has them (original_text, draft_text). */

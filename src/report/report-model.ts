@@ -12,11 +12,16 @@ import { ROLES } from "../drafts/record.js";
  *   a newer version before anyone decided is not counted as revise);
  *   `expired`: no decision in time;
  * - `deferred`: a reviewer deferred it at least once;
- * - `edited`: a reviewer edited its text and then approved it;
+ * - `edited`: a reviewer edited its text and then approved it; an edit that
+ *   only put back what redaction removed does not count: a draft whose only
+ *   edits are such is `restored` instead (per role);
  * - `undone`: how many decisions on it were undone within UNDO_WINDOW;
  * - the time to decision runs from its review post to the reviewer's send or
  *   revise decision that stood (not undone), in seconds of real time (a
- *   daylight-saving night changes no duration): nearest-rank p50 and p90.
+ *   daylight-saving night changes no duration): nearest-rank p50 and p90;
+ * - per role, `notes`: the revision notes given in the period (by when they
+ *   were given, of any draft) that stand (not undone), newest first, at most 10.
+ * `previous` is the same for the period of equal length just before.
  */
 
 /** One row of the report: a role's, or a destination's. */
@@ -32,12 +37,34 @@ export interface ReportRow {
   decision_p90_s: number | null;
 }
 
-/** The report as `--json` prints it (the contract's keys, nothing else). */
-export interface Report {
+/** A role's row: a row, plus what the reviewer told the role and the edits that only restored redacted items. */
+export interface RoleRow extends ReportRow {
+  restored: number;
+  notes: string[];
+}
+
+/** The numbers of one period. */
+export interface PeriodNumbers {
+  readonly roles: Record<string, RoleRow>;
+  readonly destinations: Record<string, ReportRow>;
+}
+
+/** The report as `--json` prints it: the contract's keys (v3), and `previous` (v4). */
+export interface Report extends PeriodNumbers {
   readonly since: string;
   readonly until: string;
-  readonly roles: Record<string, ReportRow>;
-  readonly destinations: Record<string, ReportRow>;
+  /** The period of equal length just before. */
+  readonly previous: PeriodNumbers;
+}
+
+/** How many notes a role's row lists. */
+export const NOTES_PER_ROLE = 10;
+
+/** A revision note that stands, with who it was for and when it was given. */
+export interface GivenNote {
+  readonly role: string;
+  readonly text: string;
+  readonly atMs: number;
 }
 
 /** What one pass learns about one draft created in the period. */
@@ -49,7 +76,10 @@ export interface DraftFacts {
   postedAt: number | null;
   status: TransitionEntry["to"];
   deferred: boolean;
+  /** A reviewer's edits, not counting those that only restored redacted items. */
   edits: number;
+  /** Edits that only restored redacted items. */
+  restores: number;
   undone: number;
   /** The reviewer's send or revise decision that stands (not undone), with when (ms). */
   decision: { readonly kind: "send" | "revise"; readonly at: number } | null;
@@ -66,15 +96,18 @@ export interface Period {
   readonly untilMs: number;
 }
 
-/** Folds transition lines, in file order, into the facts of the drafts created in the period. */
+/** Folds transition lines, in file order, into the facts of the drafts created in the period and the notes given in it. */
 export class PeriodFold {
   readonly drafts = new Map<string, DraftFacts>();
+  /** Per draft, the revision note of its revise decision that stands, given in the period. */
+  readonly notes = new Map<string, GivenNote>();
 
   constructor(private readonly period: Period) {}
 
-  /** Takes one transition line written at `atMs`. Lines of drafts created before the period are ignored. */
+  /** Takes one transition line written at `atMs`. Lines of drafts created before the period count only for notes. */
   add(atMs: number, e: TransitionEntry): void {
     if (atMs < this.period.sinceMs || atMs >= this.period.untilMs) return;
+    this.noteOf(atMs, e);
     let d = this.drafts.get(e.draft_id);
     if (d === undefined) {
       if (e.event !== "created") return;
@@ -91,7 +124,8 @@ export class PeriodFold {
       d.undone++;
       d.decision = null;
     }
-    if (e.event === "edit") {
+    if (e.restored === true) d.restores++;
+    else if (e.event === "edit") {
       if (d.edits === 0 && typeof e.previous_text === "string") d.drafted = e.previous_text;
       d.edits++;
     }
@@ -99,6 +133,13 @@ export class PeriodFold {
       d.sentText = e.draft_text ?? null;
       d.sentAt = atMs;
     }
+  }
+
+  /** A revise decision with a note gives one; an undo (or a revise without one) takes the draft's back. */
+  private noteOf(atMs: number, e: TransitionEntry): void {
+    const revise = (e.event === "decide" || e.event === "recovered") && e.decision === "revise";
+    if (revise && e.note) this.notes.set(e.draft_id, { role: e.drafted_by_role, text: e.note, atMs });
+    else if (revise || e.event === "undo") this.notes.delete(e.draft_id);
   }
 }
 
@@ -111,6 +152,7 @@ function newFacts(e: TransitionEntry): DraftFacts {
     status: e.to,
     deferred: false,
     edits: 0,
+    restores: 0,
     undone: 0,
     decision: null,
     drafted: null,
@@ -165,13 +207,40 @@ function groupBy(drafts: Iterable<DraftFacts>, key: (d: DraftFacts) => string): 
   return groups;
 }
 
-/** The report of a period from the facts of its drafts; every known role has a row, drafts or not. */
-export function buildReport(period: Period, drafts: Iterable<DraftFacts>): Report {
+/** A role's row from its drafts and the notes given to it (any order). */
+function roleRowOf(drafts: readonly DraftFacts[], notes: readonly GivenNote[]): RoleRow {
+  const restored = drafts.filter((d) => d.restores > 0 && d.edits === 0).length;
+  const newest = [...notes].sort((a, b) => b.atMs - a.atMs).slice(0, NOTES_PER_ROLE);
+  return { ...rowOf(drafts), restored, notes: newest.map((n) => n.text) };
+}
+
+/** The numbers of a period from the facts of its drafts and its notes; every known role has a row, drafts or not. */
+export function periodNumbers(drafts: Iterable<DraftFacts>, notes: Iterable<GivenNote> = []): PeriodNumbers {
   const all = [...drafts];
-  const roles: Record<string, ReportRow> = {};
-  for (const role of ROLES) roles[role] = emptyRow();
-  for (const [role, list] of groupBy(all, (d) => d.role)) roles[role] = rowOf(list);
+  const byRole = groupBy(all, (d) => d.role);
+  const notesByRole = new Map<string, GivenNote[]>();
+  for (const n of notes) notesByRole.set(n.role, [...(notesByRole.get(n.role) ?? []), n]);
+  const roles: Record<string, RoleRow> = {};
+  for (const role of [...ROLES, ...byRole.keys(), ...notesByRole.keys()]) {
+    roles[role] ??= roleRowOf(byRole.get(role) ?? [], notesByRole.get(role) ?? []);
+  }
   const destinations: Record<string, ReportRow> = {};
   for (const [dest, list] of groupBy(all, (d) => d.destination)) destinations[dest] = rowOf(list);
-  return { since: new Date(period.sinceMs).toISOString(), until: new Date(period.untilMs).toISOString(), roles, destinations };
+  return { roles, destinations };
+}
+
+/** The period of equal length just before `period`. */
+export function previousPeriod(period: Period): Period {
+  return { sinceMs: period.sinceMs - (period.untilMs - period.sinceMs), untilMs: period.sinceMs };
+}
+
+/** The report of a period from its numbers and those of the period before. */
+export function buildReport(period: Period, current: PeriodNumbers, previous: PeriodNumbers): Report {
+  return {
+    since: new Date(period.sinceMs).toISOString(),
+    until: new Date(period.untilMs).toISOString(),
+    roles: current.roles,
+    destinations: current.destinations,
+    previous,
+  };
 }

@@ -1,4 +1,4 @@
-import { shortAge, zoneName } from "../owner/local-time.js";
+import { localDayTime, shortAge, zoneName } from "../owner/local-time.js";
 import type { Report, ReportRow } from "./report-model.js";
 
 /**
@@ -9,26 +9,6 @@ import type { Report, ReportRow } from "./report-model.js";
 /** A duration in seconds as people read it: `45s`, `12m`, `3h 5m`, `2d 4h`. */
 export function humanSeconds(seconds: number): string {
   return shortAge(Math.round(seconds * 1000));
-}
-
-const DAY_TIME = new Map<string, Intl.DateTimeFormat>();
-
-/** `Mon 24 Mar 09:00` in the process's zone. */
-export function localDayTime(ms: number): string {
-  const key = process.env.TZ ?? "";
-  let f = DAY_TIME.get(key);
-  if (f === undefined) {
-    f = new Intl.DateTimeFormat("en-GB", {
-      weekday: "short",
-      day: "numeric",
-      month: "short",
-      hour: "2-digit",
-      minute: "2-digit",
-      hourCycle: "h23",
-    });
-    DAY_TIME.set(key, f);
-  }
-  return f.format(new Date(ms)).replace(",", "");
 }
 
 /** `Mon 24 Mar 09:00 – Mon 31 Mar 09:00`: the period, local time. */
@@ -87,5 +67,6 @@ export function reportTable(report: Report, names: ReadonlyMap<string, string>):
 export function reportCaption(report: Report, heading: string): string {
   const rows = Object.values(report.roles);
   const sum = (k: "drafts" | "sent" | "revise" | "expired") => rows.reduce((n, r) => n + r[k], 0);
-  return `${heading}, ${periodLabel(report)}: ${sum("drafts")} drafts, ${sum("sent")} sent, ${sum("revise")} sent back, ${sum("expired")} expired.`;
+  const drafts = sum("drafts");
+  return `${heading}, ${periodLabel(report)}: ${drafts} draft${drafts === 1 ? "" : "s"}, ${sum("sent")} sent, ${sum("revise")} sent back, ${sum("expired")} expired.`;
 }

@@ -37,6 +37,11 @@ export interface HaltWatchOptions {
   readonly recordPath?: string;
   /** Where a record that cannot be written is reported (the look goes on; the next one tries again). */
   readonly log?: { error(obj: object, msg: string): void };
+  /**
+   * The last owner's halt the audit log's proven lines show (AuditLog.loggedHalt): it counts as well as
+   * the record, so a halt voids older approvals even when halt_record.json is missing or older.
+   */
+  readonly loggedHalt?: () => HaltSighting | null;
 }
 
 /**
@@ -117,7 +122,7 @@ export function watchKillSwitch(inner: KillSwitch, options: HaltWatchOptions): W
 
   return {
     check,
-    lastHalt: () => last,
+    lastHalt: () => laterHalt(last, options.loggedHalt?.() ?? null),
     noteHalt: note,
     stop() {
       stopped = true;
@@ -125,6 +130,13 @@ export function watchKillSwitch(inner: KillSwitch, options: HaltWatchOptions): W
       for (const w of watchers) w.close();
     },
   };
+}
+
+/** The later of two sightings (either may be missing). */
+export function laterHalt(a: HaltSighting | null, b: HaltSighting | null): HaltSighting | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return b.at > a.at ? b : a;
 }
 
 /** The switch as a look found it, or a halt seen only as a change of HALT (created and removed between two looks). */

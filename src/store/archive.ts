@@ -232,6 +232,11 @@ export class DraftArchive<T extends Archivable> {
     return this.candidates(messageKey(messageId)).length > 0;
   }
 
+  /** True when the catalog may hold this draft (a look-up, no read: a start tells an archived draft from a lost one). */
+  mayHoldDraft(draftId: string): boolean {
+    return this.candidates(idKey(draftId)).length > 0;
+  }
+
   /** The archived draft whose review post (live or replaced) this message was, or undefined; throws like `get`. */
   async byMessage(messageId: number): Promise<T | undefined> {
     return this.lookUp(messageKey(messageId), `the draft of review message ${messageId}`, (read) => {

@@ -145,6 +145,7 @@ const DONE: Record<ButtonAction, string> = {
   edit: "Reply to the message below with the new text.",
   undo: "Undone: the draft awaits your decision again.",
   asbot: "Approved: it goes out as the bot.",
+  keep: "Kept: the removed items are back in a new version, posted below.",
 };
 
 /** A button under a review post: a decision, ✏️ Edit or ↩️ Undo. Every callback query is answered. */
@@ -174,6 +175,7 @@ export function buttonHandler(o: DecisionHandlerOptions) {
     const request = { reviewChatId: String(message.chat.id), reviewMessageId: message.message_id, claimedDraftId: data.draftId, actor };
     const outcome = await saved(o, message.message_id, () => {
       if (data.action === "edit") return o.desk.requestEdit(request);
+      if (data.action === "keep") return o.desk.keepRemoved(request);
       // A tap has no date: the moment it arrives, or unknown (null) when it waited while the daemon was down.
       if (data.action === "undo" || decision === null)
         return o.desk.undo(o.heldWhileDown?.(ctx.update.update_id) ? { ...request, actedAt: null } : request);
@@ -194,6 +196,7 @@ export function buttonHandler(o: DecisionHandlerOptions) {
     if (outcome.reason === "wrong_surface")
       return answer("Not applied: this button does not count here. See the live post (linked in the chat).");
     if (pointsToLivePost(outcome.reason)) return answer("Not applied: this post is out of date. See the live post (linked in the chat).");
+    if (outcome.reason === "removed_items_gone") return answer("Not applied: the removed items are no longer kept (see the chat).");
     return answer(outcome.draft ? `Not applied: the draft is ${outcome.draft.status}.` : `Not applied (${outcome.reason}).`);
   };
 }

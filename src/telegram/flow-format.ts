@@ -3,7 +3,8 @@ import { TELEGRAM_TEXT_LIMIT } from "../drafts/payload.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
 import { absoluteTime } from "../owner/local-time.js";
-import { richWordDiff, type RichDiff } from "./word-diff.js";
+import { describeChange, REWRITE_SHARE, type ChangeView, type RichDiff } from "./word-diff.js";
+import { hintsText } from "../redact/hints.js";
 
 /**
  * The review post's parts for edits, revisions and the undo window: which
@@ -28,15 +29,30 @@ function destinationName(d: { chat_id: string; thread_id: number | null; title: 
 }
 
 /**
+ * "🔁 New version of the draft quoted above.", or, when another role drafted
+ * the earlier one (any role may revise any draft), who revised whose:
+ * "🔁 Margot's new version of Scribe's draft quoted above."
+ */
+export function revisesLine(draft: Pick<DraftRecord, "drafted_by_role" | "revises_role" | "revises_post">): string {
+  const other = draft.revises_role !== null && draft.revises_role !== draft.drafted_by_role ? draft.revises_role : null;
+  if (other === null)
+    return draft.revises_post === null ? "🔁 New version of an earlier draft." : "🔁 New version of the draft quoted above.";
+  const whose = `🔁 ${draft.drafted_by_role}'s new version of`;
+  return draft.revises_post === null ? `${whose} an earlier draft by ${other}.` : `${whose} ${other}'s draft quoted above.`;
+}
+
+/**
  * Lines for the post of an edited draft (its version and the diff against the
- * version before) or of a new version of an earlier draft (the reviewer's note
- * on that one and the diff against its text). Empty for a first version.
+ * version before) or of a new version of an earlier draft (whose draft it
+ * revises, the reviewer's note on that one and the diff against its text).
+ * A version that changed most of the words says it was rewritten instead of
+ * a diff (contract v4, see REWRITE_SHARE). Empty for a first version.
  */
 export function versionLines(draft: DraftRecord): string {
   const lines: string[] = [];
   if (draft.revises !== null) {
     // The post replies to the earlier one: its quote is one tap from there (a draft id is nothing the owner can use).
-    lines.push(draft.revises_post === null ? "🔁 New version of an earlier draft." : "🔁 New version of the draft quoted above.");
+    lines.push(revisesLine(draft));
     if (draft.revises_note) lines.push(`Your note: ${quote(draft.revises_note)}`);
     const from = draft.revises_destination;
     if (from !== null) {
@@ -44,11 +60,18 @@ export function versionLines(draft: DraftRecord): string {
       lines.push(`🎯 Destination changed: from ${destinationName(from)} to ${destinationName(to)}.`);
     }
   }
-  if (draft.text_version > 1) lines.push(`✏️ Edited in review: version ${draft.text_version}.`);
-  if (draft.previous_text !== null) {
-    const diff = richWordDiff(draft.previous_text, draft.draft_text).text;
-    lines.push(diff === "" ? "Changes: none in the words." : `Changes: ${diff}`);
+  const change = changeOf(draft);
+  if (change?.kind === "rewrite") {
+    // Most of the words changed: a word-by-word diff would be longer than either text; the post shows the new one in full.
+    lines.push(
+      draft.text_version > 1
+        ? `✏️ Rewritten (version ${draft.text_version}): most of the words changed.`
+        : "✏️ Rewritten: most of the words differ from the earlier draft.",
+    );
+    return lines.join("\n");
   }
+  if (draft.text_version > 1) lines.push(editedLine(draft));
+  if (change !== null) lines.push(change.kind === "none" ? "Changes: none in the words." : `Changes: ${change.diff.text}`);
   return lines.join("\n");
 }
 
@@ -57,12 +80,12 @@ export function versionLines(draft: DraftRecord): string {
  * (see versionLines), at their offsets there; none without a diff.
  */
 export function diffEntities(draft: DraftRecord, header: string): RichDiff["entities"] {
-  if (draft.previous_text === null) return [];
-  const diff = richWordDiff(draft.previous_text, draft.draft_text);
-  const at = diff.text === "" ? -1 : header.indexOf(`Changes: ${diff.text}`);
+  const change = changeOf(draft);
+  if (change?.kind !== "diff") return [];
+  const at = header.indexOf(`Changes: ${change.diff.text}`);
   if (at < 0) return [];
   const start = at + "Changes: ".length;
-  return diff.entities.map((e) => ({ ...e, offset: e.offset + start }));
+  return change.diff.entities.map((e) => ({ ...e, offset: e.offset + start }));
 }
 
 /** "👍 Approved · Sending at 14:03:12 · ↩️ Undo" while an approval waits out UNDO_WINDOW; null otherwise. */
@@ -94,9 +117,27 @@ export function flowButtons(draft: DraftRecord, now?: number): InlineKeyboardBut
   return [];
 }
 
+/** How the post shows this version's change (null: a first version); the removed items put back always show as a diff. */
+function changeOf(draft: DraftRecord): ChangeView | null {
+  if (draft.previous_text === null) return null;
+  return describeChange(draft.previous_text, draft.draft_text, draft.redaction?.restored === true ? Infinity : REWRITE_SHARE);
+}
+
+/** "✏️ Edited in review: version 2.", or for the version 🔓 made: "🔓 Version 2 keeps the removed items (phone ending 678)." */
+function editedLine(draft: DraftRecord): string {
+  if (draft.redaction?.restored !== true) return `✏️ Edited in review: version ${draft.text_version}.`;
+  const hints = draft.redaction.hints ?? [];
+  return `🔓 Version ${draft.text_version} keeps the removed items${hints.length > 0 ? ` (${hintsText(hints)})` : ""}.`;
+}
+
 /** The text a replaced review post is edited to: which version replaced it. */
 export function supersededText(draft: DraftRecord): string {
-  return `✏️ Replaced by version ${draft.text_version} (edited in review). Decide on the new post below; this one no longer counts.`;
+  const v = draft.text_version;
+  const how =
+    draft.redaction?.restored === true
+      ? `🔓 Replaced by version ${v} (the removed items kept)`
+      : `✏️ Replaced by version ${v} (edited in review)`;
+  return `${how}. Decide on the new post below; this one no longer counts.`;
 }
 
 /**

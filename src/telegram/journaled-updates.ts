@@ -107,7 +107,7 @@ export async function handleJournaled(
       await options.handleUpdate(update);
     } catch (err) {
       failed = true;
-      log.error({ err, update_id: update.update_id }, "an update could not be handled");
+      log.error({ err, update_id: update.update_id }, "an update could not be handled; it stays in the journal for the next start");
     }
     retry = scope.retry;
   });

@@ -42,8 +42,8 @@ export interface OwnerCommandOptions {
   readonly status: () => Promise<StatusReport>;
   readonly now: () => number;
   readonly deferForMs: number;
-  /** Posts the last seven days' report picture (/report); absent: /report is not offered. */
-  readonly report?: (userId: number) => Promise<void>;
+  /** Posts the last seven days' report picture (/report); resolves with an answer in words when it drew none. Absent: /report is not offered. */
+  readonly report?: (userId: number) => Promise<string | null>;
   readonly log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 
@@ -256,8 +256,7 @@ async function auditRefusal(
 async function reportAnswer(options: OwnerCommandOptions, userId: number): Promise<Answer> {
   if (options.report === undefined) return "The report is not available here.";
   try {
-    await options.report(userId);
-    return null;
+    return await options.report(userId);
   } catch (err) {
     options.log.error({ err }, "/report failed");
     return `Could not make the report: ${(err as Error).message}. \`npx draft-review report\` on the daemon's machine shows the same numbers.`;

@@ -10,6 +10,7 @@ import { draftEntities, shiftEntities } from "./draft-entities.js";
 import { countInvisible } from "./invisible.js";
 import { countdownLine, diffEntities, flowButtons, reviseUndoUntil, versionLines } from "./flow-format.js";
 import { answeringBlock, sendButtonText, senderLine, senderLineTime } from "../business/sender-text.js";
+import { hasRemovedItems, removedItemCount } from "../drafts/keep-removed.js";
 
 /** What the review post says besides the draft itself. */
 export interface ReviewFormatOptions {
@@ -33,24 +34,34 @@ export type ReviewPostText =
   | { readonly kind: "single"; readonly message: FormattedText }
   | { readonly kind: "split"; readonly header: FormattedText; readonly draft: FormattedText };
 
+/**
+ * "🔒 2 items removed: phone ending 678, email at northwind.io. 🔓 Keep them,
+ * or add your own to PII_ALLOW.": what redaction removed, recognisable without
+ * being shown, and, while the post takes decisions, the one-tap way back (the
+ * 🔓 button) and the lasting one (PII_ALLOW, for the owner's own details).
+ */
 function redactionLine(draft: DraftRecord): string | null {
   const r = draft.redaction;
   if (r === null) return null;
   if (r.mode === "off") return "⚠️ PII redaction is off: the text has not been checked for personal data.";
-  // A reviewer's own text (an ✏️ edit) is not redacted: nothing to say.
+  // A reviewer's own text (an ✏️ edit, or the items kept) is not redacted: nothing to say here (versionLines says what came back).
   if (r.mode === "reviewer") return null;
-  const parts = Object.entries(r.removed)
-    .filter(([, n]) => n > 0)
-    .map(([kind, n]) => `${n} ${kind}`);
-  if (parts.length === 0) return null;
-  const total = Object.values(r.removed).reduce((a, b) => a + b, 0);
-  const restore = settled(draft) ? "" : " ✏️ Edit to restore.";
-  return `🔒 ${total} item${total === 1 ? "" : "s"} removed: ${parts.join(", ")}${redactionHints(r)}.${restore}`;
+  const total = removedItemCount(draft);
+  if (total === 0) return null;
+  const what =
+    r.hints && r.hints.length > 0
+      ? hintsText(r.hints)
+      : Object.entries(r.removed)
+          .filter(([, n]) => n > 0)
+          .map(([kind, n]) => `${n} ${kind}`)
+          .join(", ");
+  const keep = offersKeep(draft) ? ` 🔓 Keep ${total === 1 ? "it" : "them"}, or add your own to PII_ALLOW.` : "";
+  return `🔒 ${total} item${total === 1 ? "" : "s"} removed: ${what}.${keep}`;
 }
 
-/** " (phone ending 678, email at northwind.io)": what was removed, recognisable without being shown. */
-export function redactionHints(r: { readonly hints?: readonly string[] | undefined }): string {
-  return r.hints && r.hints.length > 0 ? ` (${hintsText(r.hints)})` : "";
+/** True when the post offers "🔓 Keep the removed items": it awaits a decision on the text redaction made. */
+function offersKeep(draft: DraftRecord): boolean {
+  return !settled(draft) && hasRemovedItems(draft);
 }
 
 /** "⚠️ Contains 3,850 invisible characters", or null when there are none. */
@@ -207,8 +218,8 @@ export function statusText(draft: DraftRecord, options: Pick<ReviewFormatOptions
   return { text, entities: timeEntitiesIn(text, marks) };
 }
 
-/** What a button asks for: a decision, the confirmation of a 👍 for a large audience, ✏️ Edit, ↩️ Undo, or 🤖 send as the bot instead. */
-export type ButtonAction = Decision | "confirm" | "edit" | "undo" | "asbot";
+/** What a button asks for: a decision, the confirmation of a 👍 for a large audience, ✏️ Edit, ↩️ Undo, 🤖 send as the bot instead, or 🔓 keep the removed items. */
+export type ButtonAction = Decision | "confirm" | "edit" | "undo" | "asbot" | "keep";
 
 /** Callback data of a button: a version, the action, and the draft it was made for. */
 export function callbackData(action: ButtonAction, draftId: string): string {
@@ -219,11 +230,11 @@ export function callbackData(action: ButtonAction, draftId: string): string {
 export function readCallbackData(
   data: string | undefined,
 ): { action: ButtonAction; decision: Decision | null; draftId: string; confirmed: boolean } | null {
-  const m = /^v1:(send|revise|defer|confirm|edit|undo|asbot):([A-Za-z0-9_-]{1,56})$/.exec(data ?? "");
+  const m = /^v1:(send|revise|defer|confirm|edit|undo|asbot|keep):([A-Za-z0-9_-]{1,56})$/.exec(data ?? "");
   if (!m) return null;
   const action = m[1] as ButtonAction;
   const confirmed = action === "confirm";
-  const decision = confirmed || action === "asbot" ? "send" : action === "edit" || action === "undo" ? null : action;
+  const decision = confirmed || action === "asbot" ? "send" : action === "edit" || action === "undo" || action === "keep" ? null : action;
   return { action, decision, draftId: m[2]!, confirmed };
 }
 
@@ -245,6 +256,7 @@ export function reviewKeyboard(
         { text: `⏳ +${formatDuration(options.deferForMs)}`, callback_data: callbackData("defer", draft.draft_id) },
         ...flowButtons({ ...draft, status: "pending" }).flat(),
       ],
+      ...(offersKeep(draft) ? [[{ text: "🔓 Keep the removed items", callback_data: callbackData("keep", draft.draft_id) }]] : []),
     ],
   };
 }

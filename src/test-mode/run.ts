@@ -18,7 +18,7 @@ import { runTestSession } from "./session.js";
 export async function runTestMode(
   config: Config,
   log: Logger,
-  env: { processSwitchValue: string | undefined; redact: Redactor | null },
+  env: { processSwitchValue: string | undefined; redact: Redactor | null; secrets?: (string | null | undefined)[] },
 ): Promise<void> {
   const clock = new SimulatedClock(Date.now());
   let chat: FakeReviewChat | undefined;
@@ -30,6 +30,7 @@ export async function runTestMode(
     audience: offlineAudience(clock),
     redact: env.redact,
     processSwitchValue: env.processSwitchValue,
+    ...(env.secrets ? { secrets: env.secrets } : {}),
     envFilePath: resolve(".env"),
   });
   try {

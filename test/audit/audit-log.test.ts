@@ -32,7 +32,8 @@ describe("AuditLog", () => {
     const o1 = JSON.parse(l1!) as Record<string, unknown>;
     expect(Object.keys(o1).slice(0, 5)).toEqual(["ts", "source", "seq", "prev_hash", "kind"]);
     expect(o1).toMatchObject({
-      ts: "2025-01-01T00:00:01.000Z",
+      // The first tick of the clock is the open's (when the log was started).
+      ts: "2025-01-01T00:00:02.000Z",
       source: "telegram-draft-for-review",
       seq: 1,
       prev_hash: "",

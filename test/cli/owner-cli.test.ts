@@ -11,6 +11,7 @@ import { captureLog, memoryCore, payload } from "../http/memory-core.js";
 import { jsonLine, runBin } from "../support/cli-process.js";
 import { noticeEntry, transitionLine } from "../audit/entries.js";
 import { pathExists } from "../support/daemon-process.js";
+import { harnessKey } from "../support/audit-key.js";
 
 let work: string;
 let harness: string;
@@ -25,6 +26,11 @@ afterEach(async () => {
 });
 
 const cli = (args: string[], env: Record<string, string> = {}) => runBin(args, { cwd: work, env });
+
+/** The audit log opened as the daemon opens it (its key made at the first start). */
+function openAsDaemon(): Promise<AuditLog> {
+  return AuditLog.open({ path: join(harness, "swarm.jsonl"), log: captureLog(), key: { path: join(harness, "audit_key"), create: true } });
+}
 
 async function auditLines(): Promise<Array<Record<string, any>>> {
   const text = await readFile(join(harness, "swarm.jsonl"), "utf8");
@@ -84,19 +90,42 @@ describe("draft-review halt and resume", () => {
   });
 
   it("leaves the daemon's chain intact while the daemon's log stays open, and audit verify checks both", async () => {
-    const daemonLog = await AuditLog.open({ path: join(harness, "swarm.jsonl"), log: captureLog() });
+    // As the daemon opens it: the key is made at its first start, with the key anchor as its first line.
+    const daemonLog = await openAsDaemon();
     await daemonLog.append([transitionLine("d_1")]);
     expect((await cli(["halt"])).code).toBe(0);
     await daemonLog.append([transitionLine("d_2")]);
     expect((await cli(["resume"])).code).toBe(0);
     await daemonLog.append([transitionLine("d_3")]);
     await daemonLog.close();
-    expect(await verifyAuditChain(join(harness, "swarm.jsonl"))).toEqual({ ok: true, lines: 3 });
+    expect(await verifyAuditChain(join(harness, "swarm.jsonl"), "telegram-draft-for-review", await harnessKey(harness))).toEqual({
+      ok: true,
+      lines: 4,
+    });
+    // The CLI's lines carry the daemon's proof.
+    const lines = await auditLines();
+    expect(lines.filter((l) => l.source === "draft-review-cli").every((l) => /^[0-9a-f]{64}$/.test(l.mac))).toBe(true);
 
     const verify = await cli(["audit", "verify"]);
     expect(verify.code, verify.stderr).toBe(0);
-    expect(verify.stdout).toContain("telegram-draft-for-review: 3 lines, chain intact");
+    expect(verify.stdout).toContain("telegram-draft-for-review: 4 lines, chain intact");
     expect(verify.stdout).toContain("draft-review-cli: 2 lines, chain intact");
+  });
+
+  it("a daemon that never ran: the CLI makes no key, its unproven lines are vouched for by the daemon's first start", async () => {
+    expect((await cli(["halt"])).code).toBe(0);
+    expect((await cli(["resume"])).code).toBe(0);
+    expect(await pathExists(join(harness, "audit_key"))).toBe(false);
+    expect((await auditLines()).some((l) => "mac" in l)).toBe(false);
+    const before = await cli(["audit", "verify"]);
+    expect(before.code, before.stdout).toBe(0);
+    expect(before.stdout).toContain("no audit key");
+    const daemonLog = await openAsDaemon();
+    expect(daemonLog.loggedHalt()).toMatchObject({ at: expect.any(Number) });
+    await daemonLog.close();
+    const after = await cli(["audit", "verify"]);
+    expect(after.code, after.stdout).toBe(0);
+    expect(after.stdout).toMatch(/draft-review-cli: 2 lines, chain intact \(2 from before the audit key, anchored at line 3\)/);
   });
 
   it("refuses arguments and documents its exit codes", async () => {
@@ -107,19 +136,36 @@ describe("draft-review halt and resume", () => {
 });
 
 describe("draft-review audit verify", () => {
-  it("prints the first broken link and exits 1", async () => {
-    const log = await AuditLog.open({ path: join(harness, "swarm.jsonl"), log: captureLog() });
+  it("names a line that claims our source without valid proof, lists other writers' lines, and exits 1", async () => {
+    const log = await openAsDaemon();
     await log.append([noticeEntry("a"), noticeEntry("b"), noticeEntry("c")]);
     await log.close();
     const path = join(harness, "swarm.jsonl");
     const text = await readFile(path, "utf8");
-    await writeFile(path, text.replace('"text":"a"', '"text":"A"'));
+    // Line 2 edited; another writer's line appended (as line 5).
+    await writeFile(path, `${text.replace('"text":"a"', '"text":"A"')}{"source":"scribe","kind":"note"}\n`);
     const run = await cli(["audit", "verify"]);
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain("a chain is BROKEN");
-    expect(run.stdout).toMatch(/telegram-draft-for-review: BROKEN at line 2: prev_hash is not the sha256 of the previous line/);
+    expect(run.stdout).toContain("a chain is BROKEN, or a line claims our source without valid proof");
+    expect(run.stdout).toMatch(/telegram-draft-for-review: BROKEN at line 2: a line claims this source without valid proof/);
+    expect(run.stdout).toMatch(/line 2 \(byte \d+\) claims telegram-draft-for-review without valid proof: its proof does not verify/);
+    expect(run.stdout).toContain("another writer's lines (scribe): 1, at line 5; not ours to vouch for");
     const json = jsonLine(await cli(["audit", "verify", "--json", "--source", "telegram-draft-for-review"]));
-    expect(json).toMatchObject({ ok: false, chains: [{ source: "telegram-draft-for-review", ok: false, line: 2 }] });
+    expect(json).toMatchObject({
+      ok: false,
+      chains: [{ source: "telegram-draft-for-review", ok: false, line: 2 }],
+      unproven: [{ line: 2 }],
+    });
+  });
+
+  it("an unknown --source exits 2 naming the known sources", async () => {
+    await (await openAsDaemon()).close();
+    const run = await cli(["audit", "verify", "--source", "../../x"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      'unknown --source "../../x": the known sources are telegram-draft-for-review (the daemon) and draft-review-cli (the CLI)',
+    );
+    expect(run.stdout).toBe("");
   });
 
   it("exit 1 when there is no audit log, saying where it looked", async () => {

@@ -36,21 +36,41 @@ async function sendBack(d: DaemonProcess, draft: Rec, note: string): Promise<voi
 const post = (id: number) => live.double.message(OWNER, id);
 
 describe("revises", () => {
-  // (a) A role could retire another role's pending draft and pass its own text off as its revision.
-  it("from another role is refused naming the field, unless the reviewer's note addressed the draft to that role", async () => {
+  // Issue 26 point 6: the contract lets any role revise any draft (v2); a check narrowed it to the role's own drafts.
+  it("from another role is accepted; its post says who revised whose draft; v2's revises behaviours hold", async () => {
     await live.start(FAST);
+    // An earlier draft still awaiting a decision: superseded, its post loses its buttons.
     const scribe = await submitPosted(live.daemon, "Scribe's draft");
-    const taken = await live.daemon.request("POST", "/drafts", payload("CoS's take", { drafted_by_role: "CoS", revises: scribe.draft_id }));
-    expect(taken.status).toBe(400);
-    expect(taken.body.error).toMatch(
-      new RegExp(`^revises: draft ${scribe.draft_id} was drafted by Scribe; CoS may replace only its own drafts`),
+    const margot = await submitPosted(live.daemon, "Margot's researched take", { drafted_by_role: "Margot", revises: scribe.draft_id });
+    expect(margot.answer.status).toBe("pending");
+    expect(margot).toMatchObject({ revises: scribe.draft_id, revises_role: "Scribe", drafted_by_role: "Margot" });
+    expect(await get(live.daemon, scribe.draft_id)).toMatchObject({ status: "revise", reason: "superseded", revised_by: margot.draft_id });
+    const text = (await eventually(() => post(margot.review_message_id)?.text, 10_000, "the new post"))!;
+    expect(text).toContain("🔁 Margot's new version of Scribe's draft quoted above.");
+    expect(live.double.messages(OWNER).find((m) => m.messageId === margot.review_message_id)!.replyToMessageId).toBe(
+      scribe.review_message_id,
     );
-    expect(await get(live.daemon, scribe.draft_id)).toMatchObject({ status: "pending", revised_by: null });
+    await eventually(
+      () => JSON.stringify(post(scribe.review_message_id)?.reply_markup?.inline_keyboard ?? []) === "[]",
+      10_000,
+      "no buttons",
+    );
 
-    await sendBack(live.daemon, scribe, "CoS: please take this over");
-    const handed = await submitPosted(live.daemon, "CoS's take", { drafted_by_role: "CoS", revises: scribe.draft_id });
-    expect(handed.revises).toBe(scribe.draft_id);
-    expect(await get(live.daemon, scribe.draft_id)).toMatchObject({ revised_by: handed.draft_id });
+    // An earlier draft sent back with a note (addressed to nobody): CoS may take it over; the new post quotes the note.
+    await sendBack(live.daemon, margot, "Shorter, and mention the projector");
+    const cos = await submitPosted(live.daemon, "CoS's shorter take, projector included", {
+      drafted_by_role: "CoS",
+      revises: margot.draft_id,
+    });
+    const cosText = (await eventually(() => post(cos.review_message_id)?.text, 10_000, "the CoS post"))!;
+    expect(cosText).toContain("🔁 CoS's new version of Margot's draft quoted above.");
+    expect(cosText).toContain("Your note: “Shorter, and mention the projector”");
+    expect(await get(live.daemon, margot.draft_id)).toMatchObject({ status: "revise", revised_by: cos.draft_id });
+
+    // The one refusal the contract makes: an unknown id, naming the field.
+    const unknown = await live.daemon.request("POST", "/drafts", payload("x", { drafted_by_role: "CoS", revises: "d_nope" }));
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toMatchObject({ field: "revises", error: expect.stringMatching(/^revises: no draft d_nope/) });
   });
 
   // (b) The earlier record is final once archived; it was "no draft" before.

@@ -4,8 +4,8 @@ import { GROUP, OWNER, payload, useLiveDaemon } from "../support/live-fixture.js
 
 /**
  * Issue 20, point 2 (contract v3, "The reviewer's own text is his"): what
- * redaction removed at intake, the post says, with the hint and how to put it
- * back; a number the owner puts back with ✏️ stays in version 2 and is sent.
+ * redaction removed at intake, the post says, with the hint and how to keep it
+ * (🔓, or PII_ALLOW); a number the owner puts back with ✏️ stays in version 2 and is sent.
  * Through the real daemon and the Bot API double.
  */
 
@@ -31,7 +31,8 @@ describe("the reviewer's own ✏️ text", () => {
     });
     expect(v1.draft_text).toBe("Hi Anna, call me on [phone].");
     const post = live.double.message(OWNER, v1.review_message_id)!;
-    expect(post.text).toContain("🔒 1 item removed: 1 phone (phone ending 678). ✏️ Edit to restore.");
+    expect(post.text).toContain("🔒 1 item removed: phone ending 678. 🔓 Keep it, or add your own to PII_ALLOW.");
+    expect(post.text).not.toContain("✏️ Edit to restore");
 
     live.double.injectMessage({
       chatId: OWNER,

@@ -47,16 +47,12 @@ describe("checkRevises", () => {
     });
   });
 
-  it("refuses another role's draft unless the reviewer's note addressed it to the new role", async () => {
+  // Issue 26 point 6: the contract lets any role revise any draft (v2, again in v4); only an unknown id is refused.
+  it("accepts another role's draft, whatever its revision note says", async () => {
     const cos = draftIn("pending", { draft_id: "c", drafted_by_role: "CoS" });
-    expect(await checkRevises(payloadOf({ revises: "c" }), lookup([cos]), LIVE)).toMatchObject({
-      ok: false,
-      error: expect.stringMatching(/^revises: draft c was drafted by CoS; Scribe may replace only its own drafts/),
-    });
-    const handed = { ...cos, status: "revise" as const, revision_note: "scribe : take this over" };
-    expect(await checkRevises(payloadOf({ revises: "c" }), lookup([handed]), LIVE)).toMatchObject({ ok: true });
-    const toMargot = { ...handed, revision_note: "Margot: take this over" };
-    expect(await checkRevises(payloadOf({ revises: "c" }), lookup([toMargot]), LIVE)).toMatchObject({ ok: false });
+    expect(await checkRevises(payloadOf({ revises: "c" }), lookup([cos]), LIVE)).toEqual({ ok: true, earlier: cos, archived: false });
+    const toMargot = { ...cos, status: "revise" as const, revision_note: "Margot: take this over" };
+    expect(await checkRevises(payloadOf({ revises: "c" }), lookup([toMargot]), LIVE)).toMatchObject({ ok: true, earlier: toMargot });
   });
 
   it("never lets a test-mode draft and a live one replace each other", async () => {
@@ -74,6 +70,11 @@ describe("checkRevises", () => {
 });
 
 describe("revisesFacts", () => {
+  it("keeps the earlier draft's role, for the post to say whose draft it revises", () => {
+    const earlier = draftIn("revise", { draft_id: "e", drafted_by_role: "CoS" });
+    expect(revisesFacts(earlier, payloadOf({ revises: "e", drafted_by_role: "Margot" })).role).toBe("CoS");
+  });
+
   it("keeps the earlier destination only when the new draft goes elsewhere", () => {
     const earlier = draftIn("revise", { draft_id: "e", audience: null });
     expect(revisesFacts(earlier, payloadOf({ revises: "e" })).destination).toBeNull();

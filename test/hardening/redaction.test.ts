@@ -16,8 +16,9 @@ describe("redaction keeps the owner's own details and says what it removed", () 
     const expected =
       "Call me on 0412 345 678 or mail owner@tao.example. Sam is on [phone]. Staging: access key [secret], secret [secret]; cache redis://:[secret]@cache.internal:6379";
     expect(post.text).toContain(expected);
-    expect(post.text).toContain("4 items removed");
-    expect(post.text).toContain("(phone ending 888, secret of 20 characters, secret of 40 characters, secret of 10 characters)");
+    expect(post.text).toContain(
+      "🔒 4 items removed: phone ending 888, secret of 20 characters, secret of 40 characters, secret of 10 characters. 🔓 Keep them, or add your own to PII_ALLOW.",
+    );
     expect(post.text).not.toContain(secret);
     expect(post.text).not.toContain("s3cretPass");
     live.double.injectReaction({ chatId: OWNER, messageId: answer.review_message_id, userId: OWNER, newEmojis: ["👍"] });

@@ -18,6 +18,7 @@ describe("ownerFeatures", () => {
       desk: { list: () => [sent] },
       killSwitch: { check: async () => ({ halted: false }) },
       audit: { append: async () => {} },
+      archive: { problems: () => [] },
       voice: {
         status: () => ({
           connected: false,

@@ -28,6 +28,7 @@ import { harnessPaths } from "../../src/app/paths.js";
 import { feedPairs, type IndexSnapshot } from "../../src/audit/audit-index.js";
 import { AuditLog } from "../../src/audit/audit-log.js";
 import { loadCheckpoint } from "../../src/audit/checkpoint.js";
+import { harnessKey } from "../support/audit-key.js";
 import { encodeLine } from "../../src/store/line-codec.js";
 import type { TelegramDouble } from "../telegram-double/index.js";
 import { injectRawUpdate } from "../telegram-double/raw-updates.js";
@@ -185,7 +186,7 @@ beforeAll(async () => {
   await eventually(async () => (await auditLines(base.harnessDir)).some((l) => l.kind === "decision_refused"), 10_000, "refused");
   await eventually(() => double.pendingUpdates().length === 0, 10_000, "updates confirmed");
   expect(await d.stop("SIGTERM")).toBe(0);
-  expect((await loadCheckpoint(harnessPaths(base.harnessDir).auditIndex)).ok).toBe(true);
+  expect((await loadCheckpoint(harnessPaths(base.harnessDir).auditIndex, await harnessKey(base.harnessDir))).ok).toBe(true);
 
   // More of our lines after the checkpoint, then a kill while a send is under way.
   d = await start(base);
@@ -313,7 +314,8 @@ const CASES: Case[] = [
     damage: async (p, g) => writeFile(p.auditIndex, flipBit(g, g.indexOf("last_seq") + 11, 0)),
     problem: /damaged/,
   },
-  { name: "another HARNESS_DIR's", damage: async (p) => writeFile(p.auditIndex, foreign), problem: /does not match the audit log/ },
+  // Written with that directory's own audit key: its proof does not verify with this one.
+  { name: "another HARNESS_DIR's", damage: async (p) => writeFile(p.auditIndex, foreign), problem: /its proof does not verify/ },
   {
     name: "of a later state of this log (the log was restored from a backup)",
     damage: async (p) => writeFile(p.auditIndex, reference!.checkpoint),
@@ -337,7 +339,12 @@ describe("a damaged audit index checkpoint (the real daemon)", () => {
       // A checkpoint of another HARNESS_DIR: a few lines of ours, a clean close.
       const other = harnessPaths(join(await sweepDir(), ".harness"));
       await mkdir(join(other.audit, ".."), { recursive: true });
-      const audit = await AuditLog.open({ path: other.audit, log: memoryLogger("silent").log, checkpointPath: other.auditIndex });
+      const audit = await AuditLog.open({
+        path: other.audit,
+        log: memoryLogger("silent").log,
+        checkpointPath: other.auditIndex,
+        key: { path: other.auditKey, create: true },
+      });
       await audit.append([{ kind: "status_due", draft_id: "d_elsewhere", version: 1 }]);
       await audit.close();
       foreign = await readFile(other.auditIndex);
@@ -356,7 +363,7 @@ describe("a damaged audit index checkpoint (the real daemon)", () => {
     const events = await allEvents(daemon);
     if (reference !== undefined) expect(comparable(events)).toEqual(comparable(reference.events));
     expect(await daemon.stop("SIGTERM")).toBe(0);
-    const saved = await loadCheckpoint(paths.auditIndex);
+    const saved = await loadCheckpoint(paths.auditIndex, await harnessKey(d.harnessDir));
     if (c.rewrites === false) {
       expect(saved.ok).toBe(false);
       expect(daemon.logs.some((l) => String(l.msg).startsWith("could not write the audit index checkpoint"))).toBe(true);

@@ -114,6 +114,7 @@ describe("damaged update journal", () => {
       await mkdir(d.harnessDir, { recursive: true });
       await cp(harnessPaths(dirs.harnessDir).drafts, paths.drafts);
       await cp(harnessPaths(dirs.harnessDir).audit, paths.audit);
+      await cp(harnessPaths(dirs.harnessDir).auditKey, paths.auditKey);
       const damaged = flipBit(journal, at, Math.floor(rand() * 8));
       await writeFile(paths.updates, damaged);
       const store = await readFile(paths.drafts);
@@ -161,7 +162,8 @@ describe("a journaled update whose handling fails", () => {
     expect(await readFile(harnessPaths(d.harnessDir).updates, "utf8")).toContain(`"update_id":${poison.update_id}`);
     // Before the fix, this start died on the replayed update ("stopped by an unexpected error"), and so would every later one.
     const second = await start(d);
-    expect(second.rawStderr()).toContain("a journaled update could not be handled again");
+    expect(second.rawStderr()).toContain("handling updates a stop left unhandled");
+    expect(second.rawStderr()).toContain("an update could not be handled; it stays in the journal for the next start");
     expect((await second.request("GET", `/drafts/${res.body.draft_id}`)).body.status).toBe("pending");
     await second.stop("SIGTERM");
     figures("damaged-journal poison-update", { restarts: 1, started: 1 });

@@ -31,6 +31,8 @@ import {
 interface Seed {
   store: Buffer;
   audit: Buffer;
+  /** The audit key the seed's lines are proven with. */
+  key: Buffer;
   /** Line start offsets of the store (last entry: its length). */
   starts: number[];
   ids: { pending: string; revised: string; sent: string };
@@ -69,6 +71,7 @@ async function makeSeed(): Promise<Seed> {
   return {
     store,
     audit: await readFile(paths.audit),
+    key: await readFile(paths.auditKey),
     starts: lineStarts(store),
     ids: { pending: a.draft_id, revised: b.draft_id, sent: c.draft_id },
   };
@@ -80,6 +83,7 @@ async function harnessWith(store: Buffer, dir?: string): Promise<string> {
   await mkdir(h, { recursive: true });
   await writeFile(harnessPaths(h).drafts, store);
   await writeFile(harnessPaths(h).audit, seed.audit);
+  await writeFile(harnessPaths(h).auditKey, seed.key, { mode: 0o600 });
   return h;
 }
 

@@ -221,10 +221,10 @@ describe("a checkpoint that cannot be written (disk full)", () => {
     expect(lines.some((l) => l.msg === "could not write the audit index checkpoint; the next start reads more of the audit log")).toBe(
       true,
     );
-    expect((await loadCheckpoint(checkpointPath)).ok).toBe(false);
+    expect((await loadCheckpoint(checkpointPath, null)).ok).toBe(false);
     await audit.append([{ kind: "status_due", draft_id: "d_after", version: 1 }]);
     await audit.close();
-    const saved = await loadCheckpoint(checkpointPath);
+    const saved = await loadCheckpoint(checkpointPath, null);
     expect(saved.ok && saved.snapshot.last_seq).toBe(1);
   });
 });

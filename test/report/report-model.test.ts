@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TransitionEntry } from "../../src/audit/audit-schema.js";
-import { buildReport, PeriodFold, percentile } from "../../src/report/report-model.js";
+import { buildReport, PeriodFold, percentile, periodNumbers, previousPeriod } from "../../src/report/report-model.js";
 
 const T0 = Date.parse("2030-01-07T10:00:00Z");
 const MIN = 60_000;
@@ -61,8 +61,11 @@ describe("the report's numbers from a period's transition lines", () => {
     // After it: not read.
     fold.add(T0 + 600 * MIN, line("late", "created", "pending"));
 
-    const report = buildReport({ sinceMs: T0, untilMs: T0 + 600 * MIN }, fold.drafts.values());
+    const period = { sinceMs: T0, untilMs: T0 + 600 * MIN };
+    const report = buildReport(period, periodNumbers(fold.drafts.values()), periodNumbers([]));
     expect(report.roles.Scribe).toEqual({
+      notes: [],
+      restored: 0,
       drafts: 4,
       sent: 1,
       revise: 1,
@@ -77,9 +80,88 @@ describe("the report's numbers from a period's transition lines", () => {
     expect(report.roles.Margot).toMatchObject({ drafts: 0, decision_p50_s: null });
     expect(Object.keys(report.destinations).sort()).toEqual(["-100", "@other"]);
     expect(report.destinations["@other"]).toMatchObject({ drafts: 1, expired: 1 });
-    expect(Object.keys(report.roles.Scribe!).sort()).toEqual(
+    expect(Object.keys(report.destinations["-100"]!).sort()).toEqual(
       ["decision_p50_s", "decision_p90_s", "deferred", "drafts", "edited", "expired", "revise", "sent", "undone"].sort(),
     );
+    expect(Object.keys(report.roles.Scribe!)).toEqual([
+      "drafts",
+      "sent",
+      "revise",
+      "deferred",
+      "expired",
+      "edited",
+      "undone",
+      "decision_p50_s",
+      "decision_p90_s",
+      "restored",
+      "notes",
+    ]);
+    expect(Object.keys(report)).toEqual(["since", "until", "roles", "destinations", "previous"]);
+  });
+
+  it("notes: given in the period and standing, newest first, at most 10, per role; an undone revise takes its note back", () => {
+    const period = { sinceMs: T0, untilMs: T0 + 100 * MIN };
+    const fold = new PeriodFold(period);
+    for (let i = 1; i <= 12; i++) {
+      fold.add(T0 + i * MIN, line(`n${i}`, "created", "pending"));
+      fold.add(T0 + (20 + i) * MIN, line(`n${i}`, "decide", "revise", { decision: "revise", note: `note ${i}` }));
+    }
+    // Taken back within the undo window: not a note that stands.
+    fold.add(T0 + 40 * MIN, line("n12", "undo", "pending"));
+    // A 👎 without a note gives none; a CoS note; a note on a draft made before the period counts (given in it).
+    fold.add(T0 + 41 * MIN, line("plain", "created", "pending"));
+    fold.add(T0 + 42 * MIN, line("plain", "decide", "revise", { decision: "revise" }));
+    fold.add(T0 + 43 * MIN, line("old", "decide", "revise", { decision: "revise", note: "from before", drafted_by_role: "CoS" }));
+    // After the period: not read.
+    fold.add(T0 + 100 * MIN, line("n1", "undo", "pending"));
+    const numbers = periodNumbers(fold.drafts.values(), fold.notes.values());
+    expect(numbers.roles.Scribe!.notes).toEqual([
+      "note 11",
+      "note 10",
+      "note 9",
+      "note 8",
+      "note 7",
+      "note 6",
+      "note 5",
+      "note 4",
+      "note 3",
+      "note 2",
+    ]);
+    expect(numbers.roles.Scribe!.revise).toBe(12);
+    expect(numbers.roles.CoS!.notes).toEqual(["from before"]);
+    expect(numbers.roles.CoS!.drafts).toBe(0);
+    expect(numbers.roles.Margot!.notes).toEqual([]);
+  });
+
+  it("restored: a draft whose only edits restored redacted items counts there, not in edited", () => {
+    const fold = new PeriodFold({ sinceMs: T0, untilMs: T0 + 100 * MIN });
+    const edit = (id: string, at: number, restored: boolean) =>
+      fold.add(
+        T0 + at * MIN,
+        line(id, "edit", "pending", { previous_text: "x", draft_text: "y", ...(restored ? { restored: true } : {}) }),
+      );
+    const sent = (id: string, at: number) => {
+      fold.add(T0 + at * MIN, line(id, "decide", "approved", { decision: "send" }));
+      fold.add(T0 + at * MIN, line(id, "send_ok", "sent", { draft_text: "y" }));
+    };
+    for (const id of ["r", "e", "both", "r-waiting"]) fold.add(T0, line(id, "created", "pending"));
+    edit("r", 1, true); // only restored, then sent
+    sent("r", 2);
+    edit("e", 1, false); // a real edit, then sent
+    sent("e", 2);
+    edit("both", 1, true); // restored and edited, then sent: edited
+    edit("both", 2, false);
+    sent("both", 3);
+    edit("r-waiting", 1, true); // only restored, no decision yet
+    const row = periodNumbers(fold.drafts.values()).roles.Scribe!;
+    expect(row).toMatchObject({ drafts: 4, sent: 3, edited: 2, restored: 2 });
+  });
+
+  it("the previous period is the one of equal length just before", () => {
+    expect(previousPeriod({ sinceMs: T0, untilMs: T0 + 7 * 24 * 60 * MIN })).toEqual({
+      sinceMs: T0 - 7 * 24 * 60 * MIN,
+      untilMs: T0,
+    });
   });
 
   it("percentiles are nearest-rank", () => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { lastDue, nextDue, parseWeekday, sameLocalDay, weekBefore } from "../../src/report/week.js";
+import { lastDue, nextDue, parseWeekday, weekBefore } from "../../src/report/week.js";
 
 const HOUR = 3_600_000;
 
@@ -40,11 +40,5 @@ describe("the weekly report's calendar (REPORT_DAY, 09:00 local)", () => {
     const week = weekBefore(due);
     expect(week.sinceMs).toBe(Date.parse("2026-10-19T07:00:00Z"));
     expect((week.untilMs - week.sinceMs) / HOUR).toBe(169);
-  });
-
-  it("a daemon that starts later on the day still counts as that morning; the next day does not", () => {
-    const due = Date.parse("2026-03-30T07:00:00Z");
-    expect(sameLocalDay(due, due + 14 * HOUR)).toBe(true); // 23:00 local
-    expect(sameLocalDay(due, due + 15 * HOUR)).toBe(false); // 00:00 the next day
   });
 });

@@ -63,6 +63,7 @@ export function draftIn(status: DraftStatus, overrides: Partial<DraftRecord> = {
     undone_at: null,
     revises: null,
     revises_note: null,
+    revises_role: null,
     revises_post: null,
     revised_by: null,
     revises_destination: null,

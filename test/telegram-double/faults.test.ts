@@ -86,6 +86,18 @@ describe("injected faults", () => {
     expect(double.calls("sendMessage")[0]?.outcome).toMatchObject({ kind: "dropped", result: { message_id: 1 } });
   });
 
+  it("answerLate: the message is sent at once, the answer comes later", async () => {
+    double.answerLate("sendMessage", 1500);
+    let answered = false;
+    const answer = api.sendMessage(REVIEWER, "took it").then((m) => {
+      answered = true;
+      return m;
+    });
+    while (double.messages(REVIEWER).length === 0) await sleep(10);
+    expect(answered).toBe(false);
+    expect((await answer).message_id).toBe(1);
+  });
+
   it("resetConnection: nothing is sent and the client sees the same network error", async () => {
     double.resetConnection("sendMessage");
     const e = await settle(api.sendMessage(REVIEWER, "x"));

@@ -7,7 +7,9 @@ export type Disruption =
   /** Handle the call, then destroy the socket without answering. */
   | { kind: "drop" }
   /** Destroy the socket before doing anything. */
-  | { kind: "reset" };
+  | { kind: "reset" }
+  /** Handle the call, then wait `ms` before answering (the client may give up, or die, meanwhile). */
+  | { kind: "late"; ms: number };
 
 /** The faults due for one call: an optional delay, then an optional disruption. */
 export interface DueFaults {
@@ -42,6 +44,11 @@ export class FaultPlan {
   /** The next `times` calls of `method` are handled, then answered by a destroyed socket. */
   dropResponseAfterAccept(method: string, times?: number): void {
     this.push(this.disruptions, method, { kind: "drop" }, times);
+  }
+
+  /** The next `times` calls of `method` are handled at once and answered `ms` later. */
+  answerLate(method: string, ms: number, times?: number): void {
+    this.push(this.disruptions, method, { kind: "late", ms }, times);
   }
 
   /** The next `times` calls of `method` are answered by a destroyed socket, unhandled. */

@@ -79,6 +79,8 @@ export interface TelegramDouble {
   dropResponseAfterAccept(method: string, times?: number): void;
   /** The next call of `method` has its socket destroyed before anything is done. */
   resetConnection(method: string, times?: number): void;
+  /** The next `times` calls of `method` are handled and recorded at once, and answered `ms` later (a crash in between). */
+  answerLate(method: string, ms: number, times?: number): void;
   /** Forgets planned faults. */
   clearFaults(): void;
   /** Accepted sendMessage calls, all or of one chat, in order. */
@@ -196,6 +198,7 @@ function facade({ url, token, bot, state, faults, journal, api }: Parts): Telegr
     delayNext: (method, ms, times) => faults.delayNext(method, ms, times),
     dropResponseAfterAccept: (method, times) => faults.dropResponseAfterAccept(method, times),
     resetConnection: (method, times) => faults.resetConnection(method, times),
+    answerLate: (method, ms, times) => faults.answerLate(method, ms, times),
     clearFaults: () => faults.clear(),
     messages: (chatId) => state.sent.filter((m) => chatId === undefined || m.chatId === chatId),
     photos: (chatId) => state.photos.filter((p) => chatId === undefined || p.chatId === chatId),

@@ -70,6 +70,8 @@ async function answer(
   if (due.delayMs > 0) await new Promise((r) => setTimeout(r, due.delayMs));
   if (due.disruption?.kind === "fail") return replyError(res, due.disruption.error);
   const outcome = await run(handler, record.params, deps, signal);
+  const late = due.disruption?.kind === "late" ? due.disruption.ms : 0;
+  if (late > 0) await new Promise((r) => setTimeout(r, late));
   if (due.disruption?.kind === "drop") {
     req.socket.destroy();
     return "result" in outcome

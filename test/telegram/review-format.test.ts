@@ -10,6 +10,7 @@ import {
   statusText,
 } from "../../src/telegram/review-format.js";
 import { draftIn, T0 } from "../support/drafts.js";
+import { supersededText } from "../../src/telegram/flow-format.js";
 
 const opts = { deferForMs: 24 * 3_600_000, timeZone: "UTC", now: () => T0 };
 const GROUP_AUDIENCE = {
@@ -61,11 +62,46 @@ describe("the review post", () => {
 
   it("says what redaction removed, or that it is off", () => {
     expect(single(reviewPost(draftIn("pending", { redaction: { mode: "redact", removed: { email: 2, phone: 1 } } }), opts)).text).toContain(
-      "🔒 3 items removed: 2 email, 1 phone",
+      "🔒 3 items removed: 2 email, 1 phone. 🔓 Keep them, or add your own to PII_ALLOW.",
     );
     expect(single(reviewPost(draftIn("pending", { redaction: { mode: "off", removed: {} } }), opts)).text).toContain(
       "PII redaction is off",
     );
+  });
+
+  // Issue 25 point 6: the owner's own details came back only by retyping them from memory.
+  it("offers 🔓 Keep the removed items while version 1 awaits a decision, and says what came back in the version it makes", () => {
+    const redaction = { mode: "redact" as const, removed: { phone: 1, email: 1 }, hints: ["phone ending 678", "email at northwind.io"] };
+    const v1 = draftIn("pending", { draft_text: "Call [phone] or [email].", redaction });
+    const line = "🔒 2 items removed: phone ending 678, email at northwind.io. 🔓 Keep them, or add your own to PII_ALLOW.";
+    expect(single(reviewPost(v1, opts)).text).toContain(line);
+    const keepRow = [{ text: "🔓 Keep the removed items", callback_data: `v1:keep:${v1.draft_id}` }];
+    expect(reviewKeyboard(v1, opts).inline_keyboard.at(-1)).toEqual(keepRow);
+    expect(readCallbackData(`v1:keep:${v1.draft_id}`)).toEqual({ action: "keep", decision: null, draftId: v1.draft_id, confirmed: false });
+    // Queued (being posted), deferred and halted posts offer it too; a decided one and a later version do not.
+    for (const status of ["queued", "deferred", "halted"] as const)
+      expect(reviewKeyboard({ ...v1, status }, opts).inline_keyboard.at(-1)).toEqual(keepRow);
+    const sent = draftIn("sent", { draft_text: v1.draft_text, redaction, sent_at: "2026-11-30T10:05:00.000Z" });
+    expect(single(reviewPost(sent, opts)).text).toContain("🔒 2 items removed: phone ending 678, email at northwind.io.\n");
+    expect(JSON.stringify(reviewKeyboard(sent, opts))).not.toContain("keep");
+    const v2 = draftIn("pending", {
+      draft_text: "Call +61 412 345 678 or sam@northwind.io.",
+      previous_text: v1.draft_text,
+      text_version: 2,
+      redaction: { mode: "reviewer", removed: {}, restored: true, hints: redaction.hints },
+    });
+    const text = single(reviewPost(v2, opts)).text;
+    expect(text).toContain(
+      "🔓 Version 2 keeps the removed items (phone ending 678, email at northwind.io).\nChanges: Call [phone] +61 412 345 678 or",
+    );
+    expect(text).not.toContain("🔒");
+    expect(JSON.stringify(reviewKeyboard(v2, opts))).not.toContain("keep");
+    expect(supersededText(v2)).toMatch(/^🔓 Replaced by version 2 \(the removed items kept\)\. Decide on the new post below/);
+    // An ✏️ edit of version 1 leaves nothing to keep.
+    const edited = { ...v2, redaction: { mode: "reviewer" as const, removed: {} } };
+    expect(JSON.stringify(reviewKeyboard(edited, opts))).not.toContain("keep");
+    expect(single(reviewPost(edited, opts)).text).toContain("✏️ Rewritten (version 2)");
+    expect(single(reviewPost(edited, opts)).text).not.toContain("🔓");
   });
 
   it("splits a long draft into a header and the draft alone, the draft quoted whole", () => {
@@ -106,6 +142,29 @@ describe("the review post", () => {
     expect(reviewPost(chained, opts)).toMatchObject({
       message: { text: expect.stringContaining("🔁 New version of an earlier draft.\nYour note: “shorter”") },
     });
+  });
+
+  // Issue 25 point 7: a wholesale rewrite showed a "Changes:" line longer than either text.
+  it("says a version that changed most of the words was rewritten, with no diff and no diff entities", () => {
+    const before = "Hi Anna, just checking whether Thursday still works for the budget review. Thanks, me.";
+    const after = "Anna — the budget review moves to next week; a new invite follows.";
+    const m = single(reviewPost(draftIn("pending", { previous_text: before, draft_text: after, text_version: 2 }), opts));
+    expect(m.text).toContain("✏️ Rewritten (version 2): most of the words changed.\n");
+    expect(m.text).not.toContain("Changes:");
+    expect(m.text).not.toContain("Edited in review");
+    expect(m.entities.filter((e) => e.type === "strikethrough" || e.type === "bold")).toEqual([]);
+    const chained = single(reviewPost(draftIn("pending", { revises: "d_a", previous_text: before, draft_text: after }), opts));
+    expect(chained.text).toContain("🔁 New version of an earlier draft.\n✏️ Rewritten: most of the words differ from the earlier draft.");
+  });
+
+  // Issue 26 point 6: any role may revise any draft; the post says who revised whose.
+  it("says which role revised whose draft", () => {
+    const other = draftIn("pending", { drafted_by_role: "Margot", revises: "d_a", revises_role: "Scribe", revises_post: 7 });
+    expect(single(reviewPost(other, opts)).text).toContain("🔁 Margot's new version of Scribe's draft quoted above.");
+    const unposted = { ...other, revises_post: null };
+    expect(single(reviewPost(unposted, opts)).text).toContain("🔁 Margot's new version of an earlier draft by Scribe.");
+    const own = { ...other, revises_role: "Margot" as const };
+    expect(single(reviewPost(own, opts)).text).toContain("🔁 New version of the draft quoted above.");
   });
 
   it("shows the status on top after a change, the entities moved along", () => {

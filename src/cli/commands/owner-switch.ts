@@ -1,4 +1,5 @@
 import { userInfo } from "node:os";
+import { DataRefusalError } from "../../app/data-refusal.js";
 import { AuditLog } from "../../audit/audit-log.js";
 import { ownerHalt, ownerResume, type OwnerSwitchResult } from "../../owner/owner-switch.js";
 import { killSwitchLine } from "../../owner/status-report.js";
@@ -35,8 +36,10 @@ async function switchOwnerHalt(io: CliIo, action: "halt" | "resume"): Promise<Ow
   const h = cliHarness(io);
   let audit: AuditLog;
   try {
-    audit = await AuditLog.open({ path: h.audit, source: CLI_AUDIT_SOURCE, log: cliFileLog(io) });
+    // Its lines carry the daemon's proof when the key exists; the CLI never makes it (the daemon's first start does).
+    audit = await AuditLog.open({ path: h.audit, source: CLI_AUDIT_SOURCE, log: cliFileLog(io), key: { path: h.auditKey, create: false } });
   } catch (err) {
+    if (err instanceof DataRefusalError) throw new CliFailure(`cannot write the audit log: ${err.message}`);
     throw new CliFailure(
       `cannot open the audit log ${h.audit} (${(err as Error).message}); check HARNESS_DIR and that this user may write there`,
     );

@@ -13,7 +13,7 @@ export const setupCommand: CliCommand = {
   name: "setup",
   summary: "find the review chat and your user id from a /start, write them to .env, check the chat",
   usage: [
-    "draft-review setup [--yes | --no-write] [--timeout SECONDS] [--reaction-wait SECONDS] [--json]",
+    "draft-review setup [--yes | --no-write] [--timeout SECONDS] [--reaction-wait SECONDS] [--pii-allow LIST] [--json]",
     "",
     "Needs only TELEGRAM_BOT_TOKEN (environment or .env; TELEGRAM_API_ROOT is honoured).",
     "1. checks the token (getMe);",
@@ -21,6 +21,8 @@ export const setupCommand: CliCommand = {
     "   chat with the bot, or a group: /start@<bot>), and prints REVIEW_CHAT_ID and",
     "   REVIEWER_USER_IDS;",
     "3. offers to write them to .env (asks first on a terminal; y/N before overwriting);",
+    "   asks for your own phone numbers and email addresses, which redaction then leaves in",
+    "   drafts, and offers to add them to PII_ALLOW in .env (merged with what is there);",
     "4. posts a short hello in that chat and, for a group, checks that the bot is an admin",
     "   (Telegram sends reactions only to admin bots);",
     "5. asks you to react 👍 on the hello and says whether the reaction reached the bot (in a",
@@ -33,6 +35,8 @@ export const setupCommand: CliCommand = {
     "  --no-write           only print the values",
     `  --timeout SECONDS    how long to wait for /start (default ${DEFAULT_TIMEOUT_SECONDS})`,
     `  --reaction-wait SECONDS  how long to wait for your 👍 on the hello (default ${DEFAULT_REACTION_WAIT_SECONDS}; 0 skips)`,
+    "  --pii-allow LIST     your own phone numbers and email addresses, comma-separated, instead of",
+    '                       being asked (e.g. "+61 412 345 678,you@example.com"); each is checked',
     "  --json               print the result as one JSON line (progress goes to stderr)",
     "",
     "Without a terminal on stdin and without --yes, .env is not written (setup says so).",
@@ -43,13 +47,15 @@ export const setupCommand: CliCommand = {
     "  3  the ids are found, but the review chat needs fixing: the bot cannot post there, or",
     "     is not an admin in the group (each problem is printed with its fix)",
     "  1  setup could not finish: no or a refused token, the daemon is running (409), no",
-    "     /start in time, Telegram unreachable, .env not writable, or a usage error",
+    "     /start in time, Telegram unreachable, .env not writable, a --pii-allow value that",
+    "     is no phone number or email address, or a usage error",
   ].join("\n"),
   options: {
     yes: { type: "boolean", short: "y" },
     "no-write": { type: "boolean" },
     timeout: { type: "string" },
     "reaction-wait": { type: "string" },
+    "pii-allow": { type: "string" },
     json: { type: "boolean" },
   },
   positionals: { min: 0, max: 0 },
@@ -67,6 +73,10 @@ export const setupCommand: CliCommand = {
     if (!/^\d+$/.test(reactionText))
       throw new CliFailure(`--reaction-wait must be a whole number of seconds, 0 to skip (got "${reactionText}")`);
     const { runSetup } = await import("../setup/run-setup.js");
-    return runSetup(io, { yes, noWrite, json: args.values.json === true, timeoutSeconds, reactionWaitSeconds });
+    const piiAllow = typeof args.values["pii-allow"] === "string" ? args.values["pii-allow"] : null;
+    const { piiAllowProblem } = await import("../setup/own-details.js");
+    const problem = piiAllow === null ? null : piiAllowProblem(piiAllow);
+    if (problem !== null) throw new CliFailure(problem);
+    return runSetup(io, { yes, noWrite, json: args.values.json === true, timeoutSeconds, reactionWaitSeconds, piiAllow });
   },
 };

@@ -1,5 +1,4 @@
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { Api } from "grammy";
 import type { Message, UserFromGetMe } from "grammy/types";
 import { apiTarget } from "../api-target.js";
@@ -17,6 +16,8 @@ import { waitForReaction } from "./find-reaction.js";
 import { ANONYMOUS_ADMIN_ID, confirmUpTo, waitForStart } from "./find-start.js";
 import { explainTelegramError } from "./telegram-problems.js";
 import { isYes, planEnvWrite, proposedReviewers } from "./write-plan.js";
+import { Answers } from "./answers.js";
+import { piiAllowStep, type PiiStepOutcome } from "./pii-step.js";
 
 /** The flags of `draft-review setup`. */
 export interface SetupOptions {
@@ -26,6 +27,8 @@ export interface SetupOptions {
   readonly timeoutSeconds: number;
   /** How long to wait for the owner's 👍 on the hello (`--reaction-wait`); 0 skips the check. */
   readonly reactionWaitSeconds: number;
+  /** `--pii-allow`: the owner's own phone numbers and email addresses, instead of asking (null: ask on a terminal). */
+  readonly piiAllow?: string | null;
 }
 
 /** setup's exit code when the ids were found but the review chat needs fixing. */
@@ -41,6 +44,8 @@ interface Session {
   say(text: string): void;
   /** A question, without a newline, where `say` writes. */
   prompt(text: string): void;
+  /** The lines typed on stdin, one per question. */
+  readonly answers: Answers;
 }
 
 /**
@@ -59,13 +64,32 @@ export async function runSetup(io: CliIo, options: SetupOptions): Promise<number
     const start = await awaitStart(s, me);
     const values = await proposeValues(s, start);
     const env = await maybeWrite(s, values);
+    const pii = await ownDetails(s);
     const check = await checkChat(s, me, start, values);
     const reaction = await checkReaction(s, start, check);
-    return finish(s, me, start, values, env, check, reaction);
+    return finish(s, me, start, values, env, check, reaction, pii);
   } catch (err) {
     if (err instanceof CliFailure) throw new CliFailure(scrub(err.message, s.token), err.exitCode);
     throw err;
+  } finally {
+    s.answers.close();
   }
+}
+
+/** The owner's own phone numbers and email addresses, for PII_ALLOW (see pii-step.ts); a bad --pii-allow value exits 1. */
+async function ownDetails(s: Session): Promise<PiiStepOutcome> {
+  const outcome = await piiAllowStep({
+    say: s.say,
+    ask: (question) => ask(s, question),
+    interactive: s.io.stdin.isTTY === true,
+    yes: s.options.yes,
+    noWrite: s.options.noWrite,
+    given: s.options.piiAllow ?? null,
+    envValue: s.io.env.PII_ALLOW,
+    envPath: envPath(s.io),
+  });
+  if ("refused" in outcome) throw new CliFailure(outcome.refused);
+  return outcome;
 }
 
 async function openSession(io: CliIo, options: SetupOptions): Promise<Session> {
@@ -89,7 +113,16 @@ async function openSession(io: CliIo, options: SetupOptions): Promise<Session> {
   }
   const out = options.json ? io.stderr : io.stdout;
   const api = new Api(token, { apiRoot, timeoutSeconds: 60 });
-  return { io, options, api, apiRoot, token, say: (text) => void out.write(`${text}\n`), prompt: (text) => void out.write(text) };
+  return {
+    io,
+    options,
+    api,
+    apiRoot,
+    token,
+    say: (text) => void out.write(`${text}\n`),
+    prompt: (text) => void out.write(text),
+    answers: new Answers(io.stdin),
+  };
 }
 
 /** grammY's messages never carry the token, but a network error's might (a URL): scrub it anyway. */
@@ -237,18 +270,7 @@ async function maybeWrite(s: Session, values: Record<string, string>): Promise<E
 /** Asks one question on the terminal and resolves with the line typed (empty at end of input). */
 function ask(s: Session, question: string): Promise<string> {
   s.prompt(question);
-  return new Promise((resolve) => {
-    const rl = createInterface({ input: s.io.stdin, terminal: false });
-    let answered = false;
-    rl.once("line", (line) => {
-      answered = true;
-      rl.close();
-      resolve(line);
-    });
-    rl.once("close", () => {
-      if (!answered) resolve("");
-    });
-  });
+  return s.answers.next();
 }
 
 async function checkChat(s: Session, me: UserFromGetMe, m: Message, values: Record<string, string>): Promise<ChatCheck> {
@@ -306,6 +328,7 @@ function finish(
   env: EnvOutcome,
   check: ChatCheck,
   reaction: ReactionCheck,
+  pii: PiiStepOutcome,
 ): number {
   for (const problem of check.problems) s.say(`✗ ${problem}`);
   const ok = check.problems.length === 0;
@@ -326,6 +349,7 @@ function finish(
       written: env === "written",
       checks: { can_post: check.canPost, bot_is_admin: check.botIsAdmin, reaction_arrived: reaction },
       business_mode: (me as { can_connect_to_business?: boolean }).can_connect_to_business === true,
+      pii_allow: { added: pii.added, written: pii.written },
       problems: check.problems,
     });
   }

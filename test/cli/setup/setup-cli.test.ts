@@ -1,6 +1,7 @@
 import { createServer as createHttpServer } from "node:http";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { PassThrough } from "node:stream";
 import { beforeEach, describe, expect, it } from "vitest";
 import { freePort, jsonLine, runBin } from "../../support/cli-process.js";
 import { eventually, freshDirs } from "../../support/daemon-process.js";
@@ -187,5 +188,49 @@ describe("draft-review setup against the Bot API double", () => {
       "business_message",
     ]);
     expect(live.double.pendingUpdates()).toHaveLength(0); // the stranger's /help was read and confirmed
+  });
+
+  // Issue 25 point 6: the owner's own phone and email were redacted and nothing told him about PII_ALLOW.
+  it("--pii-allow adds the owner's own details to PII_ALLOW (merged, each once); a value that is none exits 1 before polling", async () => {
+    const bad = await runBin(["setup", "--yes", "--pii-allow", "+61 412 345 678, not-an-address"], { cwd: work, env });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--pii-allow: "not-an-address" is no phone number');
+    expect(live.double.callCount("getUpdates")).toBe(0);
+
+    await writeFile(join(work, ".env"), "PII_ALLOW=@owner,Owner@Tao.example\n");
+    const run = await setupWithStart(["--yes", "--pii-allow", "+61 412 345 678,owner@tao.example"], {
+      chatId: OWNER,
+      userId: OWNER,
+      text: "/start",
+    });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toContain(`✓ Wrote PII_ALLOW=@owner,Owner@Tao.example,+61 412 345 678 to ${join(work, ".env")}`);
+    const written = await readFile(join(work, ".env"), "utf8");
+    expect(written).toContain("PII_ALLOW=@owner,Owner@Tao.example,+61 412 345 678\n");
+    expect(written).toContain(`REVIEW_CHAT_ID=${OWNER}\n`);
+  });
+
+  it("on a terminal asks for phone numbers and addresses, asks again after one that is none, and asks before writing", async () => {
+    const { runSetup } = await import("../../../src/cli/setup/run-setup.js");
+    const stdin = Object.assign(new PassThrough(), { isTTY: true });
+    let out = "";
+    const io = {
+      stdin,
+      stdout: { write: (t: string) => (out += t) },
+      stderr: { write: (t: string) => (out += t) },
+      env,
+      cwd: work,
+    };
+    // The ids' question, the phones (one is no number: asked again), the addresses, PII_ALLOW's question.
+    stdin.write("y\n0412 345 678, 555\n+61 412 345 678\nowner@tao.example\n\n");
+    const done = runSetup(io, { yes: false, noWrite: false, json: false, timeoutSeconds: 30, reactionWaitSeconds: 0 });
+    await eventually(() => live.double.calls("getUpdates").some((c) => c.outcome.kind === "pending"), 10_000, "setup polls");
+    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "/start" });
+    expect(await done, out).toBe(0);
+    expect(out).toContain("Your phone numbers, with country code (e.g. +61 412 345 678), comma-separated; Enter skips: ");
+    expect(out).toContain('  Not a phone number (7 to 15 digits, + and spaces allowed): "555".');
+    expect(out).toContain(`Write PII_ALLOW=+61 412 345 678,owner@tao.example to ${join(work, ".env")}? [Y/n] `);
+    const written = await readFile(join(work, ".env"), "utf8");
+    expect(written).toBe(`REVIEW_CHAT_ID=${OWNER}\nREVIEWER_USER_IDS=${OWNER}\nPII_ALLOW=+61 412 345 678,owner@tao.example\n`);
   });
 });
