@@ -44,6 +44,9 @@ export class DeskEffects {
   /** Set once, after the desk gave the send path its ledger. */
   sender: Sender | null = null;
 
+  /** What each live reminder shows (see closing.ts). */
+  private readonly reminderShows = new Map<number, string>();
+
   /** REMIND_BEFORE: armed with each expiry, gone with it. */
   private readonly reminders: Reminders;
 
@@ -159,7 +162,7 @@ export class DeskEffects {
   /** Questions and reminders the draft's latest change left behind say so (see closing.ts). */
   private closeLeftBehind(draftId: string): Promise<void> {
     const draft = this.deps.get(draftId);
-    return draft ? closeLeftBehind(this.deps, draft) : Promise.resolve();
+    return draft ? closeLeftBehind({ ...this.deps, reminderShows: this.reminderShows }, draft) : Promise.resolve();
   }
 
   /** Audits a notice once it is out (a crash before this line sends it again at the next start), with the surface it carries. */

@@ -64,6 +64,8 @@ export interface ReviewChat {
    * A failure is the caller's to log.
    */
   close(surface: SurfaceState, draft: DraftRecord, chose: Decision | null): Promise<void>;
+  /** Shows a reminder as it was sent again, with the post's buttons (its draft awaits a decision again: an approval undone). */
+  reopenReminder(surface: SurfaceState, draft: DraftRecord): Promise<void>;
 }
 
 /**

@@ -202,6 +202,12 @@ export class TelegramReviewChat implements ReviewChat {
     return { text: reminder.text, messageId };
   }
 
+  /** Shows a reminder as it was sent, with the post's buttons, again (its draft's approval was undone). */
+  async reopenReminder(surface: SurfaceState, draft: DraftRecord): Promise<void> {
+    const { text, entities } = reminderMessage(draft, this.format);
+    await this.editSurface(surface, LANE.notice, text, entities, reviewKeyboard(draft, this.format));
+  }
+
   /**
    * Edits a question or reminder that counts no more to say what became of it
    * (see closedMessage), and takes its buttons off. A question just answered
@@ -209,12 +215,17 @@ export class TelegramReviewChat implements ReviewChat {
    */
   async close(surface: SurfaceState, draft: DraftRecord, chose: Decision | null): Promise<void> {
     const { text, entities } = closedMessage(surface, draft, chose, this.format);
+    await this.editSurface(surface, chose === null ? LANE.notice : LANE.answer, text, entities, { inline_keyboard: [] });
+  }
+
+  /** Edits a question or reminder to `text` with `markup`; "not modified" is no failure. */
+  private async editSurface(surface: SurfaceState, lane: Lane, text: string, entities: MessageEntity[], markup: InlineKeyboardMarkup) {
     try {
-      await this.once(chose === null ? LANE.notice : LANE.answer, () =>
+      await this.once(lane, () =>
         this.options.api.editMessageText(surface.chat_id, surface.message_id, text, {
           entities,
           link_preview_options: NO_PREVIEW,
-          reply_markup: { inline_keyboard: [] },
+          reply_markup: markup,
         }),
       );
     } catch (err) {

@@ -78,6 +78,10 @@ export class FakeReviewChat implements ReviewChat {
     return { text, messageId: this.takeId() };
   }
 
+  async reopenReminder(surface: SurfaceState, draft: DraftRecord): Promise<void> {
+    this.log.debug({ message_id: surface.message_id, draft_id: draft.draft_id }, "test mode: a reminder shows its buttons again");
+  }
+
   async close(surface: SurfaceState, draft: DraftRecord, chose: Decision | null): Promise<void> {
     const what = { message_id: surface.message_id, asks: surface.asks, draft_id: draft.draft_id, status: draft.status, chose };
     this.log.debug(what, "test mode: a question or reminder says what became of it");

@@ -73,6 +73,19 @@ describe("the ⏰ reminder acts as its post", () => {
     expect((await auditLines(live.daemon.harnessDir)).filter((l) => l.kind === "decision_refused")).toEqual([]);
   });
 
+  it("a 👍 on it is undone by taking it back there within UNDO_WINDOW, as on the post: the reminder opens again", async () => {
+    const { d, reminder } = await reminded("Hi team, maybe not yet.", { UNDO_WINDOW: "6s" });
+    const open = textOf(reminder.messageId);
+    live.double.injectReaction({ chatId: OWNER, messageId: reminder.messageId, userId: OWNER, newEmojis: ["👍"] });
+    await eventually(async () => (await get(d.draft_id)).status === "approved", 10_000, "approved");
+    // Approved: no buttons (a 👍 Send there would be a trap), and it says so; it never offers ↩️ Undo itself.
+    expect(await closed(reminder)).toMatch(/No longer applies: the draft was approved at .*; its post shows the send\.$/);
+    live.double.injectReaction({ chatId: OWNER, messageId: reminder.messageId, userId: OWNER, oldEmojis: ["👍"], newEmojis: [] });
+    await eventually(async () => (await get(d.draft_id)).status === "pending", 10_000, "undone");
+    await eventually(() => textOf(reminder.messageId) === open && buttons(reminder.messageId).length > 0, 10_000, "open again");
+    expect(live.double.messages(GROUP)).toHaveLength(0);
+  });
+
   it("a reply 👍 on it sends", async () => {
     const { reminder } = await reminded("Hi team, lunch at noon.");
     reply(reminder.messageId, "👍");

@@ -81,6 +81,7 @@ describe("ReviewDesk", () => {
           answer = async () => 4;
           askApproval = async () => ({ messageId: 3, question: "?" });
           close = async () => {};
+          reopenReminder = async () => {};
           remind = async () => ({ text: "reminder", messageId: 5 });
         })();
         void existing;
