@@ -9,9 +9,10 @@
  * Europe/Berlin and the default DRAFT_TTL (24h), DEFER_FOR (24h) and
  * UNDO_WINDOW (10s). It moves the simulated clock to the next Monday 09:00
  * (as REPORT_DAY=mon would have it), then plays two fixed weeks on stdin: the
- * week before (BEFORE, 27 drafts), then the week the picture shows (WEEK, 40
+ * week before (BEFORE, 27 drafts), then the week the picture shows (WEEK, 41
  * drafts from Scribe, CoS and Margot), each draft decided or not as the lists
- * say (👍, 👎, a reply with a revision note, 😴, a ✏️ edit before the 👍, a 👍
+ * say (👍, 👎, a reply with a revision note, 😴, a ✏️ edit before the 👍, a 🔓
+ * tap that keeps a redacted phone number, a 👍
  * taken back within the undo window, drafts left to expire, two still waiting
  * at the end), moving the clock between them with `advance`. At the Monday
  * 09:00 after the second week it stops the daemon and reads that week (and
@@ -48,8 +49,9 @@ const BEN = "5550002";
 /**
  * The week: per draft, [day (0 = Monday), local time, role, destination, text, ...steps].
  * A step is [minutes after the previous one (the first: after the post), action]; the
- * actions are "👍", "👎", "😴", "unreact" (the 👍 taken back), ["edit", text] and
- * ["note", text] (a reply: sent back with that revision note).
+ * actions are "👍", "👎", "😴", "unreact" (the 👍 taken back), "keep" (🔓 Keep the
+ * removed items: redaction took a phone number out), ["edit", text] and ["note", text]
+ * (a reply: sent back with that revision note).
  * A draft with no decision that stands expires after DRAFT_TTL (24h, plus 24h per 😴).
  */
 const WEEK = [
@@ -107,6 +109,7 @@ const WEEK = [
   [2, "10:30", "Scribe", TEAM, "Please update your tickets before the freeze.", [45, ["note", "Say which date the freeze starts."]]],
   [2, "12:00", "Margot", ANNA, "Anna, lunch on Friday?", [180, ["edit", "Anna, lunch on Friday at 12:30?"]], [5, "👍"]],
   [2, "14:20", "CoS", ANNA, "Anna, the hotel offers a late check-out.", [11, "👍"]],
+  [2, "15:10", "Margot", ANNA, "Anna, if the train is late, call me on +49 151 2345 6789.", [12, "keep"], [3, "👍"]],
   [2, "16:00", "Scribe", NEWS, "The freeze has started; thanks for the quick merges.", [18, "👍"]],
   [2, "18:10", "CoS", TEAM, "Draft agenda for the offsite attached.", [16 * 60, "👍"]],
   [3, "09:20", "Scribe", TEAM, "Stand-up notes are in the channel.", [10, "👍"]],
@@ -244,6 +247,7 @@ async function act(daemon, draftId, action) {
   if (Array.isArray(action) && action[0] === "note") return daemon.send({ cmd: "reply", review_message_id, text: action[1] });
   if (Array.isArray(action)) return daemon.send({ cmd: "edit", review_message_id, text: action[1] });
   if (action === "unreact") return daemon.send({ cmd: "unreact", review_message_id, emoji: "👍" });
+  if (action === "keep") return daemon.send({ cmd: "keep", review_message_id });
   return daemon.send({ cmd: "react", review_message_id, emoji: action });
 }
 

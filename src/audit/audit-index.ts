@@ -231,9 +231,14 @@ export class AuditIndex {
     return this.notices.has(reminderKey(draftId, expiresAt));
   }
 
-  /** Notes a reminder that went out (before its line is written). */
+  /** Notes a reminder that is going out (before its intent line is written). */
   markReminded(draftId: string, expiresAt: string, at: number): void {
     this.notices.set(reminderKey(draftId, expiresAt), at);
+  }
+
+  /** Forgets a reminder whose intent line could not be written (it is not posted). */
+  unmarkReminded(draftId: string, expiresAt: string): void {
+    this.notices.delete(reminderKey(draftId, expiresAt));
   }
 
   /** Takes a line about a review post into account (also before it is written: see the desk). */

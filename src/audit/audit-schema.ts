@@ -176,6 +176,12 @@ export const noticeEntrySchema = z.object({
   text: z.string(),
   /** A REMIND_BEFORE reminder: the deadline (`expires_at`) it reminded of. */
   reminder_for: z.string().optional(),
+  /**
+   * Written before the notice is posted (a reminder): from then on it counts as out, so a crash after
+   * Telegram took it never posts it twice (one a crash cut short is not posted again either). The line
+   * without it follows once the post is out. Readers before it take it for the notice itself.
+   */
+  intent: z.literal(true).optional(),
 });
 
 /** An owner command in the review chat that did not count. */

@@ -31,6 +31,9 @@ import { logDraftChanges } from "./draft-log.js";
 import { DeliveryWatch } from "./delivery-watch.js";
 import { startCallbacks } from "./callbacks.js";
 import { DaemonHealth } from "./health.js";
+import { tellJournalLoss } from "./journal-loss.js";
+import { tellOutage } from "./outage.js";
+import { outageAtStart } from "../telegram/outage-text.js";
 
 /** What main hands the daemon besides the configuration. */
 export interface DaemonEnv {
@@ -156,10 +159,37 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
     await replayJournal(journal, bot, core, log, heldWhileDown);
     // The owner's connection as Telegram has it now (a change while the daemon was down), before any send.
     await core.voice.refresh();
+    // Down longer than Telegram keeps a tap (measured from the journal's note of the last getUpdates answered).
+    const outage = outageAtStart(journal.polledBefore, clock.now());
     // Then Telegram's queue, in order, before recovery starts the sends that fell due meanwhile.
-    if (!(await readBacklog(fetchUpdates, journal, bot, log, stopSignal, heldWhileDown))) return 0;
+    const backlog: { firstUpdateId?: number | null } = {};
+    const fetchNoting: FetchUpdates = (args, signal) =>
+      fetchUpdates(args, signal).then((updates) => {
+        if (!("firstUpdateId" in backlog)) backlog.firstUpdateId = updates[0]?.update_id ?? null;
+        return updates;
+      });
+    if (!(await readBacklog(fetchNoting, journal, bot, log, stopSignal, heldWhileDown))) return 0;
     heldWhileDown.clear();
-    await resumeDrafts(core.desk);
+    // A damaged journal line whose tap Telegram had confirmed already: the owner is told he may need to decide again.
+    await tellJournalLoss({
+      cut: journal.cut,
+      firstDelivered: backlog.firstUpdateId ?? null,
+      drafts: () => core.desk.list(),
+      say: (text) => reviewChat.say(text),
+      log,
+    });
+    await resumeDrafts(core.desk, { downSince: outage?.since ?? null });
+    if (outage !== null) {
+      await tellOutage({
+        outage,
+        drafts: () => core.desk.list(),
+        say: (text) => reviewChat.say(text),
+        timeZone: config.reviewTimeZone ?? undefined,
+        log,
+      });
+    }
+    // Telegram answered at this start: noted now, so a restart right after measures no outage (and says it once).
+    await journal.notePolled(clock.now());
 
     const switchNoticesTold = new Set<string>();
     const token = await resolveApiToken(config, config.harnessDir, log);
@@ -193,7 +223,12 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
 
     const polling = startJournaledPolling({
       handleUpdate: (update) => bot.handleUpdate(update),
-      fetch: fetchUpdates,
+      // Each answer is noted (durably, once a minute): the next start measures an outage from the last one.
+      fetch: async (args, signal) => {
+        const updates = await fetchUpdates(args, signal);
+        void journal.notePolled(clock.now());
+        return updates;
+      },
       journal,
       timeoutSeconds,
       log,

@@ -107,9 +107,15 @@ export interface RecoveryPlan {
  * changes no message: they expire (or, caught mid-send, are marked unknown)
  * in the store, quietly, and are never posted, sent or told about.
  */
-export function planRecovery(drafts: Iterable<DraftRecord>, facts: RecoveryFacts, now: number, testMode = false): RecoveryPlan {
+export function planRecovery(
+  drafts: Iterable<DraftRecord>,
+  facts: RecoveryFacts,
+  now: number,
+  testMode = false,
+  downSince: number | null = null,
+): RecoveryPlan {
   const all = [...drafts];
-  const plan = planEach(all, facts, now);
+  const plan = planEach(all, facts, now, downSince);
   const owed = reviewChatOwed(all, facts);
   const inert = new Set(all.filter((d) => isInertDraft(d, testMode)).map((d) => d.draft_id));
   const effects = [...plan.effects, ...owed.effects].filter((e) => !inert.has(e.draftId) || runsForInertDraft(e));
@@ -117,7 +123,9 @@ export function planRecovery(drafts: Iterable<DraftRecord>, facts: RecoveryFacts
 }
 
 /** The per-draft part of planRecovery. */
-function planEach(all: readonly DraftRecord[], facts: RecoveryFacts, now: number): RecoveryPlan {
+function planEach(all: readonly DraftRecord[], facts: RecoveryFacts, now: number, downSince: number | null): RecoveryPlan {
+  // Past its deadline during an outage longer than Telegram keeps a tap: said so on its post (see the expire event).
+  const whileDown = downSince === null ? undefined : { since: new Date(downSince).toISOString(), until: new Date(now).toISOString() };
   const unaudited: DraftRecord[] = [];
   const events: RecoveryEvent[] = [];
   const effects: Effect[] = [];
@@ -149,7 +157,8 @@ function planEach(all: readonly DraftRecord[], facts: RecoveryFacts, now: number
     // An approval given in time waits out its undo window even past expires_at (see expiryDue).
     const expiresAt = expiryDue(draft);
     if (expiresAt <= now) {
-      events.push({ draftId: id, event: { type: "expire" } });
+      const down = whileDown !== undefined && expiresAt > downSince! ? { whileDown } : {};
+      events.push({ draftId: id, event: { type: "expire", ...down } });
       continue;
     }
     effects.push({ type: "arm_expiry", draftId: id, at: expiresAt });
@@ -232,10 +241,10 @@ export async function restoreLost(desk: RecoveryDesk): Promise<string[]> {
  * Returns the drafts whose send was marked unknown because the store had
  * lost a change the audit log shows.
  */
-export async function resumeDrafts(desk: RecoveryDesk): Promise<string[]> {
+export async function resumeDrafts(desk: RecoveryDesk, options: { readonly downSince?: number | null } = {}): Promise<string[]> {
   await reconcileAudit(desk);
   await restoreLost(desk);
-  const plan = planRecovery(desk.everyDraft(), desk.recoveryFacts, desk.clock.now(), desk.testMode);
+  const plan = planRecovery(desk.everyDraft(), desk.recoveryFacts, desk.clock.now(), desk.testMode, options.downSince ?? null);
   const lostSends: string[] = [];
   for (const { draftId, event } of plan.events) {
     const result = await desk.apply(draftId, event);

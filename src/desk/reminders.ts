@@ -88,19 +88,30 @@ export class Reminders {
     // Decided, deferred or changed meanwhile: its own arm() took over.
     if (this.stopped || !draft || !AWAITING_DECISION.has(draft.status) || draft.expires_at !== expiresAt) return;
     if (draft.review_message_id === null || draft.review_chat_id === null || this.deps.audit.index.wasReminded(draftId, expiresAt)) return;
+    // The intent, durable before the post (as an answer's mark is): a crash after Telegram took the reminder
+    // must not post it again at the next start. One that then never went out is not posted either: the draft's
+    // own post is still there, and /pending lists it.
+    const notice = { kind: "notice" as const, draft_id: draftId, status: draft.status, reminder_for: expiresAt };
+    this.deps.audit.index.markReminded(draftId, expiresAt, this.deps.clock.now());
+    try {
+      await this.deps.audit.append([{ ...notice, text: "", intent: true }]);
+    } catch (err) {
+      this.deps.audit.index.unmarkReminded(draftId, expiresAt);
+      this.deps.log.warn({ err, draft_id: draftId }, "could not record that a reminder is about to be posted; it is not posted");
+      return;
+    }
     try {
       const { text, messageId } = await this.deps.reviewChat.remind(draft);
-      this.deps.audit.index.markReminded(draftId, expiresAt, this.deps.clock.now());
-      // Known at once (a tap may come as soon as it is out), on disk with its notice line.
+      // Its surface is known at once (a tap may come as soon as it is out), and on disk with its notice line; a
+      // crash before that line leaves a reminder whose actions are refused with the way to the post (fails closed).
       const where = { chatId: draft.review_chat_id, messageId };
       const surface = this.deps.surfaces.note("remind", where, shownOfDraft(draft), {
         post: draft.review_message_id,
         until: Date.parse(expiresAt),
       });
-      const notice = { kind: "notice", draft_id: draftId, status: draft.status, text, reminder_for: expiresAt } as const;
-      await this.deps.audit.append([surface, notice]);
+      await this.deps.audit.append([surface, { ...notice, text }]);
     } catch (err) {
-      this.deps.log.warn({ err, draft_id: draftId }, "could not post the reminder of a draft");
+      this.deps.log.warn({ err, draft_id: draftId }, "could not post the reminder of a draft (or record it); it is not posted again");
     }
   }
 }

@@ -85,6 +85,7 @@ export function createDraft(payload: DraftPayload, facts: NewDraftFacts, now: nu
     sender: facts.sender ?? null,
     answering: facts.answering ?? null,
     sent_as: null,
+    expired_while_down: null,
   };
   return {
     draft,

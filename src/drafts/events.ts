@@ -60,8 +60,11 @@ export type DraftEvent =
     }
   /** A later draft names this one in `revises`. */
   | { readonly type: "revised"; readonly byDraftId: string }
-  /** The expiry timer fired (or start-up found `expires_at` passed). */
-  | { readonly type: "expire" }
+  /**
+   * The expiry timer fired (or start-up found `expires_at` passed); `whileDown`: it passed while the
+   * daemon was down longer than Telegram keeps a tap (ISO-8601 UTC, from its last poll to this start).
+   */
+  | { readonly type: "expire"; readonly whileDown?: { readonly since: string; readonly until: string } }
   /** The kill switch stopped the send at the call boundary. */
   | {
       readonly type: "halt";

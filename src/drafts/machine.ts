@@ -238,9 +238,18 @@ const revised: Handler<"revised"> = (d, e, now) => {
   return ok(next(d, now, { revised_by: e.byDraftId }));
 };
 
-const expire: Handler<"expire"> = (d, _e, now) => {
+const expire: Handler<"expire"> = (d, e, now) => {
   if (now < expiryDue(d)) return refuse(d, "not_due");
-  const draft = next(d, now, { status: "expired" });
+  const down = e.whileDown;
+  const draft = next(d, now, {
+    status: "expired",
+    ...(down === undefined
+      ? {}
+      : {
+          expired_while_down: down,
+          reason: `it expired while the daemon was down (from ${down.since} to ${down.until}): a decision made then may have been lost`,
+        }),
+  });
   return ok(draft, { type: "show_status", draftId: d.draft_id });
 };
 

@@ -145,6 +145,12 @@ const draftRecordFields = z.object({
   answering: answeringSchema.nullable().default(null),
   /** Who it went out as, once sent. */
   sent_as: z.enum(SENDER_KINDS).nullable().default(null),
+  /**
+   * Expired while the daemon was down for longer than Telegram keeps a tap (24 h): from its last
+   * poll to the start that expired it (ISO-8601 UTC). A decision made then may have been lost, so
+   * its post says that, not "without a decision". Null otherwise.
+   */
+  expired_while_down: z.object({ since: z.string(), until: z.string() }).nullable().default(null),
 });
 
 /**

@@ -41,6 +41,12 @@ export interface CutTail {
   readonly bytes: number;
   /** The first of them (at most TAIL_KEPT_BYTES), for the caller to tell what they held. */
   readonly head: Buffer;
+  /**
+   * True when they hold a whole line (newline-terminated) that failed its
+   * check: data damaged after it was written (and acknowledged), not only an
+   * interrupted write, which leaves an unterminated tail.
+   */
+  readonly complete: boolean;
 }
 
 /** How much of a cut tail `cutTail.head` keeps. */
@@ -97,7 +103,7 @@ export class JsonlStore<T extends { draft_id: string }> {
       if (r.droppedBytes > 0) {
         const head = Buffer.alloc(Math.min(r.droppedBytes, TAIL_KEPT_BYTES));
         await fh.read(head, 0, head.length, r.goodBytes);
-        cut = { reason: r.droppedReason ?? "damaged", bytes: r.droppedBytes, head };
+        cut = { reason: r.droppedReason ?? "damaged", bytes: r.droppedBytes, head, complete: head.includes(0x0a) };
         await fh.truncate(r.goodBytes);
         await fh.datasync();
         opts.log.warn(

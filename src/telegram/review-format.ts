@@ -188,6 +188,11 @@ export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions
       return undo === null ? line : `${line}\n↩️ Undo until ${clockTime(undo)}`;
     }
     case "expired":
+      if (draft.expired_while_down !== null) {
+        const { since, until } = draft.expired_while_down;
+        const what = draft.approval === null ? "a decision made then may have been lost" : "approved, but the send could not start in time";
+        return `⌛ Expired while the daemon was down (${when(since)} to ${when(until)}): ${what}. Not sent.`;
+      }
       // An approval is kept when an approved draft expires: its send could not start in time.
       return draft.approval === null
         ? "⌛ Expired without a decision. Not sent."

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Update } from "grammy/types";
 import { JsonlStore, type StoreLog } from "../store/jsonl-store.js";
+import { readJournalCut, type JournalCut } from "./journal-cut.js";
 
 /**
  * Where an update stands:
@@ -19,8 +20,19 @@ const entrySchema = z.object({
   // Journals written before states existed hold only received updates.
   state: stateSchema.default("received"),
   update: z.looseObject({ update_id: z.number().int() }).optional(),
+  /** The POLLED entry only: when Telegram last answered a getUpdates (ISO-8601 UTC). */
+  polled_at: z.string().optional(),
 });
 type Entry = z.infer<typeof entrySchema>;
+
+/**
+ * The entry that says when Telegram last answered a getUpdates: the start's
+ * measure of an outage (Telegram keeps a pending update at most 24 h). Shaped
+ * as a handled update 0 so that a journal read by an older daemon still loads.
+ */
+const POLLED = "polled";
+/** The POLLED entry is rewritten at most this often while polling goes well (and once more at a clean stop). */
+const POLLED_EVERY_MS = 60_000;
 
 /** Handled updates remembered for a redelivery: more than one getUpdates batch (100) can hold. */
 const KEEP_HANDLED = 200;
@@ -43,11 +55,27 @@ export class UpdateJournal {
   private pruneAt = PRUNE_AT;
   private pruning = false;
 
+  /** A damaged end cut off at open, and what it held as far as its bytes tell; null when the file ended cleanly. */
+  readonly cut: JournalCut | null;
+  /** When Telegram last answered a getUpdates before this start (ms), or null: never recorded (a new or older journal). */
+  readonly polledBefore: number | null;
+  private polledWritten: number | null;
+  private polledNoted: number | null = null;
+
   private constructor(
     private readonly store: JsonlStore<Entry>,
     private readonly log: StoreLog,
   ) {
-    for (const e of store.latest.values()) if (e.state === "handled") this.handledCount++;
+    let last: number | null = null;
+    for (const e of store.latest.values()) {
+      if (e.draft_id === POLLED) continue;
+      if (e.state === "handled") this.handledCount++;
+      last = Math.max(last ?? e.update_id, e.update_id);
+    }
+    const polled = Date.parse(store.latest.get(POLLED)?.polled_at ?? "");
+    this.polledBefore = Number.isFinite(polled) ? polled : null;
+    this.polledWritten = this.polledBefore;
+    this.cut = store.cutTail === null ? null : readJournalCut(store.cutTail, (id) => this.stateOf(id) !== undefined, last);
   }
 
   static async open(path: string, log: StoreLog): Promise<UpdateJournal> {
@@ -62,7 +90,17 @@ export class UpdateJournal {
         "confirmed, but one it confirmed that this file still held unhandled (a tap made just before the stop) is lost: " +
         "look at /pending in the review chat and decide again where a decision did not take.",
     });
-    return new UpdateJournal(store, log);
+    const journal = new UpdateJournal(store, log);
+    const cut = journal.cut;
+    if (cut !== null) {
+      log.warn(
+        { path, reason: cut.reason, bytes: cut.bytes, update_ids: cut.missingUpdateIds, unreadable: cut.unreadable },
+        cut.damagedAfterWrite
+          ? "the update journal's last line was damaged after it was written, and was cut off: Telegram may have confirmed the update in it already; the first getUpdates tells"
+          : "the update journal ended in an interrupted write, cut off: Telegram had not confirmed what it held and delivers it again",
+      );
+    }
+    return journal;
   }
 
   /** The updates a stop left to handle (in flight, or to retry), in order. */
@@ -81,7 +119,7 @@ export class UpdateJournal {
 
   /** How many updates the journal remembers (in flight and recently handled). */
   get size(): number {
-    return this.store.latest.size;
+    return this.store.latest.size - (this.store.latest.has(POLLED) ? 1 : 0);
   }
 
   /** Makes `updates` durable; resolves once fsync'd. An update known already keeps its state. */
@@ -135,16 +173,36 @@ export class UpdateJournal {
     if (this.handledCount >= this.pruneAt) this.prune();
   }
 
+  /**
+   * Notes that Telegram answered a getUpdates at `at` (ms): written durably
+   * at most every POLLED_EVERY_MS, and at close. A failed write is logged.
+   */
+  async notePolled(at: number): Promise<void> {
+    this.polledNoted = at;
+    if (this.polledWritten !== null && at - this.polledWritten < POLLED_EVERY_MS) return;
+    await this.writePolled(at);
+  }
+
   async close(): Promise<void> {
     await Promise.allSettled([...this.answering.values()]);
+    if (this.polledNoted !== null && this.polledNoted !== this.polledWritten) await this.writePolled(this.polledNoted);
     await this.store.close();
+  }
+
+  private async writePolled(at: number): Promise<void> {
+    this.polledWritten = at;
+    await this.store
+      .append([{ draft_id: POLLED, update_id: 0, state: "handled", polled_at: new Date(at).toISOString() }])
+      .catch((err: unknown) =>
+        this.log.warn({ err }, "could not journal when Telegram last answered; an outage may be measured from earlier"),
+      );
   }
 
   /** Rewrites the journal without all but the last KEEP_HANDLED handled updates (first-seen order). */
   private prune(): void {
     if (this.pruning) return;
     this.pruning = true;
-    const handled = [...this.store.latest.values()].filter((e) => e.state === "handled");
+    const handled = [...this.store.latest.values()].filter((e) => e.state === "handled" && e.draft_id !== POLLED);
     const drop = new Set(handled.slice(0, handled.length - KEEP_HANDLED).map((e) => e.draft_id));
     void this.store
       .forget(drop)

@@ -21,6 +21,8 @@ export const testCommandSchema = z.discriminatedUnion("cmd", [
     text: z.string(),
     user_id: z.number().int().optional(),
   }),
+  // A tap on a post's "🔓 Keep the removed items" (contract v4, "His own details, one tap").
+  z.strictObject({ cmd: z.literal("keep"), review_message_id: z.number().int(), user_id: z.number().int().optional() }),
   z.strictObject({
     cmd: z.literal("unreact"),
     review_message_id: z.number().int(),

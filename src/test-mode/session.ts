@@ -86,6 +86,10 @@ async function handle(command: TestCommand, o: TestSessionOptions): Promise<Answ
       const actor = actorOf(o, command.user_id, "✏️", "reply");
       return act(o, command.review_message_id, (where) => desk.edit({ ...where, actor, text: command.text }));
     }
+    case "keep": {
+      const actor = actorOf(o, command.user_id, "🔓");
+      return act(o, command.review_message_id, (where) => desk.keepRemoved({ ...where, actor }));
+    }
     case "unreact": {
       const undone = decisionForEmoji(command.emoji);
       if (undone !== "send" && undone !== "revise")

@@ -36,16 +36,20 @@ describe("REMIND_BEFORE", () => {
     );
     // Sent at about expires_at - REMIND_BEFORE, not at the post.
     expect(reminder!.at).toBeGreaterThanOrEqual(Date.parse(d.expires_at) - 4_000 - 50);
-    // Audited once it is out (after the message): wait for the line rather than read at once.
+    // Its intent is audited before the message, the notice once it is out: wait for that line rather than read at once.
     const audited = await eventually(
       async () => {
         const lines = (await auditLines(live.daemon.harnessDir)).filter((l) => l.kind === "notice" && l.reminder_for !== undefined);
-        return lines.length > 0 ? lines : null;
+        return lines.some((l) => l.intent === undefined) ? lines : null;
       },
       10_000,
       "the reminder's audit line",
     );
-    expect(audited).toMatchObject([{ draft_id: d.draft_id, reminder_for: d.expires_at }]);
+    expect(audited).toMatchObject([
+      { draft_id: d.draft_id, reminder_for: d.expires_at, intent: true, text: "" },
+      { draft_id: d.draft_id, reminder_for: d.expires_at, text: reminder!.text },
+    ]);
+    expect(audited[1]).not.toHaveProperty("intent");
     await live.restart({ DRAFT_TTL: "6s", REMIND_BEFORE: "4s" });
     await expired(live.daemon, d.draft_id);
     expect(reminders(d.review_message_id)).toHaveLength(1);
@@ -60,6 +64,21 @@ describe("REMIND_BEFORE", () => {
     expect(reminders(d.review_message_id)).toHaveLength(0);
     await live.restart({ DRAFT_TTL: "10s", REMIND_BEFORE: "7s" });
     await eventually(() => reminders(d.review_message_id).length === 1, 10_000, "the reminder at start");
+    await expired(live.daemon, d.draft_id);
+    expect(reminders(d.review_message_id)).toHaveLength(1);
+  });
+
+  it("a reminder Telegram took while the daemon never heard back (the crash window) is not posted again after a restart", async () => {
+    await live.start({ DRAFT_TTL: "8s", REMIND_BEFORE: "6s" });
+    const d = await submitPosted(live.daemon, "Hi team, reminded once only.");
+    // Telegram accepts the reminder, then the answer is lost: as a crash right after the send.
+    live.double.dropResponseAfterAccept("sendMessage");
+    await eventually(() => reminders(d.review_message_id).length === 1, 10_000, "the reminder reached Telegram");
+    const intent = await eventually(async () =>
+      (await auditLines(live.daemon.harnessDir)).find((l) => l.kind === "notice" && l.intent === true && l.draft_id === d.draft_id),
+    );
+    expect(intent).toMatchObject({ reminder_for: d.expires_at });
+    await live.restart({ DRAFT_TTL: "8s", REMIND_BEFORE: "6s" });
     await expired(live.daemon, d.draft_id);
     expect(reminders(d.review_message_id)).toHaveLength(1);
   });

@@ -134,7 +134,7 @@ describe("draft-review report and the weekly picture, live", () => {
     expect(live.double.photos()).toHaveLength(1);
     const postedLines = async () => (await auditLines(again.harnessDir)).filter((l) => l.kind === "report_posted");
     await eventually(async () => (await postedLines()).map((l) => l.trigger).join() === "command", 10_000, "/report audited");
-  });
+  }, 120_000);
 });
 
 /** A daemon whose clock is `daysAgo` days back posts `texts` as Scribe drafts on `dirs`, then stops: history from then. */
@@ -185,7 +185,7 @@ describe("the weekly picture, once", () => {
       expect(live.double.photos()).toHaveLength(1);
       expect(live.double.messages(OWNER).filter((m) => /may be missing/.test(m.text))).toHaveLength(1);
       expect(await kinds()).toEqual(["report_intent", "report_unconfirmed"]);
-    });
+    }, 120_000);
 
     it("a REPORT_DAY missed by a daemon down for 8 days is posted once at the next start, for its own week; the next REPORT_DAY brings only its own", async () => {
       // REPORT_DAY was three days ago: the daemon, stopped eight days ago, missed it entirely.
@@ -220,6 +220,6 @@ describe("the weekly picture, once", () => {
       const posted2 = (await auditLines(next.harnessDir)).filter((l) => l.kind === "report_posted").map((l) => [l.trigger, l.until]);
       expect(posted2).toHaveLength(2);
       expect(new Set(posted2.map(([, until]) => until)).size).toBe(2);
-    });
+    }, 120_000);
   });
 });

@@ -9,7 +9,8 @@ import { draft, testModeSession } from "../support/test-mode-process.js";
  * Issue 27 point 3 against the real daemon (test mode, its simulated clock
  * from now): two weeks of history, then `draft-review report --json` for the
  * second week: `previous` counts the first, `notes` lists the reviewer's
- * revision notes newest first, at most 10.
+ * revision notes newest first, at most 10, and a draft whose only edit kept
+ * the items redaction removed is `restored`, not `edited`.
  */
 
 const DAY = 86_400_000;
@@ -19,7 +20,7 @@ afterAll(async () => {
 });
 
 describe("draft-review report --json over two periods", () => {
-  it("has previous with the first week's numbers, and per role the newest 10 notes of the second", async () => {
+  it("has previous with the first week's numbers, per role the newest 10 notes of the second, and restored apart from edited", async () => {
     const cwd = await mkdtemp(join(tmpdir(), "report-previous-"));
     dirs.push(cwd);
     const where = { cwd, harnessDir: join(cwd, ".harness") };
@@ -40,11 +41,15 @@ describe("draft-review report --json over two periods", () => {
     for (let i = 1; i <= 12; i++) {
       input.push({ cmd: "advance", by: "1m" }, { cmd: "reply", review_message_id: 4 + i, text: `note ${i}` });
     }
-    // Margot: drafted (post 17), edited by the reviewer (the new version is post 18), then sent.
+    // Margot: drafted (post 17), edited by the reviewer (the new version is post 18), then sent (message 19).
     input.push(
       draft("Week two, Margot", { drafted_by_role: "Margot" }),
       { cmd: "reply", review_message_id: 17, text: "✏️ Week two, Margot, edited" },
       { cmd: "react", review_message_id: 18, emoji: "👍" },
+      // Margot again (post 20): redaction took the owner's number out; 🔓 keeps it (post 21), then sent.
+      draft("Week two, Margot: call me on +61 412 345 678 if the train is late.", { drafted_by_role: "Margot" }),
+      { cmd: "keep", review_message_id: 20 },
+      { cmd: "react", review_message_id: 21, emoji: "👍" },
       { cmd: "advance", by: "1h" },
     );
     const answers = await testModeSession(where, input, { DRAFT_TTL: "30d" });
@@ -56,6 +61,8 @@ describe("draft-review report --json over two periods", () => {
       ...Array.from({ length: 12 }, (_, i) => 5 + i),
       17,
       18,
+      20,
+      21,
     ]);
 
     const since = new Date(start + 7 * DAY).toISOString();
@@ -67,7 +74,8 @@ describe("draft-review report --json over two periods", () => {
 
     expect(report.roles.Scribe).toMatchObject({ drafts: 12, revise: 12, sent: 0, restored: 0 });
     expect(report.roles.Scribe.notes).toEqual(Array.from({ length: 10 }, (_, i) => `note ${12 - i}`));
-    expect(report.roles.Margot).toMatchObject({ drafts: 1, sent: 1, edited: 1, restored: 0, notes: [] });
+    // The edited draft counts as edited; the one whose only edit kept the removed items counts as restored, not edited.
+    expect(report.roles.Margot).toMatchObject({ drafts: 2, sent: 2, edited: 1, restored: 1, notes: [] });
     expect(report.roles.CoS).toMatchObject({ drafts: 0, notes: [] });
 
     expect(report.previous.roles.Scribe).toMatchObject({ drafts: 2, sent: 1, revise: 1, edited: 0, restored: 0 });

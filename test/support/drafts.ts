@@ -74,6 +74,7 @@ export function draftIn(status: DraftStatus, overrides: Partial<DraftRecord> = {
     sender: null,
     answering: null,
     sent_as: status === "sent" ? "bot" : null,
+    expired_while_down: null,
     ...overrides,
   };
 }
