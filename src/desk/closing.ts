@@ -2,7 +2,7 @@ import type { SurfaceState } from "../audit/audit-schema.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
 import type { ReviewChat } from "./ports.js";
-import { judgeSurface, questionAction, shownOfDraft, type DecisionSurfaces } from "./surfaces.js";
+import { judgeSurface, questionAction, shownOfDraft, type DecisionSurfaces, type SurfaceAction } from "./surfaces.js";
 
 /** What closing needs: the surfaces, the review chat that edits them, the time, and a log for a failed edit. */
 export interface ClosingDeps {
@@ -24,10 +24,15 @@ export interface ClosingDeps {
  * is judged by) and, for a reminder, the deadline it named.
  */
 function showsTheDraft(surface: SurfaceState, draft: DraftRecord, now: number): boolean {
-  const does = surface.asks === "remind" ? "decide" : questionAction(surface.asks);
+  const does = askedAction(surface);
   if (does === null) return true;
   if (surface.asks === "remind" && surface.until !== Date.parse(draft.expires_at)) return false;
   return judgeSurface(surface, shownOfDraft(draft), { does, via: "tap" }, {}, now).ok;
+}
+
+/** What a tap on a question or a reminder does; null for any other surface (a post, an edit prompt, a notice: never closed here). */
+function askedAction(surface: SurfaceState): SurfaceAction | null {
+  return surface.asks === "remind" ? "decide" : questionAction(surface.asks);
 }
 
 /** True while a question or a reminder still asks what it asked: the draft awaits a decision, as the message showed it. */
@@ -46,6 +51,7 @@ export function stillHolds(surface: SurfaceState, draft: DraftRecord, now: numbe
 export async function closeLeftBehind(deps: ClosingDeps, draft: DraftRecord): Promise<void> {
   const now = deps.clock.now();
   for (const surface of deps.surfaces.openOf(draft.draft_id)) {
+    if (askedAction(surface) === null) continue;
     if (surface.asks === "remind") {
       await followReminder(deps, surface, draft, now);
       continue;
