@@ -4,13 +4,13 @@
  * packages' lock), then runs the daemon (dist/main.js) in this same process.
  * `npm ci` builds already (prepare), so a start on an installed checkout costs
  * a few milliseconds of stat() here, not a 10 s tsc + esbuild run, and no
- * second Node start. The build's own output goes to stderr: in test mode
- * stdout carries only the answers.
+ * second Node start. The build's own output goes to stderr (scripts/build-dist.mjs):
+ * in test mode stdout carries only the answers.
  */
-import { spawnSync } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildDist } from "./build-dist.mjs";
 
 // Paths are the project's, whatever the working directory (.env and HARNESS_DIR stay relative to it).
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -48,15 +48,7 @@ function oldestOutput() {
 const built = oldestOutput();
 const stale = built === 0 || INPUTS.some((input) => newest(input) > built);
 if (stale) {
-  process.stderr.write(built === 0 ? "draft-review: building (dist/ is missing)...\n" : "draft-review: sources changed since the last build; building...\n");
-  const npm = process.env.npm_execpath;
-  const how = { cwd: ROOT, stdio: ["ignore", 2, 2] };
-  const result = npm
-    ? spawnSync(process.execPath, [npm, "run", "--silent", "build"], how)
-    : spawnSync("npm", ["run", "--silent", "build"], { ...how, shell: process.platform === "win32" });
-  if (result.status !== 0) {
-    process.stderr.write("draft-review: the build failed; see above. Fix it, or run `npm ci` again.\n");
-    process.exit(result.status ?? 1);
-  }
+  const status = buildDist(built === 0 ? "dist/ is missing" : "sources changed since the last build");
+  if (status !== 0) process.exit(status);
 }
 await import(new URL("../dist/main.js", import.meta.url).href);

@@ -7,6 +7,7 @@ import type { AudienceSource, ReviewChat } from "../desk/ports.js";
 import { audienceCheck } from "../send/audience-check.js";
 import { Intake, type Redactor } from "../desk/intake.js";
 import { reconcileAudit } from "../desk/recovery.js";
+import { countLiveDrafts, mayChangeDraft } from "../desk/test-drafts.js";
 import { restoreLostChanges } from "./store-restore.js";
 import { archiveMonthOf } from "../desk/archiving.js";
 import { scheduleArchiving, type ArchivingSchedule } from "../desk/archive-schedule.js";
@@ -33,7 +34,8 @@ export { harnessPaths };
 /** The edges that differ between live mode and test mode. */
 export interface CoreEdges {
   readonly clock: Clock;
-  readonly makeReviewChat: (existing: Iterable<DraftRecord>) => ReviewChat;
+  /** `existing` drafts and `surfaces` (messages with decision controls): test mode's made-up message ids come after theirs. */
+  readonly makeReviewChat: (existing: Iterable<DraftRecord>, surfaces: Iterable<{ readonly message_id: number }>) => ReviewChat;
   readonly sendCall: SendMessageCall;
   readonly limiter: DestinationLimiter;
   readonly redact: Redactor | null;
@@ -85,6 +87,8 @@ export interface Core {
  */
 export async function openCore(config: Config, log: Logger, edges: CoreEdges): Promise<Core> {
   const paths = harnessPaths(config.harnessDir);
+  // Test mode keeps its halt record, assumed connection and made-up messages apart (see testModePaths).
+  const own = config.mode === "test" ? testModePaths(paths) : paths;
   // Before anything in it is read or written: HARNESS_DIR must be this user's alone.
   await guardHarnessDir(config.harnessDir, log);
   const lock = await acquireLock(config.harnessDir, log);
@@ -96,6 +100,9 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       // DRAFT_STORE_COMPACT_AFTER_LINES; unset: the store's default.
       ...(config.storeCompactAfterLines === null ? {} : { compactAfterLines: config.storeCompactAfterLines }),
     });
+    // Test mode leaves live drafts alone (see test-drafts.ts): their store lines stay byte for byte, so nothing rewrites the store.
+    const liveLeftAlone = config.mode === "test" ? countLiveDrafts(store.latest.values()) : 0;
+    if (liveLeftAlone > 0) store.appendOnly("test mode never rewrites the lines of live drafts");
     const audit = await AuditLog.open({
       path: paths.audit,
       log,
@@ -115,6 +122,8 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       latest: store.latest,
       append: (records) => store.append(records),
       archived: (id) => archive.mayHoldDraft(id),
+      // Test mode restores only its own drafts: a live draft's store is the live daemon's to restore.
+      mayChange: (draft) => mayChangeDraft(draft, config.mode === "test"),
       audit: {
         draftIds: () => audit.index.draftIds(),
         audited: (id) => audit.index.audited(id),
@@ -131,7 +140,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
         pollMs: edges.haltPollMs ?? 0,
         files: [edges.envFilePath],
         haltOnChange: [paths.ownerHalt],
-        recordPath: paths.haltRecord,
+        recordPath: own.haltRecord,
         log,
         // An owner's halt the audit log records counts too, if halt_record.json is missing or older.
         loggedHalt: () => audit.loggedHalt(),
@@ -140,13 +149,10 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
     // A first look before any decision or send: halts of earlier runs count, and one that a stop
     // left lasting but that is off now is recorded as ended now (every earlier approval is void).
     await killSwitch.check();
-    // Test mode keeps its assumed connection and made-up messages apart: a live daemon must never take them
-    // as evidence of the 24 h window, nor quote them on a real review post.
-    const business = config.mode === "test" ? testModeBusinessPaths(paths) : paths;
     const voice = new OwnerVoice({
-      store: await ConnectionStore.open(business.businessConnection, log),
-      chats: await ChatLog.open(business.businessChats, () => edges.clock.now(), log),
-      ignored: await IgnoredConnections.open(business.businessIgnored, log),
+      store: await ConnectionStore.open(own.businessConnection, log),
+      chats: await ChatLog.open(own.businessChats, () => edges.clock.now(), log),
+      ignored: await IgnoredConnections.open(own.businessIgnored, log),
       ownerUserId: config.ownerUserId,
       reviewerIds: config.reviewerIds,
       clock: edges.clock,
@@ -156,13 +162,14 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       ...(edges.business?.fetchConnection ? { fetchConnection: edges.business.fetchConnection } : {}),
       ...(edges.business?.tell ? { tell: edges.business.tell } : {}),
     });
-    const reviewChat = edges.makeReviewChat(store.latest.values());
+    const reviewChat = edges.makeReviewChat(store.latest.values(), audit.index.surfaces.all());
     const removedItems = new RemovedItemsStore(paths.removedItems);
     const desk = new ReviewDesk({
       store,
       audit,
       archive,
-      retentionMs: config.draftRetentionMs,
+      // Archiving rewrites the store: test mode archives nothing while live drafts are in it (a live daemon archives its drafts too).
+      ...(liveLeftAlone > 0 ? {} : { retentionMs: config.draftRetentionMs }),
       clock: edges.clock,
       reviewChat,
       reviewerIds: config.reviewerIds,
@@ -234,11 +241,21 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
   }
 }
 
-/** Where test mode keeps its Telegram Business state: beside the live files, never in them. */
-function testModeBusinessPaths(paths: { businessConnection: string; businessChats: string; businessIgnored: string }) {
+/**
+ * Where test mode keeps the state a live daemon decides by: beside the live files, never in them. Its halt
+ * record (a halt seen on the simulated clock would void the live approvals, up to a time days ahead), and its
+ * assumed business connection, ignored connections and made-up messages (never evidence of the 24 h window,
+ * nor quoted on a real post).
+ */
+function testModePaths<P extends { haltRecord: string; businessConnection: string; businessChats: string; businessIgnored: string }>(
+  paths: P,
+): P {
+  const beside = (path: string) => path.replace(/\.json$/, ".test-mode.json");
   return {
-    businessConnection: paths.businessConnection.replace(/\.json$/, ".test-mode.json"),
-    businessChats: paths.businessChats.replace(/\.json$/, ".test-mode.json"),
-    businessIgnored: paths.businessIgnored.replace(/\.json$/, ".test-mode.json"),
+    ...paths,
+    haltRecord: beside(paths.haltRecord),
+    businessConnection: beside(paths.businessConnection),
+    businessChats: beside(paths.businessChats),
+    businessIgnored: beside(paths.businessIgnored),
   };
 }

@@ -42,6 +42,8 @@ export interface StoreRestoreDeps {
   append(records: readonly DraftRecord[]): Promise<void>;
   /** True when the archive may hold the draft (an archived draft has left the store on purpose). */
   readonly archived: (draftId: string) => boolean;
+  /** Whether this process may change the draft (test mode: only its own, see mayChangeDraft); absent: every draft. */
+  readonly mayChange?: (draft: DraftRecord) => boolean;
   readonly audit: AuditFacts;
   readonly log: { warn(obj: object, msg: string): void };
 }
@@ -92,11 +94,14 @@ function recordIn(line: TransitionEntry | null): DraftRecord | null {
 export async function restoreLostChanges(deps: StoreRestoreDeps): Promise<string[]> {
   const restored: DraftRecord[] = [];
   const refused: StoreGap[] = [];
+  const may = deps.mayChange ?? (() => true);
   for (const gap of storeGaps(deps.latest, deps.audit, deps.archived)) {
     if (gap.audited.to === "sending" && gap.stored?.status === "approved") continue; // recovery says what happened
+    if (gap.stored !== undefined && !may(gap.stored)) continue; // another's draft (a live one, seen from test mode)
     const record = recordIn(await deps.audit.transitionAt(gap.draftId, gap.audited.version));
-    if (record !== null) restored.push(record);
-    else if (!settledByRecovery(gap)) refused.push(gap);
+    if (record !== null) {
+      if (may(record)) restored.push(record);
+    } else if (!settledByRecovery(gap)) refused.push(gap);
   }
   if (refused.length > 0) throw refusal(deps.storePath, refused);
   if (restored.length === 0) return [];

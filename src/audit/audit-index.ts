@@ -188,7 +188,7 @@ export class AuditIndex {
   loggedHalt(startedAt: number): { at: number; reason: string } | null {
     if (this.halt === null) return null;
     const at = this.halt.lasting ? Math.max(this.halt.at, startedAt) : this.halt.at;
-    return { at, reason: `an owner's halt recorded in the audit log, in force until ${new Date(at).toISOString()}` };
+    return { at, reason: "an owner's halt recorded in the audit log: /halt or draft-review halt" };
   }
 
   /** The byte offset (or a lower bound of it) of the draft's last transition line, when known. */

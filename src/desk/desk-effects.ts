@@ -21,7 +21,7 @@ export interface EffectDeps {
   readonly log: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
   readonly postBackoff?: Backoff | undefined;
   readonly surfaces: DecisionSurfaces;
-  /** True in test mode; a live desk runs only the expiry of a test-mode draft (see isInertDraft). */
+  /** True in test mode; a live desk runs only the expiry of a test-mode draft, test mode nothing for a live one (see isInertDraft). */
   readonly testMode?: boolean | undefined;
   /** REMIND_BEFORE in ms (see reminders.ts); 0 or absent: no reminders. */
   readonly remindBeforeMs?: number | undefined;
@@ -122,7 +122,8 @@ export class DeskEffects {
   private async runEffect(effect: Effect): Promise<void> {
     const draft = this.deps.get(effect.draftId);
     if (!draft) return;
-    if (isInertDraft(draft, this.deps.testMode === true) && !runsForInertDraft(effect)) return;
+    const testMode = this.deps.testMode === true;
+    if (isInertDraft(draft, testMode) && !runsForInertDraft(effect, testMode)) return;
     const { reviewChat } = this.deps;
     switch (effect.type) {
       case "post_review":
@@ -208,6 +209,7 @@ export class DeskEffects {
         type: "posted",
         reviewChatId: post.reviewChatId,
         reviewMessageId: post.reviewMessageId,
+        reviewThreadId: post.reviewThreadId ?? null,
       });
       if (!result.ok) this.deps.log.warn({ draft_id: draftId, reason: result.reason }, "review post made, but the draft had moved on");
       // A split post's header takes no decision: an action on it is answered with the way to the draft's message.

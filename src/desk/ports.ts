@@ -8,6 +8,8 @@ import type { KeptOriginal, ReadKept } from "../store/removed-items.js";
 export interface ReviewPost {
   readonly reviewChatId: string;
   readonly reviewMessageId: number;
+  /** The topic it went to (its message_thread_id); null or absent: the chat's main thread. */
+  readonly reviewThreadId?: number | null;
   /** A draft too long to share a message with its header: the header's message (it takes no decision). */
   readonly headerMessageId?: number;
 }
@@ -49,8 +51,12 @@ export interface ReviewChat {
   markSuperseded(draft: DraftRecord, reviewMessageId: number): Promise<void>;
   /** Sends the reviewer the current text to copy and a ForceReply (the ✏️ Edit button); resolves with that message's id. */
   promptEdit(draft: DraftRecord): Promise<number>;
-  /** Answers in the review chat, as a reply to `replyTo` when given (an action on a message that is no live post); resolves with its message id. */
-  answer(text: string, replyTo: number | null): Promise<number>;
+  /**
+   * Answers in the review chat, as a reply to `replyTo` when given (an action on a message that is no live post), in
+   * `thread`: the topic that message is in (a draft's `review_thread_id`); null or absent: the main thread. Resolves
+   * with its message id.
+   */
+  answer(text: string, replyTo: number | null, thread?: number | null): Promise<number>;
   /** Asks what a reply that is only an approval word ("ok") meant: send, or revise with it as the note; resolves with the question's id and words. */
   askApproval(draft: DraftRecord, note: string, replyTo: number): Promise<Asked>;
   /**

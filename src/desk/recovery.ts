@@ -4,7 +4,7 @@ import type { DraftEvent } from "../drafts/events.js";
 import { expiryDue, unknownOutcomeNotice } from "../drafts/machine.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { isFinal, type DraftStatus } from "../drafts/status.js";
-import { isInertDraft, runsForInertDraft } from "./test-drafts.js";
+import { isInertDraft, mayChangeDraft, runsForInertDraft } from "./test-drafts.js";
 
 /** Why a `sending` draft found at start is marked unknown. */
 export const CRASH_DURING_SEND = "the daemon stopped while the send was under way; Telegram may or may not have the message";
@@ -105,7 +105,8 @@ export interface RecoveryPlan {
  * was replaced.
  * A live daemon (`testMode` false) plans for test-mode drafts only what
  * changes no message: they expire (or, caught mid-send, are marked unknown)
- * in the store, quietly, and are never posted, sent or told about.
+ * in the store, quietly, and are never posted, sent or told about. Test mode
+ * (`testMode` true) plans nothing at all for live drafts (see test-drafts.ts).
  */
 export function planRecovery(
   drafts: Iterable<DraftRecord>,
@@ -114,11 +115,11 @@ export function planRecovery(
   testMode = false,
   downSince: number | null = null,
 ): RecoveryPlan {
-  const all = [...drafts];
+  const all = [...drafts].filter((d) => mayChangeDraft(d, testMode));
   const plan = planEach(all, facts, now, downSince);
   const owed = reviewChatOwed(all, facts);
   const inert = new Set(all.filter((d) => isInertDraft(d, testMode)).map((d) => d.draft_id));
-  const effects = [...plan.effects, ...owed.effects].filter((e) => !inert.has(e.draftId) || runsForInertDraft(e));
+  const effects = [...plan.effects, ...owed.effects].filter((e) => !inert.has(e.draftId) || runsForInertDraft(e, testMode));
   return { unaudited: plan.unaudited, events: [...owed.events, ...plan.events], effects };
 }
 
@@ -198,7 +199,7 @@ export interface RecoveryDesk {
   readonly log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** True in test mode; a live desk plans only quiet expiry for test-mode drafts. */
   readonly testMode: boolean;
-  /** Every draft in the store, test-mode ones too. */
+  /** Every draft the desk may change (see mayChangeDraft): a live desk's store, test-mode ones too; in test mode its own only. */
   everyDraft(): DraftRecord[];
   /** Audits changes the log lacks as `recovered`. */
   auditRecovered(drafts: readonly DraftRecord[]): Promise<void>;

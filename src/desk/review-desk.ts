@@ -29,7 +29,7 @@ import type {
 } from "./ports.js";
 import { keepsOriginal, originalDone } from "../drafts/keep-removed.js";
 import { ReviewerActions } from "./reviewer-actions.js";
-import { isInertDraft } from "./test-drafts.js";
+import { isInertDraft, mayChangeDraft } from "./test-drafts.js";
 import { DecisionSurfaces, shownOfDraft, surfaceLine } from "./surfaces.js";
 
 export type { DecisionOutcome, DecisionRequest } from "./ports.js";
@@ -68,7 +68,7 @@ export interface ReviewDeskOptions {
   readonly botUsername?: string | null;
   /** Builds the send path; it gets the desk as its ledger. */
   readonly makeSender: (ledger: DraftLedger) => Sender;
-  /** True in test mode. A live desk (false, the default) leaves drafts made in test mode alone: see isInertDraft. */
+  /** True in test mode. Each mode leaves the other's drafts alone: see isInertDraft. */
   readonly testMode?: boolean;
   /** The originals of redacted drafts, for 🔓 Keep the removed items; absent: none are kept. */
   readonly removedItems?: RemovedItems;
@@ -190,12 +190,15 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     return this.everyDraft().filter((d) => !isInertDraft(d, this.testMode) && (status === undefined || d.status === status));
   }
 
-  /** Every draft in the store, test-mode ones too (recovery expires those quietly). */
+  /**
+   * Every draft this desk may change (see mayChangeDraft): a live desk's whole store, test-mode drafts
+   * too (recovery expires those quietly); test mode's own drafts only (a live draft is never changed there).
+   */
   everyDraft(): DraftRecord[] {
     const out: DraftRecord[] = [];
     for (const id of this.options.store.latest.keys()) {
       const draft = this.published(id);
-      if (draft) out.push(draft);
+      if (draft && mayChangeDraft(draft, this.testMode)) out.push(draft);
     }
     return out;
   }
@@ -246,8 +249,7 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
    */
   restore(draftId: string, event: DraftEvent, at: number): Promise<TransitionResult> {
     return this.queue.run(draftId, async () => {
-      const draft = this.get(draftId);
-      if (!draft) throw new Error(`draft ${draftId} does not exist`);
+      const draft = this.changeable(draftId);
       const result = transition(draft, event, at);
       if (result.ok) await this.options.store.append([result.draft]);
       return result;
@@ -352,14 +354,21 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
   }
 
   private async applyNow(draftId: string, event: DraftEvent): Promise<TransitionResult> {
-    const draft = this.get(draftId);
-    if (!draft) throw new Error(`draft ${draftId} does not exist`);
+    const draft = this.changeable(draftId);
     const result = transition(draft, event, this.options.clock.now());
     if (!result.ok) return result;
     await this.commit(draft.status, result.draft, event, draft.draft_text, result.effects);
     this.runEffects(result.effects);
     this.dropRemovedItems(draft, result.draft);
     return result;
+  }
+
+  /** The current record of a draft this desk may change; anything else is a bug (test mode never writes a live draft's line). */
+  private changeable(draftId: string): DraftRecord {
+    const draft = this.get(draftId);
+    if (!draft) throw new Error(`draft ${draftId} does not exist`);
+    if (!mayChangeDraft(draft, this.testMode)) throw new Error(`draft ${draftId} is a live draft; test mode never changes it`);
+    return draft;
   }
 
   /** Once a draft can no longer use its kept original, it goes; a failure is logged, and the next sweep retries. */
@@ -400,7 +409,7 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
   }
 
   private index(draft: DraftRecord): void {
-    // A test-mode draft's message ids were made up: a live desk never matches a decision to it, nor a key.
+    // A test-mode draft's message ids were made up: a live desk never matches a decision to it, nor a key (nor test mode to a live one).
     if (isInertDraft(draft, this.testMode)) return;
     this.surfaces.index(draft);
     if (draft.idempotency_key !== null) this.byIdempotencyKey.set(draft.idempotency_key, draft.draft_id);

@@ -82,7 +82,7 @@ export interface ActionDeps {
   readonly log: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
   readonly surfaces: DecisionSurfaces;
   readonly effects: DeskEffects;
-  /** True in test mode; a live desk finds no test-mode draft by a button or in the archive (see isInertDraft). */
+  /** True in test mode; a desk finds no draft of the other mode by a message, a button or in the archive (see isInertDraft). */
   readonly testMode?: boolean | undefined;
   /** The originals of redacted drafts (🔓 Keep the removed items); absent: none were kept. */
   readonly removedItems?: RemovedItems | undefined;
@@ -108,7 +108,7 @@ export class ReviewerActions {
     return id === undefined ? undefined : this.own(this.deps.get(id));
   }
 
-  /** `draft`, unless this desk is live and it was made in test mode: its message ids were made up (see isInertDraft). */
+  /** `draft`, unless it was made in the other mode (a test-mode draft's message ids were made up; a live one is the owner's): see isInertDraft. */
   private own(draft: DraftRecord | undefined): DraftRecord | undefined {
     return draft && isInertDraft(draft, this.deps.testMode === true) ? undefined : draft;
   }
@@ -392,7 +392,8 @@ export class ReviewerActions {
     }
     const replyTo = reason === "taps_only" ? request.reviewMessageId : (current?.review_message_id ?? request.reviewMessageId);
     const answered = async (): Promise<void> => {
-      const messageId = await this.deps.reviewChat.answer(text, replyTo);
+      // In the topic of the draft's post (the message acted on, when there is no draft: the main thread, or the fallback there).
+      const messageId = await this.deps.reviewChat.answer(text, replyTo, current?.review_thread_id ?? null);
       const live = current && this.deps.get(current.draft_id);
       if (live?.review_chat_id) await this.deps.surfaces.record("notice", { chatId: live.review_chat_id, messageId }, shownOfDraft(live));
     };

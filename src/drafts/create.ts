@@ -55,6 +55,7 @@ export function createDraft(payload: DraftPayload, facts: NewDraftFacts, now: nu
     payload_sha256: facts.payloadSha256,
     review_chat_id: null,
     review_message_id: null,
+    review_thread_id: null,
     drafted_at: at,
     expires_at: new Date(now + facts.ttlMs).toISOString(),
     updated_at: at,

@@ -7,7 +7,7 @@ import type { Actor, Decision, RedactionSummary } from "./record.js";
  */
 export type DraftEvent =
   /** The review post went out; Telegram gave it this message id. */
-  | { readonly type: "posted"; readonly reviewChatId: string; readonly reviewMessageId: number }
+  | { readonly type: "posted"; readonly reviewChatId: string; readonly reviewMessageId: number; readonly reviewThreadId?: number | null }
   /** A reviewer decided. Authorisation is checked before this event exists. */
   | {
       readonly type: "decide";

@@ -79,6 +79,7 @@ const posted: Handler<"posted"> = (d, e, now) => {
     status: "pending",
     review_chat_id: e.reviewChatId,
     review_message_id: e.reviewMessageId,
+    review_thread_id: e.reviewThreadId ?? null,
   });
   return ok(draft, { type: "arm_expiry", draftId: d.draft_id, at: Date.parse(d.expires_at) });
 };

@@ -81,6 +81,8 @@ const draftRecordFields = z.object({
   payload_sha256: z.string(),
   review_chat_id: z.string().nullable(),
   review_message_id: z.number().int().nullable(),
+  /** The topic (message_thread_id) the review post is in; null: the chat's main thread (or REVIEW_THREAD_ID, on older lines). */
+  review_thread_id: z.number().int().nullable().default(null),
   drafted_at: z.string(),
   expires_at: z.string(),
   updated_at: z.string(),

@@ -318,18 +318,17 @@ export class DraftArchive<T extends Archivable> {
       const fresh = list.filter((r) => !existing.records.has(r.draft_id));
       if (fresh.length > 0) {
         const encode = (r: T) => encodeLine(Object.assign({ draft_id: r.draft_id }, r));
-        let body: string | Buffer;
-        if (existing.damaged.length === 0) body = [...existing.records.values(), ...fresh].map(encode).join("");
-        else {
-          // Damaged lines are kept byte for byte (never dropped by a rewrite); the new lines follow on lines of their own.
-          const old = await readFileNoFollow(existing.path, 1 << 30);
-          const sep = old.length > 0 && old[old.length - 1] !== 0x0a ? "\n" : "";
-          body = Buffer.concat([old, Buffer.from(sep + fresh.map(encode).join(""))]);
+        // Archived lines are kept byte for byte (never encoded again, nor dropped when damaged: a test-mode
+        // run archiving its own drafts leaves live ones as they were); the new lines follow on lines of their own.
+        const known = existing.records.size + existing.damaged.length > 0;
+        const old = known ? await readFileNoFollow(existing.path, 1 << 30) : Buffer.alloc(0);
+        const sep = old.length > 0 && old[old.length - 1] !== 0x0a ? "\n" : "";
+        const body = Buffer.concat([old, Buffer.from(sep + fresh.map(encode).join(""))]);
+        if (existing.damaged.length > 0)
           this.options.log.warn(
             { problem: damageText(existing) },
             "an archive month file has damaged lines; they are kept as they are (restore the file from a backup)",
           );
-        }
         await writeFileDurably(existing.path, body, { mode: 0o600 });
         this.sizes.set(month, Buffer.byteLength(body));
       }

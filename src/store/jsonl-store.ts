@@ -74,6 +74,8 @@ export class JsonlStore<T extends { draft_id: string }> {
   private compactionQueued = false;
   /** Auto-compaction waits until lineCount passes this (raised after a failed compaction). */
   private compactionFloor = 0;
+  /** Set by `appendOnly`: the file is never rewritten (no compaction, no forget). */
+  private rewritesRefused: string | null = null;
 
   private constructor(
     private readonly path: string,
@@ -147,9 +149,20 @@ export class JsonlStore<T extends { draft_id: string }> {
     return this.queue.submit(items);
   }
 
+  /**
+   * From now on the file is only appended to: its existing lines stay byte for
+   * byte (a rewrite encodes records again, in another key order). Test mode
+   * uses it while the store holds live drafts. `why` names the reason in the
+   * error of a compaction or forget asked for anyway (a bug in the caller).
+   */
+  appendOnly(why: string): void {
+    this.rewritesRefused = why;
+  }
+
   /** Rewrites the file with one line per draft, atomically (temp file, fsync, rename, fsync dir). */
   compact(): Promise<void> {
     if (this.closed) return Promise.reject(new Error(`${this.path} is closed; this is a bug in the caller`));
+    if (this.rewritesRefused !== null) return Promise.reject(new Error(`${this.path} is append-only: ${this.rewritesRefused}`));
     return this.queue.exclusive(() => this.compactNow());
   }
 
@@ -163,6 +176,7 @@ export class JsonlStore<T extends { draft_id: string }> {
   forget(ids: ReadonlySet<string>): Promise<void> {
     if (this.closed) return Promise.reject(new Error(`${this.path} is closed; this is a bug in the caller`));
     if (ids.size === 0) return Promise.resolve();
+    if (this.rewritesRefused !== null) return Promise.reject(new Error(`${this.path} is append-only: ${this.rewritesRefused}`));
     return this.queue.exclusive(async () => {
       const dropped: T[] = [];
       for (const id of ids) {
@@ -217,7 +231,7 @@ export class JsonlStore<T extends { draft_id: string }> {
 
   private maybeScheduleCompaction(): void {
     const threshold = Math.max(this.compactAfterLines, 2 * this.map.size, this.compactionFloor);
-    if (this.lines <= threshold || this.compactionQueued || this.closed) return;
+    if (this.lines <= threshold || this.compactionQueued || this.closed || this.rewritesRefused !== null) return;
     this.compactionQueued = true;
     this.queue
       .exclusive(() => this.compactNow())

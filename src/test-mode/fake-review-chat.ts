@@ -4,8 +4,9 @@ import type { Decision, DraftRecord } from "../drafts/record.js";
 
 /**
  * The review chat of test mode: no network. Message ids continue after the
- * highest one already stored, so a second session on the same files never
- * reuses an id.
+ * highest one already stored or recorded as a decision surface (live drafts'
+ * too), so a second session on the same files never reuses an id, and no
+ * made-up surface takes the place of a live one in the audit log.
  */
 export class FakeReviewChat implements ReviewChat {
   private nextMessageId: number;
@@ -14,9 +15,11 @@ export class FakeReviewChat implements ReviewChat {
     private readonly reviewChatId: string,
     existing: Iterable<DraftRecord>,
     private readonly log: { debug(obj: object, msg: string): void },
+    surfaces: Iterable<{ readonly message_id: number }> = [],
   ) {
     let max = 0;
-    for (const d of existing) max = Math.max(max, d.review_message_id ?? 0, d.sent_message_id ?? 0);
+    for (const d of existing) max = Math.max(max, d.review_message_id ?? 0, d.sent_message_id ?? 0, ...d.superseded_posts);
+    for (const s of surfaces) max = Math.max(max, s.message_id);
     this.nextMessageId = max + 1;
   }
 

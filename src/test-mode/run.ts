@@ -3,6 +3,7 @@ import { openCore } from "../app/core.js";
 import { SimulatedClock } from "../clock/simulated-clock.js";
 import type { Config } from "../config/config.js";
 import { resumeDrafts } from "../desk/recovery.js";
+import { countLiveDrafts } from "../desk/test-drafts.js";
 import type { Redactor } from "../desk/intake.js";
 import type { Logger } from "../log/logger.js";
 import { unlimited } from "../send/limiter.js";
@@ -24,7 +25,7 @@ export async function runTestMode(
   let chat: FakeReviewChat | undefined;
   const core = await openCore(config, log, {
     clock,
-    makeReviewChat: (existing) => (chat = new FakeReviewChat(config.reviewChatId, existing, log)),
+    makeReviewChat: (existing, surfaces) => (chat = new FakeReviewChat(config.reviewChatId, existing, log, surfaces)),
     sendCall: async () => ({ kind: "ok", messageId: chat!.takeId() }),
     limiter: unlimited(),
     audience: offlineAudience(clock),
@@ -34,6 +35,8 @@ export async function runTestMode(
     envFilePath: resolve(".env"),
   });
   try {
+    const live = countLiveDrafts(core.store.latest.values());
+    if (live > 0) process.stderr.write(`${liveDraftsLine(live, config.harnessDir)}\n`);
     await resumeDrafts(core.desk);
     await core.desk.settle();
     const reviewer = [...config.reviewerIds][0] ?? Number(config.reviewChatId);
@@ -41,4 +44,13 @@ export async function runTestMode(
   } finally {
     await core.close();
   }
+}
+
+/** What test mode says at start when HARNESS_DIR holds live drafts (contract v4 "Test mode never touches live drafts"). */
+export function liveDraftsLine(count: number, harnessDir: string): string {
+  const drafts = count === 1 ? "1 live draft" : `${count} live drafts`;
+  return (
+    `draft-review test mode: leaving ${drafts} alone in ${harnessDir} (made without test mode): this run never lists, changes, ` +
+    "posts, sends, expires or archives them, and does not archive its own drafts while they are there. Set HARNESS_DIR to keep test drafts apart."
+  );
 }

@@ -59,6 +59,9 @@ function write(out: Writable, text: string): Promise<void> {
 
 async function handle(command: TestCommand, o: TestSessionOptions): Promise<Answer> {
   const { desk, intake } = o.core;
+  const messageId = "review_message_id" in command ? command.review_message_id : undefined;
+  const onLive = messageId === undefined ? undefined : liveDraftAt(o, messageId);
+  if (onLive !== undefined) return { error: `review_message_id: ${liveLeftAlone(`message ${messageId} belongs to live draft ${onLive}`)}` };
   switch (command.cmd) {
     case "submit": {
       const outcome = await intake.submit(command.draft);
@@ -118,6 +121,7 @@ async function handle(command: TestCommand, o: TestSessionOptions): Promise<Answ
     }
     case "get": {
       const draft = await desk.find(command.draft_id);
+      if (draft && !draft.test_mode) return { error: `draft_id: ${liveLeftAlone(`${draft.draft_id} is a live draft`)}` };
       return draft ? { ...draft } : { error: `draft_id: no draft ${command.draft_id}` };
     }
     case "business":
@@ -130,6 +134,18 @@ async function handle(command: TestCommand, o: TestSessionOptions): Promise<Answ
       return { drafts: desk.list(status as DraftStatus | undefined) };
     }
   }
+}
+
+/** The live draft (made without test mode) whose review post or question `messageId` is, if any: test mode leaves it alone. */
+function liveDraftAt(o: TestSessionOptions, messageId: number): string | undefined {
+  const id = o.core.desk.decisionSurfaces.draftIdOf(messageId);
+  const draft = id === undefined ? undefined : o.core.store.latest.get(id);
+  return draft && !draft.test_mode ? draft.draft_id : undefined;
+}
+
+/** The answer about a live draft (contract v4 "Test mode never touches live drafts"): not shown, not acted on. */
+function liveLeftAlone(what: string): string {
+  return `${what} (made without test mode); test mode leaves live drafts alone: it neither shows nor changes them`;
 }
 
 function actorOf(o: TestSessionOptions, userId: number | undefined, emoji: string | null, channel: Actor["channel"] = "test"): Actor {

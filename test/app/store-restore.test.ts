@@ -88,3 +88,22 @@ describe("the store checked against the audit log at start", () => {
     expect(t.appended).toEqual([]);
   });
 });
+
+describe("the store check in test mode (contract v4 'Test mode never touches live drafts')", () => {
+  it("restores only test mode's own drafts: a live draft's lost change is left to the live daemon", async () => {
+    const testMode = { mayChange: (d: DraftRecord) => d.test_mode };
+    const live = deps([pending], [transitionEntry("pending", approved, { type: "created" })]);
+    expect(await restoreLostChanges({ ...live.deps, ...testMode })).toEqual([]);
+    expect(live.appended).toEqual([]);
+    // Missing altogether: the record the line carries says whose it is.
+    const gone = deps([], [transitionEntry("pending", approved, { type: "created" })]);
+    expect(await restoreLostChanges({ ...gone.deps, ...testMode })).toEqual([]);
+    const own = draftIn("approved", { draft_id: "d_t", version: 3, test_mode: true });
+    const mine = deps(
+      [draftIn("pending", { draft_id: "d_t", version: 2, test_mode: true })],
+      [transitionEntry("pending", own, { type: "created" })],
+    );
+    expect(await restoreLostChanges({ ...mine.deps, ...testMode })).toEqual(["d_t"]);
+    expect(mine.appended).toEqual([own]);
+  });
+});

@@ -18,7 +18,10 @@ interface Run {
 }
 
 /** Runs the real bin as a child process (async: the server answering it lives in this process). */
-function cli(args: string[], opts: { stdin?: string; env?: Record<string, string>; cwd?: string; bin?: string } = {}): Promise<Run> {
+function cli(
+  args: string[],
+  opts: { stdin?: string; env?: Record<string, string | undefined>; cwd?: string; bin?: string } = {},
+): Promise<Run> {
   return runBin(args, { cwd: opts.cwd ?? work, env: opts.env, stdin: opts.stdin, bin: opts.bin });
 }
 
@@ -123,7 +126,7 @@ describe("draft-review submit", () => {
     await server.close();
     server = await serve(core, { token: fileToken });
     await writeFile(join(work, ".env"), `DRAFT_API_PORT=${server.port}\nHARNESS_DIR=state\n`);
-    const run = await cli(["submit"], { stdin: JSON.stringify(payload()) });
+    const run = await cli(["submit"], { stdin: JSON.stringify(payload()), env: { DRAFT_API_PORT: undefined } });
     expect(run.code, run.stderr).toBe(0);
     expect(oneJsonLine(run).status).toBe("pending");
   });

@@ -1,13 +1,23 @@
 import { spawnSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { MAIN_JS } from "../support/daemon-process.js";
 import { clockEnv } from "../support/clock-env.js";
 
+const made: string[] = [];
+afterAll(async () => {
+  for (const d of made.splice(0)) await rm(d, { recursive: true, force: true });
+});
+
+/** Starts the daemon in an empty temp dir (a developer's `.env` in the checkout is never read), with `env` alone. */
 function start(env: Record<string, string>) {
+  const cwd = mkdtempSync(join(tmpdir(), "dr-startup-"));
+  made.push(cwd);
   return spawnSync(process.execPath, [MAIN_JS], {
+    cwd,
     env: { PATH: process.env.PATH ?? "", ...clockEnv(), ...env },
     encoding: "utf8",
     timeout: 10_000,

@@ -23,8 +23,10 @@ afterEach(async () => {
 const BOT_TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw7";
 
 describe("secrets are not echoed, and .env with a token is kept private", () => {
-  it("a bot token pasted into REVIEW_CHAT_ID is not printed in the configuration error", () => {
+  it("a bot token pasted into REVIEW_CHAT_ID is not printed in the configuration error", async () => {
     const r = spawnSync(process.execPath, [MAIN_JS], {
+      // An empty temp dir: a developer's .env in the checkout is never read.
+      cwd: (await freshDirs()).cwd,
       env: {
         PATH: process.env.PATH ?? "",
         ...clockEnv(),

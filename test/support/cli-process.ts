@@ -15,9 +15,24 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs the real bin as a child process with a clean environment plus `env` (async: servers it talks to live in this process). */
-export function runBin(args: string[], opts: { cwd: string; env?: Record<string, string>; stdin?: string; bin?: string }): Promise<CliRun> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? "", ...clockEnv(), HOME: process.env.HOME ?? "/tmp", ...opts.env };
+/**
+ * Runs the real bin as a child process with a clean environment plus `env` (async: servers it talks to live in this process).
+ * Its API address is a port nothing listens on unless `env` names one: never the default 8787, where the
+ * owner's own daemon may answer on the machine running the tests (`DRAFT_API_PORT: undefined` leaves it
+ * unset, for a test of `.env`). Run it in a temp `cwd`: it reads `.env` there.
+ */
+export async function runBin(
+  args: string[],
+  opts: { cwd: string; env?: Record<string, string | undefined>; stdin?: string; bin?: string },
+): Promise<CliRun> {
+  const given: Record<string, string | undefined> = {
+    PATH: process.env.PATH ?? "",
+    ...clockEnv(),
+    HOME: process.env.HOME ?? "/tmp",
+    DRAFT_API_PORT: String(await freePort()),
+    ...opts.env,
+  };
+  const env = Object.fromEntries(Object.entries(given).filter((e): e is [string, string] => e[1] !== undefined));
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [opts.bin ?? BIN, ...args], { cwd: opts.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";

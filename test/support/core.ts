@@ -2,10 +2,10 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
-import { openCore, type Core } from "../../src/app/core.js";
+import { openCore, type Core, type CoreEdges } from "../../src/app/core.js";
 import { SimulatedClock } from "../../src/clock/simulated-clock.js";
 import { loadConfig } from "../../src/config/config.js";
-import type { AudienceSource, ReviewChat } from "../../src/desk/ports.js";
+import type { AudienceSource } from "../../src/desk/ports.js";
 import { resumeDrafts } from "../../src/desk/recovery.js";
 import type { DestinationLimiter } from "../../src/send/limiter.js";
 import { unlimited } from "../../src/send/limiter.js";
@@ -31,7 +31,7 @@ export interface TestCoreOptions {
   readonly env: Record<string, string>;
   readonly sendCall: SendMessageCall;
   readonly limiter: DestinationLimiter;
-  readonly reviewChat: (existing: Iterable<import("../../src/drafts/record.js").DraftRecord>) => ReviewChat;
+  readonly reviewChat: CoreEdges["makeReviewChat"];
   readonly clock: SimulatedClock;
   /** Who will read each destination (intake and the send call's check); default none: not resolved, not checked. */
   readonly audience: AudienceSource;
@@ -60,7 +60,7 @@ export async function openTestCore(dir?: string, options: Partial<TestCoreOption
   const log = pino({ level: "silent" });
   const core = await openCore(config, log, {
     clock,
-    makeReviewChat: options.reviewChat ?? ((existing) => new FakeReviewChat(config.reviewChatId, existing, log)),
+    makeReviewChat: options.reviewChat ?? ((existing, surfaces) => new FakeReviewChat(config.reviewChatId, existing, log, surfaces)),
     sendCall:
       options.sendCall ??
       (async ({ chatId, text }) => {

@@ -44,6 +44,7 @@ export function draftIn(status: DraftStatus, overrides: Partial<DraftRecord> = {
     payload_sha256: "p",
     review_chat_id: status === "queued" ? null : "100000001",
     review_message_id: status === "queued" ? null : 42,
+    review_thread_id: null,
     drafted_at: new Date(T0).toISOString(),
     expires_at: new Date(T0 + 24 * HOUR).toISOString(),
     updated_at: new Date(T0).toISOString(),

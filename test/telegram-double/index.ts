@@ -11,7 +11,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
-import type { Message, Update, UserFromGetMe } from "grammy/types";
+import type { ForumTopic, Message, Update, UserFromGetMe } from "grammy/types";
 import {
   changeBusiness,
   connectBusiness,
@@ -40,6 +40,7 @@ import type {
   UserConfig,
   SentPhoto,
 } from "./types.js";
+import { removeTopic, topicsOf } from "./topics.js";
 import { UpdateQueue } from "./updates.js";
 import { World } from "./world.js";
 
@@ -55,6 +56,12 @@ export interface TelegramDouble {
   addChat(chat: ChatConfig): void;
   /** Adds or renames a user. */
   addUser(user: UserConfig): void;
+  /** Turns the bot's topics in private chats on or off in @BotFather: what getMe's `has_topics_enabled` says from now on. */
+  setTopicsEnabled(on: boolean): void;
+  /** The topics createForumTopic made in a chat (and not deleted), oldest first. */
+  topics(chatId: number): readonly ForumTopic[];
+  /** The user deletes a topic in the app: it and its messages are gone (sends to it: "message thread not found"). False when unknown. */
+  deleteTopic(chatId: number, threadId: number): boolean;
   /** Turns rate limits on (with options) or off, from now on. */
   setRateLimits(options: boolean | RateLimitOptions): void;
   /** A message_reaction update. Queued only if allowed_updates names it (not by default). Unknown emoji: throws. */
@@ -136,6 +143,8 @@ function botInfoFor(options: TelegramDoubleOptions): { token: string; bot: UserF
     supports_inline_queries: false,
     can_connect_to_business: false,
     has_main_web_app: false,
+    has_topics_enabled: options.bot?.hasTopicsEnabled ?? false,
+    allows_users_to_create_topics: options.bot?.allowsUsersToCreateTopics ?? options.bot?.hasTopicsEnabled ?? false,
   } as UserFromGetMe;
   return { token, bot };
 }
@@ -186,6 +195,11 @@ function facade({ url, token, bot, state, faults, journal, api }: Parts): Telegr
     botInfo: bot,
     addChat: (chat) => state.world.addChat(chat),
     addUser: (user) => state.world.addUser(user),
+    setTopicsEnabled: (on) => {
+      bot.has_topics_enabled = on;
+    },
+    topics: (chatId) => topicsOf(state, chatId),
+    deleteTopic: (chatId, threadId) => removeTopic(state.world.requireChat(chatId), threadId),
     setRateLimits: (o) => void (state.limiter = limiterFor(o)),
     injectReaction: (o) => injectReaction(state, o),
     injectCallback: (o) => injectCallback(state, o),

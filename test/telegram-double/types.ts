@@ -20,8 +20,13 @@ export interface ChatConfig {
   botIsAdmin?: boolean;
   /** A supergroup with topics; with `topics`, an unknown message_thread_id is refused. */
   isForum?: boolean;
-  /** The forum topics (message_thread_id values) that exist. Unset: any thread id is accepted. */
+  /**
+   * Forum topics (message_thread_id values) that exist from the start, besides those createForumTopic
+   * makes. Unset, in a forum where nothing was created: any thread id is accepted.
+   */
   topics?: number[];
+  /** The bot, an administrator of this forum, has the can_manage_topics right (createForumTopic). Default true. */
+  botCanManageTopics?: boolean;
   /** Members besides the bot, for getChatMember and getChatAdministrators. */
   members?: MemberConfig[];
   /** What getChatMemberCount answers (groups and channels); default the configured members plus the bot. */
@@ -73,7 +78,15 @@ export interface TelegramDoubleOptions {
   /** The bot token to accept; default a random realistic one (`<bot id>:AA...`). */
   token?: string;
   /** The bot's identity in getMe and in `from` of its messages. */
-  bot?: { id?: number; firstName?: string; username?: string };
+  bot?: {
+    id?: number;
+    firstName?: string;
+    username?: string;
+    /** getMe's `has_topics_enabled` (Bot API 9.3): topics in private chats with the bot, turned on in @BotFather. Default false. */
+    hasTopicsEnabled?: boolean;
+    /** getMe's `allows_users_to_create_topics` (Bot API 9.4). Default true when topics are enabled. */
+    allowsUsersToCreateTopics?: boolean;
+  };
   /** Chats known from the start (more with `addChat`). */
   chats?: ChatConfig[];
   /** Users known from the start (more with `addUser`). */
