@@ -118,7 +118,7 @@ describe("sending as the owner through the real daemon", () => {
     tap(a.review_message_id, `v1:send:${a.draft_id}`);
     await statusIs(d, a.draft_id, "halted", 20_000);
     const halted = await record(d, a.draft_id);
-    expect(halted.reason).toMatch(/^not sent as you: the 24 h window closed: Anna last wrote 24 h ago/);
+    expect(halted.reason).toMatch(/^not sent as you: the 24 h window closed: Anna last wrote \w{3} \d+ \w{3} \d\d:\d\d,/);
     expect(asOwnerCalls()).toEqual([]);
     expect(toAnna()).toEqual([]);
     const offer = await offered();
