@@ -20,6 +20,20 @@ export interface Asked {
   readonly question: string;
 }
 
+/** What a status edit of the review post showed, once Telegram accepted it (see ReviewChat.showStatus). */
+export interface StatusShown {
+  /** The draft as the message shows it: the latest record when the edit's turn came. */
+  readonly draft: DraftRecord;
+  /** When Telegram answered the call that showed it (ms, the injected clock); for content it showed already, when that was. */
+  readonly at: number;
+  /** The send time shown for an approval whose ↩️ Undo this edit shows first (ms); null: none shown. */
+  readonly sendAt: number | null;
+  /** The edit could not be made, and a new message shows the status with ↩️ Undo instead: its id (an `undo` surface). */
+  readonly undoMessageId?: number;
+  /** Nothing could show the approval's ↩️ Undo (the edit and the new message failed): why. */
+  readonly failed?: string;
+}
+
 /**
  * The review chat as the desk sees it. Live mode implements it with grammY and
  * the review chat's rate limit; test mode with message ids it makes up.
@@ -39,8 +53,19 @@ export interface ReviewChat {
   isOwnMessage?(messageId: number): boolean;
   /** Posts the draft for review; waits for a slot. Rejects with an error the desk logs and retries. */
   post(draft: DraftRecord): Promise<ReviewPost>;
-  /** Edits the review message to show the draft's status (buttons removed once it is final). */
-  showStatus(draft: DraftRecord): Promise<void>;
+  /**
+   * Edits the review message to show the draft's status (buttons removed once it is final), as
+   * `latest` has it when the edit's turn comes (default: `draft`). Resolves with what it showed and
+   * when Telegram accepted it (nothing: shown, at about now). An approval's ↩️ Undo counts from then.
+   */
+  showStatus(draft: DraftRecord, latest?: () => DraftRecord | undefined): Promise<StatusShown | undefined>;
+  /**
+   * Optional (a review chat with a pace): runs `work`, a send to a destination (no call to the
+   * review chat), in the review chat's next top-priority turn, and in that same turn edits the
+   * post to show `latest()`, so no post offers ↩️ Undo for a sent draft longer than one call.
+   * `shown` hears what that edit showed (null: none). Resolves or rejects as `work` does.
+   */
+  sendTurn?<T>(work: () => Promise<T>, latest: () => DraftRecord | undefined, shown: (s: StatusShown | null) => void): Promise<T>;
   /** Tells the reviewers something about this draft, as a reply to its review message; resolves with the notice's message id. */
   notify(draft: DraftRecord, text: string): Promise<number>;
   /** Asks the extra tap a 👍 needs for a large audience ("Send to 1,234 members of …? [Yes, send]"); resolves with the question's message id and words. */

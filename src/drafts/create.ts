@@ -71,6 +71,8 @@ export function createDraft(payload: DraftPayload, facts: NewDraftFacts, now: nu
     original_text: null,
     previous_text: facts.revises?.text ?? null,
     send_after: null,
+    undo_shown_at: null,
+    halt_lasts: false,
     revise_undo: null,
     undone_at: null,
     revises: facts.revises?.draftId ?? null,

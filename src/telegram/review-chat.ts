@@ -2,9 +2,8 @@ import { GrammyError, InputFile, type Api } from "grammy";
 import type { InlineKeyboardMarkup, LinkPreviewOptions, Message, MessageEntity } from "grammy/types";
 import type { SurfaceState } from "../audit/audit-schema.js";
 import type { Clock } from "../clock/clock.js";
-import type { Asked, ReviewChat, ReviewPost } from "../desk/ports.js";
+import type { Asked, ReviewChat, ReviewPost, StatusShown } from "../desk/ports.js";
 import type { Decision, DraftRecord } from "../drafts/record.js";
-import { isFinal } from "../drafts/status.js";
 import { isNotModified, isReplyTargetGone, isThreadGone } from "./classify.js";
 import { linkPreviewFor } from "./link-preview.js";
 import { editPrompt, supersededText } from "./flow-format.js";
@@ -12,15 +11,14 @@ import {
   asBotMarkup,
   askMessage,
   confirmMessage,
-  editedReviewText,
   reviewKeyboard,
   reviewPost,
-  statusText,
   type FormattedText,
   type ReviewFormatOptions,
 } from "./review-format.js";
 import { BurstTracker } from "./burst-summary.js";
 import { closedMessage, reminderMessage } from "./closing-format.js";
+import { StatusEdits } from "./status-edits.js";
 import { LANE, REVIEW_CHAT_LIMITS, ReviewLane, type Lane, type ReviewChatLimits, type Turn } from "./review-lane.js";
 import type { PacedCall, ReviewTopics } from "./review-topics.js";
 
@@ -67,10 +65,22 @@ export class TelegramReviewChat implements ReviewChat {
   private readonly burst = new BurstTracker();
   /** The ids of the bot's latest messages here (see isOwnMessage). */
   private readonly own = new Set<number>();
+  private readonly statuses: StatusEdits;
 
   constructor(private readonly options: TelegramReviewChatOptions) {
     this.lane = new ReviewLane(options.clock, options.limits ?? REVIEW_CHAT_LIMITS);
     this.format = { deferForMs: options.deferForMs, timeZone: options.timeZone, now: () => options.clock.now() };
+    const { api, chatId, clock, log } = options;
+    this.statuses = new StatusEdits({
+      api,
+      lane: this.lane,
+      format: this.format,
+      clock,
+      chatId,
+      log,
+      threadOf: (draft) => this.threadOf(draft),
+      attempt: (turn, fn) => this.attempt(turn, fn),
+    });
   }
 
   isOwnMessage(messageId: number): boolean {
@@ -195,30 +205,14 @@ export class TelegramReviewChat implements ReviewChat {
       .catch((err: unknown) => this.options.log.warn({ err }, "could not post the summary of a burst of drafts"));
   }
 
-  async showStatus(draft: DraftRecord): Promise<void> {
-    if (draft.review_message_id === null) return;
-    const messageId = draft.review_message_id;
-    const chatId = draft.review_chat_id ?? this.options.chatId;
-    const markup = reviewKeyboard(draft, this.format);
-    const edited = editedReviewText(draft, this.format);
-    const { api } = this.options;
-    try {
-      if (edited !== null) {
-        await this.once(LANE.edit, () =>
-          api.editMessageText(chatId, messageId, edited.text, {
-            entities: edited.entities,
-            link_preview_options: linkPreviewFor(draft.draft_text),
-            reply_markup: markup,
-          }),
-        );
-        return;
-      }
-      await this.once(LANE.edit, () => api.editMessageReplyMarkup(chatId, messageId, { reply_markup: markup }));
-    } catch (err) {
-      if (isNotModified(err)) return;
-      this.options.log.warn({ err, draft_id: draft.draft_id }, "could not edit the review message; telling the reviewers in a reply");
-    }
-    if (isFinal(draft.status) || edited === null) await this.replyTo(draft, LANE.notice, statusText(draft, this.format));
+  /** Shows the draft's status on its post, as it is when the edit's turn comes (see status-edits.ts). */
+  showStatus(draft: DraftRecord, latest: () => DraftRecord | undefined = () => draft): Promise<StatusShown | undefined> {
+    return this.statuses.show(draft, latest);
+  }
+
+  /** A send in the review chat's next top-priority turn, its status edit in the same turn (see status-edits.ts). */
+  sendTurn<T>(work: () => Promise<T>, latest: () => DraftRecord | undefined, shown: (s: StatusShown | null) => void): Promise<T> {
+    return this.statuses.sendTurn(work, latest, shown);
   }
 
   async notify(draft: DraftRecord, text: string): Promise<number> {
@@ -308,7 +302,7 @@ export class TelegramReviewChat implements ReviewChat {
   async markSuperseded(draft: DraftRecord, reviewMessageId: number): Promise<void> {
     const chatId = draft.review_chat_id ?? this.options.chatId;
     try {
-      await this.once(LANE.edit, () =>
+      await this.once(LANE.end, () =>
         this.options.api.editMessageText(chatId, reviewMessageId, supersededText(draft), {
           link_preview_options: NO_PREVIEW,
           reply_markup: { inline_keyboard: [] },

@@ -72,7 +72,7 @@ describe("ReviewDesk", () => {
         const chat = new (class {
           claimFreeSlot = () => true;
           post = async () => ({ reviewChatId: "100000001", reviewMessageId: 1 });
-          showStatus = async () => {};
+          showStatus = async () => undefined;
           notify = async (_d: unknown, text: string) => notices.push(text) + 10;
           askConfirmation = async () => ({ messageId: 2, question: "?" });
           offerAsBot = async () => 3;

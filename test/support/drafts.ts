@@ -60,6 +60,8 @@ export function draftIn(status: DraftStatus, overrides: Partial<DraftRecord> = {
     original_text: null,
     previous_text: null,
     send_after: null,
+    undo_shown_at: null,
+    halt_lasts: false,
     revise_undo: null,
     undone_at: null,
     revises: null,
@@ -104,5 +106,7 @@ export const EVENTS: Record<DraftEvent["type"], DraftEvent> = {
     actor: reviewer("reply", "✏️"),
   },
   undo: { type: "undo", actor: reviewer("reaction", "👍") },
+  undo_shown: { type: "undo_shown", at: T0 + HOUR, version: 1, sendAt: null },
+  halt_lifted: { type: "halt_lifted" },
   revised: { type: "revised", byDraftId: "d_later" },
 };

@@ -39,6 +39,7 @@ import type {
   TelegramDoubleOptions,
   UserConfig,
   SentPhoto,
+  ShownVersion,
 } from "./types.js";
 import { removeTopic, topicsOf } from "./topics.js";
 import { UpdateQueue } from "./updates.js";
@@ -94,6 +95,13 @@ export interface TelegramDouble {
   messages(chatId?: number): readonly SentMessage[];
   /** Accepted sendPhoto calls, all or of one chat, in order. */
   photos(chatId?: number): readonly SentPhoto[];
+  /**
+   * What the bot's messages showed, and from when: a version per accepted sendMessage and edit
+   * (also those of other chats), in order; `chatId` (and `messageId`): one chat's (one message's).
+   */
+  history(chatId?: number, messageId?: number): readonly ShownVersion[];
+  /** The version of a bot's message that the chat showed at `at` (ms): the last one accepted at or before it. */
+  showing(chatId: number, messageId: number, at: number): ShownVersion | undefined;
   /** A stored message in its current state (edits applied), sent by the bot or injected. */
   message(chatId: number, messageId: number): Message | undefined;
   /** Calls received, all or of one method (case-insensitive), with outcomes. */
@@ -156,6 +164,7 @@ export async function startTelegramDouble(options: TelegramDoubleOptions = {}): 
     world: new World(bot),
     updates: new UpdateQueue(options.firstUpdateId ?? 700_000_001),
     sent: [],
+    shown: [],
     photos: [],
     answered: [],
     openCallbacks: new Set(),
@@ -217,6 +226,9 @@ function facade({ url, token, bot, state, faults, journal, api }: Parts): Telegr
     messages: (chatId) => state.sent.filter((m) => chatId === undefined || m.chatId === chatId),
     photos: (chatId) => state.photos.filter((p) => chatId === undefined || p.chatId === chatId),
     message: (chatId, messageId) => state.world.message(chatId, messageId),
+    history: (chatId, messageId) =>
+      state.shown.filter((v) => (chatId === undefined || v.chatId === chatId) && (messageId === undefined || v.messageId === messageId)),
+    showing: (chatId, messageId, at) => state.shown.filter((v) => v.chatId === chatId && v.messageId === messageId && v.at <= at).at(-1),
     calls: (method) => journal.list(method),
     callCount: (method) => journal.list(method).length,
     onCall: (listener) => journal.onCall(listener),

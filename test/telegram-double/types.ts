@@ -121,6 +121,24 @@ export interface SentMessage {
   message: Message.TextMessage;
 }
 
+/**
+ * What one message showed from one moment on: its content once Telegram
+ * accepted (answered) a sendMessage or an edit of it. A message's versions,
+ * in order, are its history: what the chat showed when.
+ */
+export interface ShownVersion {
+  chatId: number;
+  messageId: number;
+  /** The call that made this version. */
+  method: "sendMessage" | "editMessageText" | "editMessageReplyMarkup";
+  /** Milliseconds since the epoch when the double accepted the call (the answer follows at once). */
+  at: number;
+  text: string | undefined;
+  entities: MessageEntity[] | undefined;
+  /** The inline keyboard it carries from then on (undefined: none). */
+  replyMarkup: InlineKeyboardMarkup | undefined;
+}
+
 /** One accepted sendPhoto (an uploaded PNG or JPEG), as the test inspects it. */
 export interface SentPhoto {
   chatId: number;

@@ -5,7 +5,7 @@ import { chatIdParam, optBool, optInt, optJson, optString, type Params } from ".
 import { checkReplyMarkup, messageText } from "../text.js";
 import type { SentMessage } from "../types.js";
 import { type ChatState, unixNow } from "../world.js";
-import type { DoubleState, Handler } from "./state.js";
+import { noteShown, type DoubleState, type Handler } from "./state.js";
 import { admitBusinessSend, storeBusinessMessage } from "../business.js";
 import { replyThread, threadFor, topicFields } from "../topics.js";
 
@@ -99,6 +99,7 @@ function accept(state: DoubleState, chat: ChatState, a: Accepted): Message.TextM
     ...(a.markup && a.markup.inline_keyboard.length > 0 ? { reply_markup: a.markup } : {}),
   } as Message.TextMessage;
   chat.messages.set(messageId, message);
+  noteShown(state, chat.config.id, message, "sendMessage");
   state.sent.push({
     chatId: chat.config.id,
     messageId,
@@ -132,6 +133,7 @@ function sendAsBusiness(params: Params, state: DoubleState, businessId: string):
   const replyToId = replyParameters?.message_id ?? optInt(params, "reply_to_message_id");
   const message = storeBusinessMessage(state, target, text, replyToId);
   const entities = storedEntities(parseMode ? { ...params, entities: undefined } : params, text);
+  noteShown(state, target.chatId, message, "sendMessage");
   state.sent.push({
     chatId: target.chatId,
     messageId: message.message_id,
