@@ -179,6 +179,11 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       remindBeforeMs: config.remindBeforeMs,
       botUsername: edges.business?.botUsername ?? null,
       testMode: config.mode === "test",
+      // The switch when an approval is applied: one made while halted is answered as halted at once.
+      sendsHalted: async () => {
+        const verdict = await killSwitch.check();
+        return verdict.halted ? `kill switch: ${verdict.reason}` : null;
+      },
       removedItems,
       ...(edges.backoffs ? { postBackoff: edges.backoffs.reviewPost } : {}),
       log,
@@ -197,6 +202,8 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
         }),
     });
     await reconcileAudit(desk);
+    // When a halt ends, the drafts it stopped offer 👍 Send again (a start does the same: resumeDrafts).
+    killSwitch.onHaltEnded(() => void desk.liftHalts());
     // At start, then daily; a failed pass (a full disk) is logged, shown by /healthz, and tried again within the hour.
     // Each pass also drops the originals kept for redacted drafts that can no longer use them (a failure there only warns).
     const tidy = () =>

@@ -29,6 +29,8 @@ export function harnessPaths(dir: string) {
     removedItems: join(dir, "removed_items"),
     /** What people wrote to the owner in the last 48 h, per private chat (bounded). */
     businessChats: join(dir, "business_chats.json"),
+    /** The review chat's topic per role (REVIEW_TOPICS=role), made once, and the topic notices told. */
+    reviewTopics: join(dir, "review_topics.json"),
     /** Other accounts' business connections, ignored (each told to the review chat once). */
     businessIgnored: join(dir, "business_ignored.json"),
   };

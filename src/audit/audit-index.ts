@@ -309,7 +309,8 @@ export class AuditIndex {
       last_hash: this.lastHash,
       head: this.head,
       transitions: this.transitions,
-      updates: [...this.updates],
+      // By id: concurrent decisions are claimed in one order and audited in another; the set is what counts.
+      updates: [...this.updates].sort((a, b) => a[0] - b[0]),
       notices: [...this.notices],
       drafts: [...this.drafts].map(([id, d]) => [id, d.version, d.to] as [string, number, DraftStatus]),
       feed: this.feedSeqs.map((seq, i) => `${seq.toString(36)}.${this.feedOffsets[i]!.toString(36)}`).join(","),

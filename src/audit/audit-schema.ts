@@ -30,6 +30,8 @@ export const TRANSITION_EVENTS = [
   "edit",
   "undo",
   "revised",
+  "undo_shown",
+  "halt_lifted",
 ] as const;
 /** One of `TRANSITION_EVENTS`. */
 export type TransitionEvent = (typeof TRANSITION_EVENTS)[number];
@@ -65,6 +67,8 @@ export const transitionEntrySchema = z.object({
   sent_message_id: int.optional(),
   /** While an approval waits out UNDO_WINDOW: when its send may start. */
   send_after: z.string().optional(),
+  /** When Telegram accepted the message showing the approval's ↩️ Undo (the window counts from then). */
+  undo_shown_at: z.string().optional(),
   /** The later draft that replaces this one (event `revised`). */
   revised_by: z.string().optional(),
   /** What the payload asked for (contract v3); older lines have none: the bot. */

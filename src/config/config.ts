@@ -17,6 +17,12 @@ export interface Config {
   };
   readonly reviewChatId: string;
   readonly reviewThreadId: number | null;
+  /**
+   * REVIEW_TOPICS: `role` (the default) posts each role's drafts in a topic of its own where the review
+   * chat has topics; `off` keeps one stream. REVIEW_THREAD_ID, when set, wins. `explicit`: set in the
+   * environment (then a chat without topics is said once in the review chat).
+   */
+  readonly reviewTopics: { readonly mode: "role" | "off"; readonly explicit: boolean };
   /** User ids whose decisions count. Never usernames. */
   readonly reviewerIds: ReadonlySet<number>;
   /**
@@ -178,6 +184,12 @@ const envSchema = z.object({
       (g) =>
         `REVIEW_THREAD_ID must be a positive whole number, the forum topic's message_thread_id ${g}. Leave it unset to post in the chat itself.`,
     ),
+  ),
+  REVIEW_TOPICS: optional(
+    z.enum(["role", "off"], {
+      error: (iss) =>
+        `REVIEW_TOPICS must be "role" (a topic per role where the review chat has topics; the default) or "off" (one stream) ${got(iss)}.`,
+    }),
   ),
   REVIEWER_USER_IDS: optional(
     z
@@ -349,6 +361,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>): Config {
     },
     reviewChatId,
     reviewThreadId: env.REVIEW_THREAD_ID ?? null,
+    reviewTopics: { mode: env.REVIEW_TOPICS ?? "role", explicit: env.REVIEW_TOPICS !== undefined },
     reviewerIds,
     // requirements() made sure there is a reviewer, and that OWNER_USER_ID is one.
     ownerUserId: env.OWNER_USER_ID ?? [...reviewerIds][0]!,

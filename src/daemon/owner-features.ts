@@ -15,6 +15,7 @@ import { emptyReportText, postReport, type ReportPostDeps } from "../report/repo
 import { weeklyDue } from "../report/week.js";
 import { catchUpWeeks, settleWeek } from "../report/weekly-report.js";
 import type { Logger } from "../log/logger.js";
+import type { Role } from "../drafts/record.js";
 
 /** The window /report covers: the last seven days. */
 const WEEK_MS = 7 * 24 * 3_600_000;
@@ -26,9 +27,11 @@ export interface OwnerFeatureDeps {
   readonly config: Config;
   readonly core: Core;
   /** Posts in the review chat within its rate limit (TelegramReviewChat.say). */
-  readonly say: (text: string, buttons?: InlineKeyboardMarkup) => Promise<unknown>;
+  readonly say: (text: string, buttons?: InlineKeyboardMarkup, thread?: number | null) => Promise<unknown>;
+  /** The role whose topic a thread is (REVIEW_TOPICS=role); absent: no topics. */
+  readonly topicRole?: (threadId: number) => Role | null;
   /** Answers in the review chat as a reply to a message (TelegramReviewChat.answer). */
-  readonly answer?: (text: string, replyTo: number) => Promise<void>;
+  readonly answer?: (text: string, replyTo: number, thread: number | null) => Promise<void>;
   /** Posts a picture in the review chat within its rate limit (TelegramReviewChat.sendPhoto). */
   readonly sendPhoto: ReportPostDeps["sendPhoto"];
   readonly api: Api;
@@ -92,6 +95,7 @@ export function ownerFeatures(deps: OwnerFeatureDeps): OwnerFeatures {
     reviewChatId: config.reviewChatId,
     reviewerIds: config.reviewerIds,
     say: deps.say,
+    ...(deps.topicRole ? { topicRole: deps.topicRole } : {}),
     ...(deps.answer ? { answer: deps.answer } : {}),
     surfaces: core.desk.decisionSurfaces,
     audit: core.audit,

@@ -10,6 +10,8 @@ import type { Logger } from "../log/logger.js";
 import { slidingWindowLimiter } from "../send/sliding-limiter.js";
 import { auditEventFeed } from "../desk/event-feed.js";
 import { TelegramReviewChat } from "../telegram/review-chat.js";
+import { ReviewTopics } from "../telegram/review-topics.js";
+import { TopicStore } from "../telegram/topic-store.js";
 import { reviewChatLimits } from "../telegram/review-lane.js";
 import { telegramSendCall } from "../telegram/send-call.js";
 import { ALLOWED_UPDATES, startJournaledPolling, type FetchUpdates } from "../telegram/journaled-updates.js";
@@ -68,10 +70,12 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
     const connected = await connectBot(bot, log, stopSignal.promise, clock, backoffs.connect);
     if (connected !== "ok") return connected === "stopped" ? 0 : 78;
 
+    const topics = await openReviewTopics(config, bot, log);
     const reviewChat = new TelegramReviewChat({
       api: bot.api,
       chatId: config.reviewChatId,
       threadId: config.reviewThreadId,
+      topics,
       deferForMs: config.deferForMs,
       ...(config.reviewTimeZone === null ? {} : { timeZone: config.reviewTimeZone }),
       clock,
@@ -117,8 +121,9 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
     const owner = ownerFeatures({
       config,
       core,
-      say: (text, buttons) => reviewChat.say(text, buttons),
-      answer: (text, replyTo) => reviewChat.answer(text, replyTo),
+      say: (text, buttons, thread) => reviewChat.say(text, buttons, thread),
+      topicRole: (thread) => topics.roleOf(thread),
+      answer: (text, replyTo, thread) => reviewChat.answer(text, replyTo, thread),
       sendPhoto: (png, caption, filename) => reviewChat.sendPhoto(png, caption, filename),
       api: bot.api,
       clock: core.desk.clock,
@@ -217,6 +222,28 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
   } finally {
     await closers.closeAll();
   }
+}
+
+/**
+ * The review chat's topic per role (REVIEW_TOPICS), read from HARNESS_DIR. A
+ * damaged file is no reason to stop: the topics are made again, and the owner
+ * told with the next post.
+ */
+async function openReviewTopics(config: Config, bot: Bot, log: Logger): Promise<ReviewTopics> {
+  const path = harnessPaths(config.harnessDir).reviewTopics;
+  const { store, damaged } = await TopicStore.open(path, config.reviewChatId);
+  // Read only (the lock on HARNESS_DIR is taken later): the file is written again when a topic is made.
+  if (damaged !== null) log.warn({ path, problem: damaged }, "the review chat's topics file is damaged; the topics are made again");
+  return new ReviewTopics({
+    api: bot.api,
+    chatId: config.reviewChatId,
+    botId: bot.botInfo.id,
+    botHasTopics: bot.botInfo.has_topics_enabled === true,
+    settings: { ...config.reviewTopics, threadId: config.reviewThreadId },
+    store,
+    damaged,
+    log,
+  });
 }
 
 /** getUpdates for the allowed updates, telling /healthz whether Telegram answers (a 409 is another poller). */

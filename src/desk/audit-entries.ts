@@ -57,6 +57,7 @@ export function transitionEntry(
       ? { acted_at: event.actedAt === null ? null : new Date(event.actedAt).toISOString() }
       : {}),
     ...(draft.send_after !== null && draft.status === "approved" ? { send_after: draft.send_after } : {}),
+    ...(draft.undo_shown_at !== null && draft.status === "approved" ? { undo_shown_at: draft.undo_shown_at } : {}),
     ...(draft.sent_message_id !== null ? { sent_message_id: draft.sent_message_id } : {}),
     send_as: draft.send_as,
     sender: senderKindOf(draft),

@@ -5,9 +5,10 @@ import type { Clock, TimerHandle } from "../clock/clock.js";
 import type { Effect } from "../drafts/effects.js";
 import type { DraftEvent } from "../drafts/events.js";
 import { expiryDue, type TransitionResult } from "../drafts/machine.js";
+import { awaitsUndoShown } from "../drafts/undo-window.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { backoffMs, REVIEW_POST_BACKOFF, type Backoff } from "../retry/backoff.js";
-import type { ReviewChat, Sender } from "./ports.js";
+import type { ReviewChat, Sender, StatusShown } from "./ports.js";
 import { shownOfDraft, type DecisionSurfaces } from "./surfaces.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
 import { Reminders } from "./reminders.js";
@@ -39,6 +40,8 @@ export class DeskEffects {
   /** Status edits due later (an undo window that ends), by draft. */
   private readonly laterEdits = new Map<string, TimerHandle>();
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Drafts whose send holds the review chat's turn: their status edit comes in that turn (see inReviewTurn). */
+  private readonly turnShows = new Map<string, Promise<void>>();
   private stopped = false;
   /** Set once, after the desk gave the send path its ledger. */
   sender: Sender | null = null;
@@ -129,7 +132,9 @@ export class DeskEffects {
       case "arm_expiry":
         return this.armExpiry(effect.draftId, effect.at);
       case "show_status":
-        return this.showStatus(draft);
+        // A send's own turn shows its outcome first; this edit then finds it shown (no second call).
+        await this.turnShows.get(effect.draftId);
+        return this.showStatus(effect.draftId);
       case "show_status_at":
         return this.showStatusAt(effect.draftId, effect.at);
       case "supersede_post":
@@ -154,15 +159,67 @@ export class DeskEffects {
     await this.deps.audit.append([...surface, { kind: "notice", draft_id: draft.draft_id, status: draft.status, text }]);
   }
 
-  private async showStatus(draft: DraftRecord): Promise<void> {
-    if (draft.review_message_id === null) return;
-    await this.deps.reviewChat.showStatus(draft);
-    const shown: PostEntry = { kind: "status_shown", draft_id: draft.draft_id, version: draft.version };
+  /**
+   * Edits the review post to show the draft as it is when the edit's turn
+   * comes, then audits what it showed. An approval whose ↩️ Undo this showed
+   * first starts its window at Telegram's acceptance (`undo_shown`); a new
+   * message that shows it instead (the post could not be edited) becomes an
+   * `undo` surface first. If nothing could show it, the draft is not sent:
+   * halted, with why (fail closed).
+   */
+  private async showStatus(draftId: string): Promise<void> {
+    const draft = this.deps.get(draftId);
+    if (draft?.review_message_id == null) return;
+    const result = await this.deps.reviewChat.showStatus(draft, () => this.deps.get(draftId));
+    const shownDraft = result?.draft ?? draft;
+    if (result?.failed !== undefined) {
+      if (awaitsUndoShown(shownDraft)) await this.undoNotShown(shownDraft, result.failed);
+      return;
+    }
+    if (result?.undoMessageId !== undefined && shownDraft.review_chat_id !== null) {
+      const where = { chatId: shownDraft.review_chat_id, messageId: result.undoMessageId };
+      await this.deps.surfaces.record("undo", where, shownOfDraft(shownDraft));
+    }
+    if (awaitsUndoShown(shownDraft)) await this.undoShown(shownDraft, result);
+    const shown: PostEntry = { kind: "status_shown", draft_id: draftId, version: shownDraft.version };
     this.deps.audit.index.notePost(shown);
-    await this.deps.audit.append([shown, ...this.reshown(draft)]);
+    await this.deps.audit.append([shown, ...this.reshown(shownDraft)]);
   }
 
-  /** Edits the review post again at `at` (the ↩️ Undo of a revise goes when its window ends), if the draft did not change since. */
+  /** The approval's ↩️ Undo is on screen since Telegram accepted it: its window counts from then (refused if the draft moved on). */
+  private async undoShown(draft: DraftRecord, result: StatusShown | undefined): Promise<void> {
+    const at = result?.at ?? this.deps.clock.now();
+    const shown = await this.deps.apply(draft.draft_id, { type: "undo_shown", at, version: draft.version, sendAt: result?.sendAt ?? null });
+    if (!shown.ok)
+      this.deps.log.warn({ draft_id: draft.draft_id, reason: shown.reason }, "an ↩️ Undo was shown for an approval that had moved on");
+  }
+
+  /** Nothing could show the approval's ↩️ Undo: its window never began, so it is not sent. */
+  private async undoNotShown(draft: DraftRecord, why: string): Promise<void> {
+    const reason = `not sent: its ↩️ Undo could not be shown in the review chat (${why})`;
+    this.deps.log.error({ draft_id: draft.draft_id, why }, "the approval's ↩️ Undo could not be shown; the draft is halted, not sent");
+    await this.deps.apply(draft.draft_id, { type: "halt", reason });
+  }
+
+  /**
+   * Runs `work` (a send whose undo window is over) in the review chat's next
+   * top-priority turn, the edit that ends its ↩️ Undo in that same turn (see
+   * ReviewChat.sendTurn); without a paced review chat, just `work`.
+   */
+  inReviewTurn<T>(draftId: string, work: () => Promise<T>): Promise<T> {
+    const chat = this.deps.reviewChat;
+    if (chat.sendTurn === undefined || this.stopped) return work();
+    let release!: () => void;
+    const shown = new Promise<void>((resolve) => (release = resolve));
+    this.turnShows.set(draftId, shown);
+    const done = () => {
+      release();
+      if (this.turnShows.get(draftId) === shown) this.turnShows.delete(draftId);
+    };
+    return chat.sendTurn(work, () => this.deps.get(draftId), done).finally(done);
+  }
+
+  /** Edits the review post again at `at` (a ↩️ Undo goes when its window ends), if the draft did not change since. */
   private showStatusAt(draftId: string, at: number): void {
     const version = this.deps.get(draftId)?.version;
     const old = this.laterEdits.get(draftId);
@@ -173,7 +230,7 @@ export class DeskEffects {
         this.laterEdits.delete(draftId);
         const draft = this.deps.get(draftId);
         // A later change showed the post itself (and armed its own edit if it needs one).
-        if (draft && draft.version === version) this.runEffectsOf(() => this.showStatus(draft));
+        if (draft && draft.version === version) this.runEffectsOf(() => this.showStatus(draftId));
       },
       Math.max(0, at - this.deps.clock.now()),
     );
@@ -190,6 +247,7 @@ export class DeskEffects {
         type: "posted",
         reviewChatId: post.reviewChatId,
         reviewMessageId: post.reviewMessageId,
+        reviewThreadId: post.reviewThreadId ?? null,
       });
       if (!result.ok) this.deps.log.warn({ draft_id: draftId, reason: result.reason }, "review post made, but the draft had moved on");
     } catch (err) {

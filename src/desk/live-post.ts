@@ -49,7 +49,10 @@ export function refusalAnswer(kind: ActionKind, reason: string, draft: DraftReco
   }
   if (kind === "undo") {
     if (reason === "undo_closed" || reason === "final_state") {
-      return status === "sent" ? "↩️ Too late to undo: the draft was already sent." : `↩️ Too late to undo: the draft is ${status}.`;
+      if (status === "sent") return "↩️ Too late to undo: the draft was already sent.";
+      // Its window, as the post showed it, is over: the send follows at once.
+      if (status === "approved" || status === "sending") return "↩️ Too late to undo: the undo window is over and the draft is being sent.";
+      return `↩️ Too late to undo: the draft is ${status}.`;
     }
     return null;
   }

@@ -7,6 +7,22 @@ import type { KeptOriginal, ReadKept } from "../store/removed-items.js";
 export interface ReviewPost {
   readonly reviewChatId: string;
   readonly reviewMessageId: number;
+  /** The topic it went to (its message_thread_id); null or absent: the chat's main thread. */
+  readonly reviewThreadId?: number | null;
+}
+
+/** What a status edit of the review post showed, once Telegram accepted it (see ReviewChat.showStatus). */
+export interface StatusShown {
+  /** The draft as the message shows it: the latest record when the edit's turn came. */
+  readonly draft: DraftRecord;
+  /** When Telegram answered the call that showed it (ms, the injected clock); for content it showed already, when that was. */
+  readonly at: number;
+  /** The send time shown for an approval whose ↩️ Undo this edit shows first (ms); null: none shown. */
+  readonly sendAt: number | null;
+  /** The edit could not be made, and a new message shows the status with ↩️ Undo instead: its id (an `undo` surface). */
+  readonly undoMessageId?: number;
+  /** Nothing could show the approval's ↩️ Undo (the edit and the new message failed): why. */
+  readonly failed?: string;
 }
 
 /**
@@ -22,8 +38,19 @@ export interface ReviewChat {
   claimFreeSlot(): boolean;
   /** Posts the draft for review; waits for a slot. Rejects with an error the desk logs and retries. */
   post(draft: DraftRecord): Promise<ReviewPost>;
-  /** Edits the review message to show the draft's status (buttons removed once it is final). */
-  showStatus(draft: DraftRecord): Promise<void>;
+  /**
+   * Edits the review message to show the draft's status (buttons removed once it is final), as
+   * `latest` has it when the edit's turn comes (default: `draft`). Resolves with what it showed and
+   * when Telegram accepted it (nothing: shown, at about now). An approval's ↩️ Undo counts from then.
+   */
+  showStatus(draft: DraftRecord, latest?: () => DraftRecord | undefined): Promise<StatusShown | undefined>;
+  /**
+   * Optional (a review chat with a pace): runs `work`, a send to a destination (no call to the
+   * review chat), in the review chat's next top-priority turn, and in that same turn edits the
+   * post to show `latest()`, so no post offers ↩️ Undo for a sent draft longer than one call.
+   * `shown` hears what that edit showed (null: none). Resolves or rejects as `work` does.
+   */
+  sendTurn?<T>(work: () => Promise<T>, latest: () => DraftRecord | undefined, shown: (s: StatusShown | null) => void): Promise<T>;
   /** Tells the reviewers something about this draft, as a reply to its review message. */
   notify(draft: DraftRecord, text: string): Promise<void>;
   /** Asks the extra tap a 👍 needs for a large audience ("Send to 1,234 members of …? [Yes, send]"); resolves with the question's message id. */
@@ -34,8 +61,11 @@ export interface ReviewChat {
   markSuperseded(draft: DraftRecord, reviewMessageId: number): Promise<void>;
   /** Sends the reviewer the current text to copy and a ForceReply (the ✏️ Edit button); resolves with that message's id. */
   promptEdit(draft: DraftRecord): Promise<number>;
-  /** Answers in the review chat, as a reply to `replyTo` when given (an action on a message that is no live post). */
-  answer(text: string, replyTo: number | null): Promise<void>;
+  /**
+   * Answers in the review chat, as a reply to `replyTo` when given (an action on a message that is no live post), in
+   * `thread`: the topic that message is in (a draft's `review_thread_id`); null or absent: the main thread.
+   */
+  answer(text: string, replyTo: number | null, thread?: number | null): Promise<void>;
   /** Asks what a reply that is only an approval word ("ok") meant: send, or revise with it as the note; resolves with the question's id. */
   askApproval(draft: DraftRecord, note: string, replyTo: number): Promise<number>;
   /** Reminds the reviewers of a draft that expires soon, as a reply to its post (so it notifies); resolves with the text sent. */

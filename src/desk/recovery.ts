@@ -2,6 +2,7 @@ import type { AuditedDraft, SendOutcome } from "../audit/audit-index.js";
 import type { Effect } from "../drafts/effects.js";
 import type { DraftEvent } from "../drafts/events.js";
 import { expiryDue, unknownOutcomeNotice } from "../drafts/machine.js";
+import { awaitsUndoShown, UNDO_OVER_EDIT_MS } from "../drafts/undo-window.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { isFinal, type DraftStatus } from "../drafts/status.js";
 import { isInertDraft, mayChangeDraft, runsForInertDraft } from "./test-drafts.js";
@@ -96,7 +97,9 @@ export interface RecoveryPlan {
  * - `outcome_unknown` whose notice never went out (a crash right after marking it): told now;
  * - anything past its `expires_at` that is not final: expired, never sent
  *   (an approval given in time first waits out its undo window: see expiryDue);
- * - `approved`: handed to the send path (which checks the kill switch again);
+ * - `approved`: handed to the send path (which checks the kill switch again); one whose ↩️ Undo
+ *   was never shown (a crash between the 👍 and its edit) gets that edit again, and its window
+ *   counts from it; one whose Undo shows loses it when the window ends;
  * - `queued`: posted for review at the next free slot;
  * - the rest: expiry timers armed again.
  * Then the review chat is brought level (see reviewChatOwed): status edits a
@@ -163,10 +166,21 @@ function planEach(all: readonly DraftRecord[], facts: RecoveryFacts, now: number
       continue;
     }
     effects.push({ type: "arm_expiry", draftId: id, at: expiresAt });
-    if (draft.status === "approved") effects.push({ type: "send", draftId: id });
+    if (draft.status === "approved") effects.push(...approvedAtStart(draft, facts, now));
     if (draft.status === "queued") effects.push({ type: "post_review", draftId: id });
   }
   return { unaudited, events, effects };
+}
+
+/** An approved draft at start: the send path takes it; its ↩️ Undo is shown first if it never was, or goes when its window ends. */
+function approvedAtStart(draft: DraftRecord, facts: RecoveryFacts, now: number): Effect[] {
+  const draftId = draft.draft_id;
+  const send: Effect = { type: "send", draftId };
+  // An owed edit is redone anyway (reviewChatOwed); without one, the approval's Undo still awaits its edit.
+  if (awaitsUndoShown(draft)) return facts.statusEditOwed(draftId) ? [send] : [send, { type: "show_status", draftId }];
+  // A window already over is sent now, and its own turn's edit takes the Undo off.
+  const over = draft.send_after === null ? null : Date.parse(draft.send_after) + UNDO_OVER_EDIT_MS;
+  return over === null || over <= now ? [send] : [send, { type: "show_status_at", draftId, at: over }];
 }
 
 /**
@@ -201,6 +215,8 @@ export interface RecoveryDesk {
   readonly testMode: boolean;
   /** Every draft the desk may change (see mayChangeDraft): a live desk's store, test-mode ones too; in test mode its own only. */
   everyDraft(): DraftRecord[];
+  /** Drafts a halt stopped offer 👍 again if sends are on now (a halt that ended while the daemon was down). */
+  liftHalts?(): Promise<void>;
   /** Audits changes the log lacks as `recovered`. */
   auditRecovered(drafts: readonly DraftRecord[]): Promise<void>;
   /** Makes a change the audit log already has in the store alone, as of `at` (see storeBehind). */
@@ -252,6 +268,7 @@ export async function resumeDrafts(desk: RecoveryDesk, options: { readonly downS
     if (result.ok && event.type === "send_unknown" && event.reason === STORE_LOST_SEND) lostSends.push(draftId);
   }
   desk.runEffects(plan.effects);
+  await desk.liftHalts?.();
   if (lostSends.length > 0) {
     desk.log.error(
       { drafts: lostSends },

@@ -70,6 +70,11 @@ export interface ReviewDeskOptions {
   readonly makeSender: (ledger: DraftLedger) => Sender;
   /** True in test mode. Each mode leaves the other's drafts alone: see isInertDraft. */
   readonly testMode?: boolean;
+  /**
+   * Why sends are halted now (the kill switch, read at the call: `kill switch: …`), or null. An
+   * approval is answered as halted at once when it says so; absent: never halted at approval.
+   */
+  readonly sendsHalted?: () => Promise<string | null>;
   /** The originals of redacted drafts, for 🔓 Keep the removed items; absent: none are kept. */
   readonly removedItems?: RemovedItems;
 }
@@ -334,6 +339,29 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     return this.actions.refuseDecision(refusal, draft);
   }
 
+  /** Runs `work` (a send whose window is over) in the review chat's next top-priority turn (see DeskEffects.inReviewTurn). */
+  inReviewTurn<T>(draftId: string, work: () => Promise<T>): Promise<T> {
+    return this.effects.inReviewTurn(draftId, work);
+  }
+
+  /**
+   * A halt ended (the kill switch's watcher, a start, a halt just recorded):
+   * if sends are on now, every draft the halt stopped offers 👍 Send again
+   * (`halt_lifted`; its post is re-shown and bound anew).
+   */
+  liftHalts(): Promise<void> {
+    // Tracked like an effect: settle() waits for it.
+    return this.effects.closed ? Promise.resolve() : this.effects.track(this.liftHaltsNow());
+  }
+
+  private async liftHaltsNow(): Promise<void> {
+    const { sendsHalted } = this.options;
+    if (sendsHalted === undefined) return;
+    const lasting = this.list("halted").filter((d) => d.halt_lasts);
+    if (lasting.length === 0 || (await sendsHalted()) !== null) return;
+    for (const d of lasting) await this.apply(d.draft_id, { type: "halt_lifted" });
+  }
+
   /** Runs the effect of a post, expiry or send again after a start (see recovery.ts). */
   runEffects(effects: readonly Effect[]): void {
     this.effects.runEffects(effects);
@@ -359,6 +387,8 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     if (!result.ok) return result;
     await this.commit(draft.status, result.draft, event, draft.draft_text, result.effects);
     this.runEffects(result.effects);
+    // A halt that ended while this one was being recorded: its end was heard before there was a draft to lift.
+    if (result.draft.halt_lasts && !draft.halt_lasts) void this.liftHalts();
     this.dropRemovedItems(draft, result.draft);
     return result;
   }

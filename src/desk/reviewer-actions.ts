@@ -54,6 +54,8 @@ export interface ActionDeps {
   readonly effects: DeskEffects;
   /** True in test mode; a desk finds no draft of the other mode by a message, a button or in the archive (see isInertDraft). */
   readonly testMode?: boolean | undefined;
+  /** Why sends are halted now, or null (see ReviewDeskOptions.sendsHalted). */
+  readonly sendsHalted?: (() => Promise<string | null>) | undefined;
   /** The originals of redacted drafts (🔓 Keep the removed items); absent: none were kept. */
   readonly removedItems?: RemovedItems | undefined;
   get(draftId: string): DraftRecord | undefined;
@@ -92,6 +94,8 @@ export class ReviewerActions {
   decide(request: DecisionRequest): Promise<DecisionOutcome> {
     const action: SurfaceAction = request.asBot === true ? "asbot" : request.confirmed === true ? "confirm" : "decide";
     return this.act(request, action, request.decision, async (draft, surface) => {
+      // An approval made while sends are halted is answered as halted at once (contract v4).
+      const halted = request.decision === "send" ? ((await this.deps.sendsHalted?.()) ?? null) : null;
       const result = await this.deps.apply(draft.draft_id, {
         type: "decide",
         decision: request.decision,
@@ -109,6 +113,7 @@ export class ReviewerActions {
         identity: surface.identity,
         // The surface, not the button's data, says whether this is "🤖 Send as the bot instead" (a new approval, as the bot).
         ...(surface.asks === "asbot" ? { asBot: { username: this.deps.botUsername ?? null } } : {}),
+        ...(halted === null ? {} : { halted }),
       });
       if (!result.ok && result.reason === "needs_confirmation") this.askConfirmation(draft.draft_id);
       return result;
@@ -335,8 +340,11 @@ export class ReviewerActions {
       this.lastUnknownAnswer = now;
     }
     const replyTo = current?.review_message_id ?? actedOn;
+    // In the topic of the draft's post (the message acted on, when there is no draft: the main thread, or the fallback there).
     void this.deps.effects.track(
-      this.deps.reviewChat.answer(text, replyTo).catch((err: unknown) => this.deps.log.warn({ err }, "could not answer the reviewer")),
+      this.deps.reviewChat
+        .answer(text, replyTo, current?.review_thread_id ?? null)
+        .catch((err: unknown) => this.deps.log.warn({ err }, "could not answer the reviewer")),
     );
   }
 

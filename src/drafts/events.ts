@@ -7,7 +7,7 @@ import type { Actor, Decision, RedactionSummary } from "./record.js";
  */
 export type DraftEvent =
   /** The review post went out; Telegram gave it this message id. */
-  | { readonly type: "posted"; readonly reviewChatId: string; readonly reviewMessageId: number }
+  | { readonly type: "posted"; readonly reviewChatId: string; readonly reviewMessageId: number; readonly reviewThreadId?: number | null }
   /** A reviewer decided. Authorisation is checked before this event exists. */
   | {
       readonly type: "decide";
@@ -34,6 +34,11 @@ export type DraftEvent =
        * out as the bot (named here) and this is a new approval, for that identity.
        */
       readonly asBot?: { readonly username: string | null };
+      /**
+       * Why sends are halted at this moment (the kill switch, read when the decision is applied), or
+       * absent/null: they are not. A `send` made while halted is answered as halted at once.
+       */
+      readonly halted?: string | null;
     }
   /** A reviewer replaced the text (already checked and redacted as at intake). */
   | {
@@ -58,6 +63,21 @@ export type DraftEvent =
        */
       readonly actedAt?: number | null;
     }
+  /**
+   * Telegram accepted (answered the call for) the edit or message that shows the draft's approval
+   * with its ↩️ Undo: the undo window counts from `at` (contract v4).
+   */
+  | {
+      readonly type: "undo_shown";
+      /** When Telegram answered (ms, the injected clock). */
+      readonly at: number;
+      /** The record version the message showed: an approval made since is not the one shown. */
+      readonly version: number;
+      /** The send time the message shows (ms), when it shows one: the send is not earlier. */
+      readonly sendAt: number | null;
+    }
+  /** The kill switch's halt that stopped this draft ended: its post offers 👍 Send again. */
+  | { readonly type: "halt_lifted" }
   /** A later draft names this one in `revises`. */
   | { readonly type: "revised"; readonly byDraftId: string }
   /**
@@ -73,6 +93,8 @@ export type DraftEvent =
       readonly audience?: Audience;
       /** A group that became a supergroup: its new id becomes the destination. */
       readonly destinationChatId?: string;
+      /** The kill switch is halted now (not only a halt since the approval): no 👍 is offered until it ends. */
+      readonly lasting?: boolean;
     }
   /** The send path is about to call sendMessage: record the intent first. */
   | { readonly type: "send_intent" }

@@ -3,6 +3,7 @@ import type { Effect } from "./effects.js";
 import type { DraftEvent, DraftEventType } from "./events.js";
 import type { DraftRecord } from "./record.js";
 import { senderKindOf } from "./sender.js";
+import { awaitsUndoShown, sendAfterShown, UNDO_OVER_EDIT_MS } from "./undo-window.js";
 import { AWAITING_DECISION, isFinal, STATUSES, type DraftStatus } from "./status.js";
 
 /**
@@ -26,7 +27,9 @@ export type RefusalReason =
   /** A 👍 for more than AUDIENCE_CONFIRM_OVER members, not yet confirmed by the extra tap. */
   | "needs_confirmation"
   /** A 👍 made on a message that showed another sender identity than the draft's now. */
-  | "outdated_identity";
+  | "outdated_identity"
+  /** The approval's ↩️ Undo has not been shown yet: its window has not begun, so no send may start. */
+  | "undo_not_shown";
 
 /** The result of applying one event to one draft. */
 export type TransitionResult =
@@ -79,6 +82,7 @@ const posted: Handler<"posted"> = (d, e, now) => {
     status: "pending",
     review_chat_id: e.reviewChatId,
     review_message_id: e.reviewMessageId,
+    review_thread_id: e.reviewThreadId ?? null,
   });
   return ok(draft, { type: "arm_expiry", draftId: d.draft_id, at: Date.parse(d.expires_at) });
 };
@@ -94,9 +98,11 @@ const decide: Handler<"decide"> = (d, e, now) => {
   if (e.textVersion !== undefined && e.textVersion !== d.text_version) return refuse(d, "outdated_version");
   if (e.audience !== undefined && e.audience !== audienceFingerprint(d)) return refuse(d, "outdated_audience");
   if (e.identity !== undefined && e.identity !== sendIdentity(d)) return refuse(d, "outdated_identity");
-  const common = { decided_by: e.actor, undone_at: null };
+  const common = { decided_by: e.actor, undone_at: null, halt_lasts: false };
   switch (e.decision) {
     case "send": {
+      // Sends are halted now: answered as halted at once, never with a send time or ↩️ Undo (contract v4).
+      if (e.halted) return haltedApproval(d, e, e.halted, now);
       if (e.asBot) return sendAsBotInstead(d, e, now);
       if (!e.confirmed && needsConfirmation(d.audience, e.confirmOver ?? null)) return refuse(d, "needs_confirmation");
       const approval = {
@@ -110,12 +116,14 @@ const decide: Handler<"decide"> = (d, e, now) => {
       };
       const undoMs = e.undoMs ?? 0;
       if (undoMs > 0) {
-        // The send waits out UNDO_WINDOW; the post shows "Sending at … · ↩️ Undo" meanwhile.
+        // The post shows "Sending at … · ↩️ Undo"; the window counts from Telegram's acceptance of
+        // that edit (`undo_shown`), which hands the draft to the send path. Until then send_after is
+        // provisional and no send may start.
         const send_after = iso(now + undoMs);
-        const draft = next(d, now, { ...common, status: "approved", approval, reason: null, send_after });
-        return ok(draft, { type: "show_status", draftId: d.draft_id }, { type: "send", draftId: d.draft_id }, ...rearm(d, draft));
+        const draft = next(d, now, { ...common, status: "approved", approval, reason: null, send_after, undo_shown_at: null });
+        return ok(draft, { type: "show_status", draftId: d.draft_id }, ...rearm(d, draft));
       }
-      const draft = next(d, now, { ...common, status: "approved", approval, reason: null, send_after: null });
+      const draft = next(d, now, { ...common, status: "approved", approval, reason: null, send_after: null, undo_shown_at: null });
       // The outcome (sent, failed, halted...) is shown when it comes: one edit, not two.
       return ok(draft, { type: "send", draftId: d.draft_id });
     }
@@ -142,7 +150,7 @@ const decide: Handler<"decide"> = (d, e, now) => {
  */
 function sendAsBotInstead(d: DraftRecord, e: EventOf<"decide">, now: number): TransitionResult {
   if (d.status !== "halted" || senderKindOf(d) !== "owner") return refuse(d, "outdated_identity");
-  const sender = { kind: "bot" as const, username: e.asBot?.username ?? null, why_not_owner: d.reason };
+  const sender = botSender(d, e);
   const approval = {
     actor: e.actor,
     at: iso(now),
@@ -154,8 +162,39 @@ function sendAsBotInstead(d: DraftRecord, e: EventOf<"decide">, now: number): Tr
   };
   const undoMs = e.undoMs ?? 0;
   const send_after = undoMs > 0 ? iso(now + undoMs) : null;
-  const draft = next(d, now, { decided_by: e.actor, status: "approved", sender, approval, reason: null, send_after });
-  return ok(draft, { type: "show_status", draftId: d.draft_id }, { type: "send", draftId: d.draft_id });
+  const changes = { decided_by: e.actor, status: "approved" as const, sender, approval, reason: null, send_after };
+  const draft = next(d, now, { ...changes, undo_shown_at: null, halt_lasts: false });
+  // With a window, the send waits for its ↩️ Undo to be shown (see decide).
+  const send: Effect[] = undoMs > 0 ? [] : [{ type: "send", draftId: d.draft_id }];
+  return ok(draft, { type: "show_status", draftId: d.draft_id }, ...send);
+}
+
+/** The bot as the draft's identity, for "🤖 Send as the bot instead" (`why_not_owner`: why the owner could not). */
+function botSender(d: DraftRecord, e: EventOf<"decide">) {
+  return { kind: "bot" as const, username: e.asBot?.username ?? null, why_not_owner: d.reason };
+}
+
+/**
+ * A `send` decision while sends are halted (the kill switch, read when the
+ * decision was applied): `halted` at once with why, no approval, no send time,
+ * no ↩️ Undo. `halt_lasts` keeps 👍 off the post until the halt ends (see
+ * `halt_lifted`). "🤖 Send as the bot instead" still moves the draft to the bot.
+ */
+function haltedApproval(d: DraftRecord, e: EventOf<"decide">, reason: string, now: number): TransitionResult {
+  if (e.asBot && (d.status !== "halted" || senderKindOf(d) !== "owner")) return refuse(d, "outdated_identity");
+  const sender = e.asBot ? { sender: botSender(d, e) } : {};
+  const draft = next(d, now, {
+    ...sender,
+    decided_by: e.actor,
+    undone_at: null,
+    status: "halted",
+    approval: null,
+    send_after: null,
+    undo_shown_at: null,
+    reason,
+    halt_lasts: true,
+  });
+  return ok(draft, { type: "show_status", draftId: d.draft_id }, ...rearm(d, draft));
 }
 
 /**
@@ -194,12 +233,14 @@ const edit: Handler<"edit"> = (d, e, now) => {
  * post awaits a decision again. The undo counts when the reviewer acted inside
  * the window (`actedAt`, Telegram's date), also if it reaches the daemon later
  * (queued while it was down): the draft is still unsent. An undo whose time is
- * unknown (`actedAt` null) may have been inside the window: it counts too.
+ * unknown (`actedAt` null) may have been inside the window: it counts too;
+ * so does any undo before the window began (its ↩️ Undo not shown yet).
  */
 const undo: Handler<"undo"> = (d, e, now) => {
   if (d.send_after === null) return refuse(d, "undo_closed");
   const actedAt = e.actedAt === undefined ? now : e.actedAt;
-  if (actedAt !== null && actedAt >= Date.parse(d.send_after)) return refuse(d, "undo_closed");
+  // Before its ↩️ Undo is shown the window has not begun: an undo always counts.
+  if (actedAt !== null && actedAt >= Date.parse(d.send_after) && !awaitsUndoShown(d)) return refuse(d, "undo_closed");
   const status = d.approval?.before ?? "pending";
   const draft = next(d, now, { status, approval: null, send_after: null, decided_by: e.actor, undone_at: iso(now) });
   return ok(draft, { type: "show_status", draftId: d.draft_id }, ...rearm(d, draft));
@@ -258,14 +299,50 @@ const halt: Handler<"halt"> = (d, e, now) => {
     ...(e.audience === undefined ? {} : { audience: e.audience }),
     ...(e.destinationChatId === undefined ? {} : { destination_chat_id: e.destinationChatId }),
   };
-  const draft = next(d, now, { status: "halted", approval: null, send_after: null, reason: e.reason, ...moved });
+  const draft = next(d, now, {
+    status: "halted",
+    approval: null,
+    send_after: null,
+    undo_shown_at: null,
+    reason: e.reason,
+    halt_lasts: e.lasting === true,
+    ...moved,
+  });
   return ok(draft, { type: "show_status", draftId: d.draft_id }, ...rearm(d, draft));
+};
+
+/** The halt that stopped a draft ended: its post offers 👍 Send again (a new approval, bound like any other). */
+const haltLifted: Handler<"halt_lifted"> = (d, _e, now) => {
+  if (!d.halt_lasts) return refuse(d, "not_applicable");
+  return ok(next(d, now, { halt_lasts: false }), { type: "show_status", draftId: d.draft_id });
+};
+
+/**
+ * Telegram accepted the edit (or message) showing the approval with its ↩️
+ * Undo: the window counts from then. `send_after` becomes at least `at` plus
+ * the window and at least the send time the message showed; it never moves
+ * earlier. Only the version shown counts, once. Then the send path takes the
+ * draft; should the send not have started shortly after the window, the post
+ * drops its ↩️ Undo (an undo is refused from then on).
+ */
+const undoShown: Handler<"undo_shown"> = (d, e, now) => {
+  if (e.version !== d.version || !awaitsUndoShown(d)) return refuse(d, "not_applicable");
+  const sendAfter = sendAfterShown(d, e.at, e.sendAt);
+  const draft = next(d, now, { undo_shown_at: iso(e.at), send_after: iso(sendAfter) });
+  return ok(
+    draft,
+    { type: "send", draftId: d.draft_id },
+    { type: "show_status_at", draftId: d.draft_id, at: sendAfter + UNDO_OVER_EDIT_MS },
+    ...rearm(d, draft),
+  );
 };
 
 const sendIntent: Handler<"send_intent"> = (d, _e, now) => {
   if (now >= expiryDue(d)) return refuse(d, "expired");
   if (!d.approval) return refuse(d, "no_approval");
   if (d.approval.text_sha256 !== d.text_sha256) return refuse(d, "text_changed");
+  // The window counts from when the chat showed its ↩️ Undo: not begun, so not over.
+  if (awaitsUndoShown(d)) return refuse(d, "undo_not_shown");
   // UNDO_WINDOW not over yet: the reviewer may still take the approval back.
   if (d.send_after !== null && now < Date.parse(d.send_after)) return refuse(d, "not_due");
   return ok(next(d, now, { status: "sending" }));
@@ -314,6 +391,8 @@ export const TRANSITIONS: Table = {
   expire: { queued: expire, pending: expire, deferred: expire, halted: expire, approved: expire },
   // From `sending` only before the call: the send path looks at the switch again after writing the intent.
   halt: { approved: halt, sending: halt },
+  halt_lifted: { halted: haltLifted },
+  undo_shown: { approved: undoShown },
   send_intent: { approved: sendIntent },
   send_retry: { sending: sendRetry },
   send_ok: { sending: sendOk },

@@ -81,6 +81,8 @@ const draftRecordFields = z.object({
   payload_sha256: z.string(),
   review_chat_id: z.string().nullable(),
   review_message_id: z.number().int().nullable(),
+  /** The topic (message_thread_id) the review post is in; null: the chat's main thread (or REVIEW_THREAD_ID, on older lines). */
+  review_thread_id: z.number().int().nullable().default(null),
   drafted_at: z.string(),
   expires_at: z.string(),
   updated_at: z.string(),
@@ -101,8 +103,21 @@ const draftRecordFields = z.object({
   original_text: z.string().nullable().default(null),
   /** The text this version replaced (the previous edit, or the draft named by `revises`): the post shows the diff. */
   previous_text: z.string().nullable().default(null),
-  /** While an approval waits out UNDO_WINDOW: when the send may start (ISO-8601 UTC). Null otherwise. */
+  /**
+   * While an approval waits out UNDO_WINDOW: when the send may start (ISO-8601 UTC). Null otherwise.
+   * Provisional (the tap plus the window) until `undo_shown_at`; then at least that plus the window.
+   */
   send_after: z.string().nullable().default(null),
+  /**
+   * When Telegram accepted the message or edit that shows the approval with its ↩️ Undo (ISO-8601 UTC):
+   * the undo window counts from then (contract v4). Null until then, and without a window; older lines: null.
+   */
+  undo_shown_at: z.string().nullable().default(null),
+  /**
+   * True while the kill switch's halt that stopped this draft lasts, as far as the daemon has seen:
+   * its post offers no 👍 (it could only halt again) until the halt ends. Older lines: false.
+   */
+  halt_lasts: z.boolean().default(false),
   /**
    * While a `revise` can still be undone (UNDO_WINDOW after it): until when, and the status an undo
    * returns the draft to. Null otherwise (older lines have none).

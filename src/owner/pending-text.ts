@@ -1,5 +1,5 @@
 import type { InlineKeyboardMarkup } from "grammy/types";
-import type { DraftRecord } from "../drafts/record.js";
+import type { DraftRecord, Role } from "../drafts/record.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
 import { localWhenRelative, shortAge } from "./local-time.js";
 
@@ -117,18 +117,20 @@ function pages(waiting: readonly PendingDraft[], nowMs: number, timeZone: string
  * oldest first, numbered, each with its role, destination, age and expiry.
  * Each posted draft has a numbered button that leads to its post (the bot
  * answers with a reply to it: a tap on the quote jumps there, in a private
- * chat too); ◀ and ▶ show the other pages. Pure.
+ * chat too); ◀ and ▶ show the other pages. `role`: only that role's drafts
+ * (/pending in its topic). Pure.
  */
-export function pendingPage(drafts: Iterable<PendingDraft>, nowMs: number, page = 0, timeZone?: string): PendingPage {
-  const waiting = waitingDrafts(drafts);
-  if (waiting.length === 0) return { text: "Nothing awaits a decision.", buttons: { inline_keyboard: [] } };
+export function pendingPage(drafts: Iterable<PendingDraft>, nowMs: number, page = 0, timeZone?: string, role?: Role): PendingPage {
+  const waiting = waitingDrafts(drafts).filter((d) => role === undefined || d.drafted_by_role === role);
+  if (waiting.length === 0)
+    return { text: role ? `No ${role} draft awaits a decision.` : "Nothing awaits a decision.", buttons: { inline_keyboard: [] } };
   const all = pages(waiting, nowMs, timeZone);
   const at = Math.min(Math.max(0, page), all.length - 1);
   const first = all.slice(0, at).reduce((n, p) => n + p.length, 0);
   const shown = all[at]!;
   const of = all.length > 1 ? `, page ${at + 1} of ${all.length}` : "";
   const text = [
-    `${waiting.length} draft${waiting.length === 1 ? "" : "s"} awaiting a decision (oldest first${of}):`,
+    `${waiting.length}${role ? ` ${role}` : ""} draft${waiting.length === 1 ? "" : "s"} awaiting a decision (oldest first${of}):`,
     ...shown.map((d, i) => line(d, first + i + 1, nowMs, timeZone)),
     "Tap a number to go to its post, then decide there: 👍 send · 👎 revise · 😴 defer.",
   ].join("\n");

@@ -16,6 +16,11 @@ export interface WatchedKillSwitch extends KillSwitch {
   lastHalt(): HaltSighting | null;
   /** Records a halt this process made itself (/halt), without waiting for the next look. */
   noteHalt(reason: string): void;
+  /**
+   * Calls `listener` each time a look finds the switch off after one found it halted (the posts of
+   * the drafts that halt stopped offer 👍 again). Returns a function that unsubscribes.
+   */
+  onHaltEnded(listener: () => void): () => void;
   /** Stops looking (timers and file watches). */
   stop(): void;
 }
@@ -53,6 +58,9 @@ export interface HaltWatchOptions {
 export function watchKillSwitch(inner: KillSwitch, options: HaltWatchOptions): WatchedKillSwitch {
   const { clock } = options;
   let last: HaltSighting | null = null;
+  /** What the last look found: halted or not (null: no look yet). */
+  let lastLookHalted: boolean | null = null;
+  const endListeners = new Set<() => void>();
   let stopped = false;
   let timer: TimerHandle | undefined;
   const watchers: FSWatcher[] = [];
@@ -80,7 +88,10 @@ export function watchKillSwitch(inner: KillSwitch, options: HaltWatchOptions): W
   const check = async (): Promise<KillSwitchState> => {
     const state = await inner.check();
     if (state.halted) note(state.reason);
+    const ended = !state.halted && lastLookHalted === true;
+    lastLookHalted = state.halted;
     await record(state);
+    if (ended) for (const listener of endListeners) listener();
     return state;
   };
   const look = () => void check().catch(() => note("the kill switch could not be read"));
@@ -124,6 +135,10 @@ export function watchKillSwitch(inner: KillSwitch, options: HaltWatchOptions): W
     check,
     lastHalt: () => laterHalt(last, options.loggedHalt?.() ?? null),
     noteHalt: note,
+    onHaltEnded(listener) {
+      endListeners.add(listener);
+      return () => endListeners.delete(listener);
+    },
     stop() {
       stopped = true;
       if (timer) clock.clearTimeout(timer);

@@ -2,6 +2,7 @@ import type { Clock } from "../clock/clock.js";
 import type { Effect } from "../drafts/effects.js";
 import type { DraftEvent } from "../drafts/events.js";
 import type { TransitionResult } from "../drafts/machine.js";
+import { awaitsUndoShown } from "../drafts/undo-window.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { AUDIENCE_CHECK_BACKOFF, backoffMs, SEND_BACKOFF, type Backoff } from "../retry/backoff.js";
 import { approvalProblem } from "./approval.js";
@@ -27,6 +28,11 @@ export interface DraftLedger {
   apply(draftId: string, event: DraftEvent): Promise<TransitionResult>;
   /** Runs effects as the desk's own (tracked, so a drain waits for them). */
   runEffects(effects: readonly Effect[]): void;
+  /**
+   * Runs `work` (the send call and its outcome) in the review chat's next top-priority turn, with
+   * the edit that ends the draft's ↩️ Undo in the same turn. Absent: `work` at once.
+   */
+  inReviewTurn?<T>(draftId: string, work: () => Promise<T>): Promise<T>;
 }
 
 /** How long an approved draft still waits out UNDO_WINDOW at `now` (0: it may be sent). */
@@ -86,6 +92,8 @@ export class SendPath {
       this.unchecked.delete(draftId);
       return;
     }
+    // Its window begins when the chat shows its ↩️ Undo (`undo_shown` hands it here again).
+    if (awaitsUndoShown(draft)) return;
     const waitMs = undoWaitMs(draft, this.options.clock.now());
     if (waitMs > 0) return this.sendAfterUndoWindow(draftId, waitMs);
     try {
@@ -115,12 +123,20 @@ export class SendPath {
     }
     const halted = await this.haltProblem(draft);
     if (halted !== null) {
-      await ledger.apply(draftId, { type: "halt", reason: halted });
+      await ledger.apply(draftId, { type: "halt", ...halted });
       return;
     }
     if (!(await this.audienceAllows(draft))) return;
     const notAsOwner = await this.options.checkSender?.(draft, true);
     if (notAsOwner) return this.haltNotAsOwner(draftId, notAsOwner);
+    // After an undo window, the send and the edit that ends its ↩️ Undo share one review-chat turn.
+    const sendNow = () => this.sendNow(draftId);
+    return draft.send_after !== null && ledger.inReviewTurn ? ledger.inReviewTurn(draftId, sendNow) : sendNow();
+  }
+
+  /** The intent on disk, the kill switch and the identity once more, the call, its outcome. */
+  private async sendNow(draftId: string): Promise<void> {
+    const { ledger } = this.options;
     const intent = await ledger.apply(draftId, { type: "send_intent" });
     if (!intent.ok) {
       // Approved in time, but the send could not start before expires_at: it expires, unsent.
@@ -132,7 +148,7 @@ export class SendPath {
     // Two fsyncs happened since the last look: look again, immediately before the call.
     const haltedNow = await this.haltProblem(sending);
     if (haltedNow !== null) {
-      await ledger.apply(draftId, { type: "halt", reason: haltedNow });
+      await ledger.apply(draftId, { type: "halt", ...haltedNow });
       return;
     }
     // The owner's identity once more, from what the daemon knows (no network between intent and call).
@@ -232,16 +248,16 @@ export class SendPath {
   }
 
   /**
-   * Why the kill switch forbids this send now, or null: halted at this moment,
-   * or halted at any moment since the approval (a halt voids the approvals
-   * made before it, even once lifted).
+   * Why the kill switch forbids this send now, or null: halted at this moment
+   * (`lasting`: no 👍 is offered until it ends), or halted at any moment since
+   * the approval (a halt voids the approvals made before it, even once lifted).
    */
-  private async haltProblem(draft: DraftRecord): Promise<string | null> {
+  private async haltProblem(draft: DraftRecord): Promise<{ reason: string; lasting: boolean } | null> {
     const { killSwitch } = this.options;
     const verdict = await killSwitch.check();
-    if (verdict.halted) return `kill switch: ${verdict.reason}`;
+    if (verdict.halted) return { reason: `kill switch: ${verdict.reason}`, lasting: true };
     const voided = haltVoidsApproval(draft.approval?.at, killSwitch.lastHalt?.() ?? null);
-    return voided === null ? null : `kill switch: ${voided}`;
+    return voided === null ? null : { reason: `kill switch: ${voided}`, lasting: false };
   }
 
   /**

@@ -50,3 +50,22 @@ export function classifySendError(err: unknown): SendCallOutcome {
 export function isNotModified(err: unknown): boolean {
   return err instanceof GrammyError && err.error_code === 400 && /message is not modified/i.test(err.description);
 }
+
+/** Is this error Telegram saying the topic (message_thread_id) a message went to does not exist (any more)? */
+export function isThreadGone(err: unknown): boolean {
+  return (
+    err instanceof GrammyError && err.error_code === 400 && /message thread not found|TOPIC_DELETED|TOPIC_ID_INVALID/i.test(err.description)
+  );
+}
+
+/**
+ * Is this error Telegram refusing a reply because its target is not there: deleted, or (in a chat
+ * with topics, where allow_sending_without_reply does not apply) in another topic?
+ */
+export function isReplyTargetGone(err: unknown): boolean {
+  return (
+    err instanceof GrammyError &&
+    err.error_code === 400 &&
+    /message to be replied not found|replied message not found/i.test(err.description)
+  );
+}

@@ -87,10 +87,28 @@ export function diffEntities(draft: DraftRecord, header: string): RichDiff["enti
   return change.diff.entities.map((e) => ({ ...e, offset: e.offset + start }));
 }
 
-/** "👍 Approved · Sending at 14:03:12 · ↩️ Undo" while an approval waits out UNDO_WINDOW; null otherwise. */
-export function countdownLine(draft: DraftRecord, time: (ms: number) => string = clockTime): string | null {
+/**
+ * "👍 Approved · Sending at 14:03:12 · ↩️ Undo" while an approval waits out
+ * UNDO_WINDOW; once the window is over at `now` and the send has not started
+ * (Telegram's limits), "📤 Sending…" without Undo, which is refused by then.
+ * Null without a window.
+ */
+export function countdownLine(draft: DraftRecord, time: (ms: number) => string = clockTime, now?: number): string | null {
   if (draft.status !== "approved" || draft.send_after === null) return null;
-  return `👍 Approved · Sending at ${time(Date.parse(draft.send_after))} · ↩️ Undo`;
+  const at = time(Date.parse(draft.send_after));
+  if (!approvalUndoOpen(draft, now)) return `👍 Approved · 📤 Sending as soon as Telegram allows (the undo window closed at ${at}).`;
+  return `👍 Approved · Sending at ${at} · ↩️ Undo`;
+}
+
+/** True while an approval's undo window runs at `now` (undefined: not judged by time). */
+function approvalUndoOpen(draft: DraftRecord, now?: number): boolean {
+  if (draft.status !== "approved" || draft.send_after === null) return false;
+  return now === undefined || now < Date.parse(draft.send_after);
+}
+
+/** True when the review post shows ↩️ Undo for `draft` at `now`: an approval's or a revise's window runs. */
+export function offersUndo(draft: DraftRecord, now: number): boolean {
+  return approvalUndoOpen(draft, now) || reviseUndoUntil(draft, now) !== null;
 }
 
 /** Callback data of the ✏️ Edit and ↩️ Undo buttons. */
@@ -111,7 +129,7 @@ export function reviseUndoUntil(draft: DraftRecord, now: number): number | null 
  */
 export function flowButtons(draft: DraftRecord, now?: number): InlineKeyboardButton[][] {
   if (AWAITING_DECISION.has(draft.status)) return [[{ text: "✏️ Edit", callback_data: flowCallbackData("edit", draft.draft_id) }]];
-  const undoable = countdownLine(draft) !== null || (now !== undefined && reviseUndoUntil(draft, now) !== null);
+  const undoable = approvalUndoOpen(draft, now) || (now !== undefined && reviseUndoUntil(draft, now) !== null);
   if (undoable) return [[{ text: "↩️ Undo", callback_data: flowCallbackData("undo", draft.draft_id) }]];
   return [];
 }

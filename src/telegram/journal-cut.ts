@@ -32,13 +32,14 @@ export interface JournalCut {
 /** Reads what a cut tail of the journal held: `known` says whether the journal still holds an update. */
 export function readJournalCut(cut: CutTail, known: (updateId: number) => boolean, lastKnownUpdateId: number | null): JournalCut {
   const text = cut.head.toString("latin1");
-  const ids = numbersAfter(text, "update_id");
+  // Telegram's update ids are positive: 0 is the journal's note of the last poll (update-journal.ts), which holds no tap.
+  const ids = numbersAfter(text, "update_id").filter((id) => id > 0);
   return {
     reason: cut.reason,
     bytes: cut.bytes,
     damagedAfterWrite: cut.complete,
     missingUpdateIds: ids.filter((id) => !known(id)),
-    unreadable: ids.length === 0,
+    unreadable: ids.length === 0 && !text.includes('"draft_id":"polled"'),
     messageIds: numbersAfter(text, "message_id"),
     lastKnownUpdateId,
   };

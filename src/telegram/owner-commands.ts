@@ -2,11 +2,12 @@ import { Composer, type Api, type Context } from "grammy";
 import type { BotCommand, InlineKeyboardMarkup } from "grammy/types";
 import type { AuditEntry } from "../audit/audit-log.js";
 import { formatDuration } from "../config/duration.js";
-import type { DraftRecord } from "../drafts/record.js";
+import type { DraftRecord, Role } from "../drafts/record.js";
 import { KeyedQueue } from "../desk/keyed-queue.js";
 import { ownerHalt, ownerResume, type OwnerSwitchDeps } from "../owner/owner-switch.js";
 import { pendingPage } from "../owner/pending-text.js";
 import { pendingTaps } from "./pending-taps.js";
+import { topicOf } from "./review-topics.js";
 import { killSwitchLine, statusText, type StatusReport } from "../owner/status-report.js";
 import { authorizeActor, type ActorFacts } from "../reactions/authorize.js";
 import { ownerHaltPresent, type KillSwitch } from "../send/kill-switch.js";
@@ -27,10 +28,15 @@ export const OWNER_COMMANDS: readonly BotCommand[] = [
 export interface OwnerCommandOptions {
   readonly reviewChatId: string;
   readonly reviewerIds: ReadonlySet<number>;
-  /** Posts in the review chat within its rate limit (TelegramReviewChat.say), with buttons when given; resolves with the message id. */
-  readonly say: (text: string, buttons?: InlineKeyboardMarkup) => Promise<unknown>;
+  /**
+   * Posts in the review chat within its rate limit (TelegramReviewChat.say), with buttons when given, in `thread`
+   * (absent: the main thread); resolves with the message id.
+   */
+  readonly say: (text: string, buttons?: InlineKeyboardMarkup, thread?: number | null) => Promise<unknown>;
+  /** The role whose topic a thread is (REVIEW_TOPICS=role): /pending there lists its drafts. Absent: no topics. */
+  readonly topicRole?: (threadId: number) => Role | null;
   /** Answers in the review chat as a reply to a message (a /pending number: a reply to that draft's post). */
-  readonly answer?: (text: string, replyTo: number) => Promise<void>;
+  readonly answer?: (text: string, replyTo: number, thread: number | null) => Promise<void>;
   /** The decision surfaces (the desk's): a /resume confirmation is one. */
   readonly surfaces: Pick<DecisionSurfaces, "record" | "at" | "gate">;
   /** The daemon's audit log. */
@@ -68,7 +74,13 @@ export function helpText(deferForMs: number): string {
  */
 type Answer =
   | string
-  | { readonly text: string; readonly buttons: InlineKeyboardMarkup; readonly sent: (messageId: number) => Promise<void> }
+  | {
+      readonly text: string;
+      readonly buttons: InlineKeyboardMarkup;
+      readonly sent: (messageId: number) => Promise<void>;
+      /** The topic to answer in (/pending typed in one); absent: the main thread. */
+      readonly thread?: number | null;
+    }
   | null;
 type Run = (ctx: Context) => Promise<Answer>;
 
@@ -95,9 +107,12 @@ export function ownerCommands(options: OwnerCommandOptions): OwnerCommandHandler
   const actorOf = (ctx: Context) => ({ user_id: ctx.from?.id ?? null, channel: "command" as const, update_id: ctx.update.update_id });
 
   const runs: Record<string, Run> = {
-    pending: async () => {
-      const page = pendingPage(options.drafts(), options.now());
-      return page.buttons.inline_keyboard.length === 0 ? page.text : { text: page.text, buttons: page.buttons, sent: async () => {} };
+    pending: async (ctx) => {
+      // Typed in a topic: answered there; in a role's topic it lists that role's drafts.
+      const thread = topicOf(ctx.message);
+      const role = thread === null ? undefined : (options.topicRole?.(thread) ?? undefined);
+      const page = pendingPage(options.drafts(), options.now(), 0, undefined, role);
+      return { text: page.text, buttons: page.buttons, sent: async () => {}, thread };
     },
     status: async () => statusText(await options.status()),
     help: async () => helpText(options.deferForMs),
@@ -135,7 +150,7 @@ export function ownerCommands(options: OwnerCommandOptions): OwnerCommandHandler
       const answer = await run(ctx);
       if (answer === null) return;
       if (typeof answer === "string") return void (await options.say(answer));
-      const messageId = await options.say(answer.text, answer.buttons);
+      const messageId = await options.say(answer.text, answer.buttons, answer.thread);
       if (typeof messageId === "number") await answer.sent(messageId);
     },
   );

@@ -1,5 +1,6 @@
 import type { Context } from "grammy";
-import type { DraftRecord } from "../drafts/record.js";
+import type { DraftRecord, Role } from "../drafts/record.js";
+import { topicOf } from "./review-topics.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
 import { pendingPage, PENDING_TAP_PATTERN, readPendingTap } from "../owner/pending-text.js";
 import { authorizeActor } from "../reactions/authorize.js";
@@ -11,9 +12,11 @@ export interface PendingTapOptions {
   readonly reviewerIds: ReadonlySet<number>;
   readonly drafts: () => Iterable<DraftRecord>;
   readonly now: () => number;
-  /** Answers in the review chat as a reply to `replyTo` (TelegramReviewChat.answer). */
-  readonly answer: (text: string, replyTo: number) => Promise<void>;
+  /** Answers in the review chat as a reply to `replyTo`, in its topic `thread` (TelegramReviewChat.answer). */
+  readonly answer: (text: string, replyTo: number, thread: number | null) => Promise<void>;
   readonly log: { warn(obj: object, msg: string): void };
+  /** The role whose topic a thread is: a page turned there lists that role's drafts. */
+  readonly topicRole?: (threadId: number) => Role | null;
 }
 
 /** The line a "go to the post" tap gets, as a reply to the draft's post: its quote is one tap from there. */
@@ -38,7 +41,9 @@ export function pendingTaps(options: PendingTapOptions) {
       const tap = readPendingTap(q.data);
       if (!who.ok || tap === null) return void (await tell("Only the reviewer can use this list."));
       if (tap.kind === "page") {
-        const page = pendingPage(options.drafts(), options.now(), tap.page);
+        const thread = topicOf(q.message);
+        const role = thread === null ? undefined : (options.topicRole?.(thread) ?? undefined);
+        const page = pendingPage(options.drafts(), options.now(), tap.page, undefined, role);
         await ctx
           .editMessageText(page.text, { reply_markup: page.buttons })
           .catch((err: unknown) => options.log.warn({ err }, "could not turn the /pending page"));
@@ -48,7 +53,7 @@ export function pendingTaps(options: PendingTapOptions) {
       if (!draft || !AWAITING_DECISION.has(draft.status) || draft.review_message_id === null) {
         return void (await tell(`That draft ${draft ? `is ${draft.status}` : "is gone"} now; send /pending again for the current list.`));
       }
-      await options.answer(gotoText(draft), draft.review_message_id);
+      await options.answer(gotoText(draft), draft.review_message_id, draft.review_thread_id);
       await tell("Its post is quoted in the chat.");
     },
   };

@@ -1,25 +1,24 @@
 import { GrammyError, InputFile, type Api } from "grammy";
-import type { InlineKeyboardMarkup, LinkPreviewOptions } from "grammy/types";
+import type { InlineKeyboardMarkup, LinkPreviewOptions, Message } from "grammy/types";
 import type { Clock } from "../clock/clock.js";
-import type { ReviewChat, ReviewPost } from "../desk/ports.js";
+import type { ReviewChat, ReviewPost, StatusShown } from "../desk/ports.js";
 import type { DraftRecord } from "../drafts/record.js";
-import { isFinal } from "../drafts/status.js";
-import { isNotModified } from "./classify.js";
+import { isNotModified, isReplyTargetGone, isThreadGone } from "./classify.js";
 import { linkPreviewFor } from "./link-preview.js";
 import { editPrompt, supersededText } from "./flow-format.js";
 import {
   asBotMarkup,
   askMessage,
   confirmMessage,
-  editedReviewText,
   reminderText,
   reviewKeyboard,
   reviewPost,
-  statusLine,
   type ReviewFormatOptions,
 } from "./review-format.js";
 import { BurstTracker } from "./burst-summary.js";
+import { StatusEdits } from "./status-edits.js";
 import { LANE, REVIEW_CHAT_LIMITS, ReviewLane, type Lane, type ReviewChatLimits, type Turn } from "./review-lane.js";
+import type { PacedCall, ReviewTopics } from "./review-topics.js";
 
 export { REVIEW_CHAT_LIMITS, type ReviewChatLimits } from "./review-lane.js";
 
@@ -27,11 +26,17 @@ export { REVIEW_CHAT_LIMITS, type ReviewChatLimits } from "./review-lane.js";
 export interface TelegramReviewChatOptions extends Omit<ReviewFormatOptions, "now"> {
   readonly api: Api;
   readonly chatId: string;
+  /** REVIEW_THREAD_ID: the main thread (null: the chat itself); commands' answers, summaries and reports go there. */
   readonly threadId: number | null;
+  /** The topic per role (REVIEW_TOPICS=role); absent: every post goes to the main thread. */
+  readonly topics?: ReviewTopics;
   readonly clock: Clock;
   readonly limits?: ReviewChatLimits;
   readonly log: { warn(obj: object, msg: string): void };
 }
+
+/** What a sendMessage to the review chat takes besides the chat and the text. */
+type SendOther = NonNullable<Parameters<Api["sendMessage"]>[2]>;
 
 /** How often a 429 in the review chat is waited out before the call gives up. */
 const MAX_ATTEMPTS = 5;
@@ -50,10 +55,22 @@ export class TelegramReviewChat implements ReviewChat {
   private readonly lane: ReviewLane;
   private readonly format: ReviewFormatOptions;
   private readonly burst = new BurstTracker();
+  private readonly statuses: StatusEdits;
 
   constructor(private readonly options: TelegramReviewChatOptions) {
     this.lane = new ReviewLane(options.clock, options.limits ?? REVIEW_CHAT_LIMITS);
     this.format = { deferForMs: options.deferForMs, timeZone: options.timeZone, now: () => options.clock.now() };
+    const { api, chatId, clock, log } = options;
+    this.statuses = new StatusEdits({
+      api,
+      lane: this.lane,
+      format: this.format,
+      clock,
+      chatId,
+      log,
+      threadOf: (draft) => this.threadOf(draft),
+      attempt: (turn, fn) => this.attempt(turn, fn),
+    });
   }
 
   claimFreeSlot(): boolean {
@@ -66,49 +83,91 @@ export class TelegramReviewChat implements ReviewChat {
    * the message that holds the draft.
    */
   async post(draft: DraftRecord): Promise<ReviewPost> {
+    const waiting = {};
+    if (this.burst.add(waiting, draft.drafted_by_role)) void this.announceBurst();
+    const { message, thread } = await this.lane
+      .run(LANE.post, async (turn) => {
+        this.burst.remove(waiting);
+        const paced: PacedCall = (fn) => this.attempt(turn, fn);
+        const thread = await this.threadForPost(draft, paced);
+        try {
+          return { message: await this.sendPost(draft, thread, paced), thread };
+        } catch (err) {
+          // The owner deleted the role's topic: a new one is made, and the post goes there.
+          if (thread === null || this.options.topics === undefined || !isThreadGone(err)) throw err;
+          await this.options.topics.lost(thread);
+          const again = await this.threadForPost(draft, paced);
+          return { message: await this.sendPost(draft, again, paced), thread: again };
+        }
+      })
+      .finally(() => this.burst.remove(waiting));
+    return { reviewChatId: String(message.chat.id), reviewMessageId: message.message_id, reviewThreadId: thread };
+  }
+
+  /** The thread of the role's post (its topic, made if need be), after what the owner must be told about the topics. */
+  private async threadForPost(draft: DraftRecord, paced: PacedCall): Promise<number | null> {
+    const topics = this.options.topics;
+    if (topics === undefined) return this.options.threadId;
+    const choice = await topics.threadFor(draft.drafted_by_role, paced);
+    for (const notice of choice.notices) {
+      try {
+        await paced(() =>
+          this.options.api.sendMessage(this.options.chatId, notice.text, { ...this.where(), link_preview_options: NO_PREVIEW }),
+        );
+        await topics.told(notice);
+      } catch (err) {
+        this.options.log.warn({ err }, "could not tell the review chat about its topics");
+      }
+    }
+    return choice.thread;
+  }
+
+  /**
+   * The post itself: one message, or a header and the draft as a reply to it,
+   * in `thread`. A new version (payload `revises`) replies to the earlier
+   * draft's post: its quote leads there; where Telegram cannot reply to it
+   * (deleted, or in another topic) the post says "an earlier draft" instead.
+   */
+  private async sendPost(draft: DraftRecord, thread: number | null, paced: PacedCall) {
+    try {
+      return await this.sendPostMessages(draft, thread, paced);
+    } catch (err) {
+      if (draft.revises_post === null || !isReplyTargetGone(err)) throw err;
+      return this.sendPostMessages({ ...draft, revises_post: null }, thread, paced);
+    }
+  }
+
+  private async sendPostMessages(draft: DraftRecord, thread: number | null, paced: PacedCall) {
     const post = reviewPost(draft, this.format);
     const markup = reviewKeyboard({ ...draft, status: "pending" }, this.format);
     const preview = linkPreviewFor(draft.draft_text);
     const { api, chatId } = this.options;
-    // A new version (payload `revises`) replies to the earlier draft's post: its quote leads there.
+    const where = thread === null ? {} : { message_thread_id: thread };
     const earlier =
       draft.revises_post === null ? {} : { reply_parameters: { message_id: draft.revises_post, allow_sending_without_reply: true } };
-    const waiting = {};
-    if (this.burst.add(waiting, draft.drafted_by_role)) void this.announceBurst();
-    const message = await this.lane
-      .run(LANE.post, async (turn) => {
-        this.burst.remove(waiting);
-        if (post.kind === "single") {
-          return this.attempt(turn, () =>
-            api.sendMessage(chatId, post.message.text, {
-              ...this.where(),
-              entities: post.message.entities,
-              link_preview_options: preview,
-              reply_markup: markup,
-              ...earlier,
-            }),
-          );
-        }
-        const header = await this.attempt(turn, () =>
-          api.sendMessage(chatId, post.header.text, {
-            ...this.where(),
-            entities: post.header.entities,
-            link_preview_options: NO_PREVIEW,
-            ...earlier,
-          }),
-        );
-        return this.attempt(turn, () =>
-          api.sendMessage(chatId, post.draft.text, {
-            ...this.where(),
-            entities: post.draft.entities,
-            link_preview_options: preview,
-            reply_markup: markup,
-            reply_parameters: { message_id: header.message_id, allow_sending_without_reply: true },
-          }),
-        );
-      })
-      .finally(() => this.burst.remove(waiting));
-    return { reviewChatId: String(message.chat.id), reviewMessageId: message.message_id };
+    if (post.kind === "single") {
+      return paced(() =>
+        api.sendMessage(chatId, post.message.text, {
+          ...where,
+          entities: post.message.entities,
+          link_preview_options: preview,
+          reply_markup: markup,
+          ...earlier,
+        }),
+      );
+    }
+    const header = await paced(() =>
+      api.sendMessage(chatId, post.header.text, { ...where, entities: post.header.entities, link_preview_options: NO_PREVIEW, ...earlier }),
+    );
+    return paced(() =>
+      api.sendMessage(chatId, post.draft.text, {
+        ...where,
+        entities: post.draft.entities,
+        link_preview_options: preview,
+        reply_markup: markup,
+        reply_parameters: { message_id: header.message_id, allow_sending_without_reply: true },
+      }),
+    );
   }
 
   /** One line before a burst's posts, counting the drafts waiting when it goes out by role (see BURST_MIN_WAITING). */
@@ -123,30 +182,14 @@ export class TelegramReviewChat implements ReviewChat {
       .catch((err: unknown) => this.options.log.warn({ err }, "could not post the summary of a burst of drafts"));
   }
 
-  async showStatus(draft: DraftRecord): Promise<void> {
-    if (draft.review_message_id === null) return;
-    const messageId = draft.review_message_id;
-    const chatId = draft.review_chat_id ?? this.options.chatId;
-    const markup = reviewKeyboard(draft, this.format);
-    const edited = editedReviewText(draft, this.format);
-    const { api } = this.options;
-    try {
-      if (edited !== null) {
-        await this.once(LANE.edit, () =>
-          api.editMessageText(chatId, messageId, edited.text, {
-            entities: edited.entities,
-            link_preview_options: linkPreviewFor(draft.draft_text),
-            reply_markup: markup,
-          }),
-        );
-        return;
-      }
-      await this.once(LANE.edit, () => api.editMessageReplyMarkup(chatId, messageId, { reply_markup: markup }));
-    } catch (err) {
-      if (isNotModified(err)) return;
-      this.options.log.warn({ err, draft_id: draft.draft_id }, "could not edit the review message; telling the reviewers in a reply");
-    }
-    if (isFinal(draft.status) || edited === null) await this.notify(draft, statusLine(draft, this.format));
+  /** Shows the draft's status on its post, as it is when the edit's turn comes (see status-edits.ts). */
+  showStatus(draft: DraftRecord, latest: () => DraftRecord | undefined = () => draft): Promise<StatusShown | undefined> {
+    return this.statuses.show(draft, latest);
+  }
+
+  /** A send in the review chat's next top-priority turn, its status edit in the same turn (see status-edits.ts). */
+  sendTurn<T>(work: () => Promise<T>, latest: () => DraftRecord | undefined, shown: (s: StatusShown | null) => void): Promise<T> {
+    return this.statuses.sendTurn(work, latest, shown);
   }
 
   async notify(draft: DraftRecord, text: string): Promise<void> {
@@ -167,14 +210,7 @@ export class TelegramReviewChat implements ReviewChat {
   /** Asks what a reply "ok" meant, as a reply to it, ahead of queued posts (see askMessage). */
   async askApproval(draft: DraftRecord, note: string, replyTo: number): Promise<number> {
     const { text, markup } = askMessage(draft, note);
-    const message = await this.once(LANE.answer, () =>
-      this.options.api.sendMessage(draft.review_chat_id ?? this.options.chatId, text, {
-        ...this.where(),
-        link_preview_options: NO_PREVIEW,
-        reply_markup: markup,
-        reply_parameters: { message_id: replyTo, allow_sending_without_reply: true },
-      }),
-    );
+    const message = await this.sendReply(LANE.answer, draft.review_chat_id, this.threadOf(draft), replyTo, text, { reply_markup: markup });
     return message.message_id;
   }
 
@@ -196,11 +232,14 @@ export class TelegramReviewChat implements ReviewChat {
     }
   }
 
-  /** Sends a message of the daemon's own (a command's answer, a refusal, a confirmation) ahead of queued review posts. */
-  async say(text: string, buttons?: InlineKeyboardMarkup): Promise<number> {
+  /**
+   * Sends a message of the daemon's own (a command's answer, a refusal, a confirmation) ahead of queued review
+   * posts, in `thread` (a topic the command was typed in; absent or null: the main thread).
+   */
+  async say(text: string, buttons?: InlineKeyboardMarkup, thread?: number | null): Promise<number> {
     const message = await this.once(LANE.answer, () =>
       this.options.api.sendMessage(this.options.chatId, text, {
-        ...this.where(),
+        ...(thread == null ? this.where() : { message_thread_id: thread }),
         link_preview_options: NO_PREVIEW,
         ...(buttons ? { reply_markup: buttons } : {}),
       }),
@@ -219,7 +258,7 @@ export class TelegramReviewChat implements ReviewChat {
   async markSuperseded(draft: DraftRecord, reviewMessageId: number): Promise<void> {
     const chatId = draft.review_chat_id ?? this.options.chatId;
     try {
-      await this.once(LANE.edit, () =>
+      await this.once(LANE.end, () =>
         this.options.api.editMessageText(chatId, reviewMessageId, supersededText(draft), {
           link_preview_options: NO_PREVIEW,
           reply_markup: { inline_keyboard: [] },
@@ -233,27 +272,16 @@ export class TelegramReviewChat implements ReviewChat {
   /** The ✏️ Edit prompt, as a reply to the review post, ahead of queued posts: the text to copy and a ForceReply. */
   async promptEdit(draft: DraftRecord): Promise<number> {
     const { text, entities } = editPrompt(draft);
-    const replyTo = draft.review_message_id;
-    const message = await this.once(LANE.answer, () =>
-      this.options.api.sendMessage(draft.review_chat_id ?? this.options.chatId, text, {
-        ...this.where(),
-        entities,
-        link_preview_options: NO_PREVIEW,
-        reply_markup: { force_reply: true, selective: true, input_field_placeholder: "The new text of the draft" },
-        ...(replyTo === null ? {} : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }),
-      }),
-    );
+    const message = await this.sendReply(LANE.answer, draft.review_chat_id, this.threadOf(draft), draft.review_message_id, text, {
+      entities,
+      reply_markup: { force_reply: true, selective: true, input_field_placeholder: "The new text of the draft" },
+    });
     return message.message_id;
   }
 
-  async answer(text: string, replyTo: number | null): Promise<void> {
-    await this.once(LANE.answer, () =>
-      this.options.api.sendMessage(this.options.chatId, text, {
-        ...this.where(),
-        link_preview_options: NO_PREVIEW,
-        ...(replyTo === null ? {} : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }),
-      }),
-    );
+  /** Answers, as a reply to `replyTo` when given, in `thread` (the topic of the message it replies to; null: the main thread). */
+  async answer(text: string, replyTo: number | null, thread: number | null = null): Promise<void> {
+    await this.sendReply(LANE.answer, null, thread ?? this.options.threadId, replyTo, text, {});
   }
 
   /** Resolves when no call is running; for tests that move a simulated clock. */
@@ -272,17 +300,45 @@ export class TelegramReviewChat implements ReviewChat {
   }
 
   private async replyTo(draft: DraftRecord, lane: Lane, text: string, markup?: InlineKeyboardMarkup): Promise<number> {
-    const chatId = draft.review_chat_id ?? this.options.chatId;
-    const replyTo = draft.review_message_id;
-    const message = await this.once(lane, () =>
-      this.options.api.sendMessage(chatId, text, {
-        ...this.where(),
-        link_preview_options: NO_PREVIEW,
-        ...(markup ? { reply_markup: markup } : {}),
-        ...(replyTo === null ? {} : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }),
-      }),
-    );
+    const other = markup ? { reply_markup: markup } : {};
+    const message = await this.sendReply(lane, draft.review_chat_id, this.threadOf(draft), draft.review_message_id, text, other);
     return message.message_id;
+  }
+
+  /** The thread of a draft's review post: its role's topic, or the main thread. */
+  private threadOf(draft: DraftRecord): number | null {
+    return draft.review_thread_id ?? this.options.threadId;
+  }
+
+  /**
+   * Sends `text` in `lane` as a reply to `replyTo`, in the thread that message
+   * is in (in a chat with topics Telegram takes a reply only in its target's
+   * topic). Where the topic or the message is gone (the owner deleted it), it
+   * goes to the main thread without the reply, so the owner still reads it.
+   */
+  private async sendReply(
+    lane: Lane,
+    chatId: string | null,
+    thread: number | null,
+    replyTo: number | null,
+    text: string,
+    other: SendOther,
+  ): Promise<Message.TextMessage> {
+    const chat = chatId ?? this.options.chatId;
+    const send = (where: SendOther) =>
+      this.once(lane, () => this.options.api.sendMessage(chat, text, { link_preview_options: NO_PREVIEW, ...other, ...where }));
+    try {
+      return await send({
+        ...(thread === null ? {} : { message_thread_id: thread }),
+        ...(replyTo === null ? {} : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }),
+      });
+    } catch (err) {
+      const threadGone = thread !== null && isThreadGone(err);
+      if (!threadGone && !(replyTo !== null && isReplyTargetGone(err))) throw err;
+      if (threadGone) await this.options.topics?.lost(thread);
+      this.options.log.warn({ err, reply_to: replyTo }, "the message to reply to is gone; answering in the main thread instead");
+      return send(this.where());
+    }
   }
 
   private where(): { message_thread_id?: number } {

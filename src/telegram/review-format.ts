@@ -1,4 +1,4 @@
-import type { InlineKeyboardMarkup, MessageEntity } from "grammy/types";
+import type { InlineKeyboardButton, InlineKeyboardMarkup, MessageEntity } from "grammy/types";
 import { formatDuration } from "../config/duration.js";
 import type { Decision, DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
@@ -149,20 +149,11 @@ export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions
     case "deferred":
       return `${draft.undone_at === null ? "" : "↩️ Undone. "}😴 Deferred until ${when(draft.expires_at)}.`;
     case "approved":
-      return countdownLine(draft, (ms) => clockTime(ms, options.timeZone)) ?? "👍 Approved — sending.";
+      return countdownLine(draft, (ms) => clockTime(ms, options.timeZone), options.now()) ?? "👍 Approved — sending.";
     case "sending":
       return "📤 Sending…";
-    case "halted": {
-      const reason = draft.reason ?? "the kill switch is on";
-      const killSwitch = /kill switch/.test(reason);
-      // The identity's failure: a 👍 tries as the owner again, which works only once its cause is gone (the reply below says what would).
-      const until = killSwitch
-        ? " once it is off"
-        : /^not sent as you/.test(reason)
-          ? " as you once that changes, or see the reply below"
-          : "";
-      return `⛔ Approved, but not sent: ${reason}. Approve again (👍) to send${until}.`;
-    }
+    case "halted":
+      return haltedLine(draft);
     case "sent":
       return `✅ Sent${draft.sent_as === "owner" ? " as you" : ""} at ${when(draft.sent_at ?? draft.updated_at)}.`;
     case "revise": {
@@ -185,6 +176,20 @@ export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions
     case "outcome_unknown":
       return `⚠️ Outcome unknown: ${draft.reason ?? ""}. Not retried; check the destination.`;
   }
+}
+
+/**
+ * Why a draft is halted and what the reviewer can do: while the kill
+ * switch's halt lasts, 👍 comes back when it ends (it could only halt again);
+ * after it, or for any other reason, 👍 approves again.
+ */
+function haltedLine(draft: DraftRecord): string {
+  const reason = draft.reason ?? "the kill switch is on";
+  if (draft.halt_lasts) return `⛔ Approved, but not sent: ${reason}. 👍 Send comes back here when the halt ends.`;
+  if (/^kill switch/.test(reason)) return `⛔ Not sent: ${reason}. The halt is over: 👍 Send approves it again.`;
+  // The identity's failure: a 👍 tries as the owner again, which works only once its cause is gone (the reply below says what would).
+  const until = /^not sent as you/.test(reason) ? " as you once that changes, or see the reply below" : "";
+  return `⛔ Approved, but not sent: ${reason}. Approve again (👍) to send${until}.`;
 }
 
 /** What a button asks for: a decision, the confirmation of a 👍 for a large audience, ✏️ Edit, ↩️ Undo, 🤖 send as the bot instead, or 🔓 keep the removed items. */
@@ -217,9 +222,11 @@ export function reviewKeyboard(
   options: Pick<ReviewFormatOptions, "deferForMs"> & { now?: () => number },
 ): InlineKeyboardMarkup {
   if (settled(draft)) return { inline_keyboard: flowButtons(draft, options.now?.()) };
+  // While the halt that stopped it lasts, a 👍 could only halt again: none is offered (see haltedLine).
+  const send = draft.status === "halted" && draft.halt_lasts ? [] : [[sendButton(draft)]];
   return {
     inline_keyboard: [
-      [{ text: sendLabel(draft), callback_data: callbackData("send", draft.draft_id), style: "success" }],
+      ...send,
       [
         { text: "❌ Revise", callback_data: callbackData("revise", draft.draft_id), style: "danger" },
         { text: `⏳ +${formatDuration(options.deferForMs)}`, callback_data: callbackData("defer", draft.draft_id) },
@@ -228,6 +235,10 @@ export function reviewKeyboard(
       ...(offersKeep(draft) ? [[{ text: "🔓 Keep the removed items", callback_data: callbackData("keep", draft.draft_id) }]] : []),
     ],
   };
+}
+
+function sendButton(draft: DraftRecord): InlineKeyboardButton {
+  return { text: sendLabel(draft), callback_data: callbackData("send", draft.draft_id), style: "success" } as InlineKeyboardButton;
 }
 
 /** The confirmation asked after a 👍 for a large audience: its text and its one button. */

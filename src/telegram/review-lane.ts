@@ -29,12 +29,17 @@ export function reviewChatLimits(chatId: string, scale = 1): ReviewChatLimits {
 }
 
 /**
- * The lanes of the review chat, first served first: the owner's answers and
- * confirmations, then status edits and notices about drafts, then new review
- * posts. A queued post never delays an answer by more than the message in
- * flight.
+ * The lanes of the review chat, first served first (contract v4: decisions are
+ * reported before new posts, and an offer of ↩️ Undo ends before one starts):
+ * - `end`: a send whose undo window is over, with the edit that reports it in
+ *   the same turn, and every status edit that ends an offer of Undo or reports
+ *   a decision (sent, halted, undone, failed, unknown, expired, deferred);
+ * - `answer`: the owner's answers and confirmations;
+ * - `edit`: status edits that start an offer of Undo ("Sending at … ↩️ Undo");
+ * - `notice`: notices about drafts; `post`: new review posts.
+ * A queued post never delays an answer by more than the message in flight.
  */
-export const LANE = { answer: 0, edit: 1, notice: 2, post: 3 } as const;
+export const LANE = { end: 0, answer: 1, edit: 2, notice: 3, post: 4 } as const;
 /** One of `LANE`'s values. */
 export type Lane = (typeof LANE)[keyof typeof LANE];
 
@@ -63,6 +68,8 @@ export class ReviewLane {
   private lastEnd = -Infinity;
   private pausedUntil = -Infinity;
   private running = false;
+  /** True once the running job took a turn (made a call): only then does its end start the gap. */
+  private runningCalled = false;
   private claimed = 0;
   private timer: TimerHandle | undefined;
   private readonly waits = new Set<{ handle: TimerHandle; reject: (err: Error) => void }>();
@@ -110,6 +117,21 @@ export class ReviewLane {
         }),
       });
       this.pump();
+    });
+  }
+
+  /**
+   * Waits inside a job until `work` settles or `ms` pass on the clock,
+   * whichever is first; true when it settled. Never rejects.
+   */
+  settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const handle = this.clock.setTimeout(() => resolve(false), ms);
+      const settled = () => {
+        this.clock.clearTimeout(handle);
+        resolve(true);
+      };
+      work.then(settled, settled);
     });
   }
 
@@ -186,6 +208,7 @@ export class ReviewLane {
 
   private turnFor(lane: Lane): Turn {
     return async () => {
+      this.runningCalled = true;
       if (lane === LANE.post && this.claimed > 0) {
         this.claimed--;
         return;
@@ -224,11 +247,13 @@ export class ReviewLane {
     queue.shift();
     this.waitingJobs--;
     this.running = true;
+    this.runningCalled = false;
     job.run();
   }
 
   private finish(): void {
-    this.lastEnd = this.clock.now();
+    // A job that made no call (its edit was shown already) leaves the gap where it was.
+    if (this.runningCalled) this.lastEnd = this.clock.now();
     this.running = false;
     this.wakeIdle();
     this.pump();

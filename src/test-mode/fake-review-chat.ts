@@ -32,8 +32,10 @@ export class FakeReviewChat implements ReviewChat {
     return { reviewChatId: this.reviewChatId, reviewMessageId };
   }
 
-  async showStatus(draft: DraftRecord): Promise<void> {
+  /** Shown at once (the desk takes its own clock's now as the moment, see DeskEffects). */
+  async showStatus(draft: DraftRecord): Promise<undefined> {
     this.log.debug({ draft_id: draft.draft_id, status: draft.status }, "test mode: review message shows status");
+    return undefined;
   }
 
   async notify(draft: DraftRecord, text: string): Promise<void> {

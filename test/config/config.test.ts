@@ -153,6 +153,15 @@ describe("DIGEST_HOUR", () => {
   });
 });
 
+describe("REVIEW_TOPICS", () => {
+  it("is role by default (not said), role or off when set, and refused otherwise, naming both", () => {
+    expect(loadConfig(live).reviewTopics).toEqual({ mode: "role", explicit: false });
+    expect(loadConfig({ ...live, REVIEW_TOPICS: "role" }).reviewTopics).toEqual({ mode: "role", explicit: true });
+    expect(loadConfig({ ...live, REVIEW_TOPICS: "off" }).reviewTopics).toEqual({ mode: "off", explicit: true });
+    expect(problems({ ...live, REVIEW_TOPICS: "on" })).toEqual([expect.stringMatching(/^REVIEW_TOPICS must be "role" .* or "off"/)]);
+  });
+});
+
 describe("CALLBACK_URL / CALLBACK_SECRET", () => {
   it("are off when unset, and need an http(s) URL with a secret of 16+ characters", () => {
     expect(loadConfig(live).callback).toBeNull();

@@ -237,7 +237,8 @@ describe("undo window", () => {
     live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, newEmojis: ["👍"] });
     const rec = await eventually(async () => {
       const r = await get(d, a.draft_id);
-      return r.status === "approved" && r.send_after ? r : null;
+      // The window counts from when the chat showed the ↩️ Undo (contract v4): send_after is final then.
+      return r.status === "approved" && r.send_after && r.undo_shown_at ? r : null;
     });
     await eventually(() => post(a.review_message_id)?.text?.startsWith("👍 Approved · Sending at "), 10_000, "countdown shown");
     return rec;

@@ -42,7 +42,8 @@ describe("revises", () => {
     // An earlier draft still awaiting a decision: superseded, its post loses its buttons.
     const scribe = await submitPosted(live.daemon, "Scribe's draft");
     const margot = await submitPosted(live.daemon, "Margot's researched take", { drafted_by_role: "Margot", revises: scribe.draft_id });
-    expect(margot.answer.status).toBe("pending");
+    // Accepted, not refused: "queued" when the review chat's pace holds the post back a moment, as on a loaded machine.
+    expect(["pending", "queued"]).toContain(margot.answer.status);
     expect(margot).toMatchObject({ revises: scribe.draft_id, revises_role: "Scribe", drafted_by_role: "Margot" });
     expect(await get(live.daemon, scribe.draft_id)).toMatchObject({ status: "revise", reason: "superseded", revised_by: margot.draft_id });
     const text = (await eventually(() => post(margot.review_message_id)?.text, 10_000, "the new post"))!;

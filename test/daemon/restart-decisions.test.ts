@@ -33,12 +33,12 @@ async function submitPosted(d: DaemonProcess, text: string): Promise<Rec> {
   });
 }
 
-/** The owner's 👍 on the post; resolves with the record once it waits out its undo window. */
+/** The owner's 👍 on the post; resolves with the record once it waits out its undo window (counted from the Undo shown). */
 async function approve(d: DaemonProcess, draft: Rec): Promise<Rec> {
   live.double.injectReaction({ chatId: OWNER, messageId: draft.review_message_id, userId: OWNER, newEmojis: ["👍"] });
   return eventually(async () => {
     const rec = await get(d, draft.draft_id);
-    return rec.status === "approved" && rec.send_after ? rec : null;
+    return rec.status === "approved" && rec.send_after && rec.undo_shown_at ? rec : null;
   });
 }
 

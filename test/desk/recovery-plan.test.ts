@@ -3,6 +3,7 @@ import type { AuditedDraft } from "../../src/audit/audit-index.js";
 import { SimulatedClock } from "../../src/clock/simulated-clock.js";
 import { CRASH_DURING_SEND, planRecovery, STORE_LOST_SEND, storeBehind, type RecoveryFacts } from "../../src/desk/recovery.js";
 import { SEND_START_GRACE_MS } from "../../src/drafts/machine.js";
+import { UNDO_OVER_EDIT_MS } from "../../src/drafts/undo-window.js";
 import type { DraftStatus } from "../../src/drafts/status.js";
 import { draftIn, HOUR, T0 } from "../support/drafts.js";
 
@@ -66,13 +67,28 @@ describe("planRecovery (pure: drafts, audit index, now)", () => {
   it("an approval given in time, found past expires_at inside its undo window, is sent when the window ends, not expired", () => {
     const expiresAt = T0 + 24 * HOUR;
     const sendAfter = expiresAt + 5_000;
-    const d = draftIn("approved", { draft_id: "w", send_after: new Date(sendAfter).toISOString() });
+    const shownAt = new Date(sendAfter - 10_000).toISOString();
+    const d = draftIn("approved", { draft_id: "w", send_after: new Date(sendAfter).toISOString(), undo_shown_at: shownAt });
     const plan = planRecovery([d], facts({ w: { version: 3, to: "approved" } }), expiresAt + 1_000);
     expect(plan.events).toEqual([]);
     expect(plan.effects).toEqual([
       { type: "arm_expiry", draftId: "w", at: sendAfter + SEND_START_GRACE_MS },
       { type: "send", draftId: "w" },
+      // Should the send not have started by then, the post drops its ↩️ Undo.
+      { type: "show_status_at", draftId: "w", at: sendAfter + UNDO_OVER_EDIT_MS },
     ]);
+  });
+
+  it("an approval whose ↩️ Undo was never shown (a crash between the 👍 and its edit) gets the edit again, once", () => {
+    const d = draftIn("approved", { draft_id: "a", send_after: new Date(T0 + 5_000).toISOString() });
+    const effects = (owed: string[]) => planRecovery([d], facts({ a: { version: 3, to: "approved" } }, [], { owed }), T0 + HOUR).effects;
+    expect(effects([])).toEqual([
+      { type: "arm_expiry", draftId: "a", at: T0 + 24 * HOUR },
+      { type: "send", draftId: "a" },
+      { type: "show_status", draftId: "a" },
+    ]);
+    // The edit owed by the 👍's own status_due is the one redone: not twice.
+    expect(effects(["a"]).filter((e) => e.type === "show_status")).toHaveLength(1);
   });
 
   it("tells the reviewers about an unknown outcome once: not when the notice is audited", () => {

@@ -72,7 +72,7 @@ describe("ReviewDesk", () => {
         const chat = new (class {
           claimFreeSlot = () => true;
           post = async () => ({ reviewChatId: "100000001", reviewMessageId: 1 });
-          showStatus = async () => {};
+          showStatus = async () => undefined;
           notify = async (_d: unknown, text: string) => void notices.push(text);
           askConfirmation = async () => 2;
           offerAsBot = async () => 3;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { DraftEvent } from "../../src/drafts/events.js";
 import { expiryDue, SEND_START_GRACE_MS, transition, TRANSITIONS } from "../../src/drafts/machine.js";
-import { draftRecordSchema } from "../../src/drafts/record.js";
+import { UNDO_OVER_EDIT_MS } from "../../src/drafts/undo-window.js";
+import { draftRecordSchema, type DraftRecord } from "../../src/drafts/record.js";
 import { FINAL_STATUSES, STATUSES, type DraftStatus } from "../../src/drafts/status.js";
 import { draftIn, EVENTS, HOUR, reviewer, T0 } from "../support/drafts.js";
 
@@ -147,6 +148,13 @@ describe("transition: details", () => {
   });
 });
 
+/** `draft` once Telegram accepted the edit showing its ↩️ Undo at `at` (the message showing `sendAt`, if given). */
+function showUndo(draft: DraftRecord, at: number, sendAt: number | null = null): DraftRecord {
+  const shown = transition(draft, { type: "undo_shown", at, version: draft.version, sendAt }, at);
+  if (!shown.ok) throw new Error(`undo_shown refused: ${shown.reason}`);
+  return shown.draft;
+}
+
 describe("transition: edit, undo, revises (contract v2)", () => {
   const UNDO = 10_000;
   const approve = (undoMs: number, status: DraftStatus = "pending", now = T0 + HOUR): DraftEvent & { type: "decide" } => ({
@@ -154,13 +162,19 @@ describe("transition: edit, undo, revises (contract v2)", () => {
     undoMs,
   });
 
-  it("with UNDO_WINDOW an approval records send_after, shows the countdown and hands the draft to the send path", () => {
+  it("with UNDO_WINDOW an approval records a provisional send_after and shows the countdown; no send until the Undo is shown", () => {
     const result = transition(draftIn("pending"), approve(UNDO), T0 + HOUR);
     expect(result).toMatchObject({
       ok: true,
-      draft: { status: "approved", send_after: new Date(T0 + HOUR + UNDO).toISOString(), approval: { before: "pending", text_version: 1 } },
-      effects: [{ type: "show_status" }, { type: "send" }],
+      draft: {
+        status: "approved",
+        send_after: new Date(T0 + HOUR + UNDO).toISOString(),
+        undo_shown_at: null,
+        approval: { before: "pending", text_version: 1 },
+      },
     });
+    // The send path gets the draft from `undo_shown` (contract v4: the window counts from what the chat shows).
+    expect(result.ok && result.effects).toEqual([{ type: "show_status", draftId: "d_test" }]);
   });
 
   it("with UNDO_WINDOW 0 an approval sends at once and shows nothing until the outcome", () => {
@@ -168,15 +182,16 @@ describe("transition: edit, undo, revises (contract v2)", () => {
     expect(result).toMatchObject({ ok: true, draft: { status: "approved", send_after: null }, effects: [{ type: "send" }] });
   });
 
-  it("no send intent before send_after; one at send_after", () => {
+  it("no send intent before the Undo is shown, nor before send_after; one at send_after", () => {
     const approved = transition(draftIn("deferred"), approve(UNDO), T0 + HOUR);
     if (!approved.ok) throw new Error("not approved");
-    expect(transition(approved.draft, EVENTS.send_intent, T0 + HOUR + UNDO - 1)).toEqual({
-      ok: false,
-      reason: "not_due",
-      status: "approved",
-    });
-    expect(transition(approved.draft, EVENTS.send_intent, T0 + HOUR + UNDO)).toMatchObject({ ok: true, draft: { status: "sending" } });
+    const refused = (reason: string) => ({ ok: false, reason, status: "approved" });
+    // Not shown yet: not even past the provisional send_after.
+    expect(transition(approved.draft, EVENTS.send_intent, T0 + HOUR + 10 * UNDO)).toEqual(refused("undo_not_shown"));
+    const shownAt = T0 + HOUR + 7_200;
+    const shown = showUndo(approved.draft, shownAt);
+    expect(transition(shown, EVENTS.send_intent, shownAt + UNDO - 1)).toEqual(refused("not_due"));
+    expect(transition(shown, EVENTS.send_intent, shownAt + UNDO)).toMatchObject({ ok: true, draft: { status: "sending" } });
   });
 
   for (const before of ["pending", "deferred", "halted"] as const) {
@@ -192,23 +207,25 @@ describe("transition: edit, undo, revises (contract v2)", () => {
     });
   }
 
-  it("undo at or after send_after is refused as undo_closed", () => {
+  it("undo at or after send_after (of an Undo shown) is refused as undo_closed", () => {
     const approved = transition(draftIn("pending"), approve(UNDO), T0 + HOUR);
     if (!approved.ok) throw new Error("not approved");
-    expect(transition(approved.draft, EVENTS.undo, T0 + HOUR + UNDO)).toEqual({ ok: false, reason: "undo_closed", status: "approved" });
+    const shown = showUndo(approved.draft, T0 + HOUR);
+    expect(transition(shown, EVENTS.undo, T0 + HOUR + UNDO)).toEqual({ ok: false, reason: "undo_closed", status: "approved" });
   });
 
   it("an undo that Telegram dated inside the window counts when it arrives after it (queued while the daemon was down)", () => {
     const approved = transition(draftIn("pending"), approve(UNDO), T0 + HOUR);
     if (!approved.ok) throw new Error("not approved");
+    const shown = showUndo(approved.draft, T0 + HOUR);
     const late = T0 + HOUR + 5 * UNDO;
     const dated = (actedAt: number | null) => ({ ...EVENTS.undo, actedAt }) as DraftEvent;
-    expect(transition(approved.draft, dated(T0 + HOUR + UNDO - 1), late)).toMatchObject({ ok: true, draft: { status: "pending" } });
-    expect(transition(approved.draft, dated(T0 + HOUR + UNDO), late)).toEqual({ ok: false, reason: "undo_closed", status: "approved" });
+    expect(transition(shown, dated(T0 + HOUR + UNDO - 1), late)).toMatchObject({ ok: true, draft: { status: "pending" } });
+    expect(transition(shown, dated(T0 + HOUR + UNDO), late)).toEqual({ ok: false, reason: "undo_closed", status: "approved" });
     // A tap Telegram does not date, that waited while the daemon was down: it may have been in time, and nothing was sent.
-    expect(transition(approved.draft, dated(null), late)).toMatchObject({ ok: true, draft: { status: "pending" } });
+    expect(transition(shown, dated(null), late)).toMatchObject({ ok: true, draft: { status: "pending" } });
     // Once the send began, no date brings it back.
-    expect(transition({ ...approved.draft, status: "sending" }, dated(T0 + HOUR), late)).toMatchObject({ ok: false });
+    expect(transition({ ...shown, status: "sending" }, dated(T0 + HOUR), late)).toMatchObject({ ok: false });
   });
 
   it("an approval given before expires_at whose window ends after it waits out the window, then has a minute to start", () => {
@@ -219,10 +236,11 @@ describe("transition: edit, undo, revises (contract v2)", () => {
     const due = approvedAt + UNDO + SEND_START_GRACE_MS;
     expect(expiryDue(approved.draft)).toBe(due);
     expect(approved.effects).toContainEqual({ type: "arm_expiry", draftId: "d_test", at: due });
-    expect(transition(approved.draft, EVENTS.expire, expiresAt + 1)).toEqual({ ok: false, reason: "not_due", status: "approved" });
-    expect(transition(approved.draft, EVENTS.send_intent, approvedAt + UNDO)).toMatchObject({ ok: true, draft: { status: "sending" } });
-    expect(transition(approved.draft, EVENTS.send_intent, due)).toEqual({ ok: false, reason: "expired", status: "approved" });
-    expect(transition(approved.draft, EVENTS.expire, due)).toMatchObject({ ok: true, draft: { status: "expired" } });
+    const shown = showUndo(approved.draft, approvedAt);
+    expect(transition(shown, EVENTS.expire, expiresAt + 1)).toEqual({ ok: false, reason: "not_due", status: "approved" });
+    expect(transition(shown, EVENTS.send_intent, approvedAt + UNDO)).toMatchObject({ ok: true, draft: { status: "sending" } });
+    expect(transition(shown, EVENTS.send_intent, due)).toEqual({ ok: false, reason: "expired", status: "approved" });
+    expect(transition(shown, EVENTS.expire, due)).toMatchObject({ ok: true, draft: { status: "expired" } });
     // Undone past expires_at: it awaits no decision any more, and expires at once.
     const undone = transition(approved.draft, EVENTS.undo, expiresAt + 1);
     expect(undone).toMatchObject({ ok: true, draft: { status: "pending" } });
@@ -327,5 +345,105 @@ describe("transition: undo of a revise (contract v3)", () => {
     if (!windowed.ok) throw new Error("revise refused");
     const replaced = { ...windowed.draft, revised_by: "d_later" };
     expect(transition(replaced, { type: "undo", actor: reviewer() }, T0 + 1)).toMatchObject({ ok: false, reason: "undo_closed" });
+  });
+});
+
+describe("transition: the undo window counts from what the chat shows (contract v4)", () => {
+  const UNDO = 5_000;
+  const TAP = T0 + HOUR;
+  const approveAt = (at: number, extra: Partial<DraftEvent & { type: "decide" }> = {}) => {
+    const approved = transition(draftIn("pending"), { ...(EVENTS.decide as DraftEvent & { type: "decide" }), undoMs: UNDO, ...extra }, at);
+    if (!approved.ok) throw new Error(`not approved: ${approved.reason}`);
+    return approved.draft;
+  };
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  it("undo_shown moves send_after to the acceptance plus the window, hands the draft to the send path and drops the Undo after it", () => {
+    const approved = approveAt(TAP);
+    // The 8th of a burst: its edit was accepted 7.2 s after the tap.
+    const shownAt = TAP + 7_200;
+    const result = transition(approved, { type: "undo_shown", at: shownAt, version: approved.version, sendAt: null }, shownAt + 3);
+    expect(result).toMatchObject({ ok: true, draft: { status: "approved", undo_shown_at: iso(shownAt), send_after: iso(shownAt + UNDO) } });
+    expect(result.ok && result.effects).toEqual([
+      { type: "send", draftId: "d_test" },
+      { type: "show_status_at", draftId: "d_test", at: shownAt + UNDO + UNDO_OVER_EDIT_MS },
+    ]);
+  });
+
+  it("undo_shown never moves send_after earlier, and honours the send time the message showed", () => {
+    const approved = approveAt(TAP);
+    const early = transition(approved, { type: "undo_shown", at: TAP - 1_000, version: approved.version, sendAt: null }, TAP);
+    expect(early).toMatchObject({ ok: true, draft: { send_after: iso(TAP + UNDO) } });
+    const showing = TAP + 300 + UNDO + 700;
+    const rounded = transition(approved, { type: "undo_shown", at: TAP + 300, version: approved.version, sendAt: showing }, TAP + 300);
+    expect(rounded).toMatchObject({ ok: true, draft: { send_after: iso(showing) } });
+  });
+
+  it("undo_shown counts once, and only for the version shown and an approval still waiting for it", () => {
+    const approved = approveAt(TAP);
+    const event = (version: number) => ({ type: "undo_shown" as const, at: TAP + 1_000, version, sendAt: null });
+    const refused = { ok: false, reason: "not_applicable", status: "approved" };
+    expect(transition(approved, event(approved.version - 1), TAP + 1_000)).toEqual(refused);
+    const once = transition(approved, event(approved.version), TAP + 1_000);
+    if (!once.ok) throw new Error("refused");
+    expect(transition(once.draft, event(once.draft.version), TAP + 2_000)).toEqual(refused);
+    // An approval without a window has no Undo to show.
+    const atOnce = transition(draftIn("pending"), EVENTS.decide, TAP);
+    if (!atOnce.ok) throw new Error("refused");
+    expect(transition(atOnce.draft, event(atOnce.draft.version), TAP)).toEqual(refused);
+  });
+
+  it("an undo before the Undo is shown counts (the window has not even begun)", () => {
+    const approved = approveAt(TAP);
+    expect(transition(approved, EVENTS.undo, TAP + 60_000)).toMatchObject({ ok: true, draft: { status: "pending" } });
+  });
+
+  it("a 👍 while sends are halted is halted at once: no approval, no send time, 👍 kept off until the halt ends", () => {
+    const result = transition(
+      draftIn("pending"),
+      { ...(EVENTS.decide as DraftEvent & { type: "decide" }), undoMs: UNDO, halted: "kill switch: x" },
+      TAP,
+    );
+    expect(result).toMatchObject({
+      ok: true,
+      draft: {
+        status: "halted",
+        reason: "kill switch: x",
+        approval: null,
+        send_after: null,
+        halt_lasts: true,
+        decided_by: { emoji: "👍" },
+      },
+    });
+    expect(result.ok && result.effects).toEqual([{ type: "show_status", draftId: "d_test" }]);
+    if (!result.ok) return;
+    // A 👍 again while it lasts: halted again. The halt ends: 👍 is offered again, and a 👍 then approves.
+    expect(transition(result.draft, EVENTS.halt_lifted, TAP + 1)).toMatchObject({
+      ok: true,
+      draft: { status: "halted", halt_lasts: false },
+    });
+    const lifted = transition(result.draft, EVENTS.halt_lifted, TAP + 1);
+    if (!lifted.ok) throw new Error("refused");
+    expect(lifted.effects).toEqual([{ type: "show_status", draftId: "d_test" }]);
+    expect(transition(lifted.draft, EVENTS.halt_lifted, TAP + 2)).toEqual({ ok: false, reason: "not_applicable", status: "halted" });
+    const again = transition(lifted.draft, { ...(EVENTS.decide as DraftEvent & { type: "decide" }), undoMs: UNDO }, TAP + 3);
+    expect(again).toMatchObject({ ok: true, draft: { status: "approved", halt_lasts: false, send_after: iso(TAP + 3 + UNDO) } });
+  });
+
+  it("a halt at the send call keeps 👍 off only while the switch is halted (lasting)", () => {
+    const approved = approveAt(TAP);
+    expect(transition(approved, { type: "halt", reason: "kill switch: on", lasting: true }, TAP + 1)).toMatchObject({
+      ok: true,
+      draft: { status: "halted", halt_lasts: true },
+    });
+    expect(transition(approved, { type: "halt", reason: "kill switch: a halt began after the approval" }, TAP + 1)).toMatchObject({
+      ok: true,
+      draft: { status: "halted", halt_lasts: false },
+    });
+  });
+
+  it("a stale 👍 is refused as before, halted or not", () => {
+    const stale = { ...(EVENTS.decide as DraftEvent & { type: "decide" }), textVersion: 2, halted: "kill switch: x" };
+    expect(transition(draftIn("pending"), stale, TAP)).toEqual({ ok: false, reason: "outdated_version", status: "pending" });
   });
 });

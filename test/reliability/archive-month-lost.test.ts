@@ -26,27 +26,8 @@ const live = useLiveDaemon({ scope: "file" });
 /** A HARNESS_DIR with two archiving passes into one month: [a, b] first, then [c]; and copies of the files after the first. */
 let built: { dir: string; ids: string[]; keys: string[]; month: string; firstMonthFile: Buffer; firstCatalog: Buffer };
 
-async function revisedWithKey(t: TestCore, text: string, key: string): Promise<string> {
-  const outcome = await t.core.intake.submit({
-    draft_text: text,
-    destination_chat_id: "-1001234567890",
-    drafted_by_role: "Scribe",
-    originating_intent_id: "i-1",
-    idempotency_key: key,
-  });
-  if (!outcome.ok) throw new Error(JSON.stringify(outcome));
-  await t.core.desk.settle();
-  const d = t.core.desk.get(outcome.answer.draft_id)!;
-  await t.core.desk.decide({
-    reviewChatId: d.review_chat_id!,
-    reviewMessageId: d.review_message_id!,
-    decision: "revise",
-    note: "no",
-    actor: { user_id: 100000001, channel: "test", emoji: null, update_id: null },
-  });
-  await t.core.desk.settle();
-  return d.draft_id;
-}
+/** A final (revised) draft submitted with an idempotency key. */
+const revisedWithKey = (t: TestCore, text: string, key: string) => submitRevised(t, text, "no", { idempotency_key: key });
 
 beforeAll(async () => {
   const dir = join(await tempDir("archive-lost-"), ".harness");

@@ -15,23 +15,36 @@
  * halt_record.json, and in the audit log) keeps it from going out: A must
  * end `halted`, B stay `pending`, and nothing reach the destination.
  *
+ * Issue 28's files: the directory also holds three drafts archived with
+ * idempotency keys (one month file; its "older" copy holds the first two, as
+ * does the older catalog), and push callbacks are on (callback_cursor.json).
+ * Their rows check what those files decide besides: an archived id never
+ * 404 nor its key a new draft (503 naming the month file, or found), no
+ * callback skipped.
+ *
  * One row per (file, damage): add a row to ROWS for a new file or behaviour.
  */
 import { chmod, cp, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { harnessPaths } from "../../src/app/paths.js";
+import { archiveMonthOf } from "../../src/desk/archiving.js";
+import { monthFileName } from "../../src/store/archive.js";
+import { startCallbackReceiver, type CallbackReceiver } from "../support/callback-receiver.js";
 import { runBin } from "../support/cli-process.js";
+import { openTestCore, submitRevised } from "../support/core.js";
 import { eventually, freshDirs, startDaemon, type DaemonProcess } from "../support/daemon-process.js";
 import { daemonEnv, FRIEND, GROUP, liveDouble, OWNER, payload } from "../support/live-fixture.js";
 import type { TelegramDouble } from "../telegram-double/index.js";
 import { figures } from "./support/hostile-kit.js";
 
 type Dirs = { cwd: string; harnessDir: string };
-type Damage = "truncated" | "garbled" | "empty" | "deleted" | "older";
+type Damage = "truncated" | "garbled" | "empty" | "deleted" | "older" | "garbled last line" | "ahead";
 
-/** What a start must do with the damaged file. */
-type Expect = { readonly starts: true; readonly log?: RegExp } | { readonly starts: false; readonly message: RegExp };
+/** What a start must do with the damaged file (`check`: what else the row's file decides, once it runs). */
+type Expect =
+  | { readonly starts: true; readonly log?: RegExp; readonly check?: (d: DaemonProcess) => Promise<void> }
+  | { readonly starts: false; readonly message: RegExp };
 
 interface Row {
   /** The file's name in HARNESS_DIR. */
@@ -42,8 +55,16 @@ interface Row {
   readonly behaviour: string;
 }
 
-const STARTS = (behaviour: string, log?: RegExp) => ({ expect: { starts: true, ...(log ? { log } : {}) } as Expect, behaviour });
+const STARTS = (behaviour: string, log?: RegExp, check?: (d: DaemonProcess) => Promise<void>) => ({
+  expect: { starts: true, ...(log ? { log } : {}), ...(check ? { check } : {}) } as Expect,
+  behaviour,
+});
 const REFUSES = (behaviour: string, message: RegExp) => ({ expect: { starts: false, message } as Expect, behaviour });
+
+/** Stands for the archive's month file in a row (its name holds the month the drafts were archived in). */
+const MONTH_FILE = "archive/<month file>";
+/** The idempotency keys of the three archived drafts. */
+const KEYS = ["matrix-key-1", "matrix-key-2", "matrix-key-3"];
 
 const ROWS: Row[] = [
   // The draft store: what the audit log holds and the store lacks is restored from the log's lines.
@@ -148,9 +169,99 @@ const ROWS: Row[] = [
   // The owner's halt: any entry of that name halts, whatever it holds.
   { file: "HALT", damage: "garbled", ...STARTS("halts (any entry named HALT halts)") },
   { file: "HALT", damage: "empty", ...STARTS("halts (any entry named HALT halts)") },
+  // The update journal: updates fetched, until their handling is done (Telegram confirms them at the next getUpdates).
+  { file: "updates.jsonl", damage: "truncated", ...STARTS("the marks of handled updates are gone: nothing to handle again") },
+  {
+    file: "updates.jsonl",
+    damage: "garbled",
+    ...REFUSES("refuses: the line is named; move it aside, then check /pending", /updates\.jsonl line \d+ is damaged .*\/pending/s),
+  },
+  { file: "updates.jsonl", damage: "empty", ...STARTS("an empty journal (every update in it was handled)") },
+  { file: "updates.jsonl", damage: "deleted", ...STARTS("a new journal (every update in it was handled)") },
+  { file: "updates.jsonl", damage: "older", ...STARTS("an update it holds unhandled is known as handled from the audit log") },
+  {
+    file: "updates.jsonl",
+    damage: "garbled last line",
+    ...STARTS("cut; the first getUpdates tells whether a confirmed tap was in it (the chat is told if so)", /^the update journal's/),
+  },
+  // The callback cursor (CALLBACK_URL set): the last event the receiver acknowledged.
+  {
+    file: "callback_cursor.json",
+    damage: "truncated",
+    ...REFUSES(
+      "refuses: write the last seq handled, or delete it",
+      /callback_cursor\.json: it is damaged .*or delete it to deliver every event again/s,
+    ),
+  },
+  { file: "callback_cursor.json", damage: "garbled", ...REFUSES("refuses: write the last seq handled, or delete it", /it is damaged/) },
+  { file: "callback_cursor.json", damage: "empty", ...REFUSES("refuses: write the last seq handled, or delete it", /it is damaged/) },
+  { file: "callback_cursor.json", damage: "deleted", ...STARTS("every event is POSTed again (at least once)", undefined, callbacksGoOn) },
+  {
+    file: "callback_cursor.json",
+    damage: "older",
+    ...STARTS("the events after it are POSTed again (at least once)", undefined, callbacksGoOn),
+  },
+  {
+    file: "callback_cursor.json",
+    damage: "ahead",
+    ...STARTS("clamped to the feed's end, warned in the log, /status and /healthz", /the callback cursor was ahead/, callbacksGoOn),
+  },
+  // An archive month file: the catalog records its size as written, so a start tells one that lost drafts.
+  {
+    file: MONTH_FILE,
+    damage: "truncated",
+    ...STARTS("the draft it lost answers 503 naming it, its key 503; /healthz warns", undefined, archiveLost([0, 1], [2])),
+  },
+  {
+    file: MONTH_FILE,
+    damage: "garbled",
+    ...STARTS("the draft of the damaged line answers 503 naming the line, its key 503", undefined, archiveReads([0, 2], [1])),
+  },
+  {
+    file: MONTH_FILE,
+    damage: "empty",
+    ...STARTS("its drafts answer 503, their keys 503; /healthz warns", undefined, archiveLost([], [0, 1, 2])),
+  },
+  {
+    file: MONTH_FILE,
+    damage: "deleted",
+    ...STARTS("its drafts answer 503, their keys 503; /healthz warns", undefined, archiveLost([], [0, 1, 2])),
+  },
+  {
+    file: MONTH_FILE,
+    damage: "older",
+    ...STARTS("the newer draft answers 503, its key 503; /healthz warns", undefined, archiveLost([0, 1], [2])),
+  },
+  // The archive catalog: derived from the month files.
+  {
+    file: "archive/catalog.bin",
+    damage: "truncated",
+    ...STARTS("rebuilt from the month files", /catalog cannot be used/, archiveReads([0, 1, 2], [])),
+  },
+  {
+    file: "archive/catalog.bin",
+    damage: "garbled",
+    ...STARTS("rebuilt from the month files", /catalog cannot be used/, archiveReads([0, 1, 2], [])),
+  },
+  {
+    file: "archive/catalog.bin",
+    damage: "empty",
+    ...STARTS("rebuilt from the month files", /catalog cannot be used/, archiveReads([0, 1, 2], [])),
+  },
+  {
+    file: "archive/catalog.bin",
+    damage: "deleted",
+    ...STARTS("rebuilt from the month files", /catalog cannot be used/, archiveReads([0, 1, 2], [])),
+  },
+  {
+    file: "archive/catalog.bin",
+    damage: "older",
+    ...STARTS("older than its month files: rebuilt from them", /catalog is older than its month files/, archiveReads([0, 1, 2], [])),
+  },
 ];
 
 let double: TelegramDouble;
+let receiver: CallbackReceiver;
 let base: Dirs;
 /** HARNESS_DIR after A and B were posted and the daemon stopped: the "older copy" of every file. */
 let older: string;
@@ -159,7 +270,13 @@ let draftB: string;
 const daemons: DaemonProcess[] = [];
 const outcomes: Array<Record<string, unknown>> = [];
 
-const env = () => ({ ...daemonEnv(double), DRAFT_API_TOKEN: "", UNDO_WINDOW: "6s" });
+const env = () => ({
+  ...daemonEnv(double),
+  DRAFT_API_TOKEN: "",
+  UNDO_WINDOW: "6s",
+  CALLBACK_URL: receiver.url,
+  CALLBACK_SECRET: "s".repeat(32),
+});
 
 function start(d: Dirs, waitUntilRunning = true): Promise<DaemonProcess> {
   return startDaemon({ ...d, env: env(), waitUntilRunning }).then((daemon) => {
@@ -183,22 +300,86 @@ async function storeLatest(harnessDir: string): Promise<Map<string, Record<strin
   return latest;
 }
 
+/** A request to the daemon's API with the token it wrote. */
+async function api(daemon: DaemonProcess, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const token = (await readFile(harnessPaths(daemon.harnessDir).apiToken, "utf8")).trim();
+  const res = await fetch(`${daemon.apiUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
 /** POST /drafts with the token the daemon wrote; resolves with the draft id once it is pending. */
 async function submit(daemon: DaemonProcess, text: string): Promise<string> {
-  const token = (await readFile(harnessPaths(daemon.harnessDir).apiToken, "utf8")).trim();
-  const res = await fetch(`${daemon.apiUrl}/drafts`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify(payload(text)),
-  });
-  const { draft_id: id } = (await res.json()) as { draft_id: string };
+  const { draft_id: id } = (await api(daemon, "POST", "/drafts", payload(text))).body as { draft_id: string };
   await eventually(async () => (await storeLatest(daemon.harnessDir)).get(id)?.status === "pending", 10_000, `${text} posted`);
   return id;
 }
 
+let month: string;
+let archived: string[];
+/** The archive after the first two drafts were archived: the "older" month file and catalog. */
+let olderArchive: string;
+
+/** Drafts archived with idempotency keys, in-process (DRAFT_RETENTION 1s on a simulated clock), before the daemon's part. */
+async function archiveThree(harnessDir: string): Promise<void> {
+  const t = await openTestCore(harnessDir, { env: { DRAFT_RETENTION: "1s" }, live: true });
+  archived = [];
+  for (const i of [0, 1]) archived.push(await submitRevised(t, `Archived ${i + 1}`, "no", { idempotency_key: KEYS[i] }));
+  month = archiveMonthOf(t.core.desk.get(archived[0]!)!);
+  await t.clock.advance(2_000);
+  expect(await t.core.desk.archiveOld()).toBe(2);
+  olderArchive = join(base.cwd, "older-archive");
+  await cp(join(harnessDir, "archive"), olderArchive, { recursive: true });
+  archived.push(await submitRevised(t, "Archived 3", "no", { idempotency_key: KEYS[2] }));
+  await t.clock.advance(2_000);
+  expect(await t.core.desk.archiveOld()).toBe(1);
+  await t.close();
+}
+
+/** Archived drafts: `found` answer 200 (their keys 409), `lost` answer 503 naming the month file (their keys 503); never 404 nor 201. */
+function archiveReads(found: number[], lost: number[]) {
+  return async (d: DaemonProcess) => {
+    const posts = double.messages(OWNER).length;
+    for (const i of found) {
+      expect((await api(d, "GET", `/drafts/${archived[i]}`)).status).toBe(200);
+      expect((await api(d, "POST", "/drafts", payload("Another text", { idempotency_key: KEYS[i] }))).status).toBe(409);
+    }
+    for (const i of lost) {
+      const got = await api(d, "GET", `/drafts/${archived[i]}`);
+      expect(got.status, JSON.stringify(got.body)).toBe(503);
+      expect(got.body.error).toContain(monthFileName(month));
+      const again = await api(d, "POST", "/drafts", payload("Another text", { idempotency_key: KEYS[i] }));
+      expect(again.status, JSON.stringify(again.body)).toBe(503);
+    }
+    expect(double.messages(OWNER).length).toBe(posts);
+  };
+}
+
+/** As archiveReads, and /healthz warns naming the month file (a warning: the daemon works on). */
+function archiveLost(found: number[], lost: number[]) {
+  return async (d: DaemonProcess) => {
+    await archiveReads(found, lost)(d);
+    const health = (await fetch(`${d.apiUrl}/healthz`).then((r) => r.json())) as { warnings?: string[] };
+    expect(health.warnings?.join("\n")).toContain(monthFileName(month));
+  };
+}
+
+/** Callbacks go on: a new draft's events reach the receiver. */
+async function callbacksGoOn(d: DaemonProcess): Promise<void> {
+  const before = receiver.received.length;
+  const id = await submit(d, "After the damage");
+  const events = () => receiver.received.slice(before).map((c) => JSON.parse(c.body.toString()) as { draft_id: string; to: string });
+  await eventually(() => events().some((e) => e.draft_id === id && e.to === "pending"), 15_000, "the new draft's events POSTed");
+}
+
 beforeAll(async () => {
   double = await liveDouble();
+  receiver = await startCallbackReceiver();
   base = await freshDirs();
+  await archiveThree(base.harnessDir);
   let daemon = await start(base);
   // Telegram Business: the owner's connection and a person's message, so both business files exist.
   const { id } = double.connectBusiness({ userId: OWNER });
@@ -210,6 +391,8 @@ beforeAll(async () => {
   expect(await daemon.stop("SIGTERM")).toBe(0);
   older = join(base.cwd, "older");
   await cp(base.harnessDir, older, { recursive: true });
+  await rm(join(older, "archive"), { recursive: true });
+  await cp(olderArchive, join(older, "archive"), { recursive: true });
 
   daemon = await start(base);
   double.injectReaction({
@@ -232,6 +415,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const d of daemons) await d.stop("SIGKILL");
   await double?.stop();
+  await receiver?.stop().catch(() => {});
   await rm(base.cwd, { recursive: true, force: true });
   figures("damage matrix", {
     rows: outcomes.length,
@@ -246,6 +430,14 @@ async function damageFile(path: string, damage: Damage, olderPath: string): Prom
   const bytes = await readFile(path).catch(() => Buffer.alloc(0));
   if (damage === "deleted") return rm(path, { force: true, recursive: true });
   if (damage === "empty") return writeFile(path, "", { mode: 0o600 });
+  if (damage === "ahead") return writeFile(path, `${JSON.stringify({ acked_seq: 100_000 })}\n`);
+  if (damage === "garbled last line") {
+    // A whole last line damaged after it was written (its newline kept): not a torn write.
+    const lines = bytes.toString("latin1").split("\n");
+    const last = lines.length - 2;
+    lines[last] = `${lines[last]!.slice(0, 20)}#garbled#${lines[last]!.slice(29)}`;
+    return writeFile(path, Buffer.from(lines.join("\n"), "latin1"));
+  }
   if (damage === "older") {
     const old = await readFile(olderPath).catch(() => null);
     if (old === null) return rm(path, { force: true });
@@ -274,8 +466,9 @@ describe("every file in HARNESS_DIR damaged: the start refuses naming it, or res
       const d = await freshDirs();
       await mkdir(d.harnessDir, { recursive: true, mode: 0o700 });
       await cp(base.harnessDir, d.harnessDir, { recursive: true });
-      const path = join(d.harnessDir, row.file);
-      await damageFile(path, row.damage, join(older, row.file));
+      const file = row.file === MONTH_FILE ? join("archive", monthFileName(month)) : row.file;
+      const path = join(d.harnessDir, file);
+      await damageFile(path, row.damage, join(older, file));
       if (row.damage !== "deleted") await chmod(path, 0o600).catch(() => {});
       const damaged = await readFile(path).catch(() => null);
       const sentBefore = double.messages(GROUP).length;
@@ -306,6 +499,7 @@ describe("every file in HARNESS_DIR damaged: the start refuses naming it, or res
         const log = row.expect.log;
         await daemon.waitForLog((l) => log.test(String(l.msg)));
       }
+      await row.expect.check?.(daemon);
       // A's send was due: the halt (in the record or the log, or a damaged record counting as one) voids it.
       const a = await eventually(
         async () => {

@@ -103,8 +103,8 @@ export async function submitPosted(t: TestCore, text: string, extra: Record<stri
 }
 
 /** Submits a draft, posts it, and has the reviewer send it back for revision with `note`: a final draft (`revise`). Resolves with its id. */
-export async function submitRevised(t: TestCore, text: string, note = "shorter"): Promise<string> {
-  const d = await submitPosted(t, text);
+export async function submitRevised(t: TestCore, text: string, note = "shorter", extra: Record<string, unknown> = {}): Promise<string> {
+  const d = await submitPosted(t, text, extra);
   await t.core.desk.decide({
     reviewChatId: d.review_chat_id!,
     reviewMessageId: d.review_message_id!,

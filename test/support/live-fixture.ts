@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
-import { startTelegramDouble, type SentMessage, type TelegramDouble } from "../telegram-double/index.js";
+import { startTelegramDouble, type SentMessage, type TelegramDouble, type TelegramDoubleOptions } from "../telegram-double/index.js";
 import { eventually, freshDirs, killDaemons, removeFreshDirs, startDaemon, type DaemonProcess } from "./daemon-process.js";
 
 /** The owner: a private review chat whose user is the reviewer. */
@@ -18,9 +18,10 @@ export function payload(text: string, extra: Record<string, unknown> = {}) {
   return { draft_text: text, destination_chat_id: String(GROUP), drafted_by_role: "Scribe", originating_intent_id: "intent-1", ...extra };
 }
 
-/** A Bot API double that knows the owner, a stranger, the destination group and a friend. */
-export async function liveDouble(): Promise<TelegramDouble> {
+/** A Bot API double that knows the owner, a stranger, the destination group and a friend; `bot`: the bot's getMe (e.g. topics on). */
+export async function liveDouble(bot: TelegramDoubleOptions["bot"] = {}): Promise<TelegramDouble> {
   return startTelegramDouble({
+    bot,
     chats: [
       { id: OWNER, type: "private", firstName: "Owner" },
       { id: GROUP, type: "supergroup", title: "Destination" },

@@ -64,6 +64,33 @@ describe("rate limits (off by default)", () => {
   });
 });
 
+describe("edits are paced like messages, and each message's history says what it showed when", () => {
+  it("an edit right after a message in the same chat is a 429 and changes nothing; one a second later is accepted", async () => {
+    double.setRateLimits({ timeScale: 0.1 }); // one Telegram second = 100 ms
+    const sent = await api.sendMessage(REVIEWER, "Sending at 10:00:05", {
+      reply_markup: { inline_keyboard: [[{ text: "↩️ Undo", callback_data: "u" }]] },
+    });
+    const e = (await settle(api.editMessageText(REVIEWER, sent.message_id, "✅ Sent"))) as GrammyError;
+    expect([e.error_code, e.parameters.retry_after]).toEqual([429, 1]);
+    expect(double.history(REVIEWER, sent.message_id)).toHaveLength(1);
+    await sleep(110);
+    await api.editMessageText(REVIEWER, sent.message_id, "✅ Sent");
+    const [first, second] = double.history(REVIEWER, sent.message_id);
+    expect(first).toMatchObject({
+      method: "sendMessage",
+      text: "Sending at 10:00:05",
+      replyMarkup: { inline_keyboard: [[{ text: "↩️ Undo" }]] },
+    });
+    expect(second).toMatchObject({ method: "editMessageText", text: "✅ Sent", replyMarkup: undefined });
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(100);
+    // What the chat showed at a moment: the version accepted last before it.
+    expect(double.showing(REVIEWER, sent.message_id, first!.at)?.text).toBe("Sending at 10:00:05");
+    expect(double.showing(REVIEWER, sent.message_id, second!.at - 1)?.text).toBe("Sending at 10:00:05");
+    expect(double.showing(REVIEWER, sent.message_id, second!.at)?.text).toBe("✅ Sent");
+    expect(double.showing(REVIEWER, sent.message_id, first!.at - 1)).toBeUndefined();
+  });
+});
+
 describe("injected faults", () => {
   it("failNext answers the given error, times times, and does nothing else", async () => {
     double.failNext("sendMessage", { error_code: 429, description: "Too Many Requests: retry after 7", retry_after: 7, times: 2 });

@@ -11,7 +11,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
-import type { Message, Update, UserFromGetMe } from "grammy/types";
+import type { ForumTopic, Message, Update, UserFromGetMe } from "grammy/types";
 import {
   changeBusiness,
   connectBusiness,
@@ -39,7 +39,9 @@ import type {
   TelegramDoubleOptions,
   UserConfig,
   SentPhoto,
+  ShownVersion,
 } from "./types.js";
+import { removeTopic, topicsOf } from "./topics.js";
 import { UpdateQueue } from "./updates.js";
 import { World } from "./world.js";
 
@@ -55,6 +57,12 @@ export interface TelegramDouble {
   addChat(chat: ChatConfig): void;
   /** Adds or renames a user. */
   addUser(user: UserConfig): void;
+  /** Turns the bot's topics in private chats on or off in @BotFather: what getMe's `has_topics_enabled` says from now on. */
+  setTopicsEnabled(on: boolean): void;
+  /** The topics createForumTopic made in a chat (and not deleted), oldest first. */
+  topics(chatId: number): readonly ForumTopic[];
+  /** The user deletes a topic in the app: it and its messages are gone (sends to it: "message thread not found"). False when unknown. */
+  deleteTopic(chatId: number, threadId: number): boolean;
   /** Turns rate limits on (with options) or off, from now on. */
   setRateLimits(options: boolean | RateLimitOptions): void;
   /** A message_reaction update. Queued only if allowed_updates names it (not by default). Unknown emoji: throws. */
@@ -87,6 +95,13 @@ export interface TelegramDouble {
   messages(chatId?: number): readonly SentMessage[];
   /** Accepted sendPhoto calls, all or of one chat, in order. */
   photos(chatId?: number): readonly SentPhoto[];
+  /**
+   * What the bot's messages showed, and from when: a version per accepted sendMessage and edit
+   * (also those of other chats), in order; `chatId` (and `messageId`): one chat's (one message's).
+   */
+  history(chatId?: number, messageId?: number): readonly ShownVersion[];
+  /** The version of a bot's message that the chat showed at `at` (ms): the last one accepted at or before it. */
+  showing(chatId: number, messageId: number, at: number): ShownVersion | undefined;
   /** A stored message in its current state (edits applied), sent by the bot or injected. */
   message(chatId: number, messageId: number): Message | undefined;
   /** Calls received, all or of one method (case-insensitive), with outcomes. */
@@ -136,6 +151,8 @@ function botInfoFor(options: TelegramDoubleOptions): { token: string; bot: UserF
     supports_inline_queries: false,
     can_connect_to_business: false,
     has_main_web_app: false,
+    has_topics_enabled: options.bot?.hasTopicsEnabled ?? false,
+    allows_users_to_create_topics: options.bot?.allowsUsersToCreateTopics ?? options.bot?.hasTopicsEnabled ?? false,
   } as UserFromGetMe;
   return { token, bot };
 }
@@ -147,6 +164,7 @@ export async function startTelegramDouble(options: TelegramDoubleOptions = {}): 
     world: new World(bot),
     updates: new UpdateQueue(options.firstUpdateId ?? 700_000_001),
     sent: [],
+    shown: [],
     photos: [],
     answered: [],
     openCallbacks: new Set(),
@@ -186,6 +204,11 @@ function facade({ url, token, bot, state, faults, journal, api }: Parts): Telegr
     botInfo: bot,
     addChat: (chat) => state.world.addChat(chat),
     addUser: (user) => state.world.addUser(user),
+    setTopicsEnabled: (on) => {
+      bot.has_topics_enabled = on;
+    },
+    topics: (chatId) => topicsOf(state, chatId),
+    deleteTopic: (chatId, threadId) => removeTopic(state.world.requireChat(chatId), threadId),
     setRateLimits: (o) => void (state.limiter = limiterFor(o)),
     injectReaction: (o) => injectReaction(state, o),
     injectCallback: (o) => injectCallback(state, o),
@@ -203,6 +226,9 @@ function facade({ url, token, bot, state, faults, journal, api }: Parts): Telegr
     messages: (chatId) => state.sent.filter((m) => chatId === undefined || m.chatId === chatId),
     photos: (chatId) => state.photos.filter((p) => chatId === undefined || p.chatId === chatId),
     message: (chatId, messageId) => state.world.message(chatId, messageId),
+    history: (chatId, messageId) =>
+      state.shown.filter((v) => (chatId === undefined || v.chatId === chatId) && (messageId === undefined || v.messageId === messageId)),
+    showing: (chatId, messageId, at) => state.shown.filter((v) => v.chatId === chatId && v.messageId === messageId && v.at <= at).at(-1),
     calls: (method) => journal.list(method),
     callCount: (method) => journal.list(method).length,
     onCall: (listener) => journal.onCall(listener),

@@ -78,13 +78,15 @@ export function injectMessage(state: DoubleState, o: MessageInjection): Injected
     });
   }
   const replyTo = o.replyToMessageId === undefined ? undefined : chat.messages.get(o.replyToMessageId);
+  // A reply is in its target's topic, as in the app; a message elsewhere names its topic with `threadId`.
+  const threadId = o.threadId ?? (replyTo?.is_topic_message ? replyTo.message_thread_id : undefined);
   const entities = commandEntities(o.text);
   const message = {
     message_id: state.world.nextMessageId(chat),
     from: state.world.userObject(o.userId),
     chat: state.world.chatObject(chat),
     date: unixNow(),
-    ...(o.threadId !== undefined ? { message_thread_id: o.threadId, ...(chat.config.isForum ? { is_topic_message: true } : {}) } : {}),
+    ...(threadId !== undefined ? { message_thread_id: threadId, ...(state.world.hasTopics(chat) ? { is_topic_message: true } : {}) } : {}),
     ...(replyTo ? { reply_to_message: embedded(replyTo) } : {}),
     text: o.text,
     ...(entities.length ? { entities } : {}),

@@ -20,8 +20,13 @@ export interface ChatConfig {
   botIsAdmin?: boolean;
   /** A supergroup with topics; with `topics`, an unknown message_thread_id is refused. */
   isForum?: boolean;
-  /** The forum topics (message_thread_id values) that exist. Unset: any thread id is accepted. */
+  /**
+   * Forum topics (message_thread_id values) that exist from the start, besides those createForumTopic
+   * makes. Unset, in a forum where nothing was created: any thread id is accepted.
+   */
   topics?: number[];
+  /** The bot, an administrator of this forum, has the can_manage_topics right (createForumTopic). Default true. */
+  botCanManageTopics?: boolean;
   /** Members besides the bot, for getChatMember and getChatAdministrators. */
   members?: MemberConfig[];
   /** What getChatMemberCount answers (groups and channels); default the configured members plus the bot. */
@@ -73,7 +78,15 @@ export interface TelegramDoubleOptions {
   /** The bot token to accept; default a random realistic one (`<bot id>:AA...`). */
   token?: string;
   /** The bot's identity in getMe and in `from` of its messages. */
-  bot?: { id?: number; firstName?: string; username?: string };
+  bot?: {
+    id?: number;
+    firstName?: string;
+    username?: string;
+    /** getMe's `has_topics_enabled` (Bot API 9.3): topics in private chats with the bot, turned on in @BotFather. Default false. */
+    hasTopicsEnabled?: boolean;
+    /** getMe's `allows_users_to_create_topics` (Bot API 9.4). Default true when topics are enabled. */
+    allowsUsersToCreateTopics?: boolean;
+  };
   /** Chats known from the start (more with `addChat`). */
   chats?: ChatConfig[];
   /** Users known from the start (more with `addUser`). */
@@ -106,6 +119,24 @@ export interface SentMessage {
   at: number;
   /** The Message object that was (or would have been) returned. */
   message: Message.TextMessage;
+}
+
+/**
+ * What one message showed from one moment on: its content once Telegram
+ * accepted (answered) a sendMessage or an edit of it. A message's versions,
+ * in order, are its history: what the chat showed when.
+ */
+export interface ShownVersion {
+  chatId: number;
+  messageId: number;
+  /** The call that made this version. */
+  method: "sendMessage" | "editMessageText" | "editMessageReplyMarkup";
+  /** Milliseconds since the epoch when the double accepted the call (the answer follows at once). */
+  at: number;
+  text: string | undefined;
+  entities: MessageEntity[] | undefined;
+  /** The inline keyboard it carries from then on (undefined: none). */
+  replyMarkup: InlineKeyboardMarkup | undefined;
 }
 
 /** One accepted sendPhoto (an uploaded PNG or JPEG), as the test inspects it. */

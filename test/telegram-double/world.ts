@@ -1,4 +1,4 @@
-import type { Chat, Message, User, UserFromGetMe } from "grammy/types";
+import type { Chat, ForumTopic, Message, User, UserFromGetMe } from "grammy/types";
 import { badRequest, migrated } from "./errors.js";
 import type { ChatConfig, UserConfig } from "./types.js";
 
@@ -8,6 +8,8 @@ export interface ChatState {
   /** The last message_id used in this chat (sent by the bot or injected). */
   lastMessageId: number;
   messages: Map<number, Message>;
+  /** Topics made by createForumTopic (a forum, or a private chat of a bot with topics), by message_thread_id. */
+  forumTopics: Map<number, ForumTopic>;
 }
 
 /**
@@ -25,7 +27,7 @@ export class World {
   addChat(config: ChatConfig): void {
     const known = this.chats.get(config.id);
     if (known) known.config = { ...known.config, ...config };
-    else this.chats.set(config.id, { config: { ...config }, lastMessageId: 0, messages: new Map() });
+    else this.chats.set(config.id, { config: { ...config }, lastMessageId: 0, messages: new Map(), forumTopics: new Map() });
   }
 
   /** Adds or renames a user. */
@@ -99,6 +101,15 @@ export class World {
   nextMessageId(chat: ChatState): number {
     chat.lastMessageId += 1;
     return chat.lastMessageId;
+  }
+
+  /**
+   * True when the chat has topics: a forum supergroup, or a private chat with a
+   * bot whose getMe says `has_topics_enabled` (Bot API 9.3).
+   */
+  hasTopics(chat: ChatState): boolean {
+    if (chat.config.type === "private") return this.bot.has_topics_enabled === true;
+    return chat.config.type === "supergroup" && chat.config.isForum === true;
   }
 
   /** A stored message, or undefined. */

@@ -42,3 +42,15 @@ describe("the update journal's cut end: was a decision lost?", () => {
     expect(judgeJournalCut(garbled, 42).lost).toBe("no");
   });
 });
+
+describe("the note of the last poll in the cut", () => {
+  it("holds no tap: a damaged note costs nothing", () => {
+    const cut = readJournalCut(
+      cutOf('{"draft_id":"polled","update_id":0,"state":"handled","polled_at":"2026-01-0#T00:00:00.000Z"}\n'),
+      () => false,
+      41,
+    );
+    expect(cut).toMatchObject({ missingUpdateIds: [], unreadable: false });
+    expect(judgeJournalCut(cut, null).lost).toBe("no");
+  });
+});

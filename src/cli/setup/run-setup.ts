@@ -8,6 +8,7 @@ import { BOT_TOKEN_SHAPE } from "../../config/config.js";
 import { formatDuration } from "../../config/duration.js";
 import { ALLOWED_UPDATES } from "../../telegram/journaled-updates.js";
 import { businessHelp } from "./business-help.js";
+import { topicsHelp } from "./topics-help.js";
 import { checkReviewChat, type ChatCheck } from "./check-chat.js";
 import { daemonAnswers } from "./daemon-probe.js";
 import { tightenSecretEnvFile } from "../../config/env-secrets.js";
@@ -280,6 +281,7 @@ async function checkChat(s: Session, me: UserFromGetMe, m: Message, values: Reco
   const check = await checkReviewChat(s.api, m.chat, me.id, threadId, { apiRoot: s.apiRoot, bot: `@${me.username}` });
   if (check.canPost) s.say("✓ The bot can post in the review chat (it sent a hello there).");
   if (check.botIsAdmin === true) s.say("✓ The bot is an admin in the group, so reactions will reach it.");
+  s.say(topicsHelp(me, m.chat, threadId));
   return check;
 }
 
@@ -349,6 +351,7 @@ function finish(
       written: env === "written",
       checks: { can_post: check.canPost, bot_is_admin: check.botIsAdmin, reaction_arrived: reaction },
       business_mode: (me as { can_connect_to_business?: boolean }).can_connect_to_business === true,
+      topics_enabled: me.has_topics_enabled === true,
       pii_allow: { added: pii.added, written: pii.written },
       problems: check.problems,
     });

@@ -13,7 +13,7 @@ export const getChat: Handler = (params, state) => {
   return info as unknown as ChatFullInfo;
 };
 
-function administrator(user: User, isBot: boolean): ChatMemberAdministrator {
+function administrator(user: User, isBot: boolean, canManageTopics = true): ChatMemberAdministrator {
   return {
     status: "administrator",
     user,
@@ -30,7 +30,7 @@ function administrator(user: User, isBot: boolean): ChatMemberAdministrator {
     can_edit_stories: true,
     can_delete_stories: true,
     can_pin_messages: true,
-    can_manage_topics: true,
+    can_manage_topics: canManageTopics,
     can_send_welcome_messages: false,
   };
 }
@@ -48,7 +48,7 @@ function botMember(world: World, chat: ChatState): ChatMember {
   if (c.type !== "private" && !canPost) {
     return { status: "restricted", user, is_member: true, can_send_messages: false, until_date: 0 } as unknown as ChatMember;
   }
-  return c.botIsAdmin && c.type !== "private" ? administrator(user, true) : { status: "member", user };
+  return c.botIsAdmin && c.type !== "private" ? administrator(user, true, c.botCanManageTopics !== false) : { status: "member", user };
 }
 
 function memberOf(world: World, chat: ChatState, userId: number): ChatMember {

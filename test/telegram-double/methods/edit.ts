@@ -5,12 +5,14 @@ import { chatIdParam, optJson, optString, type Params } from "../params.js";
 import { checkReplyMarkup, messageText } from "../text.js";
 import { unixNow } from "../world.js";
 import { checkNotBlocked, messageIdParam } from "./send.js";
-import type { DoubleState, Handler } from "./state.js";
+import { noteShown, type DoubleState, type Handler } from "./state.js";
+import type { ShownVersion } from "../types.js";
 
 const NOT_MODIFIED =
   "message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message";
 
-function editable(params: Params, state: DoubleState): { message: Message; store(m: Message): void } {
+/** The message to edit, and how to store its new version: counted against the chat's pace like a message, and noted as shown. */
+function editable(params: Params, state: DoubleState, method: ShownVersion["method"]): { message: Message; store(m: Message): void } {
   if (params["inline_message_id"] !== undefined) throw badRequest("inline messages are not supported by the test double");
   const chat = state.world.resolveChat(chatIdParam(params));
   checkNotBlocked(chat);
@@ -18,7 +20,16 @@ function editable(params: Params, state: DoubleState): { message: Message; store
   const message = chat.messages.get(messageId);
   if (!message) throw badRequest("message to edit not found");
   if (message.from?.id !== state.world.bot.id) throw badRequest("message can't be edited");
-  return { message, store: (m) => chat.messages.set(messageId, m) };
+  return {
+    message,
+    store: (m) => {
+      // As Telegram: an edit counts against the chat's limits like a message (a refused one changes nothing).
+      const refusal = state.limiter?.admit(chat.config.id);
+      if (refusal) throw refusal;
+      chat.messages.set(messageId, m);
+      noteShown(state, chat.config.id, m, method);
+    },
+  };
 }
 
 /** Omitted markup removes the keyboard, as Telegram does on every edit. */
@@ -55,7 +66,7 @@ function applyEdit(
  * modified" when both are unchanged.
  */
 export const editMessageText: Handler = (params, state) => {
-  const target = editable(params, state);
+  const target = editable(params, state, "editMessageText");
   if (target.message.text === undefined) throw badRequest("there is no text in the message to edit");
   const parseMode = optString(params, "parse_mode");
   const text = messageText(optString(params, "text"), parseMode);
@@ -65,6 +76,6 @@ export const editMessageText: Handler = (params, state) => {
 
 /** editMessageReplyMarkup: replaces (or with no reply_markup, removes) the inline keyboard. */
 export const editMessageReplyMarkup: Handler = (params, state) => {
-  const target = editable(params, state);
+  const target = editable(params, state, "editMessageReplyMarkup");
   return applyEdit(target, undefined, newMarkup(params));
 };

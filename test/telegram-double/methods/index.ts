@@ -15,6 +15,7 @@ import { editMessageReplyMarkup, editMessageText } from "./edit.js";
 import { sendPhoto } from "./photo.js";
 import { sendMessage } from "./send.js";
 import { getBusinessConnection } from "../business.js";
+import { createForumTopic, deleteForumTopic } from "../topics.js";
 import { optString } from "../params.js";
 import type { Handler } from "./state.js";
 
@@ -38,6 +39,8 @@ const HANDLERS: Record<string, Handler> = {
   editMessageReplyMarkup,
   setMessageReaction,
   sendChatAction,
+  createForumTopic,
+  deleteForumTopic,
   getBusinessConnection: (params, state) => getBusinessConnection(state, optString(params, "business_connection_id")),
   close: stubTrue,
   logOut: stubTrue,

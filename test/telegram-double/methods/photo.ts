@@ -1,7 +1,8 @@
 import type { Message } from "grammy/types";
 import type { UploadedFile } from "../body.js";
 import { badRequest } from "../errors.js";
-import { chatIdParam, optInt, optString, type Params } from "../params.js";
+import { chatIdParam, optString, type Params } from "../params.js";
+import { threadFor, topicFields } from "../topics.js";
 import type { SentPhoto } from "../types.js";
 import { unixNow } from "../world.js";
 import { checkNotBlocked } from "./send.js";
@@ -53,7 +54,7 @@ export const sendPhoto: Handler = (params, state) => {
   const { file, width, height } = uploadedPhoto(params);
   const caption = optString(params, "caption");
   if (caption !== undefined && [...caption].length > CAPTION_LIMIT) throw badRequest("message caption is too long");
-  const threadId = optInt(params, "message_thread_id");
+  const threadId = threadFor(state.world, chat, params);
   const refusal = state.limiter?.admit(chat.config.id);
   if (refusal) throw refusal;
   const messageId = state.world.nextMessageId(chat);
@@ -63,7 +64,7 @@ export const sendPhoto: Handler = (params, state) => {
     from: state.world.botUser(),
     chat: state.world.chatObject(chat),
     date: unixNow(),
-    ...(threadId !== undefined && chat.config.isForum ? { message_thread_id: threadId, is_topic_message: true } : {}),
+    ...topicFields(state.world, chat, threadId),
     photo: [{ file_id: fileId, file_unique_id: fileId, width, height, file_size: file.data.length }],
     ...(caption ? { caption } : {}),
   } as Message.PhotoMessage;

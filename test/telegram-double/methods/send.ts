@@ -5,8 +5,9 @@ import { chatIdParam, optBool, optInt, optJson, optString, type Params } from ".
 import { checkReplyMarkup, messageText } from "../text.js";
 import type { SentMessage } from "../types.js";
 import { type ChatState, unixNow } from "../world.js";
-import type { DoubleState, Handler } from "./state.js";
+import { noteShown, type DoubleState, type Handler } from "./state.js";
 import { admitBusinessSend, storeBusinessMessage } from "../business.js";
+import { replyThread, threadFor, topicFields } from "../topics.js";
 
 /** Refuses a send to a chat that blocked (or removed) the bot, in Telegram's words per chat type. */
 export function checkNotBlocked(chat: ChatState): void {
@@ -30,13 +31,6 @@ export function messageIdParam(params: Params): number {
   const id = optInt(params, "message_id");
   if (id === undefined) throw badRequest("message identifier is not specified");
   return id;
-}
-
-function threadIdParam(params: Params, chat: ChatState): number | undefined {
-  const threadId = optInt(params, "message_thread_id");
-  const topics = chat.config.topics;
-  if (threadId !== undefined && topics !== undefined && !topics.includes(threadId)) throw badRequest("message thread not found");
-  return threadId;
 }
 
 function replyToParam(params: Params, chat: ChatState): Message | undefined {
@@ -67,13 +61,14 @@ export const sendMessage: Handler = (params, state) => {
   if (businessId !== undefined && businessId !== "") return sendAsBusiness(params, state, businessId);
   const chat = state.world.resolveChat(chatIdParam(params));
   checkNotBlocked(chat);
-  const threadId = threadIdParam(params, chat);
+  const givenThread = threadFor(state.world, chat, params);
   const parseMode = optString(params, "parse_mode");
   const text = messageText(optString(params, "text"), parseMode);
   const markup = checkReplyMarkup(optJson(params, "reply_markup", "can't parse reply keyboard markup JSON object"));
   // As Telegram: given entities replace parse_mode's; either way its parser adds commands and links.
   const entities = storedEntities(parseMode ? { ...params, entities: undefined } : params, text);
   const replyTo = replyToParam(params, chat);
+  const threadId = replyThread(state.world, chat, givenThread, replyTo);
   const refusal = state.limiter?.admit(chat.config.id);
   if (refusal) throw refusal;
   return accept(state, chat, { text, threadId, markup, replyTo, parseMode, params, entities });
@@ -97,13 +92,14 @@ function accept(state: DoubleState, chat: ChatState, a: Accepted): Message.TextM
     from: state.world.botUser(),
     chat: state.world.chatObject(chat),
     date: unixNow(),
-    ...(a.threadId !== undefined && chat.config.isForum ? { message_thread_id: a.threadId, is_topic_message: true } : {}),
+    ...topicFields(state.world, chat, a.threadId),
     ...(a.replyTo ? { reply_to_message: embedded(a.replyTo) } : {}),
     text: a.text,
     ...(entities?.length ? { entities } : {}),
     ...(a.markup && a.markup.inline_keyboard.length > 0 ? { reply_markup: a.markup } : {}),
   } as Message.TextMessage;
   chat.messages.set(messageId, message);
+  noteShown(state, chat.config.id, message, "sendMessage");
   state.sent.push({
     chatId: chat.config.id,
     messageId,
@@ -137,6 +133,7 @@ function sendAsBusiness(params: Params, state: DoubleState, businessId: string):
   const replyToId = replyParameters?.message_id ?? optInt(params, "reply_to_message_id");
   const message = storeBusinessMessage(state, target, text, replyToId);
   const entities = storedEntities(parseMode ? { ...params, entities: undefined } : params, text);
+  noteShown(state, target.chatId, message, "sendMessage");
   state.sent.push({
     chatId: target.chatId,
     messageId: message.message_id,

@@ -1,0 +1,60 @@
+import { rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { ShownVersion } from "../telegram-double/index.js";
+import { eventually } from "../support/daemon-process.js";
+import { draftRecord, GROUP, OWNER, payload, submitPending, useLiveDaemon } from "../support/live-fixture.js";
+
+/**
+ * Issue 25, point 2 (contract v4, "Halted when approved"), through the real
+ * daemon and the Bot API double's history of what the post showed when.
+ */
+
+const live = useLiveDaemon({ env: { UNDO_WINDOW: "3s" } });
+
+const keyboard = (v: ShownVersion | undefined) => JSON.stringify(v?.replyMarkup ?? null);
+const offersSend = (v: ShownVersion | undefined) => keyboard(v).includes("👍 Send");
+
+describe("an approval while sends are halted (the owner's HALT)", () => {
+  it("is answered as halted at once, never with a send time or Undo; after the halt, 👍 Send is offered again and sends after a full window", async () => {
+    await live.start();
+    const d = await submitPending(live.daemon, payload("Approved during a halt"));
+    const history = () => live.double.history(OWNER, d.review_message_id);
+    const halt = join(live.daemon.harnessDir, "HALT");
+    await writeFile(halt, "{}\n", { mode: 0o600 });
+    await eventually(async () => (await live.daemon.request("GET", "/status")).body.kill_switch.halted === true, 10_000, "halted");
+
+    live.double.injectReaction({ chatId: OWNER, messageId: d.review_message_id, userId: OWNER, newEmojis: ["👍"] });
+    const halted = await eventually(async () => {
+      const rec = await draftRecord(live.daemon, d.draft_id);
+      return rec.status === "halted" ? rec : null;
+    });
+    expect(halted).toMatchObject({ halt_lasts: true, approval: null, send_after: null, reason: expect.stringMatching(/^kill switch: /) });
+    const shownHalted = await eventually(() => history().find((v) => v.text?.startsWith("⛔")), 10_000, "the post says halted");
+    expect(shownHalted.text).toMatch(/^⛔ Approved, but not sent: kill switch: .*👍 Send comes back here when the halt ends\./);
+    // While the halt lasts, no 👍 that could only halt again.
+    expect(offersSend(shownHalted)).toBe(false);
+
+    await rm(halt);
+    const offered = await eventually(() => history().find((v) => v.at > shownHalted.at && offersSend(v)), 10_000, "👍 Send offered again");
+    expect(offered.text).toMatch(/^⛔ Not sent: kill switch: .*The halt is over: 👍 Send approves it again\./);
+    expect((await draftRecord(live.daemon, d.draft_id)).halt_lasts).toBe(false);
+    // Until now the post never showed a send time nor ↩️ Undo.
+    expect(history().some((v) => /Sending at|↩️ Undo/.test(`${v.text} ${keyboard(v)}`))).toBe(false);
+
+    // A tap on the 👍 Send it offers now: a new approval, bound to the post as re-shown.
+    live.double.injectCallback({ chatId: OWNER, messageId: d.review_message_id, userId: OWNER, data: `v1:send:${d.draft_id}` });
+    const sent = await eventually(
+      async () => {
+        const rec = await draftRecord(live.daemon, d.draft_id);
+        return rec.status === "sent" ? rec : null;
+      },
+      20_000,
+      "sent",
+    );
+    const undoShown = history().find((v) => keyboard(v).includes("↩️ Undo"))!;
+    const out = live.double.messages(GROUP).find((m) => m.text === "Approved during a halt")!;
+    expect(out.at - undoShown.at).toBeGreaterThanOrEqual(3_000);
+    expect(Date.parse(sent.sent_at) - Date.parse(sent.undo_shown_at)).toBeGreaterThanOrEqual(3_000);
+  }, 60_000);
+});

@@ -1,0 +1,227 @@
+import { readFile, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { Api } from "grammy";
+import { describe, expect, it } from "vitest";
+import type { SentMessage } from "../telegram-double/index.js";
+import { eventually, type DaemonProcess } from "../support/daemon-process.js";
+import { draftRecord, GROUP, liveDouble, OWNER, payload, submitPending, useLiveDaemon } from "../support/live-fixture.js";
+
+/**
+ * Issue 27 point 1, against the Bot API double with private-chat topics
+ * (Bot API 9.3/9.4): one topic per role, made once and kept in HARNESS_DIR;
+ * posts, reminders and questions in the role's topic, commands and summaries
+ * in the main thread; decisions in a topic as anywhere; a deleted topic made
+ * again; no topics, or a refusal, said once; REVIEW_THREAD_ID and
+ * REVIEW_TOPICS=off.
+ */
+
+const live = useLiveDaemon({ double: () => liveDouble({ hasTopicsEnabled: true }), env: { TELEGRAM_RATE_SCALE: "20" } });
+
+type Rec = Record<string, any>;
+
+const submit = (d: DaemonProcess, role: string, text: string, extra: Rec = {}) =>
+  submitPending(d, payload(text, { drafted_by_role: role, ...extra }));
+const inReview = () => live.double.messages(OWNER);
+const threadOf = (messageId: number) => live.double.message(OWNER, messageId)?.message_thread_id;
+/** The bot's messages in the review chat's main thread (no topic). */
+const mainThread = () => inReview().filter((m) => m.message.message_thread_id === undefined);
+const topicsFile = (d: DaemonProcess) => join(d.harnessDir, "review_topics.json");
+
+describe("a topic per role", () => {
+  it("is made once per role, named after it; each role's posts go there; the topics survive a restart", async () => {
+    const d = await live.start();
+    const scribe = await submit(d, "Scribe", "Scribe one.");
+    const cos = await submit(d, "CoS", "CoS one.");
+    const margot = await submit(d, "Margot", "Margot one.");
+    const scribe2 = await submit(d, "Scribe", "Scribe two.");
+    const topics = live.double.topics(OWNER);
+    expect(topics.map((t) => t.name)).toEqual(["Scribe", "CoS", "Margot"]);
+    expect(live.double.callCount("createForumTopic")).toBe(3);
+    const byName = Object.fromEntries(topics.map((t) => [t.name, t.message_thread_id]));
+    expect([scribe, cos, margot, scribe2].map((r) => threadOf(r.review_message_id))).toEqual([
+      byName.Scribe,
+      byName.CoS,
+      byName.Margot,
+      byName.Scribe,
+    ]);
+    expect(scribe.review_thread_id).toBe(byName.Scribe);
+    // Nothing about topics was said: they simply work.
+    expect(mainThread()).toEqual([]);
+    const file = JSON.parse(await readFile(topicsFile(d), "utf8"));
+    expect(file.topics).toEqual({
+      Scribe: { thread_id: byName.Scribe, name: "Scribe" },
+      CoS: { thread_id: byName.CoS, name: "CoS" },
+      Margot: { thread_id: byName.Margot, name: "Margot" },
+    });
+    expect((await stat(topicsFile(d))).mode & 0o777).toBe(0o600);
+
+    const again = await live.restart();
+    const scribe3 = await submit(again, "Scribe", "Scribe three.");
+    expect(live.double.callCount("createForumTopic")).toBe(3);
+    expect(threadOf(scribe3.review_message_id)).toBe(byName.Scribe);
+  });
+
+  it("carries decisions: a tap, a reaction and a note in a topic count; answers go to the post's topic, across a restart", async () => {
+    const d = await live.start();
+    const a = await submit(d, "Scribe", "Send A.");
+    const b = await submit(d, "CoS", "Revise B.");
+    const c = await submit(d, "Margot", "Send C.");
+    live.double.injectCallback({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, data: `v1:send:${a.draft_id}` });
+    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "Shorter, please.", replyToMessageId: b.review_message_id });
+    await eventually(async () => (await draftRecord(d, a.draft_id)).status === "sent", 10_000, "A sent");
+    await eventually(async () => (await draftRecord(d, b.draft_id)).status === "revise", 10_000, "B revised");
+
+    const again = await live.restart();
+    live.double.injectReaction({ chatId: OWNER, messageId: c.review_message_id, userId: OWNER, newEmojis: ["👍"] });
+    await eventually(async () => (await draftRecord(again, c.draft_id)).status === "sent", 10_000, "C sent after the restart");
+    expect(live.double.messages(GROUP).map((m) => m.text)).toEqual(["Send A.", "Send C."]);
+    // Every message the bot sent about a draft is in that draft's topic (Telegram refuses a reply elsewhere).
+    for (const m of inReview().filter((x) => x.replyToMessageId !== undefined)) {
+      expect(m.message.message_thread_id).toBe(threadOf(m.replyToMessageId!));
+    }
+  });
+
+  it("reminders and questions of a draft go to its topic; an ✏️ edit is posted there again", async () => {
+    const d = await live.start({ DRAFT_TTL: "8s", REMIND_BEFORE: "5s" });
+    const a = await submit(d, "CoS", "Lunch at 12?");
+    const topic = threadOf(a.review_message_id)!;
+    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "ok", replyToMessageId: a.review_message_id });
+    const question = await eventually(() => inReview().find((m) => m.text.startsWith("You replied")), 10_000, "the question");
+    live.double.injectCallback({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, data: `v1:edit:${a.draft_id}` });
+    const prompt = await eventually(() => inReview().find((m) => (m.replyMarkup as Rec)?.force_reply), 10_000, "the edit prompt");
+    const reminder = await eventually(() => inReview().find((m) => m.text.startsWith("⏰")), 10_000, "the reminder");
+    for (const m of [question, prompt, reminder]) expect(m.message.message_thread_id).toBe(topic);
+    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "Lunch at 13?", replyToMessageId: prompt.messageId });
+    const v2 = await eventually(
+      async () => {
+        const rec = await draftRecord(d, a.draft_id);
+        return rec.text_version === 2 && rec.status === "pending" ? rec : null;
+      },
+      10_000,
+      "version 2 posted",
+    );
+    expect(threadOf(v2.review_message_id)).toBe(topic);
+    expect(mainThread()).toEqual([]);
+  });
+
+  it("a deleted topic is made again and the owner is told once", async () => {
+    const d = await live.start();
+    const first = await submit(d, "Scribe", "One.");
+    const old = threadOf(first.review_message_id)!;
+    expect(live.double.deleteTopic(OWNER, old)).toBe(true);
+    const second = await submit(d, "Scribe", "Two.");
+    const fresh = threadOf(second.review_message_id)!;
+    expect(fresh).not.toBe(old);
+    expect(live.double.topics(OWNER).map((t) => [t.name, t.message_thread_id])).toEqual([["Scribe", fresh]]);
+    const told = mainThread().filter((m) => m.text.includes("was deleted"));
+    expect(told).toHaveLength(1);
+    expect(told[0]!.text).toMatch(/^🗂 The topic “Scribe” was deleted, so Scribe's drafts go to a new topic “Scribe”/);
+    await submit(d, "Scribe", "Three.");
+    expect(mainThread().filter((m) => m.text.includes("was deleted"))).toHaveLength(1);
+    expect(live.double.callCount("createForumTopic")).toBe(2);
+  });
+
+  it("a damaged topics file: the topics are made again, the owner is told, nothing crashes", async () => {
+    const d = await live.start();
+    const first = await submit(d, "CoS", "One.");
+    await writeFile(topicsFile(d), "{ not json");
+    const again = await live.restart();
+    const second = await submit(again, "CoS", "Two.");
+    expect(threadOf(second.review_message_id)).not.toBe(threadOf(first.review_message_id));
+    expect(mainThread().filter((m) => m.text.includes("review_topics.json"))).toHaveLength(1);
+    expect(JSON.parse(await readFile(topicsFile(again), "utf8")).topics.CoS.thread_id).toBe(threadOf(second.review_message_id));
+  });
+});
+
+describe("/pending", () => {
+  it("inside a role's topic lists that role's drafts, answered there; in the main thread lists all", async () => {
+    const d = await live.start();
+    const s1 = await submit(d, "Scribe", "Scribe one.");
+    await submit(d, "CoS", "CoS one.");
+    await submit(d, "Scribe", "Scribe two.");
+    const scribeTopic = threadOf(s1.review_message_id)!;
+    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "/pending", threadId: scribeTopic });
+    const inTopic = await eventually(() => inReview().find((m) => m.text.includes("awaiting a decision")), 10_000, "/pending in the topic");
+    expect(inTopic.message.message_thread_id).toBe(scribeTopic);
+    expect(inTopic.text).toMatch(/^2 Scribe drafts awaiting a decision/);
+    expect(inTopic.text).toContain("Scribe one.");
+    expect(inTopic.text).toContain("Scribe two.");
+    expect(inTopic.text).not.toContain("CoS");
+
+    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "/pending" });
+    const inMain = await eventually(
+      () => inReview().find((m) => m.text.startsWith("3 drafts awaiting a decision")),
+      10_000,
+      "/pending in the main thread",
+    );
+    expect(inMain.message.message_thread_id).toBeUndefined();
+  });
+});
+
+describe("where topics cannot be had", () => {
+  it("REVIEW_TOPICS=role and the bot has topics off: drafts go to the main thread, and the owner is told once why", async () => {
+    live.double.setTopicsEnabled(false);
+    const d = await live.start({ REVIEW_TOPICS: "role" });
+    const a = await submit(d, "Scribe", "One.");
+    await submit(d, "CoS", "Two.");
+    expect(threadOf(a.review_message_id)).toBeUndefined();
+    const told = inReview().filter((m) => m.text.startsWith("🗂"));
+    expect(told).toHaveLength(1);
+    expect(told[0]!.text).toContain("@BotFather (your bot → Bot Settings → Topics)");
+    expect(told[0]!.text).toContain("REVIEW_TOPICS=off");
+    const again = await live.restart({ REVIEW_TOPICS: "role" });
+    await submit(again, "Margot", "Three.");
+    expect(inReview().filter((m) => m.text.startsWith("🗂"))).toHaveLength(1);
+  });
+
+  it("by default, a bot without topics keeps one stream and says nothing about it", async () => {
+    live.double.setTopicsEnabled(false);
+    const d = await live.start();
+    const a = await submit(d, "Scribe", "One.");
+    expect(threadOf(a.review_message_id)).toBeUndefined();
+    expect(inReview().map((m) => m.messageId)).toEqual([a.review_message_id]);
+  });
+
+  it("Telegram refuses to make a topic: the role's drafts go to the main thread, said once; other roles keep theirs", async () => {
+    const d = await live.start();
+    live.double.failNext("createForumTopic", { error_code: 400, description: "Bad Request: not enough rights to create a topic" });
+    const a = await submit(d, "Scribe", "One.");
+    const b = await submit(d, "Scribe", "Two.");
+    const c = await submit(d, "CoS", "Three.");
+    expect(threadOf(a.review_message_id)).toBeUndefined();
+    expect(threadOf(b.review_message_id)).toBeUndefined();
+    expect(threadOf(c.review_message_id)).toBe(live.double.topics(OWNER).find((t) => t.name === "CoS")?.message_thread_id);
+    const told = mainThread().filter((m) => m.text.startsWith("🗂"));
+    expect(told.map((m) => m.text)).toEqual([
+      expect.stringContaining("refused to make a topic for Scribe (Bad Request: not enough rights"),
+    ]);
+  });
+});
+
+describe("settings", () => {
+  it("REVIEW_THREAD_ID wins: everything goes to that thread, no topic is made", async () => {
+    const api = new Api(live.double.token, { apiRoot: live.double.url });
+    const { message_thread_id: thread } = await api.createForumTopic(OWNER, "Review");
+    const d = await live.start({ REVIEW_THREAD_ID: String(thread) });
+    const a = await submit(d, "Scribe", "One.");
+    const b = await submit(d, "CoS", "Two.");
+    expect([threadOf(a.review_message_id), threadOf(b.review_message_id)]).toEqual([thread, thread]);
+    expect(live.double.callCount("createForumTopic")).toBe(1);
+    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "/status", threadId: thread });
+    const status = await eventually(
+      () => inReview().find((m: SentMessage) => m.text.startsWith("draft-review (")),
+      10_000,
+      "/status answered",
+    );
+    expect(status.message.message_thread_id).toBe(thread);
+  });
+
+  it("REVIEW_TOPICS=off: one stream, no topic, nothing said", async () => {
+    const d = await live.start({ REVIEW_TOPICS: "off" });
+    const a = await submit(d, "Scribe", "One.");
+    const b = await submit(d, "Margot", "Two.");
+    expect([threadOf(a.review_message_id), threadOf(b.review_message_id)]).toEqual([undefined, undefined]);
+    expect(live.double.callCount("createForumTopic")).toBe(0);
+    expect(inReview()).toHaveLength(2);
+  });
+});

@@ -1,0 +1,216 @@
+import { Api } from "grammy";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SimulatedClock } from "../../src/clock/simulated-clock.js";
+import type { DraftRecord } from "../../src/drafts/record.js";
+import { TelegramReviewChat } from "../../src/telegram/review-chat.js";
+import { reviewChatLimits } from "../../src/telegram/review-lane.js";
+import { startTelegramDouble, type ShownVersion, type TelegramDouble } from "../telegram-double/index.js";
+import { draftIn, T0 } from "../support/drafts.js";
+
+// Status edits of the review post on a private chat's pace (one call a second), on a simulated
+// clock, against the Bot API double: what each edit showed, when, and in which order (contract v4).
+
+const OWNER = 5_550_001;
+const UNDO = 5_000;
+const quiet = { warn() {} };
+
+let double: TelegramDouble;
+let clock: SimulatedClock;
+let chat: TelegramReviewChat;
+
+beforeEach(async () => {
+  double = await startTelegramDouble({ chats: [{ id: OWNER, type: "private" }] });
+  clock = new SimulatedClock(T0);
+  const api = new Api(double.token, { apiRoot: double.url });
+  const limits = reviewChatLimits(String(OWNER));
+  chat = new TelegramReviewChat({
+    api,
+    chatId: String(OWNER),
+    threadId: null,
+    deferForMs: 86_400_000,
+    clock,
+    log: quiet,
+    limits,
+    timeZone: "UTC",
+  });
+});
+
+afterEach(async () => {
+  await chat.stop();
+  await double.stop();
+});
+
+/** Moves the simulated clock, letting each review-chat call finish before the next timer. */
+async function advance(ms: number): Promise<void> {
+  await chat.whenIdle();
+  await clock.advance(ms, () => chat.whenIdle());
+}
+
+/** Posts `n` drafts (one a second) and returns them pending, each with its post's message id. */
+async function posted(n: number): Promise<DraftRecord[]> {
+  const drafts = Array.from({ length: n }, (_, i) => draftIn("queued", { draft_id: `d_${i}`, draft_text: `Draft ${i}` }));
+  const posts = drafts.map((d) => chat.post(d));
+  await advance(n * 1_000);
+  const made = await Promise.all(posts);
+  return drafts.map((d, i) => ({
+    ...d,
+    status: "pending" as const,
+    review_chat_id: made[i]!.reviewChatId,
+    review_message_id: made[i]!.reviewMessageId,
+  }));
+}
+
+/** `d` approved at `tap` with a 5 s window, its ↩️ Undo not shown yet. */
+function approvedAt(d: DraftRecord, tap: number): DraftRecord {
+  const approval = {
+    actor: { user_id: OWNER, channel: "reaction" as const, emoji: "👍", update_id: null },
+    at: new Date(tap).toISOString(),
+    text_sha256: d.text_sha256,
+  };
+  return {
+    ...d,
+    status: "approved",
+    version: d.version + 1,
+    approval,
+    send_after: new Date(tap + UNDO).toISOString(),
+    undo_shown_at: null,
+  };
+}
+
+const undoButton = (v: ShownVersion | undefined) => JSON.stringify(v?.replyMarkup ?? null).includes("↩️ Undo");
+const versions = (d: DraftRecord) => double.history(OWNER, d.review_message_id!);
+
+describe("an approval's edit says when Telegram showed its ↩️ Undo", () => {
+  it("resolves with the acceptance time and the send time it showed (a whole second, at least the window after the call)", async () => {
+    const [d] = await posted(1);
+    const approved = approvedAt(d!, clock.now());
+    const shown = chat.showStatus(approved);
+    await advance(1_000);
+    const result = await shown;
+    expect(result).toMatchObject({ draft: { draft_id: "d_0" } });
+    expect(result!.at).toBeGreaterThan(T0);
+    expect(result!.at).toBeLessThanOrEqual(clock.now());
+    expect(result!.sendAt! % 1000).toBe(0);
+    expect(result!.sendAt!).toBeGreaterThanOrEqual(result!.at + UNDO);
+    const hms = new Date(result!.sendAt!).toISOString().slice(11, 19);
+    const last = versions(d!).at(-1)!;
+    expect(last.text).toContain(`👍 Approved · Sending at ${hms} · ↩️ Undo`);
+    expect(undoButton(last)).toBe(true);
+  });
+
+  it("renders the draft as it is when its turn comes: an approval undone meanwhile never shows an Undo", async () => {
+    const [a, b] = await posted(2);
+    let current = approvedAt(b!, clock.now());
+    // The chat is busy with another post's edit; b's waits its turn.
+    const first = chat.showStatus({ ...a!, status: "deferred", version: a!.version + 1 });
+    const second = chat.showStatus(current, () => current);
+    current = { ...b!, status: "pending", version: current.version + 1, undone_at: new Date(clock.now()).toISOString() };
+    await advance(3_000);
+    await first;
+    expect((await second)!.draft.status).toBe("pending");
+    expect(versions(b!).some(undoButton)).toBe(false);
+    expect(versions(b!).at(-1)!.text).toMatch(/^↩️ Undone/);
+  });
+
+  it("ends an offer of Undo before it starts another: an undone post's edit overtakes approvals waiting their turn", async () => {
+    const drafts = await posted(4);
+    const tap = clock.now();
+    const starts = drafts.slice(0, 3).map((d) => chat.showStatus(approvedAt(d, tap)));
+    await advance(500);
+    const undone = { ...drafts[3]!, status: "pending" as const, version: 9, undone_at: new Date(tap).toISOString() };
+    const end = chat.showStatus(undone);
+    await advance(5_000);
+    await Promise.all([...starts, end]);
+    const order = double
+      .history(OWNER)
+      .filter((v) => v.method !== "sendMessage")
+      .map((v) => v.messageId);
+    const ids = drafts.map((d) => d.review_message_id);
+    // The first approval's edit was in flight; the end went next.
+    expect(order).toEqual([ids[0], ids[3], ids[1], ids[2]]);
+    const at = double.history(OWNER).map((v) => v.at);
+    for (let i = 1; i < at.length; i++) expect(at[i]! - at[i - 1]!).toBeGreaterThanOrEqual(0);
+  });
+
+  it("an edit that would change nothing is not made, and says since when the post shows it", async () => {
+    const [d] = await posted(1);
+    const sent = { ...d!, status: "sent" as const, version: 7, sent_at: new Date(clock.now()).toISOString(), sent_message_id: 1 };
+    const once = chat.showStatus(sent);
+    await advance(1_000);
+    const first = await once;
+    const again = await chat.showStatus(sent);
+    expect(again).toEqual({ draft: sent, at: first!.at, sendAt: null });
+    expect(double.callCount("editMessageText")).toBe(1);
+  });
+});
+
+describe("a post that cannot be edited", () => {
+  it("shows the ↩️ Undo in a new message (a reply to the post), which loses it when the draft is sent", async () => {
+    const [d] = await posted(1);
+    double.failNext("editMessageText", { error_code: 400, description: "Bad Request: message to edit not found" });
+    const shown = chat.showStatus(approvedAt(d!, clock.now()));
+    await advance(3_000);
+    const result = (await shown)!;
+    expect(result.undoMessageId).toBeDefined();
+    const message = double.history(OWNER, result.undoMessageId).at(-1)!;
+    expect(message.text).toMatch(/^👍 Approved · Sending at .* · ↩️ Undo$/);
+    expect(undoButton(message)).toBe(true);
+    expect(result.sendAt!).toBeGreaterThanOrEqual(result.at + UNDO);
+
+    const sent = { ...d!, status: "sent" as const, version: 9, sent_at: new Date(clock.now()).toISOString(), sent_message_id: 1 };
+    const ended = chat.showStatus(sent);
+    await advance(3_000);
+    await ended;
+    expect(undoButton(double.history(OWNER, result.undoMessageId).at(-1))).toBe(false);
+    expect(double.history(OWNER, result.undoMessageId).at(-1)!.text).toMatch(/^✅ Sent/);
+  });
+
+  it("says it failed when the new message cannot be sent either", async () => {
+    const [d] = await posted(1);
+    double.failNext("editMessageText", { error_code: 400, description: "Bad Request: message to edit not found" });
+    double.failNext("sendMessage", { error_code: 403, description: "Forbidden: bot was blocked by the user" });
+    const shown = chat.showStatus(approvedAt(d!, clock.now()));
+    await advance(3_000);
+    expect((await shown)!.failed).toMatch(/blocked/);
+  });
+});
+
+describe("a send whose window is over takes the review chat's next top-priority turn", () => {
+  it("the edit that ends its ↩️ Undo follows the send in the same turn, ahead of approvals waiting to be shown", async () => {
+    const drafts = await posted(4);
+    const tap = clock.now();
+    const starts = drafts.slice(0, 3).map((d) => chat.showStatus(approvedAt(d, tap)));
+    await advance(200);
+    let current: DraftRecord = {
+      ...drafts[3]!,
+      status: "approved",
+      send_after: new Date(tap).toISOString(),
+      undo_shown_at: new Date(tap).toISOString(),
+    };
+    let sentAt = 0;
+    const seen: unknown[] = [];
+    const send = chat.sendTurn(
+      async () => {
+        sentAt = clock.now();
+        current = { ...current, status: "sent", version: current.version + 2, sent_at: new Date(sentAt).toISOString(), sent_message_id: 5 };
+        return "sent";
+      },
+      () => current,
+      (s) => seen.push(s),
+    );
+    await advance(5_000);
+    expect(await send).toBe("sent");
+    await Promise.all(starts);
+    const edit = versions(drafts[3]!).at(-1)!;
+    expect(edit.text).toMatch(/^✅ Sent/);
+    expect(seen).toEqual([expect.objectContaining({ draft: expect.objectContaining({ status: "sent" }) })]);
+    // Turns: the first approval's edit (in flight), then the send with its edit, then the other approvals.
+    expect(sentAt - tap).toBe(1_000);
+    const order = double
+      .history(OWNER)
+      .filter((v) => v.method !== "sendMessage")
+      .map((v) => v.messageId);
+    const ids = drafts.map((d) => d.review_message_id);
+    expect(order).toEqual([ids[0], ids[3], ids[1], ids[2]]);
+  });
+});
