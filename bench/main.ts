@@ -2,8 +2,8 @@
  * `npm run bench [-- section...]`: measures the daemon against Telegram's
  * limits (the Bot API double enforcing them) and the disk, and prints ONE
  * table, every figure from this run, each beside its target. Sections:
- * drain, latency, intake, replay, memory, history, start, soak (default: all but
- * soak; `npm run bench -- soak` runs the 30-day soak). Not part of the test
+ * drain, latency, intake, replay, memory, history, start, soak, undo (default:
+ * all but soak; `npm run bench -- soak` runs the 30-day soak). Not part of the test
  * suite. About 3-4 minutes on 2 cores; needs 4 GiB free in the temp dir
  * for the replay (skipped otherwise).
  */
@@ -13,6 +13,7 @@ import { drainSection, intakeSection, latencySection, memorySection, replaySecti
 import { historySection } from "./history.js";
 import { soakSection } from "./soak.js";
 import { startSection } from "./start.js";
+import { undoVisibleSection } from "./undo-visible.js";
 import { renderTable, skipped, type Row } from "./table.js";
 
 const SECTIONS: Record<string, { order: number; run: () => Promise<Row[]> }> = {
@@ -24,6 +25,7 @@ const SECTIONS: Record<string, { order: number; run: () => Promise<Row[]> }> = {
   history: { order: 6, run: historySection },
   soak: { order: 7, run: soakSection },
   start: { order: 8, run: startSection },
+  undo: { order: 9, run: undoVisibleSection },
 };
 
 function header(): string {
