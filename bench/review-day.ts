@@ -1,5 +1,5 @@
 /**
- * 9. A calm review chat (issue 27, point 2): how many messages the bot adds to
+ * 10. A calm review chat (issue 27, point 2): how many messages the bot adds to
  * the private review chat per draft over a scripted day, through the real
  * daemon against the double (Telegram's limits on, 20x faster, as the
  * daemon's own pace with TELEGRAM_RATE_SCALE=20). 25 drafts of three roles
@@ -51,7 +51,7 @@ export async function reviewDaySection(): Promise<Row[]> {
     const kinds = [...count.kinds].map(([k, n]) => `${n} ${k}`).join(", ");
     rows.push(
       judged(
-        "9",
+        "10",
         `bot messages per draft: scripted day, 25 drafts, private review chat, topics ${topics ? "on" : "off"}`,
         `${fixed(perDraft)} (${count.total} messages: ${kinds})`,
         `≤ ${GOAL} (walk: 1.9)`,

@@ -99,8 +99,12 @@ export const postSupersededEntrySchema = z.object({ kind: z.literal("post_supers
 export const editPromptEntrySchema = z.object({ kind: z.literal("edit_prompt"), draft_id: z.string(), message_id: int, text_version: int });
 
 /** What a message with a decision control asks for (see src/desk/surfaces.ts). */
-/** `asbot`: "🤖 Send as the bot instead" under the notice of a draft the owner's identity could not send. `ask`: send or revise, asked back for a reply that is only an approval word. */
-export const SURFACE_ASKS = ["decide", "confirm", "edit", "undo", "resume", "asbot", "ask"] as const;
+/**
+ * `asbot`: "🤖 Send as the bot instead" under the notice of a draft the owner's identity could not send. `ask`: send or
+ * revise, asked back for a reply that is only an approval word. `remind`: the ⏰ reminder, which stands for the draft's
+ * post (`post`). `notice`: a message of the bot's about a draft that takes no decision (a notice, an answer).
+ */
+export const SURFACE_ASKS = ["decide", "confirm", "edit", "undo", "resume", "asbot", "ask", "remind", "notice"] as const;
 /** One of `SURFACE_ASKS`. */
 export type SurfaceAsks = (typeof SURFACE_ASKS)[number];
 
@@ -116,14 +120,19 @@ const surfaceFields = {
   audience: z.string().nullable(),
   /** Who the draft goes out as (sendIdentity: "bot", or the owner's account in one chat). */
   identity: z.string(),
-  /** A /resume confirmation: the halt it was asked about, its button's token, and until when it counts (ms). */
+  /** A /resume confirmation: the halt it was asked about, its button's token. */
   halt: z.string().nullable().optional(),
   token: z.string().optional(),
+  /** Until when it counts (ms): a /resume confirmation's 5 minutes, a reminder's deadline. */
   until: z.number().optional(),
   /** The Telegram update that had the bot send it (the ✏️ Edit tap): a redelivery of that update is known as done. */
   update_id: int.optional(),
   /** An `ask` question: the reviewer's reply it asks about, the revision note its revise button gives. */
   note: z.string().optional(),
+  /** A reminder: the review post it stands for (a decision on it counts only while that post is the live one). */
+  post: int.optional(),
+  /** A question: what it asked, kept for the edit that says what became of it once it is used or overtaken. */
+  question: z.string().optional(),
 };
 
 /** A message that carries a decision control, and what it showed when it was sent or last edited. */

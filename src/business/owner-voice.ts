@@ -6,8 +6,8 @@ import type { Audience } from "../drafts/audience.js";
 import type { ChatLog, LoggedMessage } from "./chat-log.js";
 import type { ConnectionStore, OwnerConnection } from "./connection-store.js";
 import { ignoredNotice, type IgnoredConnection, type IgnoredConnections } from "./ignored-connections.js";
+import { localDayTime } from "../owner/local-time.js";
 import {
-  agoText,
   chooseSender,
   isPersonChat,
   ownerProblem,
@@ -285,7 +285,7 @@ export class OwnerVoice {
     }
     if (now - chat.last_incoming >= REPLY_WINDOW_MS) {
       return {
-        why: `the 24 h window closed: ${name} last wrote ${agoText(now - chat.last_incoming)}, and Telegram lets you answer as yourself only within 24 h`,
+        why: `the 24 h window closed: ${name} last wrote ${localDayTime(chat.last_incoming)}, and Telegram lets you answer as yourself only within 24 h`,
         until: `${name} writes to you again`,
       };
     }

@@ -2,18 +2,10 @@ import type { Audience } from "../drafts/audience.js";
 import type { Answering, SendAs, Sender } from "../drafts/sender.js";
 import type { LoggedChat } from "./chat-log.js";
 import type { OwnerConnection } from "./connection-store.js";
+import { localDayTime } from "../owner/local-time.js";
 
 /** Telegram's rule: a business bot answers as the owner only within 24 h of the person's last message. */
 export const REPLY_WINDOW_MS = 24 * 3_600_000;
-
-/** "2 h ago", "35 min ago", "just now": how long ago, for a person. */
-export function agoText(ms: number): string {
-  const minutes = Math.floor(Math.max(0, ms) / 60_000);
-  if (minutes < 1) return "just now";
-  if (minutes < 60) return `${minutes} min ago`;
-  const hours = Math.floor(minutes / 60);
-  return hours < 48 ? `${hours} h ago` : `${Math.floor(hours / 24)} days ago`;
-}
 
 /** An account as a post names it: its name and @username. */
 export interface AccountName {
@@ -113,7 +105,8 @@ export function ownerProblem(f: SenderFacts): OwnerProblem | null {
   }
   if (f.now - f.chat.last_incoming >= REPLY_WINDOW_MS) {
     return {
-      why: `${person} last wrote ${agoText(f.now - f.chat.last_incoming)}, and Telegram lets you answer as yourself only within 24 h of their message`,
+      // An absolute time: the reason is kept and shown on the post, where "25 h ago" would go stale.
+      why: `${person} last wrote ${localDayTime(f.chat.last_incoming)}, and Telegram lets you answer as yourself only within 24 h of their message`,
       until: `${writes} again`,
     };
   }

@@ -1,9 +1,8 @@
 import type { MessageEntity } from "grammy/types";
 import type { DraftRecord } from "../drafts/record.js";
-import { localWhen } from "../owner/local-time.js";
+import { absoluteTime, timeEntity, timeMark, type TimeMark } from "../owner/local-time.js";
 import { draftEntities } from "../telegram/draft-entities.js";
 import { replyTarget } from "../drafts/reply-target.js";
-import { agoText } from "./sender-choice.js";
 
 /** The longest quote of the answered message on a review post (code points); longer ones are cut with "…". */
 const QUOTE_MAX = 600;
@@ -26,7 +25,7 @@ function personOf(d: Drafted): string {
  * goes from, or "🤖 As @the_bot, not as you: …". Null for a plain bot draft
  * (send_as bot), whose post is as it always was.
  */
-export function senderLine(d: Drafted, now: number): string | null {
+export function senderLine(d: Drafted, now: number, timeZone?: string): string | null {
   const s = d.sender;
   if (s === null) return null;
   if (s.kind === "bot") {
@@ -37,9 +36,22 @@ export function senderLine(d: Drafted, now: number): string | null {
   const wrote =
     s.last_incoming_at === null
       ? "no message from them in the last 24 h"
-      : `${person} wrote ${agoText(now - Date.parse(s.last_incoming_at))}`;
+      : `${person}${WROTE}${absoluteTime(Date.parse(s.last_incoming_at), "r", timeZone, now)}`;
   const account = s.owner_name === null ? "" : ` (${s.owner_name}${s.owner_username ? `, @${s.owner_username}` : ""})`;
   return `🗣 As you${account}, in your chat with ${person} (${wrote})`;
+}
+
+const WROTE = " wrote ";
+
+/**
+ * When the person last wrote, as the sender line shows it: an absolute time
+ * the client renders relative ("2 hours ago"), and the words before it (for
+ * the entity's place in the header); null when the line shows no time.
+ */
+export function senderLineTime(d: Drafted, now: number, timeZone?: string): { mark: TimeMark; before: string } | null {
+  const s = d.sender;
+  if (s?.kind !== "owner" || s.last_incoming_at === null) return null;
+  return { mark: timeMark(Date.parse(s.last_incoming_at), "r", timeZone, now), before: `${personOf(d)}${WROTE}` };
 }
 
 /** The 👍 button's text when the draft names its sender ("👍 Send as you to Anna"); null: the usual one. */
@@ -75,7 +87,10 @@ export function answeringBlock(
   const a = d.answering;
   if (a === null) return { text: dropped, entities: [] };
   const how = t.kind === "reply" ? "↩️ In reply to" : a.message_id === d.reply_to_message_id ? "💬 It answers" : "💬 The last message from";
-  const lead = `${dropped}\n${how} ${a.author}, ${localWhen(Date.parse(a.at), now, timeZone)}:\n`;
+  // When it was written: an absolute time the client renders relative ("2 hours ago"), never "today" that goes stale.
+  const when = timeMark(Date.parse(a.at), "r", timeZone, now);
+  const before = `${dropped}\n${how} ${a.author}, `;
+  const lead = `${before}${when.text}:\n`;
   const quote = cut(a.text);
-  return { text: lead + quote, entities: draftEntities(offset + lead.length, quote) };
+  return { text: lead + quote, entities: [timeEntity(when, offset + before.length), ...draftEntities(offset + lead.length, quote)] };
 }

@@ -1,5 +1,5 @@
 import type { Api, Composer, Context } from "grammy";
-import type { InlineKeyboardMarkup } from "grammy/types";
+import type { InlineKeyboardMarkup, MessageEntity } from "grammy/types";
 import { harnessPaths } from "../app/paths.js";
 import type { Core } from "../app/core.js";
 import type { CallbackDelivery } from "../callbacks/delivery.js";
@@ -27,11 +27,11 @@ export interface OwnerFeatureDeps {
   readonly config: Config;
   readonly core: Core;
   /** Posts in the review chat within its rate limit (TelegramReviewChat.say). */
-  readonly say: (text: string, buttons?: InlineKeyboardMarkup, thread?: number | null) => Promise<unknown>;
+  readonly say: (text: string, buttons?: InlineKeyboardMarkup, thread?: number | null, entities?: MessageEntity[]) => Promise<unknown>;
   /** The role whose topic a thread is (REVIEW_TOPICS=role); absent: no topics. */
   readonly topicRole?: (threadId: number) => Role | null;
   /** Answers in the review chat as a reply to a message (TelegramReviewChat.answer). */
-  readonly answer?: (text: string, replyTo: number, thread: number | null) => Promise<void>;
+  readonly answer?: (text: string, replyTo: number, thread: number | null) => Promise<unknown>;
   /** Posts a picture in the review chat within its rate limit (TelegramReviewChat.sendPhoto). */
   readonly sendPhoto: ReportPostDeps["sendPhoto"];
   readonly api: Api;

@@ -1,29 +1,25 @@
 import { resolve } from "node:path";
-import { sequentialize } from "@grammyjs/runner";
-import { Bot, GrammyError, type Context } from "grammy";
-import { harnessPaths, openCore, type Core } from "../app/core.js";
+import { Bot, GrammyError } from "grammy";
+import { harnessPaths, openCore } from "../app/core.js";
 import { systemClock } from "../clock/clock.js";
 import type { Config } from "../config/config.js";
 import type { Redactor } from "../desk/intake.js";
-import { resumeDrafts } from "../desk/recovery.js";
 import { resolveApiToken } from "../app/api-token.js";
 import { startApiServer } from "../http/server.js";
 import type { Logger } from "../log/logger.js";
 import { slidingWindowLimiter } from "../send/sliding-limiter.js";
 import { auditEventFeed } from "../desk/event-feed.js";
-import { decisionHandlers } from "../telegram/decision-handlers.js";
 import { TelegramReviewChat } from "../telegram/review-chat.js";
 import { ReviewTopics } from "../telegram/review-topics.js";
 import { TopicStore } from "../telegram/topic-store.js";
 import { reviewChatLimits } from "../telegram/review-lane.js";
 import { telegramSendCall } from "../telegram/send-call.js";
-import { ALLOWED_UPDATES, handleJournaled, startJournaledPolling, type FetchUpdates } from "../telegram/journaled-updates.js";
+import { ALLOWED_UPDATES, startJournaledPolling, type FetchUpdates } from "../telegram/journaled-updates.js";
 import { AUDIENCE_TTL_MS, TelegramAudienceResolver } from "../telegram/audience-resolver.js";
 import { UpdateJournal } from "../telegram/update-journal.js";
-import { businessConnectionCall, businessUpdates } from "../telegram/business-updates.js";
+import { businessConnectionCall } from "../telegram/business-updates.js";
 import { markAnswers } from "../telegram/answer-mark.js";
 import { Closers } from "./closers.js";
-import { handleStartBacklog } from "./start-backlog.js";
 import { connectBot } from "./connect.js";
 import { withPollingRetry } from "./poll-retry.js";
 import { scaledBackoffs } from "../retry/backoff.js";
@@ -33,9 +29,8 @@ import { logDraftChanges } from "./draft-log.js";
 import { DeliveryWatch } from "./delivery-watch.js";
 import { startCallbacks } from "./callbacks.js";
 import { DaemonHealth } from "./health.js";
-import { tellJournalLoss } from "./journal-loss.js";
-import { tellOutage } from "./outage.js";
-import { outageAtStart } from "../telegram/outage-text.js";
+import { installHandlers } from "./handlers.js";
+import { startUp } from "./start-up.js";
 
 /** What main hands the daemon besides the configuration. */
 export interface DaemonEnv {
@@ -43,14 +38,6 @@ export interface DaemonEnv {
   readonly redact: Redactor | null;
   /** The logger's secret list; the generated API token is added to it. */
   readonly secrets: (string | null | undefined)[];
-}
-
-/** The key under which updates about one review message run in order. */
-function reviewMessageKey(ctx: Context): string | undefined {
-  const u = ctx.update;
-  const chat = ctx.chat?.id ?? ctx.callbackQuery?.message?.chat.id;
-  const messageId = u.message_reaction?.message_id ?? u.callback_query?.message?.message_id ?? u.message?.reply_to_message?.message_id;
-  return messageId === undefined ? undefined : `${chat}:${messageId}`;
 }
 
 /**
@@ -134,7 +121,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
     const owner = ownerFeatures({
       config,
       core,
-      say: (text, buttons, thread) => reviewChat.say(text, buttons, thread),
+      say: (text, buttons, thread, entities) => reviewChat.say(text, buttons, thread, entities),
       topicRole: (thread) => topics.roleOf(thread),
       answer: (text, replyTo, thread) => reviewChat.answer(text, replyTo, thread),
       sendPhoto: (png, caption, filename) => reviewChat.sendPhoto(png, caption, filename),
@@ -162,40 +149,18 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
     closers.push("update journal", () => journal.close());
     bot.api.config.use(markAnswers(journal, config.reviewChatId));
     const fetchUpdates = withPollingRetry(fetchReportingHealth(bot, health), log, clock, backoffs.poll);
-    await replayJournal(journal, bot, core, log, heldWhileDown);
-    // The owner's connection as Telegram has it now (a change while the daemon was down), before any send.
-    await core.voice.refresh();
-    // Down longer than Telegram keeps a tap (measured from the journal's note of the last getUpdates answered).
-    const outage = outageAtStart(journal.polledBefore, clock.now());
-    // Then Telegram's queue, in order, before recovery starts the sends that fell due meanwhile.
-    const backlog: { firstUpdateId?: number | null } = {};
-    const fetchNoting: FetchUpdates = (args, signal) =>
-      fetchUpdates(args, signal).then((updates) => {
-        if (!("firstUpdateId" in backlog)) backlog.firstUpdateId = updates[0]?.update_id ?? null;
-        return updates;
-      });
-    if (!(await readBacklog(fetchNoting, journal, bot, log, stopSignal, heldWhileDown))) return 0;
-    heldWhileDown.clear();
-    // A damaged journal line whose tap Telegram had confirmed already: the owner is told he may need to decide again.
-    await tellJournalLoss({
-      cut: journal.cut,
-      firstDelivered: backlog.firstUpdateId ?? null,
-      drafts: () => core.desk.list(),
+    const started = await startUp({
+      bot,
+      core,
+      journal,
+      fetch: fetchUpdates,
       say: (text) => reviewChat.say(text),
+      timeZone: config.reviewTimeZone ?? undefined,
+      heldWhileDown,
+      stopped: stopSignal.promise,
       log,
     });
-    await resumeDrafts(core.desk, { downSince: outage?.since ?? null });
-    if (outage !== null) {
-      await tellOutage({
-        outage,
-        drafts: () => core.desk.list(),
-        say: (text) => reviewChat.say(text),
-        timeZone: config.reviewTimeZone ?? undefined,
-        log,
-      });
-    }
-    // Telegram answered at this start: noted now, so a restart right after measures no outage (and says it once).
-    await journal.notePolled(clock.now());
+    if (!started) return 0;
 
     const switchNoticesTold = new Set<string>();
     const token = await resolveApiToken(config, config.harnessDir, log);
@@ -282,41 +247,6 @@ async function openReviewTopics(config: Config, bot: Bot, log: Logger): Promise<
   });
 }
 
-/** The bot's middleware, in order: per-message serial, /resume taps, decisions, owner commands. */
-function installHandlers(
-  bot: Bot,
-  deps: {
-    config: Config;
-    core: Core;
-    owner: ReturnType<typeof ownerFeatures>;
-    log: Logger;
-    tellReviewers: (text: string) => Promise<void>;
-    delivered: (draftId: string) => Promise<boolean>;
-    showTold: (draftId: string) => Promise<unknown>;
-    heldWhileDown: ReadonlySet<number>;
-  },
-): void {
-  const { config, core, owner, log } = deps;
-  bot.use(sequentialize(reviewMessageKey));
-  // Before the decision handlers, which refuse any button they do not know.
-  bot.use(owner.reactionWatch);
-  bot.use(owner.confirmations);
-  bot.use(businessUpdates(core.voice));
-  bot.use(
-    decisionHandlers({
-      desk: core.desk,
-      reviewChatId: config.reviewChatId,
-      reviewerIds: config.reviewerIds,
-      log,
-      tellReviewers: deps.tellReviewers,
-      delivered: deps.delivered,
-      showTold: deps.showTold,
-      heldWhileDown: (updateId) => deps.heldWhileDown.has(updateId),
-    }),
-  );
-  bot.use(owner.commands);
-}
-
 /** getUpdates for the allowed updates, telling /healthz whether Telegram answers (a 409 is another poller). */
 function fetchReportingHealth(bot: Bot, health: DaemonHealth): FetchUpdates {
   return (args, signal) =>
@@ -327,59 +257,6 @@ function fetchReportingHealth(bot: Bot, health: DaemonHealth): FetchUpdates {
         throw err;
       },
     );
-}
-
-/**
- * Reads Telegram's queue at start (see handleStartBacklog). Resolves false
- * when a stop was asked for meanwhile.
- */
-async function readBacklog(
-  fetch: FetchUpdates,
-  journal: UpdateJournal,
-  bot: Bot,
-  log: Logger,
-  stop: StopSignal,
-  held: Set<number>,
-): Promise<boolean> {
-  const abort = new AbortController();
-  void stop.promise.then(() => abort.abort());
-  try {
-    const handled = await handleStartBacklog({
-      fetch,
-      journal,
-      handleUpdate: (update) => bot.handleUpdate(update),
-      // grammY types its signal with the abort-controller shim; Node's own AbortSignal is what it gets at run time.
-      signal: abort.signal as Parameters<FetchUpdates>[1],
-      log,
-      onHeld: (updateId) => held.add(updateId),
-    });
-    if (handled > 0) log.info({ updates: handled }, "handled the updates that waited while the daemon was down");
-    return true;
-  } catch (err) {
-    if (abort.signal.aborted) return false;
-    throw err;
-  }
-}
-
-/**
- * Handles again the journaled updates a stop left in flight (or to retry), in
- * order, each as at run time (handleJournaled): marked finished, a failure
- * logged and kept for the next start. One that began to answer before the
- * stop is not among them: its answer is not sent twice.
- */
-async function replayJournal(journal: UpdateJournal, bot: Bot, core: Core, log: Logger, held: Set<number>): Promise<void> {
-  const pending = journal.entries();
-  if (pending.length > 0) log.warn({ updates: pending.length }, "handling updates a stop left unhandled");
-  for (const update of pending) {
-    // A decision the audit log holds already (a journal from before handled updates were marked).
-    if (core.desk.hasSeenUpdate(update.update_id)) {
-      await journal.finish(update.update_id).catch(() => {});
-      continue;
-    }
-    held.add(update.update_id);
-    await handleJournaled(update, { handleUpdate: (u) => bot.handleUpdate(u), journal, log });
-  }
-  await core.desk.settle();
 }
 
 /** The first stop signal, and the keep-alive that lasts until it is disposed. */

@@ -12,6 +12,7 @@ import type { ReviewChat, Sender, StatusShown } from "./ports.js";
 import { shownOfDraft, type DecisionSurfaces } from "./surfaces.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
 import { Reminders } from "./reminders.js";
+import { closeLeftBehind } from "./closing.js";
 
 /** What the effects run against: the desk's records and changes, and the edges. */
 export interface EffectDeps {
@@ -45,6 +46,9 @@ export class DeskEffects {
   private stopped = false;
   /** Set once, after the desk gave the send path its ledger. */
   sender: Sender | null = null;
+
+  /** What each live reminder shows (see closing.ts). */
+  private readonly reminderShows = new Map<number, string>();
 
   /** REMIND_BEFORE: armed with each expiry, gone with it. */
   private readonly reminders: Reminders;
@@ -139,18 +143,32 @@ export class DeskEffects {
         return this.showStatusAt(effect.draftId, effect.at);
       case "supersede_post":
         await reviewChat.markSuperseded(draft, effect.reviewMessageId);
-        return this.notePost({ kind: "post_superseded", draft_id: draft.draft_id, review_message_id: effect.reviewMessageId });
-      case "notify":
-        await reviewChat.notify(draft, effect.text);
-        return this.noticeOut(draft, effect.text);
+        await this.notePost({ kind: "post_superseded", draft_id: draft.draft_id, review_message_id: effect.reviewMessageId });
+        return this.closeLeftBehind(draft.draft_id);
+      case "notify": {
+        const messageId = await reviewChat.notify(draft, effect.text);
+        // A notice takes no decision: an action on it is answered with the way to the live post (see surfaces.ts).
+        return this.noticeOut(draft, effect.text, this.surfaceAt(draft, messageId, "notice"));
+      }
       case "offer_as_bot": {
         const messageId = await reviewChat.offerAsBot(draft, effect.text);
         // Its button counts once, for the draft as this message showed it (see surfaces.ts).
-        const chatId = draft.review_chat_id;
-        const surface = chatId === null ? [] : [this.deps.surfaces.note("asbot", { chatId, messageId }, shownOfDraft(draft))];
-        return this.noticeOut(draft, effect.text, surface);
+        return this.noticeOut(draft, effect.text, this.surfaceAt(draft, messageId, "asbot", effect.text));
       }
     }
+  }
+
+  /** The surface line of a message about `draft` (taken into account at once), or none outside a review chat. */
+  private surfaceAt(draft: DraftRecord, messageId: number, asks: "notice" | "asbot", question?: string): AuditEntry[] {
+    const chatId = draft.review_chat_id;
+    if (chatId === null) return [];
+    return [this.deps.surfaces.note(asks, { chatId, messageId }, shownOfDraft(draft), question === undefined ? {} : { question })];
+  }
+
+  /** Questions and reminders the draft's latest change left behind say so (see closing.ts). */
+  private closeLeftBehind(draftId: string): Promise<void> {
+    const draft = this.deps.get(draftId);
+    return draft ? closeLeftBehind({ ...this.deps, reminderShows: this.reminderShows }, draft) : Promise.resolve();
   }
 
   /** Audits a notice once it is out (a crash before this line sends it again at the next start), with the surface it carries. */
@@ -184,6 +202,7 @@ export class DeskEffects {
     const shown: PostEntry = { kind: "status_shown", draft_id: draftId, version: shownDraft.version };
     this.deps.audit.index.notePost(shown);
     await this.deps.audit.append([shown, ...this.reshown(shownDraft)]);
+    await this.closeLeftBehind(draftId);
   }
 
   /** The approval's ↩️ Undo is on screen since Telegram accepted it: its window counts from then (refused if the draft moved on). */
@@ -250,6 +269,14 @@ export class DeskEffects {
         reviewThreadId: post.reviewThreadId ?? null,
       });
       if (!result.ok) this.deps.log.warn({ draft_id: draftId, reason: result.reason }, "review post made, but the draft had moved on");
+      // A split post's header takes no decision: an action on it is answered with the way to the draft's message.
+      if (result.ok && post.headerMessageId !== undefined) {
+        await this.deps.surfaces.record(
+          "notice",
+          { chatId: post.reviewChatId, messageId: post.headerMessageId },
+          shownOfDraft(result.draft),
+        );
+      }
     } catch (err) {
       const waitMs = backoffMs(this.deps.postBackoff ?? REVIEW_POST_BACKOFF, failures + 1);
       this.deps.log.error(

@@ -8,36 +8,55 @@ export type ActionKind = "decide" | "edit" | "prompt" | "undo" | "restore";
 
 /**
  * The answer to an action on a message that is not a draft's live review post
- * (replaced by an edit, or an orphan a crash left): where the live post is. It
- * goes as a reply to the live post, so tapping its quote jumps there; in a
- * supergroup it also carries the post's t.me link.
+ * (replaced by an edit, an orphan a crash left, a reminder or question the
+ * draft left behind, a notice): why it did not count, and where the live post
+ * is. It goes as a reply to the live post, so tapping its quote jumps there;
+ * in a supergroup it also carries the post's t.me link.
  */
 export function liveAnswer(draft: DraftRecord | undefined, why: LiveAnswerWhy = "outdated"): string {
-  const text = livePointer(draft);
-  return why === "outdated" ? text : text.replace(/^⚠️ Not applied: that post is out of date\./, `⚠️ Not applied: ${WHY[why]}`);
-}
-
-/** Why an action on a message did not count, where "out of date" would not say it. */
-export type LiveAnswerWhy = "outdated" | "edit_prompt" | "wrong_surface" | "used";
-
-const WHY: Record<Exclude<LiveAnswerWhy, "outdated">, string> = {
-  // A 👍 (or a reply 👍) on an edit prompt: it asks for a new text, and a decision is made on the review post.
-  edit_prompt: "the edit prompt only takes a new text (👍 alone is none); decisions are made on the review post.",
-  wrong_surface: "that message does not take this action.",
-  used: "that question was answered already; it counts once.",
-};
-
-function livePointer(draft: DraftRecord | undefined): string {
-  if (!draft) {
+  if (!draft && why === "outdated") {
     return "⚠️ Not applied: that message is not a live review post (it may be one a restart left behind). /pending lists the drafts awaiting you.";
   }
-  if (isFinal(draft.status)) return `⚠️ Not applied: that post is out of date; this draft is ${draft.status} now.`;
+  return `⚠️ Not applied: ${WHY[why]}${livePointer(draft)}`;
+}
+
+/** Why an action on a message did not count. */
+export type LiveAnswerWhy =
+  | "outdated"
+  | "reminder_outdated"
+  | "question_outdated"
+  | "edit_prompt"
+  | "wrong_surface"
+  | "used"
+  | "notice"
+  | "own_message";
+
+const WHY: Record<LiveAnswerWhy, string> = {
+  outdated: "that post is out of date",
+  reminder_outdated: "that reminder is out of date",
+  question_outdated: "that question no longer applies",
+  // A 👍 (or a reply 👍) on an edit prompt: it asks for a new text, and a decision is made on the review post.
+  edit_prompt: "the edit prompt only takes a new text (👍 alone is none); decisions are made on the review post",
+  wrong_surface: "that message does not take this action",
+  used: "that question was answered already or no longer applies; it counts once",
+  notice: "that message only tells; it takes no decision",
+  own_message: "that message of mine takes no decision",
+};
+
+/** ". Decide on the live post, version 2: <link>", or what became of the draft; `draft` undefined: /pending. */
+function livePointer(draft: DraftRecord | undefined): string {
+  if (!draft) return ". /pending lists the drafts awaiting you.";
+  if (isFinal(draft.status)) return `; this draft is ${draft.status} now.`;
   if (draft.review_message_id === null || draft.review_chat_id === null) {
-    return `⚠️ Not applied: that post is out of date. Version ${draft.text_version} of this draft is being posted; decide on the new post.`;
+    return `. Version ${draft.text_version} of this draft is being posted; decide on the new post.`;
   }
   const link = reviewLink(draft.review_chat_id, draft.review_message_id);
-  return `⚠️ Not applied: that post is out of date. Decide on the live post, version ${draft.text_version}${link ? `: ${link}` : " (the message this replies to)"}.`;
+  return `. Decide on the live post, version ${draft.text_version}${link ? `: ${link}` : " (the message this replies to)"}.`;
 }
+
+/** The answer to a reaction or a reply on a question: only its buttons answer it. */
+export const TAP_A_BUTTON =
+  "⚠️ Not applied: that question is answered by its buttons only; a reaction or a reply changes nothing. Tap a button.";
 
 /** The answer to a refused action that the reviewer should hear about, or null for none (a repeated 👍, say). */
 export function refusalAnswer(kind: ActionKind, reason: string, draft: DraftRecord | undefined): string | null {

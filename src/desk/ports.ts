@@ -1,4 +1,5 @@
 import type { Audience } from "../drafts/audience.js";
+import type { SurfaceState } from "../audit/audit-schema.js";
 import type { Actor, Decision, DraftRecord } from "../drafts/record.js";
 import type { RefusedDecision } from "./audit-entries.js";
 import type { KeptOriginal, ReadKept } from "../store/removed-items.js";
@@ -9,6 +10,14 @@ export interface ReviewPost {
   readonly reviewMessageId: number;
   /** The topic it went to (its message_thread_id); null or absent: the chat's main thread. */
   readonly reviewThreadId?: number | null;
+  /** A draft too long to share a message with its header: the header's message (it takes no decision). */
+  readonly headerMessageId?: number;
+}
+
+/** A question the bot asked: its message, and what it asked (kept for the edit that says what became of it). */
+export interface Asked {
+  readonly messageId: number;
+  readonly question: string;
 }
 
 /** What a status edit of the review post showed, once Telegram accepted it (see ReviewChat.showStatus). */
@@ -36,6 +45,12 @@ export interface ReviewChat {
    * away. Synchronous, so two submissions cannot both take the last slot.
    */
   claimFreeSlot(): boolean;
+  /**
+   * True when `messageId` is one of the bot's latest messages in the review chat (a constant number of them
+   * is remembered, in memory): a reaction on it, which Telegram sends without the message's author, is the
+   * reviewer's on a message of the bot's, and is answered. Absent: nothing is known.
+   */
+  isOwnMessage?(messageId: number): boolean;
   /** Posts the draft for review; waits for a slot. Rejects with an error the desk logs and retries. */
   post(draft: DraftRecord): Promise<ReviewPost>;
   /**
@@ -51,10 +66,10 @@ export interface ReviewChat {
    * `shown` hears what that edit showed (null: none). Resolves or rejects as `work` does.
    */
   sendTurn?<T>(work: () => Promise<T>, latest: () => DraftRecord | undefined, shown: (s: StatusShown | null) => void): Promise<T>;
-  /** Tells the reviewers something about this draft, as a reply to its review message. */
-  notify(draft: DraftRecord, text: string): Promise<void>;
-  /** Asks the extra tap a 👍 needs for a large audience ("Send to 1,234 members of …? [Yes, send]"); resolves with the question's message id. */
-  askConfirmation(draft: DraftRecord): Promise<number>;
+  /** Tells the reviewers something about this draft, as a reply to its review message; resolves with the notice's message id. */
+  notify(draft: DraftRecord, text: string): Promise<number>;
+  /** Asks the extra tap a 👍 needs for a large audience ("Send to 1,234 members of …? [Yes, send]"); resolves with the question's message id and words. */
+  askConfirmation(draft: DraftRecord): Promise<Asked>;
   /** Tells the reviewers `text` under a "🤖 Send as the bot instead" button, as a reply to the review message; resolves with its message id. */
   offerAsBot(draft: DraftRecord, text: string): Promise<number>;
   /** Marks an earlier review post of `draft` as replaced by its current version; its buttons go. */
@@ -63,15 +78,25 @@ export interface ReviewChat {
   promptEdit(draft: DraftRecord): Promise<number>;
   /**
    * Answers in the review chat, as a reply to `replyTo` when given (an action on a message that is no live post), in
-   * `thread`: the topic that message is in (a draft's `review_thread_id`); null or absent: the main thread.
+   * `thread`: the topic that message is in (a draft's `review_thread_id`); null or absent: the main thread. Resolves
+   * with its message id.
    */
-  answer(text: string, replyTo: number | null, thread?: number | null): Promise<void>;
-  /** Asks what a reply that is only an approval word ("ok") meant: send, or revise with it as the note; resolves with the question's id. */
-  askApproval(draft: DraftRecord, note: string, replyTo: number): Promise<number>;
-  /** Reminds the reviewers of a draft that expires soon, as a reply to its post (so it notifies); resolves with the text sent. */
-  remind(draft: DraftRecord): Promise<string>;
-  /** Takes the buttons off a message of the bot's (a question answered once); a failure is the caller's to log. */
-  clearButtons(chatId: string, messageId: number): Promise<void>;
+  answer(text: string, replyTo: number | null, thread?: number | null): Promise<number>;
+  /** Asks what a reply that is only an approval word ("ok") meant: send, or revise with it as the note; resolves with the question's id and words. */
+  askApproval(draft: DraftRecord, note: string, replyTo: number): Promise<Asked>;
+  /**
+   * Reminds the reviewers of a draft that expires soon, as a reply to its post (so it notifies), with the post's
+   * decision buttons; resolves with the text sent and the reminder's message id.
+   */
+  remind(draft: DraftRecord): Promise<{ readonly text: string; readonly messageId: number }>;
+  /**
+   * Edits a question or a reminder that counts no more to say what became of it, without buttons: `chose`, the
+   * decision a tap on the question made; null, the draft moved on (decided elsewhere, edited, deferred, expired).
+   * A failure is the caller's to log.
+   */
+  close(surface: SurfaceState, draft: DraftRecord, chose: Decision | null): Promise<void>;
+  /** Shows a reminder as it was sent again, with the post's buttons (its draft awaits a decision again: an approval undone). */
+  reopenReminder(surface: SurfaceState, draft: DraftRecord): Promise<void>;
 }
 
 /**
@@ -120,6 +145,8 @@ export interface ReviewerAction {
   readonly actor: Actor;
   /** When the reviewer acted, as Telegram dated it (ms); absent: now; null: unknown (see the `undo` event). */
   readonly actedAt?: number | null;
+  /** Telegram says the message acted on is the bot's own (a reply's `reply_to_message.from`): an answer about it is never held back. */
+  readonly ownMessage?: boolean;
 }
 
 /** A decision (send, revise, defer) on a review message. */

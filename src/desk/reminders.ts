@@ -3,6 +3,7 @@ import type { Clock, TimerHandle } from "../clock/clock.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
 import type { ReviewChat } from "./ports.js";
+import { shownOfDraft, type DecisionSurfaces } from "./surfaces.js";
 import { isInertDraft } from "./test-drafts.js";
 
 /** What reminders need: the clock, the audit log (durable "reminded"), the review chat and the drafts. */
@@ -14,6 +15,8 @@ export interface ReminderDeps {
   readonly remindBeforeMs?: number | undefined;
   readonly testMode?: boolean | undefined;
   readonly log: { warn(obj: object, msg: string): void };
+  /** A reminder is a decision surface: it stands for the draft's post. */
+  readonly surfaces: DecisionSurfaces;
   get(draftId: string): DraftRecord | undefined;
   /** Keeps the work in the set the desk waits for when it settles or closes. */
   track(work: Promise<void>): Promise<void>;
@@ -34,6 +37,11 @@ export function reminderDue(draft: DraftRecord, remindBeforeMs: number): number 
  * does not repeat it, and one a restart missed goes out at start. A draft
  * posted (or changed) with less than REMIND_BEFORE left gets none: it was
  * just in front of the reviewer. Timers come from the injected clock.
+ *
+ * The reminder is a decision surface (asks `remind`): it carries the post's
+ * buttons, and a tap, a reaction or a reply on it counts as on the post it
+ * stands for, for the draft as the post showed it, until its deadline. Once
+ * the draft moves on, closing.ts says so in its text and takes the buttons.
  */
 export class Reminders {
   private readonly timers = new Map<string, TimerHandle>();
@@ -79,7 +87,7 @@ export class Reminders {
     const draft = this.deps.get(draftId);
     // Decided, deferred or changed meanwhile: its own arm() took over.
     if (this.stopped || !draft || !AWAITING_DECISION.has(draft.status) || draft.expires_at !== expiresAt) return;
-    if (draft.review_message_id === null || this.deps.audit.index.wasReminded(draftId, expiresAt)) return;
+    if (draft.review_message_id === null || draft.review_chat_id === null || this.deps.audit.index.wasReminded(draftId, expiresAt)) return;
     // The intent, durable before the post (as an answer's mark is): a crash after Telegram took the reminder
     // must not post it again at the next start. One that then never went out is not posted either: the draft's
     // own post is still there, and /pending lists it.
@@ -93,8 +101,15 @@ export class Reminders {
       return;
     }
     try {
-      const text = await this.deps.reviewChat.remind(draft);
-      await this.deps.audit.append([{ ...notice, text }]);
+      const { text, messageId } = await this.deps.reviewChat.remind(draft);
+      // Its surface is known at once (a tap may come as soon as it is out), and on disk with its notice line; a
+      // crash before that line leaves a reminder whose actions are refused with the way to the post (fails closed).
+      const where = { chatId: draft.review_chat_id, messageId };
+      const surface = this.deps.surfaces.note("remind", where, shownOfDraft(draft), {
+        post: draft.review_message_id,
+        until: Date.parse(expiresAt),
+      });
+      await this.deps.audit.append([surface, { ...notice, text }]);
     } catch (err) {
       this.deps.log.warn({ err, draft_id: draftId }, "could not post the reminder of a draft (or record it); it is not posted again");
     }

@@ -10,10 +10,20 @@ import { refusedEntry, type RefusedDecision } from "./audit-entries.js";
 import type { DeskEffects } from "./desk-effects.js";
 import { prepareKeptText, prepareReviewerText } from "./draft-text.js";
 import { hasRemovedItems } from "../drafts/keep-removed.js";
-import { liveAnswer, refusalAnswer, type ActionKind, type LiveAnswerWhy } from "./live-post.js";
+import { liveAnswer, refusalAnswer, TAP_A_BUTTON, type ActionKind, type LiveAnswerWhy } from "./live-post.js";
 import type { AskRequest, DecisionOutcome, DecisionRequest, EditRequest, RemovedItems, ReviewChat, ReviewerAction } from "./ports.js";
 import type { SurfaceState } from "../audit/audit-schema.js";
-import { isOneTime, pointsToLivePost, shownOfDraft, type DecisionSurfaces, type SurfaceAction } from "./surfaces.js";
+import {
+  isOneTime,
+  judgeSurface,
+  pointsToLivePost,
+  shownAsRecorded,
+  shownOfDraft,
+  viaOf,
+  type Act,
+  type DecisionSurfaces,
+  type SurfaceAction,
+} from "./surfaces.js";
 
 /** At most one answer per this many ms about actions on messages that are no draft's post. */
 const UNKNOWN_ANSWER_GAP_MS = 10_000;
@@ -30,11 +40,31 @@ function actionKind(action: SurfaceAction): ActionKind {
   return action === "confirm" || action === "resume" || action === "asbot" ? "decide" : action;
 }
 
-/** How the answer to a refusal that points to the live post says why. */
+/** How the answer to a refusal that points to the live post says why, by the message acted on. */
 function liveAnswerWhy(reason: string, action: SurfaceAction, surface: SurfaceState | undefined): LiveAnswerWhy {
+  const asks = surface?.asks;
+  if (reason === "wrong_surface") {
+    if (asks === "notice") return "notice";
+    return asks === "edit" && action !== "edit" ? "edit_prompt" : "wrong_surface";
+  }
+  if (asks === "remind") return "reminder_outdated";
   if (reason === "surface_used") return "used";
-  if (reason !== "wrong_surface") return "outdated";
-  return surface?.asks === "edit" && action !== "edit" ? "edit_prompt" : "wrong_surface";
+  return asks !== undefined && isOneTime(asks) ? "question_outdated" : "outdated";
+}
+
+/** What the reviewer is told when an action did not count, or null when nothing needs saying. */
+function refusalText(
+  action: SurfaceAction,
+  reason: string,
+  draft: DraftRecord | undefined,
+  surface: SurfaceState | undefined,
+  ownMessage: boolean,
+): string | null {
+  if (reason === "taps_only") return TAP_A_BUTTON;
+  // A message of the bot's it keeps no record of (a command's answer, a burst summary): it takes nothing.
+  if (reason === "unknown_review_message" && ownMessage && !draft) return liveAnswer(undefined, "own_message");
+  if (pointsToLivePost(reason)) return liveAnswer(draft, liveAnswerWhy(reason, action, surface));
+  return refusalAnswer(actionKind(action), reason, draft);
 }
 
 /** What the reviewer's actions need from the desk. */
@@ -196,10 +226,14 @@ export class ReviewerActions {
   askApproval(request: AskRequest): Promise<DecisionOutcome> {
     return this.act(request, "decide", null, async (draft) => {
       if (!AWAITING_DECISION.has(draft.status)) return { ok: false, reason: "not_awaiting_decision" };
-      const messageId = await this.deps.reviewChat.askApproval(draft, request.note, request.replyTo ?? request.reviewMessageId);
+      const { messageId, question } = await this.deps.reviewChat.askApproval(
+        draft,
+        request.note,
+        request.replyTo ?? request.reviewMessageId,
+      );
       const chatId = draft.review_chat_id ?? request.reviewChatId;
       const update = request.actor.update_id === null ? {} : { update_id: request.actor.update_id };
-      await this.deps.surfaces.record("ask", { chatId, messageId }, shownOfDraft(draft), { ...update, note: request.note });
+      await this.deps.surfaces.record("ask", { chatId, messageId }, shownOfDraft(draft), { ...update, note: request.note, question });
       return { ok: true, draft, effects: [] };
     });
   }
@@ -265,9 +299,9 @@ export class ReviewerActions {
     const draft = this.deps.get(draftId);
     if (!draft) return;
     const asked = async (): Promise<void> => {
-      const messageId = await this.deps.reviewChat.askConfirmation(draft);
+      const { messageId, question } = await this.deps.reviewChat.askConfirmation(draft);
       const chatId = draft.review_chat_id;
-      if (chatId !== null) await this.deps.surfaces.record("confirm", { chatId, messageId }, shownOfDraft(draft));
+      if (chatId !== null) await this.deps.surfaces.record("confirm", { chatId, messageId }, shownOfDraft(draft), { question });
     };
     void this.deps.effects.track(asked());
   }
@@ -283,22 +317,19 @@ export class ReviewerActions {
     decision: DecisionRequest["decision"] | null,
     run: Run,
   ): Promise<DecisionOutcome> {
+    // How it came (a tap, a reaction, a reply) is part of what is judged: a question takes taps only.
+    const act: Act = { does: action, via: viaOf(request.actor.channel) };
     const surface = this.deps.surfaces.at(request.reviewChatId, request.reviewMessageId);
-    const byMessage = surface?.draft_id ? this.own(this.deps.get(surface.draft_id)) : this.draftOfMessage(request.reviewMessageId);
-    // A button names its draft: on a post the desk does not know (an orphan a crash left), that finds the draft to point to.
-    const live = byMessage ?? (request.claimedDraftId === undefined ? undefined : this.own(this.deps.get(request.claimedDraftId)));
-    // The post of a draft archived since (DRAFT_RETENTION): read from archive/, refused and answered below.
-    const archived = live === undefined ? this.own(await this.deps.archive?.byMessage(request.reviewMessageId)) : undefined;
-    const draft = live ?? archived;
+    const { draft, byMessage, archived } = await this.draftActedOn(request, surface);
     const refuse = async (reason: string, answer = true): Promise<DecisionOutcome> => {
       const refusal = { decision, actor: request.actor, reason, chat_id: request.reviewChatId, review_message_id: request.reviewMessageId };
       await this.auditRefusal(refusal, draft);
-      if (answer && this.deps.reviewerIds.has(request.actor.user_id)) {
-        this.answerRefusal(action, reason, draft, request.reviewMessageId, surface);
-      }
+      if (answer && this.deps.reviewerIds.has(request.actor.user_id)) this.answerRefusal(action, reason, draft, request, surface);
       return { ok: false, reason, draft: draft && this.deps.get(draft.draft_id) };
     };
     if (!this.deps.reviewerIds.has(request.actor.user_id)) return refuse("not_a_reviewer");
+    // A message of the bot's about no draft (a /resume confirmation) takes no decision: judged as it is, for the answer.
+    if (surface && surface.draft_id === null) return refuse(this.refusalOf(surface, act));
     if (!draft || (draft.review_chat_id !== null && draft.review_chat_id !== request.reviewChatId)) return refuse("unknown_review_message");
     if (archived) return refuse("archived");
     if (byMessage && request.claimedDraftId !== undefined && request.claimedDraftId !== draft.draft_id) {
@@ -306,55 +337,79 @@ export class ReviewerActions {
     }
     if (!surface) return refuse("not_live_post");
     const claim = { draftId: request.claimedDraftId };
-    const verdict = await this.deps.surfaces.gate(surface, shownOfDraft(draft), action, claim, this.deps.clock.now());
+    const verdict = await this.deps.surfaces.gate(surface, shownOfDraft(draft), act, claim, this.deps.clock.now());
     if (!verdict.ok) return refuse(verdict.reason, verdict.reason !== "button_names_another_draft");
-    if (isOneTime(surface.asks)) this.clearButtons(surface);
+    if (isOneTime(surface.asks)) this.closeUsed(surface, draft, decision);
     const result = await run(draft, surface);
     if (!result.ok) return refuse(result.reason);
     return { ok: true, draft: result.draft };
   }
 
   /**
+   * The draft of the message acted on: by its surface, by the desk's index,
+   * by the button's claim (a post the desk does not know, an orphan a crash
+   * left, still finds the draft to point to), or from the archive.
+   */
+  private async draftActedOn(
+    request: ReviewerAction,
+    surface: SurfaceState | undefined,
+  ): Promise<{ draft: DraftRecord | undefined; byMessage: DraftRecord | undefined; archived: DraftRecord | undefined }> {
+    const byMessage = surface?.draft_id ? this.own(this.deps.get(surface.draft_id)) : this.draftOfMessage(request.reviewMessageId);
+    const live = byMessage ?? (request.claimedDraftId === undefined ? undefined : this.own(this.deps.get(request.claimedDraftId)));
+    // The post of a draft archived since (DRAFT_RETENTION): read from archive/, refused and answered.
+    const archived = live === undefined ? this.own(await this.deps.archive?.byMessage(request.reviewMessageId)) : undefined;
+    return { draft: live ?? archived, byMessage, archived };
+  }
+
+  /** Why an action on a surface about no draft does not count (it never does here: such a question is tapped elsewhere). */
+  private refusalOf(surface: SurfaceState, act: Act): string {
+    const verdict = judgeSurface(surface, shownAsRecorded(surface), act, {}, this.deps.clock.now());
+    return verdict.ok ? "wrong_surface" : verdict.reason;
+  }
+
+  /**
    * Tells the reviewer why an action did not count, when that helps (a
-   * replaced post, too late to undo, a bad edit). Not awaited: the update's
-   * handling does not wait for a slot in the review chat. Answers about
-   * messages that are no draft's post (a 👍 on any other message) are at most
-   * one per UNKNOWN_ANSWER_GAP_MS, so they cannot flood it.
+   * replaced post, a notice, a question that takes taps only, too late to
+   * undo, a bad edit), as a reply to the live post (to the question, for
+   * "tap a button"). Not awaited: the update's handling does not wait for a
+   * slot in the review chat. An answer about a draft is a notice of it (an
+   * action on it points to the live post again). Answers about messages the
+   * daemon does not know as its own (a 👍 on anyone's message) are at most
+   * one per UNKNOWN_ANSWER_GAP_MS, so they cannot flood the chat.
    */
   private answerRefusal(
     action: SurfaceAction,
     reason: string,
     draft: DraftRecord | undefined,
-    actedOn: number,
+    request: ReviewerAction,
     surface: SurfaceState | undefined,
   ): void {
     // An archived draft is not in the store: its record is the one read from archive/.
     const current = draft && (this.deps.get(draft.draft_id) ?? (reason === "archived" ? draft : undefined));
-    const text = pointsToLivePost(reason)
-      ? liveAnswer(current, liveAnswerWhy(reason, action, surface))
-      : refusalAnswer(actionKind(action), reason, current);
+    const ownMessage =
+      request.ownMessage === true || surface !== undefined || this.deps.reviewChat.isOwnMessage?.(request.reviewMessageId) === true;
+    const text = refusalText(action, reason, current, surface, ownMessage);
     if (text === null || this.deps.effects.closed) return;
-    if (!current) {
+    if (!current && !ownMessage) {
       const now = this.deps.clock.now();
       if (now - this.lastUnknownAnswer < UNKNOWN_ANSWER_GAP_MS) return;
       this.lastUnknownAnswer = now;
     }
-    const replyTo = current?.review_message_id ?? actedOn;
-    // In the topic of the draft's post (the message acted on, when there is no draft: the main thread, or the fallback there).
-    void this.deps.effects.track(
-      this.deps.reviewChat
-        .answer(text, replyTo, current?.review_thread_id ?? null)
-        .catch((err: unknown) => this.deps.log.warn({ err }, "could not answer the reviewer")),
-    );
+    const replyTo = reason === "taps_only" ? request.reviewMessageId : (current?.review_message_id ?? request.reviewMessageId);
+    const answered = async (): Promise<void> => {
+      // In the topic of the draft's post (the message acted on, when there is no draft: the main thread, or the fallback there).
+      const messageId = await this.deps.reviewChat.answer(text, replyTo, current?.review_thread_id ?? null);
+      const live = current && this.deps.get(current.draft_id);
+      if (live?.review_chat_id) await this.deps.surfaces.record("notice", { chatId: live.review_chat_id, messageId }, shownOfDraft(live));
+    };
+    void this.deps.effects.track(answered().catch((err: unknown) => this.deps.log.warn({ err }, "could not answer the reviewer")));
   }
 
-  /** A question answered (it counts once) loses its buttons; not awaited, and a failure is only logged. */
-  private clearButtons(surface: SurfaceState): void {
+  /** A question answered by a tap (it counts once) says what was chosen and loses its buttons; not awaited, a failure is only logged. */
+  private closeUsed(surface: SurfaceState, draft: DraftRecord, chose: DecisionRequest["decision"] | null): void {
     if (this.deps.effects.closed) return;
-    const cleared = this.deps.reviewChat.clearButtons(surface.chat_id, surface.message_id);
-    void this.deps.effects.track(
-      cleared.catch((err: unknown) => this.deps.log.warn({ err }, "could not take the buttons off a used question")),
-    );
+    const closed = this.deps.reviewChat.close(surface, draft, chose ?? "send");
+    void this.deps.effects.track(closed.catch((err: unknown) => this.deps.log.warn({ err }, "could not close a used question")));
   }
 
   private async auditRefusal(refusal: RefusedDecision, draft: DraftRecord | undefined): Promise<void> {

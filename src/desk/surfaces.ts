@@ -1,19 +1,21 @@
 import type { AuditLog } from "../audit/audit-log.js";
 import type { AuditEntryOf, SurfaceAsks, SurfaceState } from "../audit/audit-schema.js";
 import { audienceFingerprint, sendIdentity } from "../drafts/audience.js";
-import type { DraftRecord } from "../drafts/record.js";
+import type { Channel, DraftRecord } from "../drafts/record.js";
 
 /**
  * Decision surfaces: every message that carries a decision control (the
  * review post, a confirmation question, an edit prompt, a /resume
- * confirmation, the question a reply "ok" gets) records what it showed when it was sent or last edited: the
- * draft, its text version, its audience fingerprint, the identity it goes out
- * as, and what it asks. A decision is judged against the surface it was made
- * on (`judgeSurface`), never against the callback data or the draft's state
- * alone: anything outdated or used counts for nothing.
+ * confirmation, the question a reply "ok" gets, the ⏰ reminder), and every
+ * notice about a draft, records what it showed when it was sent or last
+ * edited: the draft, its text version, its audience fingerprint, the identity
+ * it goes out as, and what it asks. A decision is judged against the surface
+ * it was made on (`judgeSurface`), and how it came (a tap, a reaction, a
+ * reply), never against the callback data or the draft's state alone:
+ * anything outdated or used counts for nothing.
  *
  * A new kind of surface needs three things, all here: an `asks` value (the
- * audit schema's SURFACE_ASKS), the actions it permits (PERMITS), and a `Shown`
+ * audit schema's SURFACE_ASKS), what it takes (a line of PERMITS), and a `Shown`
  * for its subject. Surfaces are made only by `surfaceLine`, judged only by
  * `judgeSurface`, and every reviewer action passes `DecisionSurfaces.gate`.
  */
@@ -24,24 +26,56 @@ import type { DraftRecord } from "../drafts/record.js";
  */
 export type SurfaceAction = "decide" | "confirm" | "prompt" | "edit" | "undo" | "resume" | "asbot" | "restore";
 
-/** The actions each kind of surface permits; anything else on it is refused. */
-const PERMITS: Record<SurfaceAsks, readonly SurfaceAction[]> = {
-  decide: ["decide", "prompt", "edit", "undo", "restore"],
-  confirm: ["confirm"],
-  edit: ["edit"],
-  undo: ["undo"],
-  resume: ["resume"],
-  asbot: ["asbot"],
+/** How an action came: a tap on one of the message's buttons, or a reaction or a reply on it (Telegram's update type, not a claim). */
+export type Via = "tap" | "reaction" | "reply";
+
+/** An action on a surface, and how it came. */
+export interface Act {
+  readonly does: SurfaceAction;
+  readonly via: Via;
+}
+
+/** How an action by this channel came (test mode's reactions are reactions; a command's button is a tap). */
+export function viaOf(channel: Channel): Via {
+  if (channel === "button" || channel === "command") return "tap";
+  return channel === "reply" ? "reply" : "reaction";
+}
+
+/** What a kind of surface takes. */
+interface Permit {
+  /** The actions it permits; anything else on it is refused. */
+  readonly actions: readonly SurfaceAction[];
+  /** A question: answered by its buttons only (a reaction or a reply on it changes nothing), and once. */
+  readonly question?: true;
+  /** It stands for the draft's review post (itself, or the post its `post` names): it counts while that post is the live one. */
+  readonly livePost?: true;
+}
+
+/** What each kind of surface takes: the one table. */
+const PERMITS: Record<SurfaceAsks, Permit> = {
+  decide: { actions: ["decide", "prompt", "edit", "undo", "restore"], livePost: true },
+  // The ⏰ reminder: a tap, a reaction or a reply on it counts as on the post it stands for.
+  remind: { actions: ["decide", "prompt", "edit", "undo", "restore"], livePost: true },
+  edit: { actions: ["edit"] },
+  undo: { actions: ["undo"] },
+  confirm: { actions: ["confirm"], question: true },
+  resume: { actions: ["resume"], question: true },
+  asbot: { actions: ["asbot"], question: true },
   // A reply that is only an approval word ("ok"): send, or revise with that reply as the note.
-  ask: ["decide"],
+  ask: { actions: ["decide"], question: true },
+  // A notice or an answer about a draft: it takes nothing; an action on it is answered with the way to the live post.
+  notice: { actions: [] },
 };
 
-/** Surfaces that count once: the first permitted use uses them up. */
-const ONE_TIME: ReadonlySet<SurfaceAsks> = new Set<SurfaceAsks>(["confirm", "resume", "asbot", "ask"]);
-
-/** True for a surface that counts once (a question): once used, its buttons go. */
+/** True for a question (a surface that counts once, and only by a tap): once used, its buttons go. */
 export function isOneTime(asks: SurfaceAsks): boolean {
-  return ONE_TIME.has(asks);
+  return PERMITS[asks].question === true;
+}
+
+/** The action a question's buttons make (what "does it still hold?" is judged with), or null for a surface that is no question. */
+export function questionAction(asks: SurfaceAsks): SurfaceAction | null {
+  const permit = PERMITS[asks];
+  return permit.question ? (permit.actions[0] ?? null) : null;
 }
 
 /** What a subject (a draft, or the owner's halt) is now, in the fields a surface records. */
@@ -72,6 +106,12 @@ export function shownOfHalt(halt: string | null): Shown {
   return { draft_id: null, text_version: null, audience: null, identity: "bot", halt };
 }
 
+/** What a surface showed, as its subject would be now: a message with no subject to compare is judged as it is. */
+export function shownAsRecorded(surface: SurfaceState): Shown {
+  const { draft_id, text_version, audience, identity } = surface;
+  return { draft_id, text_version, audience, identity, halt: surface.halt ?? null, liveMessageId: surface.post ?? surface.message_id };
+}
+
 /** Where a surface is. */
 export interface SurfaceWhere {
   readonly chatId: string;
@@ -90,6 +130,8 @@ export interface SurfaceExtra {
   readonly until?: number;
   readonly update_id?: number;
   readonly note?: string;
+  readonly post?: number;
+  readonly question?: string;
 }
 
 /** The one way a surface's audit line is made. */
@@ -114,6 +156,7 @@ export type SurfaceRefusal =
   | "token_mismatch"
   | "wrong_surface"
   | "surface_used"
+  | "taps_only"
   | "surface_expired"
   | "not_live_post"
   | "outdated_version"
@@ -126,25 +169,30 @@ export type Verdict = { readonly ok: true } | { readonly ok: false; readonly rea
 
 /**
  * The rule, in one place: an action counts only if the surface it was made
- * on permits it, is not used up or expired, names what the action claims, and
- * showed exactly what its subject is now (text version, audience, identity,
- * halt). Pure.
+ * on is not used up, permits it (a question: only by a tap on its buttons), is
+ * not expired, names what the action claims, and showed exactly what its
+ * subject is now (the live post, text version, audience, identity, halt).
+ * A reaction or a reply on a question that still holds is `taps_only`: it
+ * changes nothing, and the answer says to tap a button. Pure.
  */
-export function judgeSurface(surface: SurfaceState, now: Shown, action: SurfaceAction, claim: Claim, at: number): Verdict {
+export function judgeSurface(surface: SurfaceState, now: Shown, act: Act, claim: Claim, at: number): Verdict {
   const no = (reason: SurfaceRefusal): Verdict => ({ ok: false, reason });
+  const permit = PERMITS[surface.asks];
   if (claim.draftId !== undefined && claim.draftId !== surface.draft_id) return no("button_names_another_draft");
   if (claim.token !== undefined && claim.token !== surface.token) return no("token_mismatch");
-  if (!PERMITS[surface.asks].includes(action)) return no("wrong_surface");
   if (surface.used) return no("surface_used");
+  // A reaction or a reply on a question never counts; whether the question still holds decides what the answer says.
+  const notTapped = permit.question === true && act.via !== "tap";
+  if (!notTapped && !permit.actions.includes(act.does)) return no("wrong_surface");
   if (surface.until !== undefined && surface.until <= at) return no("surface_expired");
   if (surface.draft_id !== now.draft_id) return no("wrong_surface");
-  if (surface.asks === "decide" && now.liveMessageId !== surface.message_id) return no("not_live_post");
+  if (permit.livePost && now.liveMessageId !== (surface.post ?? surface.message_id)) return no("not_live_post");
   if (surface.text_version !== now.text_version) return no("outdated_version");
   // Only an edit prompt written before surfaces existed lacks an audience: it asks for a text, not a decision.
   if (surface.audience !== now.audience && !(surface.audience === null && surface.asks === "edit")) return no("outdated_audience");
   if (surface.identity !== now.identity) return no("outdated_identity");
   if (surface.asks === "resume" && (surface.halt ?? null) !== (now.halt ?? null)) return no("outdated_halt");
-  return { ok: true };
+  return notTapped ? no("taps_only") : { ok: true };
 }
 
 /** True for the refusals whose answer points to the live post. */
@@ -209,15 +257,26 @@ export class DecisionSurfaces {
    * made on (see judgeSurface); a one-time surface that lets it through is
    * used up, on disk, before the action is applied.
    */
-  async gate(surface: SurfaceState, now: Shown, action: SurfaceAction, claim: Claim, at: number): Promise<Verdict> {
-    const verdict = judgeSurface(surface, now, action, claim, at);
-    if (verdict.ok && ONE_TIME.has(surface.asks)) {
-      const used = { kind: "surface_used", chat_id: surface.chat_id, message_id: surface.message_id } as const;
-      // Used at once, so a second tap in flight finds it used; a failed write leaves it used (fails closed).
-      this.audit.index.notePost(used);
-      await this.audit.append([used]);
-    }
+  async gate(surface: SurfaceState, now: Shown, act: Act, claim: Claim, at: number): Promise<Verdict> {
+    const verdict = judgeSurface(surface, now, act, claim, at);
+    if (verdict.ok && isOneTime(surface.asks)) await this.useUp(surface);
     return verdict;
+  }
+
+  /**
+   * Uses a surface up, on disk: nothing on it counts any more. A question once
+   * answered; a question or reminder the draft left behind (see closing.ts).
+   */
+  async useUp(surface: SurfaceState): Promise<void> {
+    const used = { kind: "surface_used", chat_id: surface.chat_id, message_id: surface.message_id } as const;
+    // Used at once, so a second tap in flight finds it used; a failed write leaves it used (fails closed).
+    this.audit.index.notePost(used);
+    await this.audit.append([used]);
+  }
+
+  /** The surfaces of a draft that are not used up (its reminders, questions, notices). Bounded by the live drafts' surfaces. */
+  openOf(draftId: string): SurfaceState[] {
+    return [...this.audit.index.surfaces.all()].filter((s) => s.draft_id === draftId && !s.used);
   }
 
   /** The id of the draft a message belongs to, if any. */

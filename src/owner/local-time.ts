@@ -1,3 +1,5 @@
+import type { MessageEntity } from "grammy/types";
+
 /**
  * Local wall-clock arithmetic for the owner's views: "today" in /status and
  * the digest hour are the owner's local time (the process's TZ), while every
@@ -156,4 +158,76 @@ export function sameLocalDay(aMs: number, bMs: number): boolean {
 export function localDayTime(ms: number, timeZone?: string): string {
   const at = zoned(ms, timeZone);
   return `${at.wd} ${at.d} ${at.mon} ${String(at.h).padStart(2, "0")}:${String(at.mi).padStart(2, "0")}`;
+}
+
+/**
+ * How a Telegram client renders a `date_time` entity (Bot API 9.5): `r`
+ * relative ("in 5 minutes", "2 hours ago"); otherwise `w` the weekday, `d`/`D`
+ * a short or long date, `t`/`T` a short or long time.
+ */
+export type DateTimeFormat = MessageEntity.DateTimeMessageEntity["date_time_format"];
+
+/**
+ * An instant in a message: `text` is an absolute time in REVIEW_TIMEZONE (what a
+ * client without date_time entities shows, true whenever it is read), and
+ * the client renders `unixTime` in `format` instead, relative forms included,
+ * so no message keeps a relative time that goes stale.
+ */
+export interface TimeMark {
+  readonly text: string;
+  /** Whole seconds (the instant, truncated), as Telegram requires. */
+  readonly unixTime: number;
+  readonly format: DateTimeFormat;
+}
+
+/**
+ * `Wed 3 Dec 14:03` (or `Wed 3 Dec 2027 14:03` in another year than `nowMs`'s)
+ * in REVIEW_TIMEZONE; `14:03:12` for a format with seconds (`T`): an absolute
+ * time, never "today" or "in 5 min", so it stays true.
+ */
+export function absoluteTime(ms: number, format: DateTimeFormat, timeZone?: string, nowMs = ms): string {
+  const at = zoned(ms, timeZone);
+  const hm = `${String(at.h).padStart(2, "0")}:${String(at.mi).padStart(2, "0")}`;
+  if (format === "T") return `${hm}:${String(new Date(ms).getUTCSeconds()).padStart(2, "0")}`;
+  const day = localDayTime(ms, timeZone);
+  return at.y === zoned(nowMs, timeZone).y ? day : day.replace(/ (\d\d:\d\d)$/, ` ${at.y} $1`);
+}
+
+/** An instant for a message (see TimeMark), rendered by the client in `format`. */
+export function timeMark(ms: number, format: DateTimeFormat, timeZone?: string, nowMs = ms): TimeMark {
+  return { text: absoluteTime(ms, format, timeZone, nowMs), unixTime: Math.floor(ms / 1000), format };
+}
+
+/** The date_time entity of `mark` at `offset` (UTF-16 code units, as JavaScript counts). */
+export function timeEntity(mark: TimeMark, offset: number): MessageEntity.DateTimeMessageEntity {
+  return { type: "date_time", offset, length: mark.text.length, unix_time: mark.unixTime, date_time_format: mark.format };
+}
+
+/** A message's text and its entities. */
+export interface TimedText {
+  readonly text: string;
+  readonly entities: MessageEntity[];
+}
+
+/** Joins text and times into one message text, each time under its date_time entity. */
+export function timed(...parts: ReadonlyArray<string | TimeMark>): TimedText {
+  let text = "";
+  const entities: MessageEntity[] = [];
+  for (const part of parts) {
+    if (typeof part !== "string") entities.push(timeEntity(part, text.length));
+    text += typeof part === "string" ? part : part.text;
+  }
+  return { text, entities };
+}
+
+/**
+ * The date_time entities of `marks` in a text built from their `text`s
+ * elsewhere: each at the first place, at or after `from`, where `before` and
+ * the mark's text stand together (none for a mark the text does not show).
+ */
+export function timeEntitiesIn(text: string, marks: ReadonlyArray<{ mark: TimeMark; before: string }>, from = 0): MessageEntity[] {
+  return marks.flatMap(({ mark, before }) => {
+    const at = text.indexOf(before + mark.text, from);
+    return at < 0 ? [] : [timeEntity(mark, at + before.length)];
+  });
 }

@@ -1,7 +1,7 @@
-import type { InlineKeyboardMarkup } from "grammy/types";
+import type { InlineKeyboardMarkup, MessageEntity } from "grammy/types";
 import type { DraftRecord, Role } from "../drafts/record.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
-import { localWhenRelative, shortAge } from "./local-time.js";
+import { timed, timeMark, type TimedText } from "./local-time.js";
 
 /** The fields of a draft that /pending shows (the audience, when resolved, names the destination). */
 export type PendingDraft = Pick<
@@ -45,13 +45,20 @@ function preview(text: string): string {
   return flat.length <= 40 ? flat : `${flat.slice(0, 39)}…`;
 }
 
-function line(d: PendingDraft, n: number, nowMs: number, timeZone: string | undefined): string {
+/** One draft's lines; its times are absolute, under date_time entities the client shows as "2 hours ago", "in 22 hours". */
+function line(d: PendingDraft, n: number, nowMs: number, timeZone: string | undefined): TimedText {
   const where = d.destination_thread_id === null ? destinationName(d) : `${destinationName(d)} (topic ${d.destination_thread_id})`;
-  const age = shortAge(nowMs - Date.parse(d.drafted_at));
-  const expires = localWhenRelative(Date.parse(d.expires_at), nowMs, timeZone);
+  const drafted = timeMark(Date.parse(d.drafted_at), "r", timeZone, nowMs);
+  const expires = timeMark(Date.parse(d.expires_at), "r", timeZone, nowMs);
   // A supergroup's post has a link; elsewhere the numbered button below leads to it (Telegram shows no message numbers).
   const link = d.review_message_id === null ? " · not posted yet" : reviewLinkSuffix(d.review_chat_id ?? "", d.review_message_id);
-  return `${n}. ${d.drafted_by_role} → ${where} · ${d.status} · ${age} old, expires ${expires}${link}\n   “${preview(d.draft_text)}”`;
+  return timed(
+    `${n}. ${d.drafted_by_role} → ${where} · ${d.status} · drafted `,
+    drafted,
+    ", expires ",
+    expires,
+    `${link}\n   “${preview(d.draft_text)}”`,
+  );
 }
 
 function reviewLinkSuffix(chatId: string, messageId: number): string {
@@ -79,9 +86,10 @@ export function readPendingTap(data: string | undefined): PendingTap | null {
   return Number.isSafeInteger(page) && page >= 0 ? { kind: "page", page } : null;
 }
 
-/** One page of /pending: its text and its buttons (one per posted draft, then ◀ ▶). */
+/** One page of /pending: its text and entities (its times), and its buttons (one per posted draft, then ◀ ▶). */
 export interface PendingPage {
   readonly text: string;
+  readonly entities: MessageEntity[];
   readonly buttons: InlineKeyboardMarkup;
 }
 
@@ -98,7 +106,7 @@ function pages(waiting: readonly PendingDraft[], nowMs: number, timeZone: string
   let page: PendingDraft[] = [];
   let chars = 0;
   waiting.forEach((d, i) => {
-    const l = line(d, i + 1, nowMs, timeZone).length + 1;
+    const l = line(d, i + 1, nowMs, timeZone).text.length + 1;
     if (page.length === PAGE_SIZE || (page.length > 0 && chars + l > LISTED_CHARS)) {
       out.push(page);
       page = [];
@@ -123,17 +131,21 @@ function pages(waiting: readonly PendingDraft[], nowMs: number, timeZone: string
 export function pendingPage(drafts: Iterable<PendingDraft>, nowMs: number, page = 0, timeZone?: string, role?: Role): PendingPage {
   const waiting = waitingDrafts(drafts).filter((d) => role === undefined || d.drafted_by_role === role);
   if (waiting.length === 0)
-    return { text: role ? `No ${role} draft awaits a decision.` : "Nothing awaits a decision.", buttons: { inline_keyboard: [] } };
+    return {
+      text: role ? `No ${role} draft awaits a decision.` : "Nothing awaits a decision.",
+      entities: [],
+      buttons: { inline_keyboard: [] },
+    };
   const all = pages(waiting, nowMs, timeZone);
   const at = Math.min(Math.max(0, page), all.length - 1);
   const first = all.slice(0, at).reduce((n, p) => n + p.length, 0);
   const shown = all[at]!;
   const of = all.length > 1 ? `, page ${at + 1} of ${all.length}` : "";
-  const text = [
-    `${waiting.length}${role ? ` ${role}` : ""} draft${waiting.length === 1 ? "" : "s"} awaiting a decision (oldest first${of}):`,
+  const { text, entities } = joinLines([
+    timed(`${waiting.length}${role ? ` ${role}` : ""} draft${waiting.length === 1 ? "" : "s"} awaiting a decision (oldest first${of}):`),
     ...shown.map((d, i) => line(d, first + i + 1, nowMs, timeZone)),
-    "Tap a number to go to its post, then decide there: 👍 send · 👎 revise · 😴 defer.",
-  ].join("\n");
+    timed("Tap a number to go to its post, then decide there: 👍 send · 👎 revise · 😴 defer."),
+  ]);
   const goto = shown.flatMap((d, i) =>
     d.review_message_id === null
       ? []
@@ -144,5 +156,17 @@ export function pendingPage(drafts: Iterable<PendingDraft>, nowMs: number, page 
     ...(at < all.length - 1 ? [{ text: "Next ▶", callback_data: pendingTapData({ kind: "page", page: at + 1 }) }] : []),
   ];
   const rows = [goto.slice(0, 4), goto.slice(4), nav].filter((r) => r.length > 0);
-  return { text, buttons: { inline_keyboard: rows } };
+  return { text, entities, buttons: { inline_keyboard: rows } };
+}
+
+/** Lines joined by newlines, each one's entities moved along. */
+function joinLines(lines: readonly TimedText[]): TimedText {
+  let text = "";
+  const entities: MessageEntity[] = [];
+  for (const l of lines) {
+    if (text !== "") text += "\n";
+    entities.push(...l.entities.map((e) => ({ ...e, offset: e.offset + text.length })));
+    text += l.text;
+  }
+  return { text, entities };
 }

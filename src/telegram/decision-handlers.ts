@@ -193,7 +193,7 @@ export function buttonHandler(o: DecisionHandlerOptions) {
     if (outcome.ok) return answer(DONE[data.action]);
     if (outcome.reason === "needs_confirmation") return answer("One more tap: confirm below that it goes to all those members.");
     if (outcome.reason === "surface_used")
-      return answer("Not applied: this question was answered already. See the live post (linked in the chat).");
+      return answer("Not applied: this question was answered already or no longer applies. See the live post (linked in the chat).");
     if (outcome.reason === "wrong_surface")
       return answer("Not applied: this button does not count here. See the live post (linked in the chat).");
     if (pointsToLivePost(outcome.reason)) return answer("Not applied: this post is out of date. See the live post (linked in the chat).");
@@ -203,15 +203,21 @@ export function buttonHandler(o: DecisionHandlerOptions) {
 }
 
 /**
- * A reply to a review post (or to the bot's edit prompt): ✏️ and new text
- * edits, `undo` or ↩️ undoes, an emoji decides, other text asks for a revision
- * with that note. Replies to other messages, and reviewers' commands, pass on.
+ * A reply to a message of the bot's: to a review post, its reminder or the
+ * edit prompt, ✏️ and new text edits, `undo` or ↩️ undoes, an emoji decides,
+ * other text asks for a revision with that note; on any other message of the
+ * bot's (a question, a notice, a command's answer) it does not count, and the
+ * desk answers where to act instead. Replies to other people's messages, and
+ * reviewers' commands, pass on.
  */
 export function replyHandler(o: DecisionHandlerOptions) {
   return async (ctx: Context & { message: NonNullable<Context["message"]> }, next: () => Promise<void>): Promise<void> => {
     const m = ctx.message;
     const target = m.reply_to_message;
-    if (target === undefined || String(m.chat.id) !== o.reviewChatId || !o.desk.knowsMessage(target.message_id)) return next();
+    if (target === undefined || String(m.chat.id) !== o.reviewChatId) return next();
+    // Telegram names the author of the message replied to: the bot's own is never left unanswered.
+    const ownMessage = target.from?.id === ctx.me?.id && target.from?.is_bot === true;
+    if (!ownMessage && !o.desk.knowsMessage(target.message_id)) return next();
     const text = m.text ?? m.caption ?? "";
     const reply = readReplyAction(text, o.desk.isEditPrompt(target.message_id));
     const acting: Acting = {
@@ -227,7 +233,7 @@ export function replyHandler(o: DecisionHandlerOptions) {
     // A reviewer's command sent as a reply is a command (see owner-commands), not a revision note.
     if (m.entities?.some((e) => e.type === "bot_command" && e.offset === 0)) return next();
     if (text.trim() === "") return refuse(o, acting, null, null, "empty_reply");
-    const where = { reviewChatId: String(m.chat.id), reviewMessageId: target.message_id, actor };
+    const where = { reviewChatId: String(m.chat.id), reviewMessageId: target.message_id, actor, ownMessage };
     const outcome = await saved(o, target.message_id, () => {
       if (reply.kind === "edit") return o.desk.edit({ ...where, text: reply.text });
       if (reply.kind === "undo") return o.desk.undo({ ...where, actedAt: m.date * 1000 });

@@ -2,6 +2,7 @@ import type { InlineKeyboardButton, MessageEntity } from "grammy/types";
 import { TELEGRAM_TEXT_LIMIT } from "../drafts/payload.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
+import { absoluteTime } from "../owner/local-time.js";
 import { describeChange, REWRITE_SHARE, type ChangeView, type RichDiff } from "./word-diff.js";
 import { hintsText } from "../redact/hints.js";
 
@@ -11,9 +12,9 @@ import { hintsText } from "../redact/hints.js";
  * ↩️ Undo buttons, the note on a replaced post, and the edit prompt.
  */
 
-/** `14:03:12`, the time of day in REVIEW_TIMEZONE (undefined: the process's zone). */
+/** `14:03:12`, the time of day in REVIEW_TIMEZONE (undefined: the process's zone); see local-time.ts. */
 export function clockTime(ms: number, timeZone?: string): string {
-  return new Intl.DateTimeFormat("en-GB", { timeZone, hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" }).format(ms);
+  return absoluteTime(ms, "T", timeZone);
 }
 
 function quote(note: string): string {

@@ -1,5 +1,5 @@
 import { Composer, type Api, type Context } from "grammy";
-import type { BotCommand, InlineKeyboardMarkup } from "grammy/types";
+import type { BotCommand, InlineKeyboardMarkup, MessageEntity } from "grammy/types";
 import type { AuditEntry } from "../audit/audit-log.js";
 import { formatDuration } from "../config/duration.js";
 import type { DraftRecord, Role } from "../drafts/record.js";
@@ -11,7 +11,7 @@ import { topicOf } from "./review-topics.js";
 import { killSwitchLine, statusText, type StatusReport } from "../owner/status-report.js";
 import { authorizeActor, type ActorFacts } from "../reactions/authorize.js";
 import { ownerHaltPresent, type KillSwitch } from "../send/kill-switch.js";
-import { CONFIRM_TTL_MS, haltIdentity, RESUME_PATTERN, RESUME_QUESTION, resumeButton } from "./resume-confirmations.js";
+import { CONFIRM_TTL_MS, haltIdentity, RESUME_ASKED, RESUME_PATTERN, RESUME_QUESTION, resumeButton } from "./resume-confirmations.js";
 import { shownOfHalt, type DecisionSurfaces } from "../desk/surfaces.js";
 
 /** The owner's commands, as Telegram's command menu shows them in the review chat. */
@@ -30,13 +30,13 @@ export interface OwnerCommandOptions {
   readonly reviewerIds: ReadonlySet<number>;
   /**
    * Posts in the review chat within its rate limit (TelegramReviewChat.say), with buttons when given, in `thread`
-   * (absent: the main thread); resolves with the message id.
+   * (absent: the main thread), with `entities` (its times); resolves with the message id.
    */
-  readonly say: (text: string, buttons?: InlineKeyboardMarkup, thread?: number | null) => Promise<unknown>;
+  readonly say: (text: string, buttons?: InlineKeyboardMarkup, thread?: number | null, entities?: MessageEntity[]) => Promise<unknown>;
   /** The role whose topic a thread is (REVIEW_TOPICS=role): /pending there lists its drafts. Absent: no topics. */
   readonly topicRole?: (threadId: number) => Role | null;
   /** Answers in the review chat as a reply to a message (a /pending number: a reply to that draft's post). */
-  readonly answer?: (text: string, replyTo: number, thread: number | null) => Promise<void>;
+  readonly answer?: (text: string, replyTo: number, thread: number | null) => Promise<unknown>;
   /** The decision surfaces (the desk's): a /resume confirmation is one. */
   readonly surfaces: Pick<DecisionSurfaces, "record" | "at" | "gate">;
   /** The daemon's audit log. */
@@ -80,6 +80,8 @@ type Answer =
       readonly sent: (messageId: number) => Promise<void>;
       /** The topic to answer in (/pending typed in one); absent: the main thread. */
       readonly thread?: number | null;
+      /** Its times (date_time entities), if any. */
+      readonly entities?: MessageEntity[];
     }
   | null;
 type Run = (ctx: Context) => Promise<Answer>;
@@ -112,7 +114,7 @@ export function ownerCommands(options: OwnerCommandOptions): OwnerCommandHandler
       const thread = topicOf(ctx.message);
       const role = thread === null ? undefined : (options.topicRole?.(thread) ?? undefined);
       const page = pendingPage(options.drafts(), options.now(), 0, undefined, role);
-      return { text: page.text, buttons: page.buttons, sent: async () => {}, thread };
+      return { text: page.text, buttons: page.buttons, sent: async () => {}, thread, entities: page.entities };
     },
     status: async () => statusText(await options.status()),
     help: async () => helpText(options.deferForMs),
@@ -150,7 +152,7 @@ export function ownerCommands(options: OwnerCommandOptions): OwnerCommandHandler
       const answer = await run(ctx);
       if (answer === null) return;
       if (typeof answer === "string") return void (await options.say(answer));
-      const messageId = await options.say(answer.text, answer.buttons, answer.thread);
+      const messageId = await options.say(answer.text, answer.buttons, answer.thread, answer.entities);
       if (typeof messageId === "number") await answer.sent(messageId);
     },
   );
@@ -174,20 +176,24 @@ export function ownerCommands(options: OwnerCommandOptions): OwnerCommandHandler
     const outcome = await serial(async () => {
       const now = shownOfHalt(await haltIdentity(options.haltPath));
       const verdict = surface
-        ? await options.surfaces.gate(surface, now, "resume", { token: ctx.match[1] ?? "" }, options.now())
+        ? await options.surfaces.gate(surface, now, { does: "resume", via: "tap" }, { token: ctx.match[1] ?? "" }, options.now())
         : ({ ok: false, reason: "unknown_confirmation" } as const);
       if (!verdict.ok) return verdict;
       options.log.info({ command: "resume", user_id: who.userId }, "owner confirmed /resume");
       const actor = { user_id: who.userId, channel: "command", update_id: ctx.update.update_id } as const;
       return { ok: true, text: await resumeAnswer(options, switchDeps, actor) } as const;
     });
+    // The question says in its own text what became of it, and loses its button.
+    const closeWith = (line: string) =>
+      ctx.editMessageText(`${RESUME_ASKED}\n\n${line}`, { reply_markup: { inline_keyboard: [] } }).catch(() => {});
     if (!outcome.ok) {
       await refuseTap(options, ctx, outcome.reason);
-      await ctx.editMessageReplyMarkup({ reply_markup: { inline_keyboard: [] } }).catch(() => {});
+      // A second tap on one answered already leaves the answer it shows.
+      if (outcome.reason !== "surface_used") await closeWith("No longer applies: nothing changed. Send /resume again to be asked anew.");
       return tell("This confirmation is no longer valid: nothing changed. Send /resume again.");
     }
     const { text } = outcome;
-    await ctx.editMessageReplyMarkup({ reply_markup: { inline_keyboard: [] } }).catch(() => {});
+    await closeWith("▶️ You chose: resume sends.");
     await tell(text.startsWith("Your halt is lifted") ? "Resumed." : "Done; see the answer in the chat.");
     await options.say(text);
   });

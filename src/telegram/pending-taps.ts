@@ -13,7 +13,7 @@ export interface PendingTapOptions {
   readonly drafts: () => Iterable<DraftRecord>;
   readonly now: () => number;
   /** Answers in the review chat as a reply to `replyTo`, in its topic `thread` (TelegramReviewChat.answer). */
-  readonly answer: (text: string, replyTo: number, thread: number | null) => Promise<void>;
+  readonly answer: (text: string, replyTo: number, thread: number | null) => Promise<unknown>;
   readonly log: { warn(obj: object, msg: string): void };
   /** The role whose topic a thread is: a page turned there lists that role's drafts. */
   readonly topicRole?: (threadId: number) => Role | null;
@@ -45,7 +45,7 @@ export function pendingTaps(options: PendingTapOptions) {
         const role = thread === null ? undefined : (options.topicRole?.(thread) ?? undefined);
         const page = pendingPage(options.drafts(), options.now(), tap.page, undefined, role);
         await ctx
-          .editMessageText(page.text, { reply_markup: page.buttons })
+          .editMessageText(page.text, { entities: page.entities, reply_markup: page.buttons })
           .catch((err: unknown) => options.log.warn({ err }, "could not turn the /pending page"));
         return void (await ctx.answerCallbackQuery().catch((err: unknown) => options.log.warn({ err }, "answerCallbackQuery failed")));
       }

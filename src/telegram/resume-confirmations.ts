@@ -8,9 +8,11 @@ export const CONFIRM_TTL_MS = 5 * 60_000;
 /** Callback data of a /resume confirmation button; the token is group 1. */
 export const RESUME_PATTERN = /^owner:resume:([0-9a-f]{16})$/;
 
+/** What /resume asks, kept in the question's text once it is answered or no longer valid. */
+export const RESUME_ASKED = "⚠️ Resume sends? Approved drafts go out at once. Drafts halted meanwhile still need a new 👍.";
+
 /** The question /resume answers with. */
-export const RESUME_QUESTION =
-  "⚠️ Resume sends? Approved drafts go out at once. Drafts halted meanwhile still need a new 👍. Tap the button to confirm (valid 5 minutes).";
+export const RESUME_QUESTION = `${RESUME_ASKED} Tap the button to confirm (valid 5 minutes).`;
 
 /**
  * A new /resume confirmation button: a fresh random token in its data. The

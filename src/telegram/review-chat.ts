@@ -1,8 +1,9 @@
 import { GrammyError, InputFile, type Api } from "grammy";
-import type { InlineKeyboardMarkup, LinkPreviewOptions, Message } from "grammy/types";
+import type { InlineKeyboardMarkup, LinkPreviewOptions, Message, MessageEntity } from "grammy/types";
+import type { SurfaceState } from "../audit/audit-schema.js";
 import type { Clock } from "../clock/clock.js";
-import type { ReviewChat, ReviewPost, StatusShown } from "../desk/ports.js";
-import type { DraftRecord } from "../drafts/record.js";
+import type { Asked, ReviewChat, ReviewPost, StatusShown } from "../desk/ports.js";
+import type { Decision, DraftRecord } from "../drafts/record.js";
 import { isNotModified, isReplyTargetGone, isThreadGone } from "./classify.js";
 import { linkPreviewFor } from "./link-preview.js";
 import { editPrompt, supersededText } from "./flow-format.js";
@@ -10,12 +11,13 @@ import {
   asBotMarkup,
   askMessage,
   confirmMessage,
-  reminderText,
   reviewKeyboard,
   reviewPost,
+  type FormattedText,
   type ReviewFormatOptions,
 } from "./review-format.js";
 import { BurstTracker } from "./burst-summary.js";
+import { closedMessage, reminderMessage } from "./closing-format.js";
 import { StatusEdits } from "./status-edits.js";
 import { LANE, REVIEW_CHAT_LIMITS, ReviewLane, type Lane, type ReviewChatLimits, type Turn } from "./review-lane.js";
 import type { PacedCall, ReviewTopics } from "./review-topics.js";
@@ -38,6 +40,12 @@ export interface TelegramReviewChatOptions extends Omit<ReviewFormatOptions, "no
 /** What a sendMessage to the review chat takes besides the chat and the text. */
 type SendOther = NonNullable<Parameters<Api["sendMessage"]>[2]>;
 
+/**
+ * How many of the bot's latest messages in the review chat it knows as its own (a reaction on one that
+ * takes no decision, a command's answer say, is answered at once); older ones are answered at most once per 10 s.
+ */
+const OWN_MESSAGES_KEPT = 512;
+
 /** How often a 429 in the review chat is waited out before the call gives up. */
 const MAX_ATTEMPTS = 5;
 
@@ -55,6 +63,8 @@ export class TelegramReviewChat implements ReviewChat {
   private readonly lane: ReviewLane;
   private readonly format: ReviewFormatOptions;
   private readonly burst = new BurstTracker();
+  /** The ids of the bot's latest messages here (see isOwnMessage). */
+  private readonly own = new Set<number>();
   private readonly statuses: StatusEdits;
 
   constructor(private readonly options: TelegramReviewChatOptions) {
@@ -73,6 +83,10 @@ export class TelegramReviewChat implements ReviewChat {
     });
   }
 
+  isOwnMessage(messageId: number): boolean {
+    return this.own.has(messageId);
+  }
+
   claimFreeSlot(): boolean {
     return this.lane.claimFreeSlot();
   }
@@ -85,23 +99,25 @@ export class TelegramReviewChat implements ReviewChat {
   async post(draft: DraftRecord): Promise<ReviewPost> {
     const waiting = {};
     if (this.burst.add(waiting, draft.drafted_by_role)) void this.announceBurst();
-    const { message, thread } = await this.lane
+    const { sent, thread } = await this.lane
       .run(LANE.post, async (turn) => {
         this.burst.remove(waiting);
         const paced: PacedCall = (fn) => this.attempt(turn, fn);
         const thread = await this.threadForPost(draft, paced);
         try {
-          return { message: await this.sendPost(draft, thread, paced), thread };
+          return { sent: await this.sendPost(draft, thread, paced), thread };
         } catch (err) {
           // The owner deleted the role's topic: a new one is made, and the post goes there.
           if (thread === null || this.options.topics === undefined || !isThreadGone(err)) throw err;
           await this.options.topics.lost(thread);
           const again = await this.threadForPost(draft, paced);
-          return { message: await this.sendPost(draft, again, paced), thread: again };
+          return { sent: await this.sendPost(draft, again, paced), thread: again };
         }
       })
       .finally(() => this.burst.remove(waiting));
-    return { reviewChatId: String(message.chat.id), reviewMessageId: message.message_id, reviewThreadId: thread };
+    const { message, header } = sent;
+    const split = header === null ? {} : { headerMessageId: header.message_id };
+    return { reviewChatId: String(message.chat.id), reviewMessageId: message.message_id, reviewThreadId: thread, ...split };
   }
 
   /** The thread of the role's post (its topic, made if need be), after what the owner must be told about the topics. */
@@ -137,7 +153,12 @@ export class TelegramReviewChat implements ReviewChat {
     }
   }
 
-  private async sendPostMessages(draft: DraftRecord, thread: number | null, paced: PacedCall) {
+  /** The post's messages: the one that holds the draft, and the header before it (null: one message). */
+  private async sendPostMessages(
+    draft: DraftRecord,
+    thread: number | null,
+    paced: PacedCall,
+  ): Promise<{ message: Message.TextMessage; header: Message.TextMessage | null }> {
     const post = reviewPost(draft, this.format);
     const markup = reviewKeyboard({ ...draft, status: "pending" }, this.format);
     const preview = linkPreviewFor(draft.draft_text);
@@ -146,7 +167,7 @@ export class TelegramReviewChat implements ReviewChat {
     const earlier =
       draft.revises_post === null ? {} : { reply_parameters: { message_id: draft.revises_post, allow_sending_without_reply: true } };
     if (post.kind === "single") {
-      return paced(() =>
+      const message = await paced(() =>
         api.sendMessage(chatId, post.message.text, {
           ...where,
           entities: post.message.entities,
@@ -155,11 +176,12 @@ export class TelegramReviewChat implements ReviewChat {
           ...earlier,
         }),
       );
+      return { message, header: null };
     }
     const header = await paced(() =>
       api.sendMessage(chatId, post.header.text, { ...where, entities: post.header.entities, link_preview_options: NO_PREVIEW, ...earlier }),
     );
-    return paced(() =>
+    const message = await paced(() =>
       api.sendMessage(chatId, post.draft.text, {
         ...where,
         entities: post.draft.entities,
@@ -168,6 +190,7 @@ export class TelegramReviewChat implements ReviewChat {
         reply_parameters: { message_id: header.message_id, allow_sending_without_reply: true },
       }),
     );
+    return { message, header };
   }
 
   /** One line before a burst's posts, counting the drafts waiting when it goes out by role (see BURST_MIN_WAITING). */
@@ -197,14 +220,14 @@ export class TelegramReviewChat implements ReviewChat {
     return this.statuses.sendTurn(work, latest, shown);
   }
 
-  async notify(draft: DraftRecord, text: string): Promise<void> {
-    await this.replyTo(draft, LANE.notice, text);
+  async notify(draft: DraftRecord, text: string): Promise<number> {
+    return this.replyTo(draft, LANE.notice, text);
   }
 
   /** Asks for the extra tap a 👍 needs for a large audience, as a reply to the review post, ahead of queued posts. */
-  async askConfirmation(draft: DraftRecord): Promise<number> {
-    const { text, markup } = confirmMessage(draft);
-    return this.replyTo(draft, LANE.answer, text, markup);
+  async askConfirmation(draft: DraftRecord): Promise<Asked> {
+    const { text, markup, question } = confirmMessage(draft);
+    return { messageId: await this.replyTo(draft, LANE.answer, text, markup), question };
   }
 
   /** The notice of a draft the owner's identity could not send, with "🤖 Send as the bot instead", as a reply to the review post. */
@@ -213,24 +236,44 @@ export class TelegramReviewChat implements ReviewChat {
   }
 
   /** Asks what a reply "ok" meant, as a reply to it, ahead of queued posts (see askMessage). */
-  async askApproval(draft: DraftRecord, note: string, replyTo: number): Promise<number> {
-    const { text, markup } = askMessage(draft, note);
+  async askApproval(draft: DraftRecord, note: string, replyTo: number): Promise<Asked> {
+    const { text, markup, question } = askMessage(draft, note);
     const message = await this.sendReply(LANE.answer, draft.review_chat_id, this.threadOf(draft), replyTo, text, { reply_markup: markup });
-    return message.message_id;
+    return { messageId: message.message_id, question };
   }
 
-  /** The REMIND_BEFORE reminder, as a reply to the draft's post (a reply notifies; an edit does not). */
-  async remind(draft: DraftRecord): Promise<string> {
-    const text = reminderText(draft, this.format);
-    await this.replyTo(draft, LANE.notice, text);
-    return text;
+  /** The REMIND_BEFORE reminder, as a reply to the draft's post (a reply notifies; an edit does not), with the post's buttons. */
+  async remind(draft: DraftRecord): Promise<{ text: string; messageId: number }> {
+    const reminder = reminderMessage(draft, this.format);
+    const messageId = await this.replyTo(draft, LANE.notice, reminder, reviewKeyboard(draft, this.format));
+    return { text: reminder.text, messageId };
   }
 
-  /** Takes the buttons off a question answered once ("✅ Yes, send", the question a reply "ok" got). */
-  async clearButtons(chatId: string, messageId: number): Promise<void> {
+  /** Shows a reminder as it was sent, with the post's buttons, again (its draft's approval was undone). */
+  async reopenReminder(surface: SurfaceState, draft: DraftRecord): Promise<void> {
+    const { text, entities } = reminderMessage(draft, this.format);
+    await this.editSurface(surface, LANE.notice, text, entities, reviewKeyboard(draft, this.format));
+  }
+
+  /**
+   * Edits a question or reminder that counts no more to say what became of it
+   * (see closedMessage), and takes its buttons off. A question just answered
+   * goes with the answers; one the draft left behind waits behind status edits.
+   */
+  async close(surface: SurfaceState, draft: DraftRecord, chose: Decision | null): Promise<void> {
+    const { text, entities } = closedMessage(surface, draft, chose, this.format);
+    await this.editSurface(surface, chose === null ? LANE.notice : LANE.answer, text, entities, { inline_keyboard: [] });
+  }
+
+  /** Edits a question or reminder to `text` with `markup`; "not modified" is no failure. */
+  private async editSurface(surface: SurfaceState, lane: Lane, text: string, entities: MessageEntity[], markup: InlineKeyboardMarkup) {
     try {
-      await this.once(LANE.answer, () =>
-        this.options.api.editMessageReplyMarkup(chatId, messageId, { reply_markup: { inline_keyboard: [] } }),
+      await this.once(lane, () =>
+        this.options.api.editMessageText(surface.chat_id, surface.message_id, text, {
+          entities,
+          link_preview_options: NO_PREVIEW,
+          reply_markup: markup,
+        }),
       );
     } catch (err) {
       if (!isNotModified(err)) throw err;
@@ -239,12 +282,13 @@ export class TelegramReviewChat implements ReviewChat {
 
   /**
    * Sends a message of the daemon's own (a command's answer, a refusal, a confirmation) ahead of queued review
-   * posts, in `thread` (a topic the command was typed in; absent or null: the main thread).
+   * posts, in `thread` (a topic the command was typed in; absent or null: the main thread); `entities`: its times.
    */
-  async say(text: string, buttons?: InlineKeyboardMarkup, thread?: number | null): Promise<number> {
+  async say(text: string, buttons?: InlineKeyboardMarkup, thread?: number | null, entities?: MessageEntity[]): Promise<number> {
     const message = await this.once(LANE.answer, () =>
       this.options.api.sendMessage(this.options.chatId, text, {
         ...(thread == null ? this.where() : { message_thread_id: thread }),
+        ...(entities && entities.length > 0 ? { entities } : {}),
         link_preview_options: NO_PREVIEW,
         ...(buttons ? { reply_markup: buttons } : {}),
       }),
@@ -285,8 +329,8 @@ export class TelegramReviewChat implements ReviewChat {
   }
 
   /** Answers, as a reply to `replyTo` when given, in `thread` (the topic of the message it replies to; null: the main thread). */
-  async answer(text: string, replyTo: number | null, thread: number | null = null): Promise<void> {
-    await this.sendReply(LANE.answer, null, thread ?? this.options.threadId, replyTo, text, {});
+  async answer(text: string, replyTo: number | null, thread: number | null = null): Promise<number> {
+    return (await this.sendReply(LANE.answer, null, thread ?? this.options.threadId, replyTo, text, {})).message_id;
   }
 
   /** Resolves when no call is running; for tests that move a simulated clock. */
@@ -304,10 +348,12 @@ export class TelegramReviewChat implements ReviewChat {
     await this.lane.whenIdle();
   }
 
-  private async replyTo(draft: DraftRecord, lane: Lane, text: string, markup?: InlineKeyboardMarkup): Promise<number> {
-    const other = markup ? { reply_markup: markup } : {};
-    const message = await this.sendReply(lane, draft.review_chat_id, this.threadOf(draft), draft.review_message_id, text, other);
-    return message.message_id;
+  /** Sends `message` (a text, or one with entities: times) as a reply to the draft's post, in `lane`; resolves with its id. */
+  private async replyTo(draft: DraftRecord, lane: Lane, message: string | FormattedText, markup?: InlineKeyboardMarkup): Promise<number> {
+    const { text, entities } = typeof message === "string" ? { text: message, entities: [] } : message;
+    const other = { ...(markup ? { reply_markup: markup } : {}), ...(entities.length > 0 ? { entities } : {}) };
+    const sent = await this.sendReply(lane, draft.review_chat_id, this.threadOf(draft), draft.review_message_id, text, other);
+    return sent.message_id;
   }
 
   /** The thread of a draft's review post: its role's topic, or the main thread. */
@@ -350,6 +396,15 @@ export class TelegramReviewChat implements ReviewChat {
     return this.options.threadId === null ? {} : { message_thread_id: this.options.threadId };
   }
 
+  /** Remembers the id of a message the call sent (the last OWN_MESSAGES_KEPT: a constant, whatever the history). */
+  private noteOwn(result: unknown): void {
+    if (typeof result !== "object" || result === null || !("message_id" in result)) return;
+    const id = (result as { message_id: number }).message_id;
+    this.own.delete(id);
+    this.own.add(id);
+    if (this.own.size > OWN_MESSAGES_KEPT) this.own.delete(this.own.values().next().value as number);
+  }
+
   /** One call as its own job in `lane`. */
   private once<T>(lane: Lane, fn: () => Promise<T>): Promise<T> {
     return this.lane.run(lane, (turn) => this.attempt(turn, fn));
@@ -360,7 +415,9 @@ export class TelegramReviewChat implements ReviewChat {
     for (let attempt = 1; ; attempt++) {
       await turn();
       try {
-        return await fn();
+        const result = await fn();
+        this.noteOwn(result);
+        return result;
       } catch (err) {
         if (!(err instanceof GrammyError) || err.error_code !== 429 || attempt >= MAX_ATTEMPTS) throw err;
         const seconds = Math.max(1, Number(err.parameters.retry_after ?? 1));

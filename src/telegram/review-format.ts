@@ -3,13 +3,13 @@ import { formatDuration } from "../config/duration.js";
 import type { Decision, DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
 import { TELEGRAM_TEXT_LIMIT } from "../drafts/payload.js";
-import { localWhen, localWhenRelative } from "../owner/local-time.js";
+import { absoluteTime, timeEntitiesIn, timeMark, type TimedText, type TimeMark } from "../owner/local-time.js";
 import { hintsText } from "../redact/hints.js";
 import { audienceLine, confirmQuestion, count, shortDestination } from "./audience-text.js";
 import { draftEntities, shiftEntities } from "./draft-entities.js";
 import { countInvisible } from "./invisible.js";
-import { clockTime, countdownLine, diffEntities, flowButtons, reviseUndoUntil, versionLines } from "./flow-format.js";
-import { answeringBlock, sendButtonText, senderLine } from "../business/sender-text.js";
+import { countdownLine, diffEntities, flowButtons, reviseUndoUntil, versionLines } from "./flow-format.js";
+import { answeringBlock, sendButtonText, senderLine, senderLineTime } from "../business/sender-text.js";
 import { hasRemovedItems, removedItemCount } from "../drafts/keep-removed.js";
 import { revisionNoteLine } from "./revision-answer.js";
 
@@ -25,10 +25,7 @@ export interface ReviewFormatOptions {
 }
 
 /** A message's text with its entities (never a parse_mode: the draft is data). */
-export interface FormattedText {
-  readonly text: string;
-  readonly entities: MessageEntity[];
-}
+export type FormattedText = TimedText;
 
 /**
  * The review post: one message; or, for a draft too long to share a message
@@ -82,13 +79,27 @@ export function reviewHeaderLines(draft: DraftRecord, options: ReviewFormatOptio
   const open = !settled(draft);
   const lines = [
     `✏️ DRAFT (${draft.drafted_by_role}) — for ${audienceLine(draft)}`,
-    senderLine(draft, options.now()),
-    open ? `Expires ${localWhenRelative(Date.parse(draft.expires_at), options.now(), options.timeZone)}, unless decided.` : null,
+    senderLine(draft, options.now(), options.timeZone),
+    open ? `${EXPIRES}${expiryMark(draft, options).text}, unless decided.` : null,
     redactionLine(draft),
     invisibleLine(draft.draft_text),
     versionLines(draft) || null,
   ];
   return lines.filter((l): l is string => l !== null);
+}
+
+const EXPIRES = "Expires ";
+
+/** When the draft expires, as the client renders it: relative ("in 23 hours"), an absolute time under it. */
+function expiryMark(draft: DraftRecord, options: Pick<ReviewFormatOptions, "now" | "timeZone">): TimeMark {
+  return timeMark(Date.parse(draft.expires_at), "r", options.timeZone, options.now());
+}
+
+/** The date_time entities of the header's times in `header`: when the person last wrote, when the draft expires (until it is settled). */
+function headerTimeEntities(draft: DraftRecord, header: string, options: ReviewFormatOptions): MessageEntity[] {
+  const wrote = senderLineTime(draft, options.now(), options.timeZone);
+  const expires = settled(draft) ? [] : [{ mark: expiryMark(draft, options), before: EXPIRES }];
+  return timeEntitiesIn(header, [...(wrote === null ? [] : [wrote]), ...expires]);
 }
 
 /**
@@ -127,7 +138,12 @@ export function reviewPost(draft: DraftRecord, options: ReviewFormatOptions): Re
       kind: "single",
       message: {
         text,
-        entities: [...answering.entities, ...diffEntities(draft, header), ...draftEntities(header.length + 1, draft.draft_text)],
+        entities: [
+          ...headerTimeEntities(draft, header, options),
+          ...answering.entities,
+          ...diffEntities(draft, header),
+          ...draftEntities(header.length + 1, draft.draft_text),
+        ],
       },
     };
   }
@@ -136,7 +152,7 @@ export function reviewPost(draft: DraftRecord, options: ReviewFormatOptions): Re
     kind: "split",
     header: {
       text: [header, footer, note].filter((l) => l !== null).join("\n"),
-      entities: [...answering.entities, ...diffEntities(draft, header)],
+      entities: [...headerTimeEntities(draft, header, options), ...answering.entities, ...diffEntities(draft, header)],
     },
     draft: { text: draft.draft_text, entities: draftEntities(0, draft.draft_text) },
   };
@@ -144,7 +160,8 @@ export function reviewPost(draft: DraftRecord, options: ReviewFormatOptions): Re
 
 /** A one-line account of the draft's status, for the top of the edited review message. */
 export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions, "now" | "timeZone" | "noteTold">): string {
-  const when = (iso: string) => localWhen(Date.parse(iso), options.now(), options.timeZone);
+  const when = (iso: string) => absoluteTime(Date.parse(iso), "wdt", options.timeZone, options.now());
+  const clockTime = (ms: number) => absoluteTime(ms, "T", options.timeZone);
   switch (draft.status) {
     case "queued":
     case "pending":
@@ -152,7 +169,7 @@ export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions
     case "deferred":
       return `${draft.undone_at === null ? "" : "↩️ Undone. "}😴 Deferred until ${when(draft.expires_at)}.`;
     case "approved":
-      return countdownLine(draft, (ms) => clockTime(ms, options.timeZone), options.now()) ?? "👍 Approved — sending.";
+      return countdownLine(draft, clockTime, options.now()) ?? "👍 Approved — sending.";
     case "sending":
       return "📤 Sending…";
     case "halted":
@@ -162,7 +179,7 @@ export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions
     case "revise": {
       const undo = reviseUndoUntil(draft, options.now());
       const line = draft.revision_note ? `✍️ Revise: ${draft.revision_note}` : "✍️ Sent back for revision.";
-      const lines = [line, ...(undo === null ? [] : [`↩️ Undo until ${clockTime(undo, options.timeZone)}`])];
+      const lines = [line, ...(undo === null ? [] : [`↩️ Undo until ${clockTime(undo)}`])];
       // Where the note went: said on the post, never in a message of its own.
       if (draft.revision_note) lines.push(revisionNoteLine(draft, options.noteTold));
       return lines.join("\n");
@@ -182,6 +199,26 @@ export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions
     case "outcome_unknown":
       return `⚠️ Outcome unknown: ${draft.reason ?? ""}. Not retried; check the destination.`;
   }
+}
+
+/**
+ * The status line with its times under date_time entities (the client shows
+ * them in its own zone and form): the send time and ↩️ Undo's end, the end
+ * of a deferral, the time of the send.
+ */
+export function statusText(draft: DraftRecord, options: Pick<ReviewFormatOptions, "now" | "timeZone" | "noteTold">): FormattedText {
+  const text = statusLine(draft, options);
+  const at = (iso: string | null, format: "wdt" | "T", before: string) =>
+    iso === null ? [] : [{ mark: timeMark(Date.parse(iso), format, options.timeZone, options.now()), before }];
+  const undo = reviseUndoUntil(draft, options.now());
+  const marks = [
+    ...at(draft.status === "approved" ? draft.send_after : null, "T", "Sending at "),
+    ...at(draft.status === "approved" ? draft.send_after : null, "T", "window closed at "),
+    ...at(undo === null ? null : new Date(undo).toISOString(), "T", "Undo until "),
+    ...at(draft.status === "deferred" ? draft.expires_at : null, "wdt", "Deferred until "),
+    ...at(draft.status === "sent" ? (draft.sent_at ?? draft.updated_at) : null, "wdt", " at "),
+  ];
+  return { text, entities: timeEntitiesIn(text, marks) };
 }
 
 /**
@@ -248,22 +285,15 @@ function sendButton(draft: DraftRecord): InlineKeyboardButton {
 }
 
 /** The confirmation asked after a 👍 for a large audience: its text and its one button. */
-export function confirmMessage(draft: DraftRecord): { text: string; markup: InlineKeyboardMarkup } {
+export function confirmMessage(draft: DraftRecord): { text: string; markup: InlineKeyboardMarkup; question: string } {
   const members = draft.audience?.member_count;
   const label = members === null || members === undefined ? "✅ Yes, send" : `✅ Yes, send to ${count(members)} members`;
+  const text = confirmQuestion(draft);
   return {
-    text: confirmQuestion(draft),
+    text,
+    question: text,
     markup: { inline_keyboard: [[{ text: label, callback_data: callbackData("confirm", draft.draft_id), style: "success" }]] },
   };
-}
-
-/**
- * The REMIND_BEFORE reminder, sent as a reply to the draft's post so that it
- * notifies: when the draft expires, and how to decide.
- */
-export function reminderText(draft: DraftRecord, options: ReviewFormatOptions): string {
-  const when = localWhenRelative(Date.parse(draft.expires_at), options.now(), options.timeZone);
-  return `⏰ Reminder: this draft (${draft.drafted_by_role}, for ${shortDestination(draft)}) expires ${when} and is not sent unless you decide. ${reviewFooter(options)}.`;
 }
 
 /** The 👍 button's text: who sends, to whom ("👍 Send as you to Anna", "👍 Send to Team"); every send button says it. */
@@ -277,10 +307,12 @@ function sendLabel(draft: DraftRecord): string {
  * meant, send or revise with that reply as the note. The reply is quoted as
  * data (no parse_mode).
  */
-export function askMessage(draft: DraftRecord, note: string): { text: string; markup: InlineKeyboardMarkup } {
+export function askMessage(draft: DraftRecord, note: string): { text: string; markup: InlineKeyboardMarkup; question: string } {
   const quoted = `“${note}”`;
+  const question = `You replied ${quoted}. Send the draft to ${shortDestination(draft)}, or send it back for revision with ${quoted} as the note?`;
   return {
-    text: `You replied ${quoted}. Send the draft to ${shortDestination(draft)}, or send it back for revision with ${quoted} as the note? Nothing happens until you choose.`,
+    question,
+    text: `${question} Nothing happens until you choose.`,
     markup: {
       inline_keyboard: [
         [{ text: sendLabel(draft), callback_data: callbackData("send", draft.draft_id), style: "success" }],
@@ -304,7 +336,9 @@ export function asBotMarkup(draft: DraftRecord): InlineKeyboardMarkup {
 export function editedReviewText(draft: DraftRecord, options: ReviewFormatOptions): FormattedText | null {
   const post = reviewPost(draft, options);
   if (post.kind === "split") return null;
-  const top = `${statusLine(draft, options)}\n\n`;
+  const status = statusText(draft, options);
+  const top = `${status.text}\n\n`;
   const text = top + post.message.text;
-  return text.length <= TELEGRAM_TEXT_LIMIT ? { text, entities: shiftEntities(post.message.entities, top.length) } : null;
+  const entities = [...status.entities, ...shiftEntities(post.message.entities, top.length)];
+  return text.length <= TELEGRAM_TEXT_LIMIT ? { text, entities } : null;
 }

@@ -8,7 +8,7 @@ import { isFinal } from "../drafts/status.js";
 import { isNotModified, withoutToken } from "./classify.js";
 import { flowButtons, offersUndo } from "./flow-format.js";
 import { linkPreviewFor } from "./link-preview.js";
-import { editedReviewText, reviewKeyboard, statusLine, type FormattedText, type ReviewFormatOptions } from "./review-format.js";
+import { editedReviewText, reviewKeyboard, statusText, type FormattedText, type ReviewFormatOptions } from "./review-format.js";
 import { LANE, type ReviewLane, type Turn } from "./review-lane.js";
 
 /**
@@ -46,7 +46,8 @@ interface View {
   /** The post's new text, or null for a split post (only its buttons change; the status goes in a reply). */
   readonly text: FormattedText | null;
   readonly markup: InlineKeyboardMarkup;
-  readonly status: string;
+  /** The status line alone, its times under date_time entities (for a reply). */
+  readonly status: FormattedText;
   /** What the message shows, as one string: equal keys, equal content. */
   readonly key: string;
 }
@@ -196,7 +197,8 @@ export class StatusEdits {
     this.undoMessages.delete(draft.draft_id);
     try {
       await this.deps.attempt(turn, () =>
-        this.deps.api.editMessageText(undo.chatId, undo.messageId, view.status, {
+        this.deps.api.editMessageText(undo.chatId, undo.messageId, view.status.text, {
+          entities: view.status.entities,
           link_preview_options: NO_PREVIEW,
           reply_markup: { inline_keyboard: [] },
         }),
@@ -206,7 +208,7 @@ export class StatusEdits {
     }
   }
 
-  private async statusReply(draft: DraftRecord, text: string, turn: Turn): Promise<void> {
+  private async statusReply(draft: DraftRecord, text: FormattedText, turn: Turn): Promise<void> {
     try {
       await this.deps.attempt(turn, () => this.reply(draft, text));
     } catch (err) {
@@ -214,11 +216,12 @@ export class StatusEdits {
     }
   }
 
-  private reply(draft: DraftRecord, text: string, markup?: InlineKeyboardMarkup) {
+  private reply(draft: DraftRecord, { text, entities }: FormattedText, markup?: InlineKeyboardMarkup) {
     const replyTo = draft.review_message_id;
     const thread = this.deps.threadOf(draft);
     return this.deps.api.sendMessage(draft.review_chat_id ?? this.deps.chatId, text, {
       ...(thread === null ? {} : { message_thread_id: thread }),
+      ...(entities.length > 0 ? { entities } : {}),
       link_preview_options: NO_PREVIEW,
       ...(markup ? { reply_markup: markup } : {}),
       ...(replyTo === null ? {} : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }),
@@ -232,7 +235,7 @@ export class StatusEdits {
     const format = { ...this.deps.format, now: () => now, noteTold: this.told.has(draft.draft_id) };
     const text = editedReviewText(shown, format);
     const markup = reviewKeyboard(shown, format);
-    const status = statusLine(shown, format);
+    const status = statusText(shown, format);
     return { shown, sendAt, text, markup, status, key: JSON.stringify([text, markup, text === null ? status : null]) };
   }
 

@@ -1,5 +1,6 @@
-import type { ReviewChat, ReviewPost } from "../desk/ports.js";
-import type { DraftRecord } from "../drafts/record.js";
+import type { Asked, ReviewChat, ReviewPost } from "../desk/ports.js";
+import type { SurfaceState } from "../audit/audit-schema.js";
+import type { Decision, DraftRecord } from "../drafts/record.js";
 
 /**
  * The review chat of test mode: no network. Message ids continue after the
@@ -38,14 +39,15 @@ export class FakeReviewChat implements ReviewChat {
     return undefined;
   }
 
-  async notify(draft: DraftRecord, text: string): Promise<void> {
+  async notify(draft: DraftRecord, text: string): Promise<number> {
     this.log.debug({ draft_id: draft.draft_id, text }, "test mode: notice to reviewers");
+    return this.takeId();
   }
 
-  async askConfirmation(draft: DraftRecord): Promise<number> {
+  async askConfirmation(draft: DraftRecord): Promise<Asked> {
     const messageId = this.takeId();
     this.log.debug({ draft_id: draft.draft_id, message_id: messageId }, "test mode: confirmation asked for a large audience");
-    return messageId;
+    return { messageId, question: "Send to all its members?" };
   }
 
   async offerAsBot(draft: DraftRecord, text: string): Promise<number> {
@@ -64,24 +66,30 @@ export class FakeReviewChat implements ReviewChat {
     return messageId;
   }
 
-  async answer(text: string, replyTo: number | null): Promise<void> {
+  async answer(text: string, replyTo: number | null): Promise<number> {
     this.log.debug({ text, reply_to: replyTo }, "test mode: answer to the reviewer");
+    return this.takeId();
   }
 
-  async askApproval(draft: DraftRecord, note: string, replyTo: number): Promise<number> {
+  async askApproval(draft: DraftRecord, note: string, replyTo: number): Promise<Asked> {
     const messageId = this.takeId();
     this.log.debug({ draft_id: draft.draft_id, note, reply_to: replyTo, message_id: messageId }, "test mode: asked what a reply meant");
-    return messageId;
+    return { messageId, question: `You replied “${note}”.` };
   }
 
-  async remind(draft: DraftRecord): Promise<string> {
+  async remind(draft: DraftRecord): Promise<{ text: string; messageId: number }> {
     const text = `⏰ Reminder: draft ${draft.draft_id} expires at ${draft.expires_at}.`;
     this.log.debug({ draft_id: draft.draft_id, text }, "test mode: reminder");
-    return text;
+    return { text, messageId: this.takeId() };
   }
 
-  async clearButtons(chatId: string, messageId: number): Promise<void> {
-    this.log.debug({ chat_id: chatId, message_id: messageId }, "test mode: a used question loses its buttons");
+  async reopenReminder(surface: SurfaceState, draft: DraftRecord): Promise<void> {
+    this.log.debug({ message_id: surface.message_id, draft_id: draft.draft_id }, "test mode: a reminder shows its buttons again");
+  }
+
+  async close(surface: SurfaceState, draft: DraftRecord, chose: Decision | null): Promise<void> {
+    const what = { message_id: surface.message_id, asks: surface.asks, draft_id: draft.draft_id, status: draft.status, chose };
+    this.log.debug(what, "test mode: a question or reminder says what became of it");
   }
 
   /** A fresh message id, shared by review posts and simulated sends. */

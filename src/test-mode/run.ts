@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import type { Readable, Writable } from "node:stream";
 import { openCore } from "../app/core.js";
 import { SimulatedClock } from "../clock/simulated-clock.js";
 import type { Config } from "../config/config.js";
@@ -11,17 +12,30 @@ import { offlineAudience } from "./offline-audience.js";
 import { FakeReviewChat } from "./fake-review-chat.js";
 import { runTestSession } from "./session.js";
 
+/** Where a test-mode session reads and writes; main's defaults are the process's own. */
+export interface TestModeIo {
+  readonly input: Readable;
+  readonly output: Writable;
+  readonly stderr: Writable;
+  /** The simulated clock, from the real now by default. */
+  readonly clock: SimulatedClock;
+  /** The `.env` the kill switch watches (default: the working directory's). */
+  readonly envFilePath: string;
+}
+
 /**
  * Test mode: the real desk, store, audit log, kill switch and send path, with
  * a simulated clock and a review chat and destination that exist only here.
- * Nothing touches the network.
+ * Nothing touches the network. `io` replaces the process's streams, clock or
+ * `.env` (the explorer runs a session in-process on a live HARNESS_DIR).
  */
 export async function runTestMode(
   config: Config,
   log: Logger,
   env: { processSwitchValue: string | undefined; redact: Redactor | null; secrets?: (string | null | undefined)[] },
+  io: Partial<TestModeIo> = {},
 ): Promise<void> {
-  const clock = new SimulatedClock(Date.now());
+  const clock = io.clock ?? new SimulatedClock(Date.now());
   let chat: FakeReviewChat | undefined;
   const core = await openCore(config, log, {
     clock,
@@ -32,15 +46,21 @@ export async function runTestMode(
     redact: env.redact,
     processSwitchValue: env.processSwitchValue,
     ...(env.secrets ? { secrets: env.secrets } : {}),
-    envFilePath: resolve(".env"),
+    envFilePath: io.envFilePath ?? resolve(".env"),
   });
   try {
     const live = countLiveDrafts(core.store.latest.values());
-    if (live > 0) process.stderr.write(`${liveDraftsLine(live, config.harnessDir)}\n`);
+    if (live > 0) (io.stderr ?? process.stderr).write(`${liveDraftsLine(live, config.harnessDir)}\n`);
     await resumeDrafts(core.desk);
     await core.desk.settle();
     const reviewer = [...config.reviewerIds][0] ?? Number(config.reviewChatId);
-    await runTestSession({ core, clock, defaultReviewerId: reviewer, input: process.stdin, output: process.stdout });
+    await runTestSession({
+      core,
+      clock,
+      defaultReviewerId: reviewer,
+      input: io.input ?? process.stdin,
+      output: io.output ?? process.stdout,
+    });
   } finally {
     await core.close();
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { chooseSender, type SenderFacts } from "../../src/business/sender-choice.js";
+import { localDayTime } from "../../src/owner/local-time.js";
 
 const NOW = Date.parse("2026-12-01T12:00:00Z");
 const HOUR = 3_600_000;
@@ -54,11 +55,12 @@ describe("chooseSender", () => {
       sender: {
         kind: "bot",
         username: "the_bot",
-        why_not_owner: "Anna (@anna) last wrote 25 h ago, and Telegram lets you answer as yourself only within 24 h of their message",
+        // When, as an absolute time: the reason stays on the post, where "25 h ago" would go stale.
+        why_not_owner: `Anna (@anna) last wrote ${localDayTime(NOW - 25 * HOUR)}, and Telegram lets you answer as yourself only within 24 h of their message`,
       },
       audience: { kind: "private", title: "Anna", username: "anna", chat_id: "42" },
     });
-    expect(late.ok && late.warnings[0]).toMatch(/^send_as: cannot send as the owner: Anna \(@anna\) last wrote 25 h ago/);
+    expect(late.ok && late.warnings[0]).toMatch(/^send_as: cannot send as the owner: Anna \(@anna\) last wrote \w{3} \d+ \w{3} \d\d:\d\d,/);
     const none = chooseSender(facts({ connection: null }));
     expect(none.ok && none.sender).toMatchObject({
       kind: "bot",

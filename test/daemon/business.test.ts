@@ -76,8 +76,12 @@ describe("sending as the owner through the real daemon", () => {
 
     const p = post(a.review_message_id);
     // The account it goes from is named (the owner's, OWNER_USER_ID's by default the first reviewer).
-    expect(p.text).toContain("🗣 As you (Owner, @owner), in your chat with Anna (Anna wrote 2 h ago)");
-    expect(p.text).toContain("↩️ In reply to Anna, ");
+    // When Anna wrote: an absolute time under a date_time entity the client shows as "2 hours ago" (issue 25: times stay true).
+    expect(p.text).toMatch(/🗣 As you \(Owner, @owner\), in your chat with Anna \(Anna wrote \w{3} \d+ \w{3} \d\d:\d\d\)/);
+    expect(p.text).toMatch(/↩️ In reply to Anna, \w{3} \d+ \w{3} \d\d:\d\d:\n/);
+    const times = (p.entities ?? []).filter((e) => e.type === "date_time") as Array<{ unix_time: number; date_time_format: string }>;
+    expect(times.map((e) => e.date_time_format)).toEqual(["r", "r", "r"]);
+    expect(Math.abs(times[0]!.unix_time - (Math.floor(Date.now() / 1000) - 2 * HOUR_S))).toBeLessThan(60);
     // Anna's words and the draft each sit in a quote entity: data, and her /halt is no command.
     expect(quotes(p)).toEqual(["Are we still on for Friday? /halt", "Yes, 7 pm at the usual place."]);
     expect((p.entities ?? []).some((e) => e.type === "bot_command")).toBe(false);
@@ -110,11 +114,11 @@ describe("sending as the owner through the real daemon", () => {
     // Anna wrote 24 h less 6 s ago: open when approved, closed when the undo window ends.
     await annaWrote(d, 24 * HOUR_S - 6);
     const a = await submit(d, answer("Sorry for the late answer.", { send_as: "owner" }));
-    expect(post(a.review_message_id).text).toContain("Anna wrote 23 h ago");
+    expect(post(a.review_message_id).text).toMatch(/Anna wrote \w{3} \d+ \w{3} \d\d:\d\d\)/);
     tap(a.review_message_id, `v1:send:${a.draft_id}`);
     await statusIs(d, a.draft_id, "halted", 20_000);
     const halted = await record(d, a.draft_id);
-    expect(halted.reason).toMatch(/^not sent as you: the 24 h window closed: Anna last wrote 24 h ago/);
+    expect(halted.reason).toMatch(/^not sent as you: the 24 h window closed: Anna last wrote \w{3} \d+ \w{3} \d\d:\d\d,/);
     expect(asOwnerCalls()).toEqual([]);
     expect(toAnna()).toEqual([]);
     const offer = await offered();

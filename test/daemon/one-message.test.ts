@@ -41,8 +41,15 @@ async function tap(d: Rec, label: string): Promise<void> {
 }
 
 const react = (d: Rec, emoji: string, old: string[] = []) =>
-  live.double.injectReaction({ chatId: OWNER, messageId: d.review_message_id, userId: OWNER, oldEmojis: old, newEmojis: emoji ? [emoji] : [] });
-const reply = (d: Rec, text: string) => live.double.injectMessage({ chatId: OWNER, userId: OWNER, text, replyToMessageId: d.review_message_id });
+  live.double.injectReaction({
+    chatId: OWNER,
+    messageId: d.review_message_id,
+    userId: OWNER,
+    oldEmojis: old,
+    newEmojis: emoji ? [emoji] : [],
+  });
+const reply = (d: Rec, text: string) =>
+  live.double.injectMessage({ chatId: OWNER, userId: OWNER, text, replyToMessageId: d.review_message_id });
 
 describe("plain decisions", () => {
   it("👍, 👎, a note, 😴 and undos, by reaction, reply and button, only edit their posts: no new message in the review chat", async () => {
@@ -100,6 +107,11 @@ describe("plain decisions", () => {
 
     // A later draft's post comes after anything the decisions put in the chat: it is the only new message.
     const later = await submitPending(daemon, payload("Draft later: the agenda follows.", { originating_intent_id: "one-later" }));
-    expect(live.double.messages(OWNER).slice(before).map((m) => m.messageId)).toEqual([later.review_message_id]);
+    expect(
+      live.double
+        .messages(OWNER)
+        .slice(before)
+        .map((m) => m.messageId),
+    ).toEqual([later.review_message_id]);
   });
 });

@@ -32,7 +32,7 @@ describe("REMIND_BEFORE", () => {
       "the reminder",
     );
     expect(reminder!.text).toMatch(
-      /^⏰ Reminder: this draft \(Scribe, for Destination\) expires today \d\d:\d\d, in \d+ s and is not sent unless you decide\./,
+      /^⏰ Reminder: this draft \(Scribe, for Destination\) expires \w{3} \d+ \w{3} \d\d:\d\d and is not sent unless you decide, here or on its post\./,
     );
     // Sent at about expires_at - REMIND_BEFORE, not at the post.
     expect(reminder!.at).toBeGreaterThanOrEqual(Date.parse(d.expires_at) - 4_000 - 50);

@@ -19,8 +19,14 @@ describe("where a revision note went, on its post", () => {
     const d = await submitPending(live.daemon, payload("Needs work", { drafted_by_role: "Scribe" }));
     const before = live.double.messages(OWNER).length;
     live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "Margot: shorter please", replyToMessageId: d.review_message_id });
-    await eventually(() => postText(d.review_message_id).startsWith("✍️ Revise: Margot: shorter please\n"), 10_000, "the post shows the note");
-    expect(postText(d.review_message_id)).toMatch(/^✍️ Revise: Margot: shorter please\n(↩️ Undo until .*\n)?✉️ Queued for Scribe and Margot\.\n\n/);
+    await eventually(
+      () => postText(d.review_message_id).startsWith("✍️ Revise: Margot: shorter please\n"),
+      10_000,
+      "the post shows the note",
+    );
+    expect(postText(d.review_message_id)).toMatch(
+      /^✍️ Revise: Margot: shorter please\n(↩️ Undo until .*\n)?✉️ Queued for Scribe and Margot\.\n\n/,
+    );
     await eventually(async () => (await live.daemon.request("GET", `/drafts/${d.draft_id}`)).body.status === "revise");
     expect(live.double.messages(OWNER).length).toBe(before);
   });

@@ -133,16 +133,29 @@ describe("an edit prompt is no place to decide (row 1)", () => {
 });
 
 describe("a confirmation binds to the version and audience it asked about, once (rows 2, 3)", () => {
-  it("asked for version 1, tapped after an ✏️ edit made version 2: refused, pointed to the live post, not sent", async () => {
+  it("asked for version 1, tapped after an ✏️ edit made version 2: the question says it no longer applies; a tap is refused, pointed to the live post, not sent", async () => {
     await live.start();
     const a = await submitPosted(live.daemon, "To everyone: version one");
     const { ask, data } = await confirmationQuestion(a);
     const v2 = await editTo(a, "To everyone: version two");
-    expect(await tap(ask.messageId, data)).toBe("Not applied: this post is out of date. See the live post (linked in the chat).");
-    await eventually(() => repliesTo(v2.review_message_id).some((m) => m.text.includes("out of date")), 10_000, "pointer");
+    // Issue 25: the question says in its own text what became of it, and its button goes.
+    const closed = await eventually(
+      () => live.double.message(OWNER, ask.messageId)?.text?.includes("No longer applies") && live.double.message(OWNER, ask.messageId),
+      10_000,
+      "the question closed",
+    );
+    expect(closed.text).toBe(
+      "Send to 1,234 members of “Big Room”? Your 👍 counts once you confirm.\n\nNo longer applies: the draft was edited: version 2 is its new post.",
+    );
+    expect(closed.reply_markup?.inline_keyboard ?? []).toEqual([]);
+    // A tap that was on its way (Telegram may still deliver one) counts for nothing.
+    expect(await tap(ask.messageId, data)).toBe(
+      "Not applied: this question was answered already or no longer applies. See the live post (linked in the chat).",
+    );
+    await eventually(() => repliesTo(v2.review_message_id).some((m) => m.text.includes("no longer applies")), 10_000, "pointer");
     expect(await get(a.draft_id)).toMatchObject({ status: "pending", text_version: 2, approval: null });
     expect(sentToBig()).toHaveLength(0);
-    expect((await refusals()).at(-1)).toMatchObject({ reason: "outdated_version", review_message_id: ask.messageId, emoji: "✅" });
+    expect((await refusals()).at(-1)).toMatchObject({ reason: "surface_used", review_message_id: ask.messageId, emoji: "✅" });
   });
 
   it("tapped again after the draft was held because the chat became public (50,000 members): refused, not sent", async () => {

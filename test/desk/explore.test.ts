@@ -24,6 +24,7 @@ describe("the desk explored: random owner actions, halts, audience changes, fail
       console.log(
         `explorer: seed ${SEED}, ${report.runs} runs, ${report.steps} steps${report.failure ? `\n${report.failure}` : ", no violation"}`,
       );
+      console.log(`explorer: what the runs exercised: ${[...totals.seen].map(([k, n]) => `${k}: ${n}`).join("; ")}`);
       expect(report.failure).toBeNull();
     },
     120_000,
@@ -41,6 +42,7 @@ describe("the desk explored: random owner actions, halts, audience changes, fail
         if (report.failure && !kinds.has(violationKind(report.failure))) kinds.set(violationKind(report.failure), report.failure);
       }
       console.log(`explorer: ${totals.runs} runs, ${totals.steps} steps in all; ${kinds.size} distinct violation(s)`);
+      console.log(`explorer: what the runs exercised: ${[...totals.seen].map(([k, n]) => `${k}: ${n}`).join("; ")}`);
       for (const failure of kinds.values()) console.log(`\n${failure}`);
       expect([...kinds.keys()]).toEqual([]);
     },

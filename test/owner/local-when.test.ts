@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { localWhen, localWhenRelative } from "../../src/owner/local-time.js";
+import { absoluteTime, localWhen, localWhenRelative, timed, timeEntitiesIn, timeMark } from "../../src/owner/local-time.js";
 
 const NOW = Date.parse("2026-11-30T22:30:00Z");
 
@@ -20,5 +20,24 @@ describe("times a person reads", () => {
   it("counts calendar days across a DST change", () => {
     const before = Date.parse("2026-03-28T12:00:00Z");
     expect(localWhen(Date.parse("2026-03-29T12:00:00Z"), before, "Europe/Berlin")).toBe("tomorrow 14:00");
+  });
+});
+
+describe("times that stay true (date_time entities, issue 25)", () => {
+  it("an absolute time in the zone, the year only when it is not now's; seconds for T", () => {
+    expect(absoluteTime(Date.parse("2026-12-01T21:30:00Z"), "r", "UTC", NOW)).toBe("Tue 1 Dec 21:30");
+    expect(absoluteTime(Date.parse("2026-11-30T23:00:00Z"), "wdt", "Europe/Berlin", NOW)).toBe("Tue 1 Dec 00:00");
+    expect(absoluteTime(Date.parse("2027-02-03T09:15:00Z"), "r", "UTC", NOW)).toBe("Wed 3 Feb 2027 09:15");
+    expect(absoluteTime(Date.parse("2026-11-30T22:31:07.900Z"), "T", "Asia/Kolkata")).toBe("04:01:07");
+  });
+
+  it("a mark is that text under a date_time entity of whole seconds (truncated), at its UTF-16 offset", () => {
+    const mark = timeMark(Date.parse("2026-12-01T21:30:00.999Z"), "r", "UTC", NOW);
+    expect(mark).toEqual({ text: "Tue 1 Dec 21:30", unixTime: Date.parse("2026-12-01T21:30:00Z") / 1000, format: "r" });
+    const t = timed("⏰ due ", mark, ".");
+    expect(t.text).toBe("⏰ due Tue 1 Dec 21:30.");
+    expect(t.entities).toEqual([{ type: "date_time", offset: 6, length: 15, unix_time: mark.unixTime, date_time_format: "r" }]);
+    expect(timeEntitiesIn(t.text, [{ mark, before: "due " }])).toEqual(t.entities);
+    expect(timeEntitiesIn(t.text, [{ mark, before: "sent at " }])).toEqual([]);
   });
 });

@@ -51,19 +51,35 @@ describe("pendingText", () => {
       NOW,
       "UTC",
     );
+    // Absolute times (true whenever the answer is read), under date_time entities the client shows as "2 hours ago", "in 22 hours".
     expect(text.split("\n")).toEqual([
       "4 drafts awaiting a decision (oldest first):",
-      "1. CoS → -1001234567890 (topic 3) · deferred · 1d 6h old, expires tomorrow 10:00, in 22 h",
+      "1. CoS → -1001234567890 (topic 3) · deferred · drafted Tue 1 Jan 06:00, expires Thu 3 Jan 10:00",
       "   “Hi Anna, Thursday 10:00 works.”",
-      "2. Scribe → -1001234567890 · halted · 3h old, expires tomorrow 10:00, in 22 h · https://t.me/c/9876543210/42",
+      "2. Scribe → -1001234567890 · halted · drafted Wed 2 Jan 09:00, expires Thu 3 Jan 10:00 · https://t.me/c/9876543210/42",
       "   “Hi Anna, Thursday 10:00 works.”",
-      "3. Scribe → -1001234567890 · pending · 2h old, expires tomorrow 10:00, in 22 h · https://t.me/c/9876543210/42",
+      "3. Scribe → -1001234567890 · pending · drafted Wed 2 Jan 10:00, expires Thu 3 Jan 10:00 · https://t.me/c/9876543210/42",
       "   “Hi Anna, Thursday 10:00 works.”",
-      "4. Scribe → -1001234567890 · queued · 1m old, expires tomorrow 10:00, in 22 h · not posted yet",
+      "4. Scribe → -1001234567890 · queued · drafted Wed 2 Jan 11:59, expires Thu 3 Jan 10:00 · not posted yet",
       "   “Hi Anna, Thursday 10:00 works.”",
       "Tap a number to go to its post, then decide there: 👍 send · 👎 revise · 😴 defer.",
     ]);
     expect(text).not.toMatch(/message \d/);
+    expect(text).not.toMatch(/\bin \d+ h\b|\bold\b/);
+  });
+
+  it("puts each time under a date_time entity (relative, as the client counts), at its place", () => {
+    const page = pendingPage([draft()], NOW, 0, "UTC");
+    const times = page.entities.map((e) => [
+      page.text.slice(e.offset, e.offset + e.length),
+      e.type,
+      (e as any).unix_time,
+      (e as any).date_time_format,
+    ]);
+    expect(times).toEqual([
+      ["Wed 2 Jan 10:00", "date_time", (NOW - 2 * H) / 1000, "r"],
+      ["Thu 3 Jan 10:00", "date_time", (NOW + 22 * H) / 1000, "r"],
+    ]);
   });
 
   it("names a resolved destination, ⚠️ when it is public", () => {

@@ -117,6 +117,38 @@ describe("sendMessage", () => {
     expect(double.messages(REVIEWER)[1]?.parseMode).toBe("HTML");
   });
 
+  it("takes date_time entities (Bot API 9.5) as Telegram checks them: UTF-16 offsets, an integer unix_time, a known format", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    // "😀" is two UTF-16 units: the time starts at offset 11, as JavaScript counts.
+    const text = "😀 Expires Wed 3 Dec 23:36.";
+    const at = { offset: 11, length: 15 };
+    const ok = await api.sendMessage(REVIEWER, text, {
+      entities: [{ type: "date_time", ...at, unix_time: now + 60, date_time_format: "r" }],
+    });
+    expect(ok.entities).toEqual([{ type: "date_time", ...at, unix_time: now + 60, date_time_format: "r" }]);
+    const bad = (entity: Record<string, unknown>) => api.sendMessage(REVIEWER, text, { entities: [entity as never] });
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ type: "date_time", ...at, unix_time: now + 0.5 }, "date_time entity must have an integer unix_time"],
+      [{ type: "date_time", ...at }, "date_time entity must have an integer unix_time"],
+      [{ type: "date_time", ...at, unix_time: -1 }, "date_time entity unix_time is out of range"],
+      [{ type: "date_time", ...at, unix_time: now + 1100 * 86_400 }, "date_time entity unix_time is out of range"],
+      [{ type: "date_time", ...at, unix_time: now, date_time_format: "rt" }, "unsupported date_time_format"],
+      [{ type: "date_time", ...at, unix_time: now, date_time_format: "tw" }, "unsupported date_time_format"],
+      [{ type: "date_time", offset: 11, length: 40, unix_time: now }, "entity beyond the end of the text"],
+    ];
+    for (const [entity, why] of cases) expect((await refusal(bad(entity))).description).toBe(`Bad Request: can't parse entities: ${why}`);
+    for (const format of ["", "w", "wDT", "dt", "T"])
+      expect((await bad({ type: "date_time", ...at, unix_time: now, date_time_format: format })).text).toBe(text);
+    const nested = api.sendMessage(REVIEWER, text, {
+      entities: [{ type: "date_time", ...at, unix_time: now } as never, { type: "url", offset: 11, length: 3 }],
+    });
+    expect((await refusal(nested)).description).toBe("Bad Request: can't parse entities: date_time entities can't contain other entities");
+    const inCode = api.sendMessage(REVIEWER, text, {
+      entities: [{ type: "code", offset: 0, length: text.length }, { type: "date_time", ...at, unix_time: now } as never],
+    });
+    expect((await refusal(inCode)).description).toMatch(/code and pre entities can't contain other entities/);
+  });
+
   it("resolves @usernames and sends replies with the stored message", async () => {
     double.addChat({ id: -1009, type: "supergroup", username: "drafts_out" });
     const target = await api.sendMessage("@drafts_out", "first");

@@ -39,6 +39,40 @@ function checkNesting(entities: readonly MessageEntity[], textLength: number): v
   }
 }
 
+/** The formats a date_time entity may ask for (Bot API 9.5): relative, or weekday, short/long date, short/long time. */
+const DATE_TIME_FORMAT = /^(?:r|w?[dD]?[tT]?)$/;
+/** Telegram takes dates from 0 to 1098 days ahead. */
+const DATE_TIME_AHEAD_S = 1098 * 86_400;
+/** What a date_time entity may contain: text styles only (like custom_emoji, it contains no other entity). */
+const STYLES = new Set(["bold", "italic", "underline", "strikethrough", "spoiler"]);
+
+/**
+ * A date_time entity as Telegram checks it: `unix_time` an integer between 0
+ * and 1098 days from now, `date_time_format` (optional) one of its formats,
+ * nothing but text styles inside it (it cannot be inside code or pre either:
+ * see checkNesting).
+ */
+function checkDateTimes(entities: readonly MessageEntity[]): void {
+  for (const e of entities) {
+    if (e.type !== "date_time") continue;
+    const { unix_time: unixTime, date_time_format: format } = e as Partial<MessageEntity.DateTimeMessageEntity>;
+    if (typeof unixTime !== "number" || !Number.isInteger(unixTime)) {
+      throw badRequest("can't parse entities: date_time entity must have an integer unix_time");
+    }
+    if (unixTime < 0 || unixTime > Math.floor(Date.now() / 1000) + DATE_TIME_AHEAD_S) {
+      throw badRequest("can't parse entities: date_time entity unix_time is out of range");
+    }
+    if (format !== undefined && (typeof format !== "string" || !DATE_TIME_FORMAT.test(format))) {
+      throw badRequest("can't parse entities: unsupported date_time_format");
+    }
+    for (const inner of entities) {
+      if (inner !== e && inside(inner, e) && !STYLES.has(inner.type)) {
+        throw badRequest("can't parse entities: date_time entities can't contain other entities");
+      }
+    }
+  }
+}
+
 /**
  * The entities Telegram stores with a bot's message: the ones given (checked),
  * plus what its parser finds by itself in the text (bot commands, links)
@@ -49,6 +83,7 @@ export function storedEntities(params: Params, text: string): MessageEntity[] {
   const given = (optJson(params, "entities", "can't parse entities JSON object") ?? []) as MessageEntity[];
   if (!Array.isArray(given)) throw badRequest('field "entities" must be of type Array');
   checkNesting(given, text.length);
+  checkDateTimes(given);
   const found: MessageEntity[] = [];
   const add = (type: "bot_command" | "url", offset: number, length: number) => {
     const range = { offset, length };

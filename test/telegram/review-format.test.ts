@@ -7,6 +7,7 @@ import {
   reviewKeyboard,
   reviewPost,
   statusLine,
+  statusText,
 } from "../../src/telegram/review-format.js";
 import { draftIn, T0 } from "../support/drafts.js";
 import { supersededText } from "../../src/telegram/flow-format.js";
@@ -36,7 +37,11 @@ describe("the review post", () => {
     const quote = m.entities.find((e) => e.type === "blockquote")!;
     expect(m.text.slice(quote.offset, quote.offset + quote.length)).toBe(text);
     expect(m.text).toContain("👍 send · 👎 revise (or reply with a note) · 😴 defer 24h");
-    expect(m.text).toContain("Expires tomorrow 10:00, in 24 h, unless decided.");
+    // An absolute time (true whenever it is read) under a date_time entity the client shows as "in 24 hours".
+    expect(m.text).toContain("Expires Tue 1 Dec 10:00, unless decided.");
+    const time = m.entities.find((e) => e.type === "date_time")!;
+    expect(m.text.slice(time.offset, time.offset + time.length)).toBe("Tue 1 Dec 10:00");
+    expect(time).toMatchObject({ unix_time: (T0 + 24 * 3_600_000) / 1000, date_time_format: "r" });
   });
 
   it("puts a code entity over each /command of the draft (not tappable), and nothing else changes", () => {
@@ -173,14 +178,31 @@ describe("the review post", () => {
 
   it("shows the status on top after a change, the entities moved along", () => {
     const edited = editedReviewText(draftIn("sent", { sent_at: "2026-11-30T10:05:00.000Z", draft_text: "Run /resume" }), opts)!;
-    expect(edited.text).toMatch(/^✅ Sent at today 10:05\./);
+    expect(edited.text).toMatch(/^✅ Sent at Mon 30 Nov 10:05\./);
     const code = edited.entities.find((e) => e.type === "code")!;
     expect(edited.text.slice(code.offset, code.offset + code.length)).toBe("/resume");
+    expect(edited.entities.find((e) => e.type === "date_time")).toMatchObject({
+      offset: "✅ Sent at ".length,
+      length: "Mon 30 Nov 10:05".length,
+      unix_time: Date.parse("2026-11-30T10:05:00.000Z") / 1000,
+      date_time_format: "wdt",
+    });
+  });
+
+  it("puts every time the status shows under a date_time entity: the send and ↩️ Undo, a deferral's end", () => {
+    const times = (d: Parameters<typeof statusText>[0]) =>
+      statusText(d, opts).entities.map((e) => [statusText(d, opts).text.slice(e.offset, e.offset + e.length), e.type]);
+    expect(times(draftIn("approved", { send_after: "2026-11-30T10:03:12.000Z" }))).toEqual([["10:03:12", "date_time"]]);
+    expect(times(draftIn("deferred", { expires_at: "2026-12-01T10:00:00.000Z" }))).toEqual([["Tue 1 Dec 10:00", "date_time"]]);
+    const revise = draftIn("revise", { revise_undo: { until: "2026-11-30T10:00:30.000Z", before: "pending" } });
+    expect(statusText(revise, opts).text).toContain("↩️ Undo until 10:00:30");
+    expect(times(revise)).toEqual([["10:00:30", "date_time"]]);
+    expect(times(draftIn("pending"))).toEqual([]);
   });
 
   it("shows times in REVIEW_TIMEZONE", () => {
     const m = single(reviewPost(draftIn("pending"), { ...opts, timeZone: "Asia/Tokyo" }));
-    expect(m.text).toContain("Expires tomorrow 19:00, in 24 h");
+    expect(m.text).toContain("Expires Tue 1 Dec 19:00");
   });
 
   it("names the audience: a person, a group with its members, a public channel with ⚠️", () => {

@@ -1,6 +1,8 @@
 import fc from "fast-check";
-import type { ChatMessage, ChatTruth, SendOutcome } from "./fake-telegram.js";
+import { OWNER, SECOND_REVIEWER, type ChatMessage, type ChatTruth, type SendOutcome } from "./fake-telegram.js";
+import type { Forgery } from "./forgery.js";
 import { isEditPrompt } from "./surface.js";
+import type { TestModeStep } from "./test-mode-run.js";
 import type { MessageKind, World } from "./world.js";
 
 /** A step of the explorer: fast-check's async command over the world (the model lives inside it). */
@@ -145,6 +147,33 @@ class Plain implements Step {
   }
 }
 
+/** A few commands of a test-mode session on the live files: lists, moves of its clock, and decisions on the live drafts' messages. */
+const testModeSteps: fc.Arbitrary<TestModeStep[]> = fc.array(
+  fc.oneof(
+    fc.constant<TestModeStep>({ cmd: "list" }),
+    fc.constant<TestModeStep>({ cmd: "submit" }),
+    fc.constantFrom<string | null>(null, "1m", "2h", "3d").map((by): TestModeStep => ({ cmd: "advance", by })),
+    fc
+      .tuple(fc.nat(6), fc.constantFrom("👍", "👎", "😴"), fc.boolean())
+      .map(([pick, emoji, un]): TestModeStep => ({ cmd: un && emoji !== "😴" ? "unreact" : "react", pick, emoji })),
+    fc
+      .tuple(fc.nat(6), fc.constantFrom("ok", "undo", "mention the projector"))
+      .map(([pick, text]): TestModeStep => ({ cmd: "reply", pick, text })),
+    fc.nat(6).map((pick): TestModeStep => ({ cmd: "keep", pick })),
+    fc.nat(6).map((pick): TestModeStep => ({ cmd: "get", pick })),
+  ),
+  { minLength: 1, maxLength: 6 },
+);
+
+/** What another writer appends to swarm.jsonl (see Forgery). */
+const forgeries: fc.Arbitrary<Forgery> = fc.oneof(
+  fc.constantFrom<Forgery>({ kind: "foreign" }, { kind: "torn" }, { kind: "resume" }, { kind: "connection" }),
+  fc
+    .tuple(fc.nat(5), fc.constantFrom("decide", "ask", "confirm", "undo", "asbot"))
+    .map(([pick, asks]): Forgery => ({ kind: "surface", pick, asks })),
+  fc.nat(3).map((pick): Forgery => ({ kind: "approve", pick })),
+);
+
 const SECOND = 1000;
 const advances = [1 * SECOND, 10 * SECOND, 31 * SECOND, 61 * SECOND, 20 * 60 * SECOND, 3 * 3600 * SECOND];
 const outcomes: SendOutcome[] = ["not_sent", "unknown", "retry_after", "refused"];
@@ -153,6 +182,21 @@ const outcomes: SendOutcome[] = ["not_sent", "unknown", "retry_after", "refused"
 export function explorerSteps(skip: ReadonlySet<string> = new Set()): fc.Arbitrary<Step>[] {
   const all: Array<[string, number, fc.Arbitrary<Step>]> = [
     ["submit", 4, fc.constant(new Plain("submit", (world) => world.submit()))],
+    ["person", 1, fc.constant(new Plain("submit as the owner to the person", (world) => world.submit("person")))],
+    ["person", 1, fc.constant(new Plain("the person writes to the owner", (world) => world.personWrites()))],
+    [
+      "connect",
+      1,
+      fc
+        .tuple(fc.constantFrom(OWNER, SECOND_REVIEWER), fc.boolean())
+        .map(
+          ([user, on]) =>
+            new Plain(`${user === OWNER ? "the owner" : "the second reviewer"} ${on ? "connects" : "pauses"} Telegram Business`, (world) =>
+              world.connect(user, on),
+            ),
+        ),
+    ],
+    ["audit", 1, forgeries.map((f) => new Plain(`another writer appends to swarm.jsonl: ${JSON.stringify(f)}`, (world) => world.forge(f)))],
     ["react", 6, fc.tuple(messagePick, fc.constantFrom("👍", "👍", "👍", "👍", "👎", "😴", null, null)).map(([m, e]) => new React(m, e))],
     ["tap", 6, fc.tuple(messagePick, fc.oneof(fc.constant(0), fc.nat(5)), fc.boolean()).map(([m, b, old]) => new Tap(m, b, old))],
     [
@@ -197,6 +241,21 @@ export function explorerSteps(skip: ReadonlySet<string> = new Set()): fc.Arbitra
       fc.constantFrom(...outcomes).map((o) => new Plain(`next send ${o}`, async (world) => void world.telegram.sendOutcomes.push(o))),
     ],
     ["restart", 1, fc.constant(new Plain("restart", (world) => world.restart()))],
+    ["stop", 1, fc.constant(new Plain("stop the daemon", (world) => world.stop()))],
+    ["stop", 1, fc.constant(new Plain("start the daemon", (world) => world.start()))],
+    [
+      "testmode",
+      1,
+      fc.tuple(testModeSteps, fc.constantFrom(0, 3_600_000, 3 * 86_400_000)).map(
+        ([steps, ahead]) =>
+          new Plain(`test mode on the same files (its clock +${ahead / 3_600_000}h): ${JSON.stringify(steps)}`, async (world) => {
+            const wasUp = world.up;
+            await world.stop();
+            await world.testMode(steps, ahead);
+            if (wasUp) await world.start();
+          }),
+      ),
+    ],
   ];
   return [fc.oneof(...all.filter(([name]) => !skip.has(name)).map(([, weight, arbitrary]) => ({ weight, arbitrary })))];
 }

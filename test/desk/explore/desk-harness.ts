@@ -1,36 +1,61 @@
 import { join } from "node:path";
-import { Bot, type Context } from "grammy";
+import { Bot } from "grammy";
 import type { Update } from "grammy/types";
 import pino from "pino";
-import { openCore, type Core } from "../../../src/app/core.js";
+import { harnessPaths, openCore, type Core } from "../../../src/app/core.js";
 import type { SimulatedClock } from "../../../src/clock/simulated-clock.js";
 import { loadConfig, type Config } from "../../../src/config/config.js";
+import { DeliveryWatch } from "../../../src/daemon/delivery-watch.js";
+import { installHandlers } from "../../../src/daemon/handlers.js";
 import { ownerFeatures } from "../../../src/daemon/owner-features.js";
-import { resumeDrafts } from "../../../src/desk/recovery.js";
+import { startUp } from "../../../src/daemon/start-up.js";
+import { auditEventFeed } from "../../../src/desk/event-feed.js";
 import { unlimited } from "../../../src/send/limiter.js";
+import { markAnswers } from "../../../src/telegram/answer-mark.js";
 import { TelegramAudienceResolver } from "../../../src/telegram/audience-resolver.js";
-import { businessUpdates } from "../../../src/telegram/business-updates.js";
-import { decisionHandlers } from "../../../src/telegram/decision-handlers.js";
+import { businessConnectionCall } from "../../../src/telegram/business-updates.js";
+import { handleJournaled } from "../../../src/telegram/journaled-updates.js";
 import { TelegramReviewChat } from "../../../src/telegram/review-chat.js";
 import { telegramSendCall } from "../../../src/telegram/send-call.js";
-import { BOT_ID, OWNER, type FakeTelegram } from "./fake-telegram.js";
+import { UpdateJournal } from "../../../src/telegram/update-journal.js";
+import { BOT_ID, OWNER, SECOND_REVIEWER, type FakeTelegram } from "./fake-telegram.js";
 
 /** UNDO_WINDOW of the explored desk. */
 export const UNDO_WINDOW_MS = 30_000;
 /** AUDIENCE_CONFIRM_OVER of the explored desk. */
 export const CONFIRM_OVER = 1000;
 
+const SILENT = pino({ level: "silent" });
+
 /** No pacing in the review chat: the explorer moves the clock itself, and every post goes out at once. */
 const UNPACED = { gapMs: 0, perMinute: 1_000_000, reservedForAnswers: 0 };
 
+/** The explored daemon's configuration on `dir`: the owner and a second reviewer, the owner's private chat with the bot. */
+export function explorerConfig(dir: string, extra: Record<string, string> = {}): Config {
+  return loadConfig({
+    TELEGRAM_BOT_TOKEN: "123456:explorer-token-abcdefghijklmnop",
+    REVIEW_CHAT_ID: String(OWNER),
+    REVIEWER_USER_IDS: `${OWNER},${SECOND_REVIEWER}`,
+    HARNESS_DIR: dir,
+    UNDO_WINDOW: `${UNDO_WINDOW_MS / 1000}s`,
+    AUDIENCE_CONFIRM_OVER: String(CONFIRM_OVER),
+    DRAFT_TTL: "2h",
+    DEFER_FOR: "1h",
+    ...extra,
+  });
+}
+
 /**
- * The daemon as run.ts wires it, minus polling and the HTTP API: the real
- * core (store, audit log, desk, send path, kill switch) on real files, the
- * real TelegramReviewChat, audience resolver and send call over the
- * explorer's Telegram, and the real grammY handlers (the /resume taps, the
- * decision handlers, the owner commands) fed Update JSON. One instance is
- * one run of the daemon; a restart closes it and opens another on the same
- * directory and clock.
+ * The daemon as run.ts wires it, minus the HTTP API and the runner's long
+ * poll: the real core (store, audit log, desk, send path, kill switch) on
+ * real files, the real TelegramReviewChat, audience resolver, business
+ * connection check and send call over the explorer's Telegram, the bot's
+ * handlers installed by run.ts's own installHandlers, its update journal
+ * (each update journaled, then handled as the poller does) and its start-up
+ * sequence (startUp: the journal's leftovers, the business refresh, the
+ * updates that waited while it was down, recovery). One instance is one run
+ * of the daemon; a restart closes it and opens another on the same directory
+ * and clock.
  */
 export class DeskHarness {
   private constructor(
@@ -38,21 +63,14 @@ export class DeskHarness {
     readonly config: Config,
     private readonly bot: Bot,
     private readonly reviewChat: TelegramReviewChat,
+    private readonly journal: UpdateJournal,
     private readonly clock: SimulatedClock,
   ) {}
 
-  /** Opens the daemon on `dir` and runs its start-up recovery, as runDaemon does. */
+  /** Opens the daemon on `dir` and runs its start-up, as runDaemon does. */
   static async open(dir: string, clock: SimulatedClock, telegram: FakeTelegram): Promise<DeskHarness> {
-    const config = loadConfig({
-      TELEGRAM_BOT_TOKEN: "123456:explorer-token-abcdefghijklmnop",
-      REVIEW_CHAT_ID: String(OWNER),
-      HARNESS_DIR: dir,
-      UNDO_WINDOW: `${UNDO_WINDOW_MS / 1000}s`,
-      AUDIENCE_CONFIRM_OVER: String(CONFIRM_OVER),
-      DRAFT_TTL: "2h",
-      DEFER_FOR: "1h",
-    });
-    const log = pino({ level: "silent" });
+    const config = explorerConfig(dir);
+    const log = SILENT;
     const bot = new Bot(config.telegram.token!, {
       botInfo: {
         id: BOT_ID,
@@ -62,7 +80,7 @@ export class DeskHarness {
         can_join_groups: true,
         can_read_all_group_messages: false,
         supports_inline_queries: false,
-        can_connect_to_business: false,
+        can_connect_to_business: true,
         has_main_web_app: false,
       } as never,
     });
@@ -87,46 +105,64 @@ export class DeskHarness {
       processSwitchValue: undefined,
       envFilePath: join(dir, ".env"),
       haltPollMs: 1000,
+      business: {
+        botUsername: "explorer_bot",
+        fetchConnection: businessConnectionCall(bot.api),
+        tell: (text) => reviewChat.say(text),
+      },
     });
     const owner = ownerFeatures({
       config,
       core,
-      say: (text, buttons) => reviewChat.say(text, buttons),
+      say: (text, buttons, entities) => reviewChat.say(text, buttons, entities),
       answer: (text, replyTo) => reviewChat.answer(text, replyTo),
       sendPhoto: (png, caption, filename) => reviewChat.sendPhoto(png, caption, filename),
       api: bot.api,
       clock,
       log,
     });
-    // In run.ts's order (installHandlers): the reaction watch, /resume taps and business updates before the decision handlers.
-    bot.use(owner.reactionWatch as never as (ctx: Context, next: () => Promise<void>) => Promise<void>);
-    bot.use(owner.confirmations);
-    bot.use(businessUpdates(core.voice) as never as (ctx: Context, next: () => Promise<void>) => Promise<void>);
-    bot.use(
-      decisionHandlers({
-        desk: core.desk,
-        reviewChatId: config.reviewChatId,
-        reviewerIds: config.reviewerIds,
-        log,
-        tellReviewers: async (text) => void (await reviewChat.say(text)),
-      }),
-    );
-    bot.use(owner.commands as never as (ctx: Context, next: () => Promise<void>) => Promise<void>);
-    const harness = new DeskHarness(core, config, bot, reviewChat, clock);
-    await resumeDrafts(core.desk);
+    const heldWhileDown = new Set<number>();
+    const deliveries = new DeliveryWatch({ feed: auditEventFeed(core.audit), callbacks: null, clock });
+    installHandlers(bot, {
+      config,
+      core,
+      owner,
+      log,
+      tellReviewers: async (text) => void (await reviewChat.say(text)),
+      delivered: (id) => deliveries.delivered(id),
+      showTold: (id) => reviewChat.showTold(id, () => core.desk.get(id)),
+      heldWhileDown,
+    });
+    const journal = await UpdateJournal.open(harnessPaths(dir).updates, log);
+    bot.api.config.use(markAnswers(journal, config.reviewChatId));
+    const harness = new DeskHarness(core, config, bot, reviewChat, journal, clock);
+    await startUp({
+      bot,
+      core,
+      journal,
+      fetch: async (args) => telegram.getUpdates(args.offset, args.limit),
+      say: (text) => reviewChat.say(text),
+      timeZone: "UTC",
+      heldWhileDown,
+      stopped: new Promise(() => {}),
+      log,
+    });
     await harness.quiesce();
     return harness;
   }
 
-  /** Hands one update to the bot's handlers, then waits until the desk has nothing left to do now. */
+  /** Takes one update as the poller does (journaled, then handled), then waits until the desk has nothing left to do now. */
   async deliver(update: Update): Promise<void> {
-    await this.bot.handleUpdate(update);
+    await this.journal.record([update]);
+    await handleJournaled(update, { handleUpdate: (u) => this.bot.handleUpdate(u), journal: this.journal, log: SILENT });
+    await this.journal.notePolled(this.clock.now());
     await this.quiesce();
   }
 
-  /** Moves the clock, letting each timer's work finish before the next fires. */
+  /** Moves the clock, letting each timer's work finish before the next fires; Telegram answered the poll all along. */
   async advance(ms: number): Promise<void> {
     await this.clock.advance(ms, () => this.settleOnce());
+    await this.journal.notePolled(this.clock.now());
     await this.quiesce();
   }
 
@@ -145,8 +181,10 @@ export class DeskHarness {
     await this.core.desk.settle();
   }
 
-  /** Stops as the daemon stops: the review chat's waiting work first, then the core. */
+  /** Stops as run.ts's closers do: the update journal (noting the last poll), the review chat's waiting work, then the core. */
   async close(): Promise<void> {
+    await this.journal.notePolled(this.clock.now());
+    await this.journal.close();
     await this.reviewChat.stop();
     await this.core.close();
   }

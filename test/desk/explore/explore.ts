@@ -1,6 +1,10 @@
 import fc from "fast-check";
 import { AUDIENCES, explorerSteps } from "./commands.js";
+import { OWNER } from "./fake-telegram.js";
 import { totals, World } from "./world.js";
+
+/** How a run begins: a draft to the group, or the owner's business connection, the person's message and a draft to them as the owner. */
+type Opening = "group" | "business";
 
 /** How long and from where the explorer runs. */
 export interface ExploreOptions {
@@ -27,20 +31,29 @@ export interface ExploreReport {
 export async function explore(options: ExploreOptions): Promise<ExploreReport> {
   const before = { ...totals };
   const steps = fc.commands(explorerSteps(options.skip), { maxCommands: options.maxSteps, size: "max" });
-  const property = fc.asyncProperty(fc.constantFrom(...Object.keys(AUDIENCES)), steps, async (audience, sequence) => {
+  const opening = fc.constantFrom<Opening>("group", "group", "business");
+  const property = fc.asyncProperty(fc.constantFrom(...Object.keys(AUDIENCES)), opening, steps, async (audience, start, sequence) => {
     totals.runs++;
     const world = await World.open(AUDIENCES[audience]!);
     try {
-      // Every run starts with a draft awaiting a decision.
-      await world.run("submit", () => world.submit());
+      // Every run starts with a draft awaiting a decision: to the group, or (business) to the person as the owner,
+      // whose account is connected and to whom the person wrote.
+      if (start === "business") {
+        await world.run("the owner connects Telegram Business", () => world.connect(OWNER, true));
+        await world.run("the person writes to the owner", () => world.personWrites());
+      }
+      await world.run("submit", () => world.submit(start === "business" ? "person" : "group"));
       await fc.asyncModelRun(() => ({ model: {}, real: world }), sequence);
+      // The daemon runs again at the end, long enough for what the steps set going (and what waited in Telegram).
+      if (!world.up) await world.run("start the daemon (end of run)", () => world.start());
+      await world.run("advance 61s (end of run)", () => world.advance(61_000));
     } finally {
       await world.close();
     }
   });
   const result = await fc.check(property, { seed: options.seed, numRuns: options.numRuns });
   const failure = result.failed
-    ? `seed ${result.seed}, path "${result.counterexamplePath}", audience at start: ${result.counterexample?.[0]}\n${(result.errorInstance as Error | undefined)?.message ?? String(result.errorInstance)}`
+    ? `seed ${result.seed}, path "${result.counterexamplePath}", audience at start: ${result.counterexample?.[0]}, opening: ${result.counterexample?.[1]}\n${(result.errorInstance as Error | undefined)?.message ?? String(result.errorInstance)}`
     : null;
   return { runs: totals.runs - before.runs, steps: totals.steps - before.steps, failure };
 }

@@ -5,8 +5,28 @@ import type { InlineKeyboardMarkup, MessageEntity, ReactionTypeEmoji, Update } f
 export const BOT_ID = 777000111;
 /** The owner: the one reviewer, and the review chat (a private chat with the bot). */
 export const OWNER = 4242;
-/** The destination group of every draft the explorer submits. */
+/** The destination group of the explorer's drafts to a group. */
 export const DESTINATION = "-1005550001";
+/** The second reviewer in REVIEWER_USER_IDS (not the owner: his business connection must never send as the owner). */
+export const SECOND_REVIEWER = 5151;
+/** A person who writes to the owner: the destination of drafts that ask to go as the owner. */
+export const PERSON = 6161;
+
+/** A Telegram Business connection of an account with the bot, as Telegram holds it. */
+export interface Connection {
+  readonly id: string;
+  readonly userId: number;
+  enabled: boolean;
+  /** When it was made (Unix seconds). */
+  readonly date: number;
+}
+
+/** The accounts the explorer's Telegram knows: the owner, the second reviewer, the person. */
+export const ACCOUNTS: Record<number, { first_name: string; username: string }> = {
+  [OWNER]: { first_name: "Owner", username: "owner" },
+  [SECOND_REVIEWER]: { first_name: "Second", username: "second_reviewer" },
+  [PERSON]: { first_name: "Anna", username: "anna" },
+};
 
 /** Who reads the destination, as the explorer's Telegram answers getChat and getChatMemberCount. */
 export interface ChatTruth {
@@ -35,6 +55,8 @@ export interface DestinationCall {
   readonly chatId: string;
   readonly text: string;
   readonly outcome: SendOutcome;
+  /** The account it went from through a business connection; null: as the bot. */
+  readonly via: number | null;
 }
 
 /** How the next destination sendMessage ends. `unknown`: Telegram got it, the answer was lost. */
@@ -46,6 +68,15 @@ type Payload = Record<string, unknown>;
 function buttonsOf(markup: unknown): string[] {
   const rows = (markup as InlineKeyboardMarkup | undefined)?.inline_keyboard ?? [];
   return rows.flat().flatMap((b) => ("callback_data" in b && b.callback_data !== undefined ? [b.callback_data] : []));
+}
+
+function badRequest(method: string, p: Payload, description: string): GrammyError {
+  return new GrammyError(description, { ok: false, error_code: 400, description }, method, p);
+}
+
+function connectionWire(c: Connection) {
+  const user = { id: c.userId, is_bot: false, ...ACCOUNTS[c.userId]! };
+  return { id: c.id, user, user_chat_id: c.userId, date: c.date, rights: { can_reply: true }, is_enabled: c.enabled };
 }
 
 function networkDown(method: string): HttpError {
@@ -74,8 +105,16 @@ export class FakeTelegram {
   readonly sendOutcomes: SendOutcome[] = [];
   /** Called with each destination call as it happens (the model stamps it). */
   onDestinationCall: (call: DestinationCall) => void = () => {};
+  /** Business connections by id (a reconnection makes a new one). */
+  readonly connections = new Map<string, Connection>();
+  /** False: getBusinessConnection fails (Telegram not answering about it). */
+  connectionAnswering = true;
+  /** Updates Telegram holds until the daemon fetches them (made while it was down). */
+  private readonly held: Update[] = [];
   private nextMessageId = 1;
   private nextUpdateId = 1;
+  private nextConnection = 1;
+  private nextPersonMessage = 1;
   private readonly byId = new Map<number, ChatMessage>();
 
   /** The transformer that answers every Bot API call of the daemon's Bot. */
@@ -100,6 +139,8 @@ export class FakeTelegram {
       case "getChatMemberCount":
       case "getChatMember":
         return this.audience(method, p);
+      case "getBusinessConnection":
+        return this.connection(String(p.business_connection_id));
       default:
         return true;
     }
@@ -137,6 +178,10 @@ export class FakeTelegram {
 
   private audience(method: string, p: Payload): unknown {
     if (!this.audienceAnswering) throw networkDown(method);
+    if (String(p.chat_id) === String(PERSON)) {
+      if (method !== "getChat") throw badRequest(method, p, "Bad Request: there are no administrators in the private chat");
+      return { id: PERSON, type: "private", ...ACCOUNTS[PERSON] };
+    }
     const t = this.truth;
     if (method === "getChatMemberCount") {
       if (!this.countAnswering) throw networkDown(method);
@@ -147,9 +192,20 @@ export class FakeTelegram {
     return { id: Number(p.chat_id), type: "supergroup", title: t.title, ...(t.username === null ? {} : { username: t.username }) };
   }
 
+  private connection(id: string): unknown {
+    if (!this.connectionAnswering) throw networkDown("getBusinessConnection");
+    const c = this.connections.get(id);
+    if (c === undefined)
+      throw badRequest("getBusinessConnection", { business_connection_id: id }, "Bad Request: business connection not found");
+    return connectionWire(c);
+  }
+
   private sendToDestination(p: Payload): unknown {
+    const viaId = p.business_connection_id === undefined ? null : String(p.business_connection_id);
+    const via = viaId === null ? null : this.connections.get(viaId);
+    if (via === undefined || via?.enabled === false) throw badRequest("sendMessage", p, "Bad Request: business connection not found");
     const outcome = this.sendOutcomes.shift() ?? "ok";
-    const call: DestinationCall = { chatId: String(p.chat_id), text: String(p.text), outcome };
+    const call: DestinationCall = { chatId: String(p.chat_id), text: String(p.text), outcome, via: via?.userId ?? null };
     this.calls.push(call);
     this.onDestinationCall(call);
     const fail = (code: number, description: string, parameters = {}) => {
@@ -198,6 +254,49 @@ export class FakeTelegram {
       ...(m.fromBot ? { from: { id: BOT_ID, is_bot: true, first_name: "Bot" } } : { from: owner() }),
       text: m.text,
     } as Update["message"];
+  }
+
+  /** Telegram keeps `update` until the daemon asks (it was made while the daemon was down). */
+  hold(update: Update): void {
+    this.held.push(update);
+  }
+
+  /** getUpdates: what Telegram holds from `offset` on; asking for `offset` confirms every update before it. */
+  getUpdates(offset: number, limit: number): Update[] {
+    while (this.held.length > 0 && this.held[0]!.update_id < offset) this.held.shift();
+    return this.held.slice(0, limit);
+  }
+
+  /** `userId` connects his account to the bot (a new connection), or the current one is disabled or enabled again. */
+  connect(userId: number, enabled: boolean, date: number): Update {
+    let c = [...this.connections.values()].find((x) => x.userId === userId);
+    if (c === undefined || (enabled && c.enabled)) {
+      c = { id: `bc-${userId}-${this.nextConnection++}`, userId, enabled, date };
+      this.connections.set(c.id, c);
+    }
+    c.enabled = enabled;
+    return { update_id: this.nextUpdateId++, business_connection: connectionWire(c) } as Update;
+  }
+
+  /** The person writes to the owner, seen through each enabled connection of the owner's account. */
+  personWrites(text: string, date: number): Update[] {
+    const id = this.nextPersonMessage++;
+    return [...this.connections.values()]
+      .filter((c) => c.userId === OWNER && c.enabled)
+      .map(
+        (c) =>
+          ({
+            update_id: this.nextUpdateId++,
+            business_message: {
+              message_id: id,
+              business_connection_id: c.id,
+              date,
+              chat: { id: PERSON, type: "private", ...ACCOUNTS[PERSON] },
+              from: { id: PERSON, is_bot: false, ...ACCOUNTS[PERSON] },
+              text,
+            },
+          }) as Update,
+      );
   }
 
   /** The owner's reaction update on a message: `before` → `after`. */

@@ -10,6 +10,7 @@ const POST: Surface = {
   draftText: "v1",
   audience: { kind: "known", title: "Book club", members: 5, public: false },
   identity: "bot",
+  account: null,
   isQuestion: false,
   decisionControl: true,
   isEditPrompt: false,
@@ -37,7 +38,7 @@ const asQuestion = (surface: Surface): Surface => ({
 const send =
   (step: number, text = "v1", truth: SeenTruth | null = TRUTH) =>
   (m: ExploreModel) =>
-    m.sends.push({ step, at: step * 1000, call: { chatId: "-1", text, outcome: "ok" }, truth, haltedThroughout: false });
+    m.sends.push({ step, at: step * 1000, call: { chatId: "-1", text, outcome: "ok", via: null }, truth, haltedThroughout: false });
 
 describe("the explorer's invariant (judged from its own record alone)", () => {
   it("accepts a send approved on a message that showed that text and audience", () => {

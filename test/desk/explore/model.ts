@@ -1,4 +1,4 @@
-import type { ChatTruth, DestinationCall } from "./fake-telegram.js";
+import { ACCOUNTS, OWNER, PERSON, type ChatTruth, type DestinationCall } from "./fake-telegram.js";
 import type { Surface } from "./surface.js";
 
 /** An owner's action that may approve a send, or take an approval back. */
@@ -79,6 +79,14 @@ export class ExploreModel {
     if (this.delivered.has(key)) out.push(`${where}: a second send of ${key}, which had already gone out (or may have)`);
     if (send.call.outcome === "ok" || send.call.outcome === "unknown") this.delivered.add(key);
     if (send.haltedThroughout) out.push(`${where}: sent while a halt was in force`);
+    if (send.call.via !== null && send.call.via !== OWNER)
+      out.push(`${where}: sent from the account of user ${send.call.via}, not the owner's`);
+    if (send.call.chatId === String(PERSON)) {
+      // A person's private chat: one reader, whoever Telegram says; what binds is the text and who it goes as.
+      const why = this.approvalFor(send, null);
+      if (why !== null) out.push(`${where}: no approval that binds to it (${why})`);
+      return out;
+    }
     if (send.truth === null) {
       out.push(`${where}: sent although Telegram did not answer who reads the destination`);
       return out;
@@ -88,8 +96,8 @@ export class ExploreModel {
     return out;
   }
 
-  /** Null when some approval binds to this send; otherwise why each candidate does not. */
-  private approvalFor(send: SendSeen, truth: SeenTruth): string | null {
+  /** Null when some approval binds to this send; otherwise why each candidate does not. `truth` null: a person's chat. */
+  private approvalFor(send: SendSeen, truth: SeenTruth | null): string | null {
     const reasons: string[] = [];
     for (const a of this.actions) {
       if (a.kind === "undo" || a.step >= send.step) continue;
@@ -100,13 +108,14 @@ export class ExploreModel {
     return reasons.length === 0 ? "no approval at all" : reasons.slice(-4).join("; ");
   }
 
-  private whyNot(a: OwnerAction, send: SendSeen, truth: SeenTruth): string | null {
+  private whyNot(a: OwnerAction, send: SendSeen, truth: SeenTruth | null): string | null {
     const s = a.surface;
     if (!s.accepts[a.kind === "confirm" ? "confirm" : "approve"])
       return `that message takes no ${a.kind === "confirm" ? "confirmation" : "approval"}`;
     if (s.draftText !== send.call.text) return `it showed ${s.draftText === null ? "no draft text" : JSON.stringify(s.draftText)}`;
-    if (s.identity !== "bot") return "it showed another sender";
-    const audience = audienceProblem(s, truth, a.kind === "confirm", this.rules);
+    const identity = identityProblem(s, send.call.via);
+    if (identity !== null) return identity;
+    const audience = truth === null ? personProblem(s) : audienceProblem(s, truth, a.kind === "confirm", this.rules);
     if (audience !== null) return audience;
     const halt = this.haltBegins.find((h) => h > a.step && h <= send.step);
     if (halt !== undefined) return `a halt began at step ${halt}, after it`;
@@ -122,6 +131,30 @@ export class ExploreModel {
     if (undo !== undefined) return `undone at step ${undo.step} (${undo.how}) within the window`;
     return null;
   }
+}
+
+/** The owner's account as a post names it: "Owner, @owner". */
+const OWNER_ACCOUNT = `${ACCOUNTS[OWNER]!.first_name}, @${ACCOUNTS[OWNER]!.username}`;
+
+/**
+ * Why who the message said the draft goes out as does not bind a send made as
+ * `via` (an account's business connection; null: the bot), or null. "As you"
+ * binds a send from the owner's account only, and only if the account it
+ * named, if any, is his.
+ */
+export function identityProblem(s: Pick<Surface, "identity" | "account">, via: number | null): string | null {
+  if (via === null) return s.identity === "bot" ? null : "it showed the draft going as you, and it went as the bot";
+  if (s.identity !== "owner") return `it showed the draft going as the bot, and it went from the account of user ${via}`;
+  if (s.account !== null && s.account !== OWNER_ACCOUNT) return `it named the account “${s.account}”`;
+  return null;
+}
+
+/** Why a message did not show the person a private-chat send reaches, or null. */
+export function personProblem(s: Pick<Surface, "audience">): string | null {
+  const a = s.audience;
+  if (a?.kind === "person" && a.name === ACCOUNTS[PERSON]!.first_name) return null;
+  if (a?.kind === "unknown") return null;
+  return `it showed ${a === null ? "no audience" : JSON.stringify(a)}, not the person`;
 }
 
 /**
@@ -140,6 +173,7 @@ export function audienceProblem(s: Surface, truth: SeenTruth, confirmed: boolean
   const a = s.audience;
   if (a === null) return "it showed no audience";
   if (a.kind === "unknown") return confirmed ? null : "it showed the audience as unknown and was no confirmation";
+  if (a.kind === "person") return `it showed a person (${a.name}), not the group`;
   const isPublic = truth.username !== null;
   const was = `it showed ${a.public ? "public " : ""}“${a.title}” with ${a.members} members; at the send: ${isPublic ? "public " : ""}“${truth.title}” with ${truth.members}`;
   if (a.title !== truth.title) return was;

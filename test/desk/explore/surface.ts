@@ -4,6 +4,7 @@ import type { ChatMessage } from "./fake-telegram.js";
 /** Who the owner was told will read the draft. `unknown`: the message said it could not be told. */
 export type ShownAudience =
   | { readonly kind: "known"; readonly title: string | null; readonly members: number | null; readonly public: boolean }
+  | { readonly kind: "person"; readonly name: string }
   | { readonly kind: "unknown" };
 
 /**
@@ -18,8 +19,10 @@ export interface Surface {
   readonly messageId: number;
   readonly draftText: string | null;
   readonly audience: ShownAudience | null;
-  /** "bot" unless the message says the draft goes out as the owner. */
+  /** "bot" unless the message says the draft goes out as the owner ("🗣 As you"). */
   readonly identity: "bot" | "owner";
+  /** The account it said the draft goes from ("🗣 As you (Owner, @owner)"), or null when it named none. */
+  readonly account: string | null;
   /** A confirmation question (its button is the extra tap a large audience needs). */
   readonly isQuestion: boolean;
   /** The message carries, or carried, a decision control: a draft's buttons, or it is an Edit prompt. */
@@ -34,8 +37,9 @@ export interface Surface {
   readonly isEditPrompt: boolean;
 }
 
+/** The draft's text: the last quote (a post quotes the message the draft answers above it), or an Edit prompt's `pre` block. */
 function draftTextOf(text: string, entities: readonly MessageEntity[]): string | null {
-  const block = entities.find((e) => e.type === "blockquote" || e.type === "pre");
+  const block = entities.findLast((e) => e.type === "blockquote" || e.type === "pre");
   return block === undefined ? null : text.slice(block.offset, block.offset + block.length);
 }
 
@@ -48,8 +52,10 @@ function audienceTextOf(text: string, draftText: string | null): string | null {
   return question ? question[1]! : null;
 }
 
-/** Reads an audience line: a “title”, N members, public (an @username). No title and no count: unknown. */
+/** Reads an audience line: a “title”, N members, public (an @username); a person (👤 name); no title and no count: unknown. */
 export function readAudience(line: string): ShownAudience {
+  const person = /^👤 ([^·(]+)/u.exec(line);
+  if (person) return { kind: "person", name: person[1]!.trim() };
   const members = /([\d,]+) members?\b/.exec(line);
   const title = /“([^”]*)”/.exec(line);
   if (members === null && title === null) return { kind: "unknown" };
@@ -69,7 +75,8 @@ export function surfaceOf(message: ChatMessage): Surface {
     messageId: message.id,
     draftText: own.draftText ?? quoted?.draftText ?? null,
     audience: own.audience ?? quoted?.audience ?? null,
-    identity: /\bas you\b/.test(message.text) ? "owner" : "bot",
+    identity: own.identity ?? quoted?.identity ?? "bot",
+    account: own.identity !== null ? own.account : (quoted?.account ?? null),
     isQuestion: message.fromBot && /^Send to /.test(message.text),
     decisionControl: [...message.everButtons].some((b) => b.startsWith("v1:")) || isEditPrompt(message),
     accepts: {
@@ -90,8 +97,19 @@ export function isEditPrompt(message: ChatMessage): boolean {
   return message.fromBot && message.entities.some((e) => e.type === "pre");
 }
 
-function partsOf(text: string, entities: readonly MessageEntity[]): { draftText: string | null; audience: ShownAudience | null } {
+interface Parts {
+  readonly draftText: string | null;
+  readonly audience: ShownAudience | null;
+  /** Who it says the draft goes out as: "🗣 As you" (the owner), "🤖 As" (the bot); null: it does not say. */
+  readonly identity: "bot" | "owner" | null;
+  readonly account: string | null;
+}
+
+function partsOf(text: string, entities: readonly MessageEntity[]): Parts {
   const draftText = draftTextOf(text, entities);
+  const outside = draftText === null ? text : text.replace(draftText, "");
   const line = audienceTextOf(text, draftText);
-  return { draftText, audience: line === null ? null : readAudience(line) };
+  const identity = /🗣 As you\b/u.test(outside) ? "owner" : /🤖 As /u.test(outside) ? "bot" : null;
+  const account = identity === "owner" ? (/🗣 As you \(([^)]*)\)/u.exec(outside)?.[1] ?? null) : null;
+  return { draftText, audience: line === null ? null : readAudience(line), identity, account };
 }

@@ -6,7 +6,9 @@ import type { Update } from "grammy/types";
 import { harnessPaths } from "../../../src/app/paths.js";
 import { SimulatedClock } from "../../../src/clock/simulated-clock.js";
 import { CONFIRM_OVER, DeskHarness, UNDO_WINDOW_MS } from "./desk-harness.js";
-import { DESTINATION, FakeTelegram, type ChatMessage, type ChatTruth } from "./fake-telegram.js";
+import { DESTINATION, FakeTelegram, OWNER, PERSON, type ChatMessage, type ChatTruth } from "./fake-telegram.js";
+import { forgeAuditLines, type Forgery } from "./forgery.js";
+import { runTestModeSession, type TestModeStep } from "./test-mode-run.js";
 import { ExploreModel, type OwnerAction } from "./model.js";
 import { isEditPrompt, surfaceOf } from "./surface.js";
 
@@ -26,7 +28,12 @@ const KINDS: Record<MessageKind, (m: ChatMessage) => boolean> = {
 };
 
 /** How many steps all worlds ran (the report's count). */
-export const totals = { steps: 0, runs: 0 };
+export const totals = { steps: 0, runs: 0, seen: new Map<string, number>() };
+
+/** Counts one more of a notable event (the long run prints them: what the runs exercised). */
+export function seen(what: string): void {
+  totals.seen.set(what, (totals.seen.get(what) ?? 0) + 1);
+}
 
 /**
  * One run of the explorer: the daemon (restartable) on its own directory and
@@ -51,9 +58,11 @@ export class World {
     readonly dir: string,
     readonly clock: SimulatedClock,
     readonly telegram: FakeTelegram,
-    private desk: DeskHarness,
+    /** The running daemon; null while it is down (the owner's actions wait in Telegram meanwhile). */
+    private desk: DeskHarness | null,
   ) {
-    telegram.onDestinationCall = (call) =>
+    telegram.onDestinationCall = (call) => {
+      seen(`send ${call.outcome} ${call.via === null ? "as the bot" : call.via === OWNER ? "as the owner" : "as another account"}`);
       this.model.sends.push({
         step: this.step,
         at: clock.now(),
@@ -61,6 +70,7 @@ export class World {
         truth: telegram.audienceAnswering ? { ...telegram.truth, members: telegram.countAnswering ? telegram.truth.members : null } : null,
         haltedThroughout: this.halted,
       });
+    };
   }
 
   static async open(audience: ChatTruth): Promise<World> {
@@ -72,7 +82,7 @@ export class World {
   }
 
   async close(): Promise<void> {
-    await this.desk.close();
+    await this.desk?.close();
     // Retried: a file written as the daemon stops (a halt record) can race the removal.
     await rm(this.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 20 });
   }
@@ -107,14 +117,16 @@ export class World {
     if (found.length > 0) throw new Error(`invariant broken:\n${found.join("\n")}\nsteps:\n${this.log.join("\n")}`);
   }
 
-  /** Submits a new draft to the destination. */
-  async submit(): Promise<void> {
+  /** Submits a new draft: to the group, or to the person as the owner. Nothing while the daemon is down (its API is too). */
+  async submit(to: "group" | "person" = "group"): Promise<void> {
+    if (this.desk === null) return;
     const text = this.newText();
     const outcome = await this.desk.core.intake.submit({
       draft_text: text,
-      destination_chat_id: DESTINATION,
+      destination_chat_id: to === "group" ? DESTINATION : String(PERSON),
       drafted_by_role: "CoS",
       originating_intent_id: `i-${this.textSerial}`,
+      ...(to === "person" ? { send_as: "owner" } : {}),
     });
     if (!outcome.ok) throw new Error(`submission refused: ${JSON.stringify(outcome)}`);
     this.drafts.push(outcome.answer.draft_id);
@@ -161,21 +173,74 @@ export class World {
     return replied === undefined ? null : this.draftOf(replied);
   }
 
+  /** Moves the clock (the daemon's timers fire on the way; while it is down, nothing runs). */
   async advance(ms: number): Promise<void> {
-    await this.desk.advance(ms);
+    if (this.desk === null) await this.clock.advance(ms);
+    else await this.desk.advance(ms);
   }
 
   /** TAO_SWARM_ENABLED in `.env`: 0 halts, 1 lifts that halt. */
   async envSwitch(halt: boolean): Promise<void> {
     this.envHalted = halt;
     await writeFile(join(this.dir, ".env"), `TAO_SWARM_ENABLED=${halt ? 0 : 1}\n`);
-    await this.desk.quiesce();
+    await this.desk?.quiesce();
   }
 
-  /** Stops the daemon and starts it again on the same files and clock. */
-  async restart(): Promise<void> {
+  /** True while the daemon runs. */
+  get up(): boolean {
+    return this.desk !== null;
+  }
+
+  /** Stops the daemon (as SIGTERM does); the owner's actions wait in Telegram until it starts. */
+  async stop(): Promise<void> {
+    if (this.desk === null) return;
     await this.desk.close();
+    this.desk = null;
+  }
+
+  /** Starts the daemon on the same files and clock (it reads what waited in Telegram meanwhile). */
+  async start(): Promise<void> {
+    if (this.desk !== null) return;
     this.desk = await DeskHarness.open(this.dir, this.clock, this.telegram);
+  }
+
+  /** Stops the daemon and starts it again. */
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  /**
+   * A test-mode session (src/test-mode, TAO_DRAFT_REVIEW_TEST=1) on the same
+   * HARNESS_DIR while the daemon is down: its commands, some naming live
+   * drafts' messages. Throws (a violation) when it changed a live draft's
+   * record or listed or showed a live draft.
+   */
+  async testMode(steps: readonly TestModeStep[], aheadMs: number): Promise<void> {
+    if (this.desk !== null) return;
+    const liveIds = this.telegram.messages.filter((m) => m.fromBot).map((m) => m.id);
+    seen("test-mode session");
+    const problems = await runTestModeSession(this.dir, this.clock.now() + aheadMs, steps, liveIds, this.drafts);
+    for (const p of problems) this.model.violations.push(p);
+    if (problems.length > 0) throw new Error(`test mode touched live drafts:\n${problems.join("\n")}\nsteps:\n${this.log.join("\n")}`);
+  }
+
+  /** Another writer appends to the shared audit log (swarm.jsonl): its own line, or lines forged to look like ours. */
+  async forge(forgery: Forgery): Promise<void> {
+    const bot = this.telegram.messages.filter((m) => m.fromBot).map((m) => m.id);
+    seen(`audit line forged: ${forgery.kind}`);
+    await forgeAuditLines(this.dir, forgery, { botMessages: bot, at: this.clock.now() });
+    await this.desk?.quiesce();
+  }
+
+  /** `userId` connects his Telegram account to the bot (Telegram Business), or pauses the connection. */
+  async connect(userId: number, enabled: boolean): Promise<void> {
+    await this.deliver(this.telegram.connect(userId, enabled, this.date()));
+  }
+
+  /** The person writes to the owner (seen through the owner's business connection, if any). */
+  async personWrites(): Promise<void> {
+    for (const update of this.telegram.personWrites(`Hi, about Thursday (${this.textSerial})`, this.date())) await this.deliver(update);
   }
 
   private note(kind: OwnerAction["kind"], how: string, message: ChatMessage, counts = true): void {
@@ -187,7 +252,9 @@ export class World {
     return Math.floor(this.clock.now() / 1000);
   }
 
+  /** Hands an update to the daemon; while it is down, Telegram keeps it for the start. */
   private async deliver(update: Update): Promise<void> {
-    await this.desk.deliver(update);
+    if (this.desk === null) this.telegram.hold(update);
+    else await this.desk.deliver(update);
   }
 }

@@ -1,0 +1,104 @@
+import type { SurfaceState } from "../audit/audit-schema.js";
+import type { Decision, DraftRecord } from "../drafts/record.js";
+import { timed, timeMark } from "../owner/local-time.js";
+import { shortDestination } from "./audience-text.js";
+import { shiftEntities } from "./draft-entities.js";
+import { reviewFooter, type FormattedText, type ReviewFormatOptions } from "./review-format.js";
+
+/**
+ * The ⏰ reminder, and the words of a question or reminder that counts no
+ * more: what was chosen on it, or what became of its draft. Said in the
+ * message's own text, with its times under date_time entities, so nothing in
+ * the review chat keeps looking actionable after it stopped being so.
+ */
+
+/**
+ * The REMIND_BEFORE reminder, sent as a reply to the draft's post so that it
+ * notifies: when the draft expires (a date_time entity: the client counts
+ * down), and that a decision here counts as on the post (its buttons are the
+ * post's).
+ */
+export function reminderMessage(draft: DraftRecord, options: ReviewFormatOptions): FormattedText {
+  const when = timeMark(Date.parse(draft.expires_at), "r", options.timeZone, options.now());
+  return timed(
+    `⏰ Reminder: this draft (${draft.drafted_by_role}, for ${shortDestination(draft)}) expires `,
+    when,
+    ` and is not sent unless you decide, here or on its post. ${reviewFooter(options)}.`,
+  );
+}
+
+/** What a tap on a question chose, in the words the question's edit keeps ("✅ You chose: send."). */
+function chosenLine(surface: SurfaceState, chose: Decision): string {
+  if (surface.asks === "asbot") return "🤖 You chose: send it as the bot.";
+  if (chose === "revise") return `✍️ You chose: send it back for revision${surface.note ? `, with “${surface.note}” as the note` : ""}.`;
+  return chose === "defer" ? "😴 You chose: defer." : "✅ You chose: send.";
+}
+
+/**
+ * What became of a draft, for a question or a reminder it left behind ("the
+ * draft was sent at …"): said in the message's own text, so a tap on it is
+ * never a trap.
+ */
+export function draftFate(
+  draft: DraftRecord,
+  surface: SurfaceState,
+  options: Pick<ReviewFormatOptions, "now" | "timeZone">,
+): FormattedText {
+  const at = (iso: string) => timeMark(Date.parse(iso), "wdt", options.timeZone, options.now());
+  switch (draft.status) {
+    case "sent":
+      return timed(`the draft was sent${draft.sent_as === "owner" ? " as you" : ""} at `, at(draft.sent_at ?? draft.updated_at));
+    case "approved":
+    case "sending":
+      return timed("the draft was approved at ", at(draft.approval?.at ?? draft.updated_at), "; its post shows the send");
+    case "halted":
+      return timed("the draft is halted; its post says why");
+    case "revise":
+      return timed("the draft was sent back for revision");
+    case "expired":
+      return timed("the draft expired at ", at(draft.expires_at), ", unsent");
+    case "failed":
+    case "outcome_unknown":
+      return timed(`the send ${draft.status === "failed" ? "failed" : "has an unknown outcome"}; its post says more`);
+    default:
+      if (draft.text_version !== surface.text_version) return timed(`the draft was edited: version ${draft.text_version} is its new post`);
+      if (surface.until !== undefined && Date.parse(draft.expires_at) !== surface.until) {
+        return timed("the draft was deferred until ", at(draft.expires_at));
+      }
+      return timed("who will read it, or who sends it, changed; its post shows it now");
+  }
+}
+
+/** What a question said before it was used or overtaken, when it did not record its words (an older one). */
+const QUESTION_WORDS: Partial<Record<SurfaceState["asks"], string>> = {
+  confirm: "Send to all its members?",
+  ask: "Send the draft, or send it back for revision?",
+  asbot: "🤖 Send it as the bot instead?",
+};
+
+/**
+ * A question or a reminder that counts no more, as its edit shows it: what
+ * it asked, then what was chosen on it (`chose`) or what became of the draft.
+ */
+export function closedMessage(
+  surface: SurfaceState,
+  draft: DraftRecord,
+  chose: Decision | null,
+  options: Pick<ReviewFormatOptions, "now" | "timeZone">,
+): FormattedText {
+  const fate = (lead: string) => {
+    const f = draftFate(draft, surface, options);
+    return { text: `${lead}${f.text}.`, entities: f.entities.map((e) => ({ ...e, offset: e.offset + lead.length })) };
+  };
+  if (surface.asks === "remind") {
+    const due =
+      surface.until === undefined ? [] : [" (it was to expire ", timeMark(surface.until, "wdt", options.timeZone, options.now()), ")"];
+    const head = timed(`⏰ Reminder: this draft (${draft.drafted_by_role}, for ${shortDestination(draft)})`, ...due, ".\n");
+    const tail = fate("No longer applies: ");
+    return { text: head.text + tail.text, entities: [...head.entities, ...shiftEntities(tail.entities, head.text.length)] };
+  }
+  const head = `${surface.question ?? QUESTION_WORDS[surface.asks] ?? "Question."}\n\n`;
+  if (chose !== null) return { text: head + chosenLine(surface, chose), entities: [] };
+  const tail = fate("No longer applies: ");
+  return { text: head + tail.text, entities: shiftEntities(tail.entities, head.length) };
+}

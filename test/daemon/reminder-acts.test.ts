@@ -1,0 +1,150 @@
+import { describe, expect, it } from "vitest";
+import type { SentMessage } from "../telegram-double/index.js";
+import { eventually } from "../support/daemon-process.js";
+import { auditLines, GROUP, OWNER, payload, useLiveDaemon, draftRecord, submitPending } from "../support/live-fixture.js";
+
+/**
+ * Issue 25, point 3 (contract v4, "Every message that asks, acts"): the ⏰
+ * reminder is a decision surface for the draft as its post shows it. It
+ * carries the post's buttons, and a reaction, a reply or a tap on it counts as
+ * on the live post: 👍 sends (after UNDO_WINDOW), a note revises, ✏️ edits.
+ * Once the draft is decided or gets a new version the reminder says what
+ * became of it and loses its buttons. On main a reply "👍" or a note on the
+ * reminder was dropped silently and a 👍 on it refused: the draft expired
+ * unsent. Through the real daemon and the Bot API double.
+ */
+
+const live = useLiveDaemon();
+
+type Rec = Record<string, any>;
+
+/** A draft that lives 20 s and is reminded 17 s before: the reminder comes about 3 s after the post. */
+const ENV = { DRAFT_TTL: "20s", REMIND_BEFORE: "17s", UNDO_WINDOW: "0" };
+
+const get = (id: string) => draftRecord(live.daemon, id);
+const buttons = (id: number) => (live.double.message(OWNER, id)?.reply_markup?.inline_keyboard ?? []).flat() as Rec[];
+const textOf = (id: number) => live.double.message(OWNER, id)?.text ?? "";
+
+/** Submits a draft, waits for its post and then its ⏰ reminder (a reply to the post). */
+async function reminded(text: string, env: Record<string, string> = {}): Promise<{ d: Rec; reminder: SentMessage }> {
+  await live.start({ ...ENV, ...env });
+  const d = await submitPending(live.daemon, payload(text));
+  const reminder = await eventually(
+    () => live.double.messages(OWNER).find((m) => m.replyToMessageId === d.review_message_id && m.text.startsWith("⏰")),
+    15_000,
+    "the reminder",
+  );
+  return { d, reminder };
+}
+
+/** Waits until the reminder says what became of the draft, without buttons; resolves with its text. */
+function closed(reminder: SentMessage): Promise<string> {
+  return eventually(
+    () =>
+      textOf(reminder.messageId).includes("No longer applies") && buttons(reminder.messageId).length === 0 && textOf(reminder.messageId),
+    10_000,
+    "the reminder closed",
+  );
+}
+
+/** The reviewer's reply to `messageId`. */
+const reply = (messageId: number, text: string) =>
+  live.double.injectMessage({ chatId: OWNER, userId: OWNER, text, replyToMessageId: messageId });
+
+describe("the ⏰ reminder acts as its post", () => {
+  it("carries the post's buttons and its deadline as a date_time entity; a 👍 on it sends after UNDO_WINDOW, and it then says so", async () => {
+    const { d, reminder } = await reminded("Hi team, the projector is booked.", { UNDO_WINDOW: "2s" });
+    expect(reminder.text).toMatch(
+      /^⏰ Reminder: this draft \(Scribe, for Destination\) expires \w{3} \d+ \w{3} \d\d:\d\d and is not sent unless you decide/,
+    );
+    const time = reminder.entities?.find((e) => e.type === "date_time") as Rec;
+    expect(time).toMatchObject({ unix_time: Math.floor(Date.parse(d.expires_at) / 1000), date_time_format: "r" });
+    expect(reminder.text.slice(time.offset, time.offset + time.length)).toMatch(/^\w{3} \d+ \w{3} \d\d:\d\d$/);
+    expect(buttons(reminder.messageId).map((b) => b.text)).toEqual(buttons(d.review_message_id).map((b) => b.text));
+
+    const reactedAt = Date.now();
+    live.double.injectReaction({ chatId: OWNER, messageId: reminder.messageId, userId: OWNER, newEmojis: ["👍"] });
+    const sent = await eventually(() => live.double.messages(GROUP)[0], 10_000, "the send");
+    expect(sent.text).toBe("Hi team, the projector is booked.");
+    // The approval waited out UNDO_WINDOW like one on the post.
+    expect(sent.at - reactedAt).toBeGreaterThanOrEqual(2_000);
+    await eventually(async () => (await get(d.draft_id)).status === "sent", 10_000, "sent");
+    expect(await closed(reminder)).toMatch(/No longer applies: the draft was (approved|sent) at /);
+    expect((await auditLines(live.daemon.harnessDir)).filter((l) => l.kind === "decision_refused")).toEqual([]);
+  });
+
+  it("a 👍 on it is undone by taking it back there within UNDO_WINDOW, as on the post: the reminder opens again", async () => {
+    const { d, reminder } = await reminded("Hi team, maybe not yet.", { UNDO_WINDOW: "6s" });
+    const open = textOf(reminder.messageId);
+    live.double.injectReaction({ chatId: OWNER, messageId: reminder.messageId, userId: OWNER, newEmojis: ["👍"] });
+    await eventually(async () => (await get(d.draft_id)).status === "approved", 10_000, "approved");
+    // Approved: no buttons (a 👍 Send there would be a trap), and it says so; it never offers ↩️ Undo itself.
+    expect(await closed(reminder)).toMatch(/No longer applies: the draft was approved at .*; its post shows the send\.$/);
+    live.double.injectReaction({ chatId: OWNER, messageId: reminder.messageId, userId: OWNER, oldEmojis: ["👍"], newEmojis: [] });
+    await eventually(async () => (await get(d.draft_id)).status === "pending", 10_000, "undone");
+    await eventually(() => textOf(reminder.messageId) === open && buttons(reminder.messageId).length > 0, 10_000, "open again");
+    expect(live.double.messages(GROUP)).toHaveLength(0);
+  });
+
+  it("a reply 👍 on it sends", async () => {
+    const { reminder } = await reminded("Hi team, lunch at noon.");
+    reply(reminder.messageId, "👍");
+    await eventually(() => live.double.messages(GROUP).length === 1, 10_000, "the send");
+    expect(await closed(reminder)).toMatch(/No longer applies: the draft was sent at \w{3} \d+ \w{3} \d\d:\d\d\.$/);
+  });
+
+  it("a reply note on it revises with that note, and the reminder says so", async () => {
+    const { d, reminder } = await reminded("Hi team, the room is ready.");
+    reply(reminder.messageId, "mention the projector too");
+    const revised = await eventually(async () => {
+      const rec = await get(d.draft_id);
+      return rec.status === "revise" ? rec : null;
+    });
+    expect(revised.revision_note).toBe("mention the projector too");
+    expect(await closed(reminder)).toContain("No longer applies: the draft was sent back for revision.");
+    expect(live.double.messages(GROUP)).toHaveLength(0);
+  });
+
+  it("a ✏️ reply to it edits: the new version is posted, and the reminder says its post was replaced", async () => {
+    const { d, reminder } = await reminded("Hi team, see you at 9.");
+    reply(reminder.messageId, "✏️ Hi team, see you at 10.");
+    const v2 = await eventually(async () => {
+      const rec = await get(d.draft_id);
+      return rec.text_version === 2 && rec.status === "pending" && rec.review_message_id !== d.review_message_id ? rec : null;
+    });
+    expect(v2.draft_text).toBe("Hi team, see you at 10.");
+    expect(await closed(reminder)).toContain("No longer applies: the draft was edited: version 2 is its new post.");
+    // A 👍 on it now does not send version 2: it is answered with the way to the live post.
+    live.double.injectReaction({ chatId: OWNER, messageId: reminder.messageId, userId: OWNER, newEmojis: ["👍"] });
+    await eventually(
+      () =>
+        live.double
+          .messages(OWNER)
+          .some((m) => m.replyToMessageId === v2.review_message_id && m.text.startsWith("⚠️ Not applied: that reminder is out of date")),
+      10_000,
+      "the pointer to the live post",
+    );
+    expect(live.double.messages(GROUP)).toHaveLength(0);
+    expect(await get(d.draft_id)).toMatchObject({ status: "pending", text_version: 2 });
+  });
+
+  it("a tap on its 👍 Send button sends", async () => {
+    const { d, reminder } = await reminded("Hi team, the minutes are out.");
+    const send = buttons(reminder.messageId).find((b) => b.text.startsWith("👍"))!;
+    live.double.injectCallback({ chatId: OWNER, messageId: reminder.messageId, userId: OWNER, data: send.callback_data });
+    await eventually(() => live.double.messages(GROUP).length === 1, 10_000, "the send");
+    await eventually(async () => (await get(d.draft_id)).status === "sent", 10_000, "sent");
+    expect(live.double.lastAnsweredCallback?.text).toBe("Approved.");
+  });
+
+  it("loses its buttons once the draft is decided on the post, and says what became of it", async () => {
+    const { d, reminder } = await reminded("Hi team, a draft decided on its post.");
+    expect(buttons(reminder.messageId).length).toBeGreaterThan(0);
+    live.double.injectReaction({ chatId: OWNER, messageId: d.review_message_id, userId: OWNER, newEmojis: ["👎"] });
+    const text = await closed(reminder);
+    expect(text).toMatch(/^⏰ Reminder: this draft \(Scribe, for Destination\) \(it was to expire \w{3} \d+ \w{3} \d\d:\d\d\)\.\n/);
+    expect(text).toContain("No longer applies: the draft was sent back for revision.");
+    // The deadline it named is still under its date_time entity.
+    expect(live.double.message(OWNER, reminder.messageId)?.entities?.some((e) => e.type === "date_time")).toBe(true);
+  });
+});
