@@ -146,6 +146,28 @@ describe("a reply or reaction on a message of the bot's that cannot take it is a
     expect(live.double.messages(GROUP)).toHaveLength(1);
   });
 
+  it("a reply (a 👍, a note) and a 👎 reaction on an expired draft's post are each answered as a reply to it, and audited; nothing is sent", async () => {
+    await live.start({ DRAFT_TTL: "2s" });
+    const d = await submitPending(live.daemon, payload("Hi team, nobody decided on this one."));
+    await eventually(() => textOf(d.review_message_id).startsWith("⌛ Expired without a decision."), 10_000, "the post shows the expiry");
+    const EXPIRED = "⌛ Not applied: the draft has expired.";
+    const answers = () => repliesTo(d.review_message_id).filter((m) => m.text === EXPIRED).length;
+    reply(d.review_message_id, "👍");
+    await eventually(() => answers() === 1, 10_000, "the answer to the reply 👍");
+    reply(d.review_message_id, "mention the projector too");
+    await eventually(() => answers() === 2, 10_000, "the answer to the note");
+    live.double.injectReaction({ chatId: OWNER, messageId: d.review_message_id, userId: OWNER, newEmojis: ["👎"] });
+    await eventually(() => answers() === 3, 10_000, "the answer to the reaction");
+    const onPost = (await refusals()).filter((l) => l.review_message_id === d.review_message_id);
+    expect(onPost.map((l) => [l.channel, l.decision, l.draft_id])).toEqual([
+      ["reply", "send", d.draft_id],
+      ["reply", "revise", d.draft_id],
+      ["reaction", "revise", d.draft_id],
+    ]);
+    expect(await get(d.draft_id)).toMatchObject({ status: "expired" });
+    expect(live.double.messages(GROUP)).toHaveLength(0);
+  });
+
   it("a reply and a 👍 on a notice (the “outcome unknown” notice) are answered with what became of the draft, and audited", async () => {
     await live.start({ UNDO_WINDOW: "0" });
     const d = await submitPending(live.daemon, payload("Hi team, maybe delivered."));

@@ -184,6 +184,36 @@ describe("sending as the owner through the real daemon", () => {
     expect(asOwnerCalls()).toEqual([]);
   }, 40_000);
 
+  it("a 👍 reaction and a reply 👍 on the 🤖 offer are no tap: each answered “tap a button”, audited, nothing sent; its button then sends as the bot", async () => {
+    const d = await live.start({ UNDO_WINDOW: "0" });
+    const { connectionId } = await annaWrote(d, 60);
+    const a = await submit(d, answer("See you at 7.", { send_as: "owner" }));
+    live.double.changeBusiness(connectionId, { canReply: false });
+    await eventually(async () => (await d.request("GET", "/status")).body.business?.can_reply === false, 10_000, "can_reply off");
+    tap(a.review_message_id, `v1:send:${a.draft_id}`);
+    await statusIs(d, a.draft_id, "halted");
+    const offer = await offered();
+    const TAP = "⚠️ Not applied: that question is answered by its buttons only";
+    const tapAnswers = () => live.double.messages(OWNER).filter((m) => m.text.startsWith(TAP)).length;
+    live.double.injectReaction({ chatId: OWNER, messageId: offer.messageId, userId: OWNER, newEmojis: ["👍"] });
+    await eventually(() => tapAnswers() === 1, 10_000, "the answer to the reaction");
+    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "👍", replyToMessageId: offer.messageId });
+    await eventually(() => tapAnswers() === 2, 10_000, "the answer to the reply");
+    const onOffer = (await auditLines(d.harnessDir)).filter(
+      (l) => l.kind === "decision_refused" && l.review_message_id === offer.messageId,
+    );
+    expect(onOffer.map((l) => [l.channel, l.draft_id])).toEqual([
+      ["reaction", a.draft_id],
+      ["reply", a.draft_id],
+    ]);
+    expect(await record(d, a.draft_id)).toMatchObject({ status: "halted" });
+    expect(buttons(live.double.message(OWNER, offer.messageId)).map((b) => b.text)).toEqual(["🤖 Send as the bot instead"]);
+    expect(toAnna()).toEqual([]);
+    tap(offer.messageId, `v1:asbot:${a.draft_id}`);
+    await statusIs(d, a.draft_id, "sent");
+    expect(toAnna().map((m) => [m.text, m.businessConnectionId ?? "as the bot"])).toEqual([["See you at 7.", "as the bot"]]);
+  }, 40_000);
+
   it("the connection is removed between approval and send: halted, nothing sent, the connection forgotten", async () => {
     const d = await live.start({ UNDO_WINDOW: "4s" });
     const { connectionId } = await annaWrote(d, 60);

@@ -86,6 +86,21 @@ describe("the ⏰ reminder acts as its post", () => {
     expect(live.double.messages(GROUP)).toHaveLength(0);
   });
 
+  it("a 👎 on it sends the draft back for revision, as on the post, and the reminder says so", async () => {
+    const { d, reminder } = await reminded("Hi team, the budget is final.");
+    live.double.injectReaction({ chatId: OWNER, messageId: reminder.messageId, userId: OWNER, newEmojis: ["👎"] });
+    await eventually(async () => (await get(d.draft_id)).status === "revise", 10_000, "sent back for revision");
+    expect(await closed(reminder)).toContain("No longer applies: the draft was sent back for revision.");
+    const lines = await auditLines(live.daemon.harnessDir);
+    expect(lines.find((l) => l.kind === "transition" && l.to === "revise")).toMatchObject({
+      decision: "revise",
+      emoji: "👎",
+      channel: "reaction",
+    });
+    expect(lines.filter((l) => l.kind === "decision_refused")).toEqual([]);
+    expect(live.double.messages(GROUP)).toHaveLength(0);
+  });
+
   it("a reply 👍 on it sends", async () => {
     const { reminder } = await reminded("Hi team, lunch at noon.");
     reply(reminder.messageId, "👍");
