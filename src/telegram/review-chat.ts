@@ -116,6 +116,7 @@ export class TelegramReviewChat implements ReviewChat {
       })
       .finally(() => this.burst.remove(waiting));
     const { message, header } = sent;
+    if (header !== null) this.statuses.noteHeader(draft.draft_id, header.message_id);
     const split = header === null ? {} : { headerMessageId: header.message_id };
     return { reviewChatId: String(message.chat.id), reviewMessageId: message.message_id, reviewThreadId: thread, ...split };
   }

@@ -147,14 +147,23 @@ export function reviewPost(draft: DraftRecord, options: ReviewFormatOptions): Re
       },
     };
   }
-  const note = `⬇️ The draft (${count(draft.draft_text.length)} characters) is the reply to this message; decide on it there.`;
   return {
     kind: "split",
-    header: {
-      text: [header, footer, note].filter((l) => l !== null).join("\n"),
-      entities: [...headerTimeEntities(draft, header, options), ...answering.entities, ...diffEntities(draft, header)],
-    },
+    header: splitHeader(draft, options),
     draft: { text: draft.draft_text, entities: draftEntities(0, draft.draft_text) },
+  };
+}
+
+/** The header message of a split post: the header, the legend while it awaits a decision, and where the draft is. */
+function splitHeader(draft: DraftRecord, options: ReviewFormatOptions): FormattedText {
+  const lines = reviewHeader(draft, options);
+  const answering = answeringBlock(draft, lines.length, options.now(), options.timeZone);
+  const header = lines + answering.text;
+  const footer = settled(draft) ? null : reviewFooter(options);
+  const note = `⬇️ The draft (${count(draft.draft_text.length)} characters) is the reply to this message; decide on it there.`;
+  return {
+    text: [header, footer, note].filter((l) => l !== null).join("\n"),
+    entities: [...headerTimeEntities(draft, header, options), ...answering.entities, ...diffEntities(draft, header)],
   };
 }
 
@@ -340,5 +349,19 @@ export function editedReviewText(draft: DraftRecord, options: ReviewFormatOption
   const top = `${status.text}\n\n`;
   const text = top + post.message.text;
   const entities = [...status.entities, ...shiftEntities(post.message.entities, top.length)];
+  return text.length <= TELEGRAM_TEXT_LIMIT ? { text, entities } : null;
+}
+
+/**
+ * A split post's header message after a status change: the status on top,
+ * then the header for the draft now (contract v4, "one message per draft":
+ * the status goes on the post, not in a reply). Null past Telegram's limit.
+ */
+export function editedHeaderText(draft: DraftRecord, options: ReviewFormatOptions): FormattedText | null {
+  const header = splitHeader(draft, options);
+  const status = statusText(draft, options);
+  const top = `${status.text}\n\n`;
+  const text = top + header.text;
+  const entities = [...status.entities, ...shiftEntities(header.entities, top.length)];
   return text.length <= TELEGRAM_TEXT_LIMIT ? { text, entities } : null;
 }

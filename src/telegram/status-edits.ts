@@ -1,5 +1,5 @@
 import type { Api } from "grammy";
-import type { InlineKeyboardMarkup, LinkPreviewOptions } from "grammy/types";
+import type { InlineKeyboardMarkup, LinkPreviewOptions, Message } from "grammy/types";
 import type { Clock } from "../clock/clock.js";
 import type { StatusShown } from "../desk/ports.js";
 import { awaitsUndoShown, pendingUndoWindowMs } from "../drafts/undo-window.js";
@@ -8,7 +8,15 @@ import { isFinal } from "../drafts/status.js";
 import { isNotModified, withoutToken } from "./classify.js";
 import { flowButtons, offersUndo } from "./flow-format.js";
 import { linkPreviewFor } from "./link-preview.js";
-import { editedReviewText, reviewKeyboard, statusText, type FormattedText, type ReviewFormatOptions } from "./review-format.js";
+import {
+  editedHeaderText,
+  editedReviewText,
+  reviewKeyboard,
+  reviewPost,
+  statusText,
+  type FormattedText,
+  type ReviewFormatOptions,
+} from "./review-format.js";
 import { LANE, type ReviewLane, type Turn } from "./review-lane.js";
 
 /**
@@ -43,8 +51,10 @@ interface View {
   readonly shown: DraftRecord;
   /** That send time (ms), or null. */
   readonly sendAt: number | null;
-  /** The post's new text, or null for a split post (only its buttons change; the status goes in a reply). */
+  /** The post's new text, or null for a split post (only its buttons change; the status goes on its header). */
   readonly text: FormattedText | null;
+  /** The header message's text with the status on top, for a split post (or one whose text would pass the limit), or null. */
+  readonly header: FormattedText | null;
   readonly markup: InlineKeyboardMarkup;
   /** The status line alone, its times under date_time entities (for a reply). */
   readonly status: FormattedText;
@@ -71,6 +81,8 @@ export class StatusEdits {
   private readonly showing = new Map<number, { readonly key: string; readonly at: number }>();
   /** New messages showing a draft's ↩️ Undo because its post could not be edited, by draft. */
   private readonly undoMessages = new Map<string, { readonly chatId: string; readonly messageId: number }>();
+  /** The header message of each split post (a long draft's), by draft: its status is shown there. */
+  private readonly headers = new Map<string, number>();
   /** Drafts whose revision note a consumer of the feed acknowledged (their status says "told"), oldest first. */
   private readonly told = new Set<string>();
 
@@ -85,6 +97,13 @@ export class StatusEdits {
     if (already) return Promise.resolve(already);
     const lane = awaitsUndoShown(current) || offersUndo(current, now) ? LANE.edit : LANE.end;
     return this.deps.lane.run(lane, (turn) => this.edit(latest() ?? current, turn));
+  }
+
+  /** A split post's header message, as posted (or read back from an edit's answer: the draft's message replies to it). */
+  noteHeader(draftId: string, messageId: number): void {
+    this.headers.delete(draftId);
+    this.headers.set(draftId, messageId);
+    if (this.headers.size > SHOWING_KEPT) this.headers.delete(this.headers.keys().next().value!);
   }
 
   /**
@@ -136,18 +155,20 @@ export class StatusEdits {
     const chatId = draft.review_chat_id ?? this.deps.chatId;
     let view = this.view(draft, clock.now());
     try {
-      await this.deps.attempt(turn, () => {
+      const edited = await this.deps.attempt(turn, () => {
         // Rendered at the call: an approval's send time counts from now.
         view = this.view(draft, clock.now());
         return this.editCall(chatId, messageId, view, draft);
       });
+      const header = view.header === null ? undefined : repliedTo(edited);
+      if (header !== undefined && !this.headers.has(draft.draft_id)) this.noteHeader(draft.draft_id, header);
     } catch (err) {
       if (!isNotModified(err)) return this.editFailed(draft, view, err, turn);
     }
     const at = clock.now();
     this.remember(messageId, view.key, at);
-    // A split post holds the draft alone: its status goes in a reply.
-    if (view.text === null) await this.statusReply(draft, view.status, turn);
+    // A split post holds the draft alone: its status goes on its header.
+    if (view.text === null) await this.statusOnHeader(draft, view, turn);
     await this.endUndoMessage(draft, view, turn);
     return { draft, at, sendAt: view.sendAt };
   }
@@ -160,6 +181,30 @@ export class StatusEdits {
       link_preview_options: linkPreviewFor(draft.draft_text),
       reply_markup: view.markup,
     });
+  }
+
+  /**
+   * The status of a split post, on top of its header; in a reply when the
+   * header is unknown (a restart, and no edit's answer named it yet), cannot
+   * take it, or could not be edited.
+   */
+  private async statusOnHeader(draft: DraftRecord, view: View, turn: Turn): Promise<void> {
+    const headerId = this.headers.get(draft.draft_id);
+    const header = view.header;
+    if (header === null || headerId === undefined) return this.statusReply(draft, view.status, turn);
+    const chatId = draft.review_chat_id ?? this.deps.chatId;
+    try {
+      await this.deps.attempt(turn, () =>
+        this.deps.api.editMessageText(chatId, headerId, header.text, { entities: header.entities, link_preview_options: NO_PREVIEW }),
+      );
+    } catch (err) {
+      if (isNotModified(err)) return;
+      this.deps.log.warn(
+        { err, draft_id: draft.draft_id },
+        "could not show the status on a long draft's header; telling the reviewers in a reply",
+      );
+      await this.statusReply(draft, view.status, turn);
+    }
   }
 
   /**
@@ -233,10 +278,13 @@ export class StatusEdits {
     const sendAt = awaitsUndoShown(draft) ? wholeSecondAfter(now + pendingUndoWindowMs(draft)) : null;
     const shown = sendAt === null ? draft : { ...draft, send_after: new Date(sendAt).toISOString() };
     const format = { ...this.deps.format, now: () => now, noteTold: this.told.has(draft.draft_id) };
-    const text = editedReviewText(shown, format);
+    // A post made of a header and the draft keeps that form: the draft's message changes its buttons only.
+    const split = this.headers.has(draft.draft_id) || reviewPost({ ...shown, status: "queued" }, format).kind === "split";
+    const text = split ? null : editedReviewText(shown, format);
+    const header = text === null ? editedHeaderText(shown, format) : null;
     const markup = reviewKeyboard(shown, format);
     const status = statusText(shown, format);
-    return { shown, sendAt, text, markup, status, key: JSON.stringify([text, markup, text === null ? status : null]) };
+    return { shown, sendAt, text, header, markup, status, key: JSON.stringify([text, markup, text === null ? status : null]) };
   }
 
   /** What the post shows already, when an edit to `draft` at `now` would change nothing (never for a first ↩️ Undo). */
@@ -252,6 +300,11 @@ export class StatusEdits {
     this.showing.set(messageId, { key, at });
     if (this.showing.size > SHOWING_KEPT) this.showing.delete(this.showing.keys().next().value!);
   }
+}
+
+/** The message an edited message replies to, from the edit's answer (a split post's draft message: its header). */
+function repliedTo(answer: unknown): number | undefined {
+  return typeof answer === "object" && answer !== null ? (answer as Message).reply_to_message?.message_id : undefined;
 }
 
 /** A turn already taken: the first call uses it, later ones (a 429's retry) wait for their own. */

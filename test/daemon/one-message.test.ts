@@ -60,6 +60,13 @@ describe("plain decisions", () => {
       drafts.push(await submitPending(daemon, payload(`Draft ${name}: the offsite is on.`, { originating_intent_id: `one-${i}` })));
     }
     const [thumbs, down, note, sleep, undoReaction, undoReply, replyOk, byButtons] = drafts as [Rec, Rec, Rec, Rec, Rec, Rec, Rec, Rec];
+    // Two drafts too long to share a message with their header: a split post, its status goes on the header.
+    const long = (name: string) => `Long draft ${name}: ${"the offsite agenda follows. ".repeat(142)}`.trim();
+    const longSent = await submitPending(daemon, payload(long("sent"), { originating_intent_id: "one-long-1" }));
+    const longBack = await submitPending(daemon, payload(long("back"), { originating_intent_id: "one-long-2" }));
+    const headerOf = (d: Rec) => live.double.messages(OWNER).find((m) => m.messageId === d.review_message_id)!.replyToMessageId!;
+    const headerText = (d: Rec) => live.double.message(OWNER, headerOf(d))?.text ?? "";
+    expect(headerText(longSent)).toMatch(/^✏️ DRAFT .*\n[^]*is the reply to this message/);
     const before = live.double.messages(OWNER).length;
     const edits = live.double.history(OWNER).length;
 
@@ -82,6 +89,8 @@ describe("plain decisions", () => {
     await tap(byButtons, "↩️ Undo");
     await once(daemon, byButtons, "pending");
     await tap(byButtons, "⏳");
+    react(longSent, "👍");
+    react(longBack, "👎");
 
     await once(daemon, thumbs, "sent");
     await once(daemon, replyOk, "sent");
@@ -103,6 +112,13 @@ describe("plain decisions", () => {
     await postShows(undoReaction, (t) => t.startsWith("↩️ Undone"), "the 👍 undone");
     await postShows(undoReply, (t) => t.startsWith("↩️ Undone"), "the 👎 undone by a reply");
     await postShows(byButtons, (t) => /^(↩️ Undone\. )?😴 Deferred until/.test(t), "⏳ after ↩️ Undo");
+    await once(daemon, longSent, "sent");
+    await once(daemon, longBack, "revise");
+    await eventually(() => headerText(longSent).startsWith("✅ Sent"), 15_000, "the long draft sent: its header says so");
+    await eventually(() => headerText(longBack).startsWith("✍️ Sent back for revision.\n\n✏️ DRAFT"), 15_000, "the long draft sent back");
+    // The draft's own message still holds the draft alone; the header lost the legend it no longer takes.
+    expect(live.double.message(OWNER, longSent.review_message_id)?.text).toBe(long("sent"));
+    expect(headerText(longSent)).not.toContain("👍 send · 👎 revise");
     expect(live.double.history(OWNER).length).toBeGreaterThan(edits + drafts.length);
 
     // A later draft's post comes after anything the decisions put in the chat: it is the only new message.

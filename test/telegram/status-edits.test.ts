@@ -214,3 +214,57 @@ describe("a send whose window is over takes the review chat's next top-priority 
     expect(order).toEqual([ids[0], ids[3], ids[1], ids[2]]);
   });
 });
+
+describe("a split post (a draft too long to share a message with its header)", () => {
+  const longText = `Long draft: ${"the offsite agenda follows. ".repeat(142)}`.trim();
+
+  /** One long draft posted: the record pending, and its header's message id. */
+  async function postedLong(): Promise<{ d: DraftRecord; header: number }> {
+    const queued = draftIn("queued", { draft_id: "d_long", draft_text: longText });
+    const post = chat.post(queued);
+    await advance(2_000);
+    const made = await post;
+    expect(made.headerMessageId).toBeDefined();
+    const d = { ...queued, status: "pending" as const, review_chat_id: made.reviewChatId, review_message_id: made.reviewMessageId };
+    return { d, header: made.headerMessageId! };
+  }
+
+  it("shows each status on top of its header, no new message; the draft's message keeps the draft alone", async () => {
+    const { d, header } = await postedLong();
+    const messages = double.messages(OWNER).length;
+    const shown = chat.showStatus({ ...d, status: "deferred", version: d.version + 1 });
+    await advance(3_000);
+    await shown;
+    expect(double.message(OWNER, header)?.text).toMatch(/^😴 Deferred until .+\n\n✏️ DRAFT/);
+    const sent = chat.showStatus({ ...d, status: "sent", version: d.version + 2, sent_at: new Date(clock.now()).toISOString() });
+    await advance(3_000);
+    await sent;
+    expect(double.message(OWNER, header)?.text).toMatch(/^✅ Sent at .+\n\n✏️ DRAFT/);
+    expect(double.message(OWNER, header)?.text).toContain("is the reply to this message");
+    expect(double.message(OWNER, d.review_message_id!)?.text).toBe(longText);
+    expect(double.messages(OWNER).length).toBe(messages);
+  });
+
+  it("after a restart (a review chat that did not post it) finds the header from the edit's answer", async () => {
+    const { d, header } = await postedLong();
+    const again = new TelegramReviewChat({
+      api: new Api(double.token, { apiRoot: double.url }),
+      chatId: String(OWNER),
+      threadId: null,
+      deferForMs: 86_400_000,
+      clock,
+      log: quiet,
+      limits: reviewChatLimits(String(OWNER)),
+      timeZone: "UTC",
+    });
+    const messages = double.messages(OWNER).length;
+    // Its buttons change (an edit's answer names the message it replies to: the header).
+    const shown = again.showStatus({ ...d, status: "sent", version: d.version + 1, sent_at: new Date(clock.now()).toISOString() });
+    await clock.advance(3_000, () => again.whenIdle());
+    await shown;
+    await again.stop();
+    expect(double.message(OWNER, header)?.text).toMatch(/^✅ Sent at /);
+    expect(double.message(OWNER, d.review_message_id!)?.text).toBe(longText);
+    expect(double.messages(OWNER).length).toBe(messages);
+  });
+});
