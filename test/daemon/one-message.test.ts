@@ -66,7 +66,7 @@ describe("plain decisions", () => {
     const longBack = await submitPending(daemon, payload(long("back"), { originating_intent_id: "one-long-2" }));
     const headerOf = (d: Rec) => live.double.messages(OWNER).find((m) => m.messageId === d.review_message_id)!.replyToMessageId!;
     const headerText = (d: Rec) => live.double.message(OWNER, headerOf(d))?.text ?? "";
-    expect(headerText(longSent)).toMatch(/^✏️ DRAFT .*\n[^]*is the reply to this message/);
+    expect(headerText(longSent)).toMatch(/^✏️ DRAFT [\s\S]*is the reply to this message/);
     const before = live.double.messages(OWNER).length;
     const edits = live.double.history(OWNER).length;
 
