@@ -2,8 +2,9 @@
  * `npm run bench [-- section...]`: measures the daemon against Telegram's
  * limits (the Bot API double enforcing them) and the disk, and prints ONE
  * table, every figure from this run, each beside its target. Sections:
- * drain, latency, intake, replay, memory, history, start, soak, undo (default:
- * all but soak; `npm run bench -- soak` runs the 30-day soak). Not part of the test
+ * drain, latency, intake, replay, memory, history, start, soak, undo, day (bot
+ * messages per draft over a scripted day) (default: all but soak;
+ * `npm run bench -- soak` runs the 30-day soak). Not part of the test
  * suite. About 3-4 minutes on 2 cores; needs 4 GiB free in the temp dir
  * for the replay (skipped otherwise).
  */
@@ -14,6 +15,7 @@ import { historySection } from "./history.js";
 import { soakSection } from "./soak.js";
 import { startSection } from "./start.js";
 import { undoVisibleSection } from "./undo-visible.js";
+import { reviewDaySection } from "./review-day.js";
 import { renderTable, skipped, type Row } from "./table.js";
 
 const SECTIONS: Record<string, { order: number; run: () => Promise<Row[]> }> = {
@@ -26,6 +28,7 @@ const SECTIONS: Record<string, { order: number; run: () => Promise<Row[]> }> = {
   soak: { order: 7, run: soakSection },
   start: { order: 8, run: startSection },
   undo: { order: 9, run: undoVisibleSection },
+  day: { order: 10, run: reviewDaySection },
 };
 
 function header(): string {

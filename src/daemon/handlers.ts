@@ -17,6 +17,8 @@ export interface HandlerDeps {
   readonly tellReviewers: (text: string) => Promise<void>;
   /** True once a consumer of the feed took the latest event of a draft (DeliveryWatch.delivered). */
   readonly delivered: (draftId: string) => Promise<boolean>;
+  /** Edits a draft's post to say its revision note was told (TelegramReviewChat.showTold); absent: it says "queued for". */
+  readonly showTold?: (draftId: string) => Promise<unknown>;
   /** Updates that waited while the daemon was down (a ↩️ among them has no date the daemon can know). */
   readonly heldWhileDown: ReadonlySet<number>;
 }
@@ -49,6 +51,7 @@ export function installHandlers(bot: Bot, deps: HandlerDeps): void {
       log,
       tellReviewers: deps.tellReviewers,
       delivered: deps.delivered,
+      ...(deps.showTold ? { showTold: deps.showTold } : {}),
       heldWhileDown: (updateId) => deps.heldWhileDown.has(updateId),
     }),
   );

@@ -141,6 +141,7 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
       log,
       tellReviewers: async (text) => void (await reviewChat.say(text)),
       delivered: (id) => deliveries.delivered(id),
+      showTold: (id) => reviewChat.showTold(id, () => core.desk.get(id)),
       heldWhileDown,
     });
 

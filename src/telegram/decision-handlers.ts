@@ -1,12 +1,11 @@
 import { Composer, type Context } from "grammy";
 import type { ReactionType } from "grammy/types";
 import type { DecisionDesk, DecisionOutcome } from "../desk/ports.js";
-import type { Actor, Channel, Decision } from "../drafts/record.js";
+import type { Actor, Channel, Decision, DraftRecord } from "../drafts/record.js";
 import { authorizeActor, type ActorFacts } from "../reactions/authorize.js";
 import { decisionForEmoji } from "../reactions/decision-keys.js";
 import { readReplyAction } from "../reactions/reply.js";
 import { readCallbackData, type ButtonAction } from "./review-format.js";
-import { revisionAnswer } from "./revision-answer.js";
 import { retryAtNextStart } from "./update-scope.js";
 import { pointsToLivePost } from "../desk/surfaces.js";
 
@@ -19,6 +18,8 @@ export interface DecisionHandlerOptions {
   readonly log: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** True once the feed's consumers acknowledged the draft's latest event (waits a little); absent: never. */
   readonly delivered?: (draftId: string) => Promise<boolean>;
+  /** Edits a draft's post to say its revision note was told to its roles (see StatusEdits.showTold). */
+  readonly showTold?: (draftId: string) => Promise<unknown>;
   /** Tells the reviewers something in the review chat (a decision that could not be saved). */
   readonly tellReviewers?: (text: string) => Promise<void>;
   /**
@@ -240,12 +241,22 @@ export function replyHandler(o: DecisionHandlerOptions) {
       if (reply.kind === "ask") return o.desk.askApproval({ ...where, note: reply.note, replyTo: m.message_id });
       return o.desk.decide({ ...where, decision: reply.decision, note: reply.note });
     });
-    // A revision note is answered with who was told (its notify_roles).
-    if (reply.kind === "decide" && outcome?.ok && outcome.draft.status === "revise") {
-      const delivered = (await o.delivered?.(outcome.draft.draft_id).catch(() => false)) ?? false;
-      await o.tellReviewers?.(revisionAnswer(outcome.draft, delivered)).catch(() => {});
-    }
+    if (reply.kind === "decide" && outcome?.ok) followNote(o, outcome.draft);
   };
+}
+
+/**
+ * A revision note's post says who it is queued for (its status edit); once a
+ * consumer of the feed acknowledged the note's event, an edit says they were
+ * told. No new message (contract v4, "one message per draft"). Not awaited:
+ * the wait for the acknowledgement holds no later update on the post.
+ */
+function followNote(o: DecisionHandlerOptions, draft: DraftRecord): void {
+  const { delivered, showTold } = o;
+  if (draft.status !== "revise" || !draft.revision_note || !delivered || !showTold) return;
+  void delivered(draft.draft_id)
+    .then((told) => (told ? showTold(draft.draft_id) : undefined))
+    .catch((err: unknown) => o.log.warn({ err, draft_id: draft.draft_id }, "could not show that a revision note was told"));
 }
 
 /**

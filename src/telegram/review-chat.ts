@@ -210,6 +210,11 @@ export class TelegramReviewChat implements ReviewChat {
     return this.statuses.show(draft, latest);
   }
 
+  /** The roles acknowledged the draft's revision note: its post says "told" (an edit, see status-edits.ts). */
+  showTold(draftId: string, latest: () => DraftRecord | undefined): Promise<StatusShown | undefined> {
+    return this.statuses.showTold(draftId, latest);
+  }
+
   /** A send in the review chat's next top-priority turn, its status edit in the same turn (see status-edits.ts). */
   sendTurn<T>(work: () => Promise<T>, latest: () => DraftRecord | undefined, shown: (s: StatusShown | null) => void): Promise<T> {
     return this.statuses.sendTurn(work, latest, shown);

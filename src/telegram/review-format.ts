@@ -11,6 +11,7 @@ import { countInvisible } from "./invisible.js";
 import { countdownLine, diffEntities, flowButtons, reviseUndoUntil, versionLines } from "./flow-format.js";
 import { answeringBlock, sendButtonText, senderLine, senderLineTime } from "../business/sender-text.js";
 import { hasRemovedItems, removedItemCount } from "../drafts/keep-removed.js";
+import { revisionNoteLine } from "./revision-answer.js";
 
 /** What the review post says besides the draft itself. */
 export interface ReviewFormatOptions {
@@ -19,6 +20,8 @@ export interface ReviewFormatOptions {
   readonly timeZone?: string;
   /** The injected clock's time, for "in 23 h". */
   readonly now: () => number;
+  /** True once the roles a revision note went to acknowledged it (the status says "told", not "queued for"). */
+  readonly noteTold?: boolean;
 }
 
 /** A message's text with its entities (never a parse_mode: the draft is data). */
@@ -156,7 +159,7 @@ export function reviewPost(draft: DraftRecord, options: ReviewFormatOptions): Re
 }
 
 /** A one-line account of the draft's status, for the top of the edited review message. */
-export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions, "now" | "timeZone">): string {
+export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions, "now" | "timeZone" | "noteTold">): string {
   const when = (iso: string) => absoluteTime(Date.parse(iso), "wdt", options.timeZone, options.now());
   const clockTime = (ms: number) => absoluteTime(ms, "T", options.timeZone);
   switch (draft.status) {
@@ -176,7 +179,10 @@ export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions
     case "revise": {
       const undo = reviseUndoUntil(draft, options.now());
       const line = draft.revision_note ? `✍️ Revise: ${draft.revision_note}` : "✍️ Sent back for revision.";
-      return undo === null ? line : `${line}\n↩️ Undo until ${clockTime(undo)}`;
+      const lines = [line, ...(undo === null ? [] : [`↩️ Undo until ${clockTime(undo)}`])];
+      // Where the note went: said on the post, never in a message of its own.
+      if (draft.revision_note) lines.push(revisionNoteLine(draft, options.noteTold));
+      return lines.join("\n");
     }
     case "expired":
       if (draft.expired_while_down !== null) {
@@ -200,7 +206,7 @@ export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions
  * them in its own zone and form): the send time and ↩️ Undo's end, the end
  * of a deferral, the time of the send.
  */
-export function statusText(draft: DraftRecord, options: Pick<ReviewFormatOptions, "now" | "timeZone">): FormattedText {
+export function statusText(draft: DraftRecord, options: Pick<ReviewFormatOptions, "now" | "timeZone" | "noteTold">): FormattedText {
   const text = statusLine(draft, options);
   const at = (iso: string | null, format: "wdt" | "T", before: string) =>
     iso === null ? [] : [{ mark: timeMark(Date.parse(iso), format, options.timeZone, options.now()), before }];

@@ -30,7 +30,7 @@ export interface ReviewTopicsOptions {
   readonly store: TopicStore;
   /** Why the topics file could not be read (then the topics are made again, and the owner told); null: it could. */
   readonly damaged: string | null;
-  readonly log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  readonly log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 
 /** Runs one Bot API call in the review chat's pace (the caller's turn). */
@@ -190,14 +190,9 @@ export class ReviewTopics {
 
   /** Makes the role's topic; a refusal sends the role's drafts to the main thread for this run, said once. */
   private async create(role: Role, call: PacedCall): Promise<{ thread: number | null; notice: TopicNotice | null }> {
+    let topic: { message_thread_id: number; name: string };
     try {
-      const topic = await call(() => this.options.api.createForumTopic(this.options.chatId, role, { icon_color: ROLE_ICON[role] }));
-      await this.options.store.setTopic(role, { thread_id: topic.message_thread_id, name: topic.name });
-      // What a refusal or a chat without topics said no longer holds.
-      await this.options.store.untell("off:");
-      await this.options.store.untell("create:");
-      this.options.log.info({ role, thread_id: topic.message_thread_id }, "made the role's topic in the review chat");
-      return { thread: topic.message_thread_id, notice: null };
+      topic = await call(() => this.options.api.createForumTopic(this.options.chatId, role, { icon_color: ROLE_ICON[role] }));
     } catch (err) {
       if (!(err instanceof GrammyError) || err.error_code === 429 || err.error_code >= 500) {
         this.options.log.warn({ err, role }, "could not make the role's topic in the review chat yet; this post goes to the main thread");
@@ -208,5 +203,19 @@ export class ReviewTopics {
       const text = `🗂 Telegram refused to make a topic for ${role} (${err.description}), so its drafts go to the main thread. Restart the daemon once that is fixed, ${OFF_HINT}.`;
       return { thread: null, notice: { key: `create:${err.description}`, text } };
     }
+    this.options.log.info({ role, thread_id: topic.message_thread_id }, "made the role's topic in the review chat");
+    try {
+      await this.options.store.setTopic(role, { thread_id: topic.message_thread_id, name: topic.name });
+      // What a refusal or a chat without topics said no longer holds.
+      await this.options.store.untell("off:");
+      await this.options.store.untell("create:");
+    } catch (err) {
+      // The topic exists: it is used (kept in memory); only a restart before the next write would make another.
+      this.options.log.error(
+        { err, role },
+        "could not write the review chat's topics file; the topic is used, but a restart may make another",
+      );
+    }
+    return { thread: topic.message_thread_id, notice: null };
   }
 }

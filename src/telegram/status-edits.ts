@@ -71,6 +71,8 @@ export class StatusEdits {
   private readonly showing = new Map<number, { readonly key: string; readonly at: number }>();
   /** New messages showing a draft's ↩️ Undo because its post could not be edited, by draft. */
   private readonly undoMessages = new Map<string, { readonly chatId: string; readonly messageId: number }>();
+  /** Drafts whose revision note a consumer of the feed acknowledged (their status says "told"), oldest first. */
+  private readonly told = new Set<string>();
 
   constructor(private readonly deps: StatusEditDeps) {}
 
@@ -83,6 +85,21 @@ export class StatusEdits {
     if (already) return Promise.resolve(already);
     const lane = awaitsUndoShown(current) || offersUndo(current, now) ? LANE.edit : LANE.end;
     return this.deps.lane.run(lane, (turn) => this.edit(latest() ?? current, turn));
+  }
+
+  /**
+   * The roles were told of the draft's revision note (a consumer acknowledged
+   * its event): its post says so from now on, by an edit when it shows the
+   * note now. Kept in memory only: after a restart the post says "queued for"
+   * again if it is edited, the cautious claim.
+   */
+  showTold(draftId: string, latest: () => DraftRecord | undefined): Promise<StatusShown | undefined> {
+    this.told.delete(draftId);
+    this.told.add(draftId);
+    if (this.told.size > SHOWING_KEPT) this.told.delete(this.told.values().next().value!);
+    const draft = latest();
+    if (draft?.status !== "revise" || !draft.revision_note) return Promise.resolve(undefined);
+    return this.show(draft, latest);
   }
 
   /**
@@ -215,7 +232,7 @@ export class StatusEdits {
   private view(draft: DraftRecord, now: number): View {
     const sendAt = awaitsUndoShown(draft) ? wholeSecondAfter(now + pendingUndoWindowMs(draft)) : null;
     const shown = sendAt === null ? draft : { ...draft, send_after: new Date(sendAt).toISOString() };
-    const format = { ...this.deps.format, now: () => now };
+    const format = { ...this.deps.format, now: () => now, noteTold: this.told.has(draft.draft_id) };
     const text = editedReviewText(shown, format);
     const markup = reviewKeyboard(shown, format);
     const status = statusText(shown, format);

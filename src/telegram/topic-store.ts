@@ -94,9 +94,10 @@ export class TopicStore {
     if (told.length !== this.file.told.length) await this.write({ ...this.file, told });
   }
 
+  /** Writes `file` whole; it is what this run uses even when the write fails (the caller hears of that). */
   private async write(file: TopicFile): Promise<void> {
-    if (this.path !== null) await writeFileDurably(this.path, `${JSON.stringify(file)}\n`, { mode: 0o600 });
     this.file = file;
+    if (this.path !== null) await writeFileDurably(this.path, `${JSON.stringify(file)}\n`, { mode: 0o600 });
   }
 }
 

@@ -1,32 +1,39 @@
 /**
- * Issue 20, point 8: a revision note is answered "queued for …" when no
- * delivery of it was acknowledged (no callback, no feed reader), never "told".
+ * Issue 20, point 8, as issue 27 point 2 has it (contract v4, "One message
+ * per draft"): a revision note's post says whom it went to, "queued for …"
+ * when no delivery of it was acknowledged (no callback, no feed reader),
+ * never "told"; and "told" once a feed reader has taken the note's event.
+ * An edit of the post each time, never a new message.
  */
 import { describe, expect, it } from "vitest";
 import { eventually } from "../support/daemon-process.js";
-import { OWNER, payload, useLiveDaemon } from "../support/live-fixture.js";
+import { OWNER, payload, submitPending, useLiveDaemon } from "../support/live-fixture.js";
 
 const live = useLiveDaemon();
 
-describe("the answer to a revision note without a callback or feed reader", () => {
+const postText = (id: number) => live.double.message(OWNER, id)?.text ?? "";
+
+describe("where a revision note went, on its post", () => {
   it("says the note is queued for the roles, not that they were told", async () => {
     await live.start();
-    const res = await live.daemon.request("POST", "/drafts", payload("Needs work", { drafted_by_role: "Scribe" }));
+    const d = await submitPending(live.daemon, payload("Needs work", { drafted_by_role: "Scribe" }));
     const before = live.double.messages(OWNER).length;
-    live.double.injectMessage({
-      chatId: OWNER,
-      userId: OWNER,
-      text: "Margot: shorter please",
-      replyToMessageId: res.body.review_message_id,
-    });
-    const answer = await live.reviewChatMessage(before, /^✍️ Sent back for revision/, "the revision answer");
-    expect(answer.text).toBe("✍️ Sent back for revision; queued for Scribe and Margot.");
-    await eventually(async () => (await live.daemon.request("GET", `/drafts/${res.body.draft_id}`)).body.status === "revise");
+    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "Margot: shorter please", replyToMessageId: d.review_message_id });
+    await eventually(
+      () => postText(d.review_message_id).startsWith("✍️ Revise: Margot: shorter please\n"),
+      10_000,
+      "the post shows the note",
+    );
+    expect(postText(d.review_message_id)).toMatch(
+      /^✍️ Revise: Margot: shorter please\n(↩️ Undo until .*\n)?✉️ Queued for Scribe and Margot\.\n\n/,
+    );
+    await eventually(async () => (await live.daemon.request("GET", `/drafts/${d.draft_id}`)).body.status === "revise");
+    expect(live.double.messages(OWNER).length).toBe(before);
   });
 
   it("says the roles were told once a feed reader has taken the note's event", async () => {
     await live.start();
-    const res = await live.daemon.request("POST", "/drafts", payload("Needs work too", { drafted_by_role: "CoS" }));
+    const d = await submitPending(live.daemon, payload("Needs work too", { drafted_by_role: "CoS" }));
     // A reader following GET /events, as the Python client's events(follow=True) does.
     let after = 0;
     let reading = true;
@@ -39,10 +46,11 @@ describe("the answer to a revision note without a callback or feed reader", () =
     })();
     await eventually(() => after > 0, 5_000, "the reader has read the draft's first event");
     const before = live.double.messages(OWNER).length;
-    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "shorter please", replyToMessageId: res.body.review_message_id });
-    const answer = await live.reviewChatMessage(before, /^✍️ Sent back for revision/, "the revision answer");
+    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "shorter please", replyToMessageId: d.review_message_id });
+    await eventually(() => /\n✉️ Told CoS\.\n/.test(postText(d.review_message_id)), 10_000, "the post says CoS was told");
     reading = false;
     await reader;
-    expect(answer.text).toBe("✍️ Sent back for revision; told CoS.");
+    expect(postText(d.review_message_id)).toMatch(/^✍️ Revise: shorter please\n/);
+    expect(live.double.messages(OWNER).length).toBe(before);
   });
 });

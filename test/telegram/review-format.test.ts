@@ -132,6 +132,15 @@ describe("the review post", () => {
     expect(reviewKeyboard(draftIn("approved"), opts).inline_keyboard).toEqual([]);
   });
 
+  it("says on a revise's post whom its note went to: queued for the roles, told once a consumer took it; nothing without a note", () => {
+    const noted = draftIn("revise", { revision_note: "Margot: shorter please", revise_undo: null });
+    expect(statusLine(noted, opts)).toBe("✍️ Revise: Margot: shorter please\n✉️ Queued for Scribe and Margot.");
+    expect(statusLine(noted, { ...opts, noteTold: true })).toBe("✍️ Revise: Margot: shorter please\n✉️ Told Scribe and Margot.");
+    const undoable = { ...noted, revise_undo: { until: new Date(T0 + 60_000).toISOString(), before: "pending" as const } };
+    expect(statusLine(undoable, opts)).toMatch(/^✍️ Revise: Margot: shorter please\n↩️ Undo until .+\n✉️ Queued for Scribe and Margot\.$/);
+    expect(statusLine(draftIn("revise", { revision_note: null, revise_undo: null }), opts)).toBe("✍️ Sent back for revision.");
+  });
+
   it("shows an edited version's number and word diff, and a new version's note", () => {
     const edited = draftIn("pending", { draft_text: "See you Friday.", previous_text: "See you Thursday.", text_version: 2 });
     expect(reviewPost(edited, opts)).toMatchObject({

@@ -130,6 +130,7 @@ export class DeskHarness {
       log,
       tellReviewers: async (text) => void (await reviewChat.say(text)),
       delivered: (id) => deliveries.delivered(id),
+      showTold: (id) => reviewChat.showTold(id, () => core.desk.get(id)),
       heldWhileDown,
     });
     const journal = await UpdateJournal.open(harnessPaths(dir).updates, log);
