@@ -29,7 +29,6 @@ describe("a burst of 30 drafts to a private review chat", () => {
   it("reaches it within 40 s (Telegram time), 0 × 429, after one summary line", async () => {
     await live.start({ TELEGRAM_RATE_SCALE: String(SCALE) });
     const roles = ["Scribe", "CoS", "Margot"];
-    const started = Date.now();
     const answers = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
         live.daemon.request(
