@@ -15,7 +15,7 @@ import {
   type OwnerProblem,
   type SenderChoice,
   type SenderFacts,
-} from "./sender-choice.js";
+} from "../drafts/sender-choice.js";
 import type { SendAs } from "../drafts/sender.js";
 
 /** A User as Telegram sends it (the fields the daemon reads). */

@@ -9,7 +9,7 @@ import type { AudienceSource, RemovedItems, ReviewChat } from "./ports.js";
 import { prepareDraftText, type Redactor } from "./draft-text.js";
 import { checkRevises, revisesFacts } from "./revises.js";
 import type { ReviewDesk } from "./review-desk.js";
-import { chooseSender, type SenderChoice } from "../business/sender-choice.js";
+import { chooseSender, type SenderChoice } from "../drafts/sender-choice.js";
 import type { SendAs } from "../drafts/sender.js";
 import type { Audience } from "../drafts/audience.js";
 

@@ -1,5 +1,6 @@
 import type { AuditLog } from "../audit/audit-log.js";
-import type { Clock, TimerHandle } from "../clock/clock.js";
+import type { Clock } from "../clock/clock.js";
+import { startSchedule, type Schedule } from "../clock/schedule.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
 import type { ReviewChat } from "./ports.js";
@@ -42,12 +43,24 @@ export function reminderDue(draft: DraftRecord, remindBeforeMs: number): number 
  * buttons, and a tap, a reaction or a reply on it counts as on the post it
  * stands for, for the draft as the post showed it, until its deadline. Once
  * the draft moves on, closing.ts says so in its text and takes the buttons.
+ *
+ * The times run on the daemon's one scheduler (src/clock/schedule.ts, as the
+ * digest and the weekly report do): one timer, for the earliest reminder due.
  */
 export class Reminders {
-  private readonly timers = new Map<string, TimerHandle>();
+  /** Each armed draft's reminder: when it is due, for which deadline. */
+  private readonly due = new Map<string, { readonly at: number; readonly expiresAt: string }>();
+  private readonly schedule: Schedule;
   private stopped = false;
 
-  constructor(private readonly deps: ReminderDeps) {}
+  constructor(private readonly deps: ReminderDeps) {
+    this.schedule = startSchedule({
+      clock: deps.clock,
+      next: () => this.earliest(),
+      run: (dueMs) => this.remindDue(dueMs),
+      onError: (err) => deps.log.warn({ err }, "the reminders due could not all be posted; the next ones still go"),
+    });
+  }
 
   /** (Re)arms the reminder of a draft from its current record: at its due time, or at once when a restart missed it. */
   arm(draftId: string): void {
@@ -56,31 +69,43 @@ export class Reminders {
     if (this.stopped || !draft || isInertDraft(draft, this.deps.testMode === true)) return;
     const due = reminderDue(draft, this.deps.remindBeforeMs ?? 0);
     if (due === null || this.deps.audit.index.wasReminded(draftId, draft.expires_at)) return;
-    const now = this.deps.clock.now();
     // Less than REMIND_BEFORE left when it last changed (posted, deferred, undone): the reviewer just saw it.
-    if (due <= Date.parse(draft.updated_at) || now >= Date.parse(draft.expires_at)) return;
-    const handle = this.deps.clock.setTimeout(
-      () => {
-        this.timers.delete(draftId);
-        void this.deps.track(this.remind(draftId, draft.expires_at));
-      },
-      Math.max(0, due - now),
-    );
-    this.timers.set(draftId, handle);
+    if (due <= Date.parse(draft.updated_at) || this.deps.clock.now() >= Date.parse(draft.expires_at)) return;
+    // Due already (a restart missed it): the scheduler runs it at once.
+    this.due.set(draftId, { at: due, expiresAt: draft.expires_at });
+    // Only an earlier one moves the timer (a start arms every live draft: no scan each).
+    const next = this.schedule.nextAt;
+    if (next === null || due < next) this.schedule.rearm();
   }
 
   /** Forgets a draft's reminder (it was decided, or became final). */
   disarm(draftId: string): void {
-    const handle = this.timers.get(draftId);
-    if (handle) this.deps.clock.clearTimeout(handle);
-    this.timers.delete(draftId);
+    const armed = this.due.get(draftId);
+    if (!armed) return;
+    this.due.delete(draftId);
+    if (armed.at === this.schedule.nextAt) this.schedule.rearm();
   }
 
-  /** Stops every timer; no reminder goes out after this. */
+  /** Stops the scheduler; no reminder goes out after this. */
   stop(): void {
     this.stopped = true;
-    for (const handle of this.timers.values()) this.deps.clock.clearTimeout(handle);
-    this.timers.clear();
+    this.due.clear();
+    void this.schedule.stop();
+  }
+
+  /** The earliest reminder due (ms), or null when none is armed. */
+  private earliest(): number | null {
+    let first: number | null = null;
+    for (const { at } of this.due.values()) if (first === null || at < first) first = at;
+    return first;
+  }
+
+  /** Posts every reminder due by `dueMs` (taken out of the schedule first: a failed one is not tried again). */
+  private async remindDue(dueMs: number): Promise<void> {
+    const now = Math.max(dueMs, this.deps.clock.now());
+    const ready = [...this.due].filter(([, d]) => d.at <= now);
+    for (const [draftId] of ready) this.due.delete(draftId);
+    await Promise.all(ready.map(([draftId, d]) => this.deps.track(this.remind(draftId, d.expiresAt))));
   }
 
   private async remind(draftId: string, expiresAt: string): Promise<void> {

@@ -11,7 +11,7 @@ import { haltVoidsApproval, type HaltSighting } from "./halt-watch.js";
 import type { KillSwitch } from "./kill-switch.js";
 import type { DestinationLimiter } from "./limiter.js";
 import type { SendMessageCall } from "./outcome.js";
-import type { OwnerProblem } from "../business/sender-choice.js";
+import type { OwnerProblem } from "../drafts/sender-choice.js";
 import { droppedReplyText } from "../business/sender-text.js";
 import { replyTarget } from "../drafts/reply-target.js";
 

@@ -29,7 +29,6 @@ describe("a burst of 30 drafts to a private review chat", () => {
   it("reaches it within 40 s (Telegram time), 0 × 429, after one summary line", async () => {
     await live.start({ TELEGRAM_RATE_SCALE: String(SCALE) });
     const roles = ["Scribe", "CoS", "Margot"];
-    const started = Date.now();
     const answers = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
         live.daemon.request(
@@ -42,7 +41,9 @@ describe("a burst of 30 drafts to a private review chat", () => {
     expect(answers.every((a) => a.status === 201)).toBe(true);
     const posts = () => live.double.messages(OWNER).filter((m) => m.text.includes("Burst draft"));
     await eventually(() => posts().length === 30, 30_000, "30 review posts");
-    const telegramSeconds = ((posts().at(-1)!.at - started) * SCALE) / 1000;
+    // From the first post the chat took to the last: one a second is about 30 s; a group's 20-a-minute cap would be
+    // 60 s or more. (Counted from the first post, not the first POST: 30 intakes on a loaded machine are not the pace.)
+    const telegramSeconds = ((posts().at(-1)!.at - posts()[0]!.at) * SCALE) / 1000;
     expect(telegramSeconds).toBeLessThanOrEqual(40);
     expect(live.double.tooManyRequestsCount).toBe(0);
     const texts = live.double.messages(OWNER).map((m) => m.text);

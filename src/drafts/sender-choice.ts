@@ -1,8 +1,29 @@
-import type { Audience } from "../drafts/audience.js";
-import type { Answering, SendAs, Sender } from "../drafts/sender.js";
-import type { LoggedChat } from "./chat-log.js";
-import type { OwnerConnection } from "./connection-store.js";
+import type { Audience } from "./audience.js";
+import type { Answering, SendAs, Sender } from "./sender.js";
 import { localDayTime } from "../owner/local-time.js";
+
+/**
+ * The owner's business connection as the choice reads it. Telegram Business's
+ * own record (src/business/connection-store.ts) has this shape; the choice
+ * is the drafts' rule, so it names only what it reads.
+ */
+export interface OwnerLink {
+  readonly id: string;
+  readonly user_id: number;
+  readonly user_name: string;
+  readonly user_username: string | null;
+  readonly can_reply: boolean;
+  readonly enabled: boolean;
+}
+
+/** A person's chat with the owner as the daemon saw it (src/business/chat-log.ts keeps it). */
+export interface SeenChat {
+  readonly name: string;
+  readonly username: string | null;
+  /** When they last wrote (epoch ms): the evidence for Telegram's 24 h rule. */
+  readonly last_incoming: number;
+  readonly messages: readonly { readonly message_id: number; readonly at: number; readonly author: string; readonly text: string }[];
+}
 
 /** Telegram's rule: a business bot answers as the owner only within 24 h of the person's last message. */
 export const REPLY_WINDOW_MS = 24 * 3_600_000;
@@ -24,11 +45,11 @@ export interface SenderFacts {
   readonly destinationChatId: string;
   readonly replyToMessageId: number | null;
   /** The owner's connection (OWNER_USER_ID's; no other account's), or null. */
-  readonly connection: OwnerConnection | null;
+  readonly connection: OwnerLink | null;
   /** Another account's business connection, ignored because it is not the owner's; null: none. */
   readonly other?: AccountName | null;
   /** The destination's chat in the owner's account, as the chat log has it (last 48 h). */
-  readonly chat: LoggedChat | undefined;
+  readonly chat: SeenChat | undefined;
   /** The bot's own view of the person (getChat), asked when the draft goes as the bot; null: not asked. */
   readonly botView?: Audience | null;
   readonly botUsername: string | null;

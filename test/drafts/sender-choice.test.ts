@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chooseSender, type SenderFacts } from "../../src/business/sender-choice.js";
+import { chooseSender, type SenderFacts } from "../../src/drafts/sender-choice.js";
 import { localDayTime } from "../../src/owner/local-time.js";
 
 const NOW = Date.parse("2026-12-01T12:00:00Z");
