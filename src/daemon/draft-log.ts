@@ -9,6 +9,7 @@ export interface InfoLog {
 /** What a change of status is, as the operator reads the log. */
 function kindOf(t: Transition): string {
   if (t.from === null) return "draft created";
+  if (t.from === "revise" && t.to === "revise") return "revision note added";
   if (t.to === "approved" || t.to === "revise" || t.to === "deferred") return "draft decided";
   if (t.to === "sending") return "draft sending";
   if (t.to === "sent") return "draft sent";

@@ -90,6 +90,7 @@ export function refusalAnswer(kind: ActionKind, reason: string, draft: DraftReco
         return `✏️ Not applied: the draft is ${status}; only a draft awaiting a decision can be edited.`;
     }
   }
+  if (reason.startsWith("note_") && draft) return noteAnswer(reason, draft);
   if (reason === "expired" || (reason === "final_state" && status === "expired")) return "⌛ Not applied: the draft has expired.";
   // A decision on a final draft (a 👍 after a revise whose undo window is over, an "ok" after the send): said, not silent.
   if (reason === "final_state" || reason === "not_awaiting_decision") return finalAnswer(status);
@@ -100,6 +101,29 @@ function finalAnswer(status: string): string {
   if (status === "sent") return "⚠️ Not applied: this draft was already sent.";
   if (status === "revise") return "⚠️ Not applied: this draft was sent back for revision; its new version comes as a new post.";
   return `⚠️ Not applied: the draft is ${status} and takes no more decisions.`;
+}
+
+/**
+ * Why a note given after a 👎 did not reach the roles (see the machine's
+ * noteOnRevise), said plainly, with what to do instead: it is never dropped
+ * without a word.
+ */
+function noteAnswer(reason: string, draft: DraftRecord): string {
+  const lost = `⚠️ Your note was NOT passed on to ${draft.drafted_by_role}`;
+  const later = "give it when you review its next version (reply to that post)";
+  switch (reason) {
+    case "note_superseded":
+      return `${lost}: a newer version of this draft replaced it. Reply with your note to the newer version's post.`;
+    case "note_already_given":
+      return (
+        `${lost}: the draft was sent back with a note already (shown on its post), and that one stands. ` +
+        `To change it, tap ↩️ Undo while the post offers it and send it back again with the whole note; otherwise ${later}.`
+      );
+    default: {
+      const why = draft.revise_undo === null ? "there was no ↩️ Undo window (UNDO_WINDOW is 0)" : "its ↩️ Undo window is over";
+      return `${lost}: the draft was sent back without a note and ${why}, so a note can no longer be added. Instead, ${later}.`;
+    }
+  }
 }
 
 /** Why "🔓 Keep the removed items" did not apply, and what to do instead. */

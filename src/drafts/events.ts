@@ -39,6 +39,11 @@ export type DraftEvent =
        * absent/null: they are not. A `send` made while halted is answered as halted at once.
        */
       readonly halted?: string | null;
+      /**
+       * When the reviewer acted, as Telegram dated it (ms): a note added to a revise counts if given
+       * inside its undo window, as an undo does. Absent or null: now.
+       */
+      readonly actedAt?: number | null;
     }
   /** A reviewer replaced the text (already checked and redacted as at intake). */
   | {

@@ -29,7 +29,13 @@ export type RefusalReason =
   /** A 👍 made on a message that showed another sender identity than the draft's now. */
   | "outdated_identity"
   /** The approval's ↩️ Undo has not been shown yet: its window has not begun, so no send may start. */
-  | "undo_not_shown";
+  | "undo_not_shown"
+  /** A note for a revise whose ↩️ Undo window is over (or had none): it is not passed on. */
+  | "note_too_late"
+  /** A note for a revise that has its note already: the first stands, this one is not passed on. */
+  | "note_already_given"
+  /** A note for a draft sent back because a later version replaced it (or one a later version already answers): not passed on. */
+  | "note_superseded";
 
 /** The result of applying one event to one draft. */
 export type TransitionResult =
@@ -267,6 +273,28 @@ const undoRevise: Handler<"undo"> = (d, e, now) => {
 };
 
 /**
+ * A reviewer's note after his 👎 (a reply to the post of a draft he sent back
+ * without one): it becomes the revise's note, and the post shows it, as if
+ * given with the 👎. Only while the revise's ↩️ Undo window runs (judged by
+ * when he acted, as an undo is), only once, and only for a revise of his own
+ * that no later version answers yet; anything else is refused with why, so
+ * the answer can say the note was not passed on. Any other decision on a
+ * revise is refused as on any final draft.
+ */
+const noteOnRevise: Handler<"decide"> = (d, e, now) => {
+  if (e.decision !== "revise" || !e.note) return refuse(d, "final_state");
+  if (e.textVersion !== undefined && e.textVersion !== d.text_version) return refuse(d, "outdated_version");
+  if (d.reason === "superseded" || d.revised_by !== null) return refuse(d, "note_superseded");
+  if (d.revision_note) return refuse(d, "note_already_given");
+  const actedAt = e.actedAt ?? now;
+  if (d.revise_undo === null || actedAt >= Date.parse(d.revise_undo.until)) return refuse(d, "note_too_late");
+  const draft = next(d, now, { revision_note: e.note });
+  // The edit that ends the post's ↩️ Undo was armed for the version before; this one arms it again.
+  const closes: Effect = { type: "show_status_at", draftId: d.draft_id, at: Date.parse(d.revise_undo.until) };
+  return ok(draft, { type: "show_status", draftId: d.draft_id }, closes);
+};
+
+/**
  * A later draft names this one in `revises`. One still awaiting a decision
  * becomes `revise` (reason `superseded`); any other keeps its status and only
  * records `revised_by` (a final draft stays final).
@@ -378,11 +406,12 @@ const sendUnknown: Handler<"send_unknown"> = (d, e, now) =>
 /**
  * The transition table: for each event, the statuses it applies in. A pair
  * that is not listed is refused; final statuses appear nowhere, except
- * `revise` for its undo within UNDO_WINDOW.
+ * `revise` for its undo and its late note within UNDO_WINDOW.
  */
 export const TRANSITIONS: Table = {
   posted: { queued: posted },
-  decide: { pending: decide, deferred: decide, halted: decide },
+  // On a `revise`, only its note, given after the 👎 within the undo window.
+  decide: { pending: decide, deferred: decide, halted: decide, revise: noteOnRevise },
   edit: { pending: edit, deferred: edit, halted: edit },
   // `revise` is final, except for its undo within UNDO_WINDOW (contract v3).
   undo: { approved: undo, revise: undoRevise },

@@ -119,7 +119,9 @@ export class PeriodFold {
     d.status = e.to;
     if (e.to === "pending" && d.postedAt === null) d.postedAt = atMs;
     if (e.event === "decide" && e.decision === "defer") d.deferred = true;
-    if (e.event === "decide" && (e.decision === "send" || e.decision === "revise")) d.decision = { kind: e.decision, at: atMs };
+    // A note added after the 👎 (revise to revise) is no new decision: the time to decision stays the 👎's.
+    const decided = e.event === "decide" && e.from !== "revise";
+    if (decided && (e.decision === "send" || e.decision === "revise")) d.decision = { kind: e.decision, at: atMs };
     if (e.event === "undo") {
       d.undone++;
       d.decision = null;

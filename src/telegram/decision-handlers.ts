@@ -239,7 +239,8 @@ export function replyHandler(o: DecisionHandlerOptions) {
       if (reply.kind === "undo") return o.desk.undo({ ...where, actedAt: m.date * 1000 });
       // "ok", "send": no note and no decision yet; the bot asks with buttons, as a reply to the reviewer's message.
       if (reply.kind === "ask") return o.desk.askApproval({ ...where, note: reply.note, replyTo: m.message_id });
-      return o.desk.decide({ ...where, decision: reply.decision, note: reply.note });
+      // Dated by Telegram: a note after a 👎 counts if written inside the revise's undo window.
+      return o.desk.decide({ ...where, decision: reply.decision, note: reply.note, actedAt: m.date * 1000 });
     });
     if (reply.kind === "decide" && outcome?.ok) followNote(o, outcome.draft);
   };

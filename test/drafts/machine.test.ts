@@ -68,11 +68,11 @@ describe("transition: every (status, event) pair", () => {
     }
   }
 
-  it("lists no final status in the table, except for `revised`, which never changes a final status, and the undo of a revise", () => {
+  it("lists no final status in the table, except for `revised`, which never changes a final status, and the undo and late note of a revise", () => {
     for (const [type, handlers] of Object.entries(TRANSITIONS)) {
       if (type === "revised") continue;
       for (const status of Object.keys(handlers)) {
-        if (type === "undo" && status === "revise") continue;
+        if ((type === "undo" || type === "decide") && status === "revise") continue;
         expect(FINAL_STATUSES.has(status as DraftStatus)).toBe(false);
       }
     }
@@ -345,6 +345,99 @@ describe("transition: undo of a revise (contract v3)", () => {
     if (!windowed.ok) throw new Error("revise refused");
     const replaced = { ...windowed.draft, revised_by: "d_later" };
     expect(transition(replaced, { type: "undo", actor: reviewer() }, T0 + 1)).toMatchObject({ ok: false, reason: "undo_closed" });
+  });
+});
+
+describe("transition: a note after the 👎, within the revise's undo window", () => {
+  const UNDO = 10_000;
+  const sentBack = (changes: Partial<DraftRecord> = {}): DraftRecord => {
+    const event: DraftEvent = {
+      type: "decide",
+      decision: "revise",
+      actor: reviewer("reaction", "👎"),
+      note: null,
+      deferMs: 0,
+      undoMs: UNDO,
+    };
+    const result = transition(draftIn("pending"), event, T0);
+    if (!result.ok) throw new Error(`not sent back: ${result.reason}`);
+    return { ...result.draft, ...changes };
+  };
+  type Decide = DraftEvent & { type: "decide" };
+  const note = (text: string | null, extra: Partial<Decide> = {}): Decide => ({
+    type: "decide",
+    decision: "revise",
+    actor: reviewer("reply", null),
+    note: text,
+    deferMs: 0,
+    undoMs: UNDO,
+    textVersion: 1,
+    ...extra,
+  });
+
+  it("within the window: the note becomes the revise's, the post shows it, and its ↩️ Undo still ends at the same time", () => {
+    const revised = sentBack();
+    const result = transition(revised, note("shorter, and mention the projector"), T0 + 4_000);
+    expect(result).toMatchObject({
+      ok: true,
+      draft: {
+        status: "revise",
+        revision_note: "shorter, and mention the projector",
+        revise_undo: revised.revise_undo,
+        version: revised.version + 1,
+      },
+    });
+    if (!result.ok) return;
+    expect(result.effects).toEqual([
+      { type: "show_status", draftId: "d_test" },
+      { type: "show_status_at", draftId: "d_test", at: T0 + UNDO },
+    ]);
+    // The undo still takes the revise back, and its note with it.
+    const undone = transition(result.draft, { type: "undo", actor: reviewer("reply", null) }, T0 + 5_000);
+    expect(undone).toMatchObject({ ok: true, draft: { status: "pending", revision_note: null } });
+  });
+
+  it("after the window (by when the reviewer wrote it), or with no window at all: refused, note_too_late", () => {
+    const revised = sentBack();
+    expect(transition(revised, note("shorter"), T0 + UNDO)).toEqual({ ok: false, reason: "note_too_late", status: "revise" });
+    // Written inside the window (Telegram's date), applied after it: it counts, as an undo would.
+    expect(transition(revised, note("shorter", { actedAt: T0 + UNDO - 1_000 }), T0 + UNDO + 30_000)).toMatchObject({
+      ok: true,
+      draft: { revision_note: "shorter" },
+    });
+    expect(transition(revised, note("shorter", { actedAt: T0 + UNDO }), T0 + 1_000)).toMatchObject({ ok: false, reason: "note_too_late" });
+    expect(transition(sentBack({ revise_undo: null }), note("shorter"), T0 + 1)).toMatchObject({ ok: false, reason: "note_too_late" });
+  });
+
+  it("a revise that has its note already keeps it: note_already_given", () => {
+    const first = transition(sentBack(), note("shorter"), T0 + 1_000);
+    if (!first.ok) throw new Error("first note refused");
+    expect(transition(first.draft, note("and warmer"), T0 + 2_000)).toEqual({ ok: false, reason: "note_already_given", status: "revise" });
+    expect(transition(sentBack({ revision_note: "given with the 👎" }), note("more"), T0 + 1)).toMatchObject({
+      ok: false,
+      reason: "note_already_given",
+    });
+  });
+
+  it("a superseded draft, or one a later version already answers: note_superseded", () => {
+    const superseded = transition(draftIn("pending"), EVENTS.revised, T0);
+    if (!superseded.ok) throw new Error("not superseded");
+    expect(transition(superseded.draft, note("shorter"), T0 + 1)).toEqual({ ok: false, reason: "note_superseded", status: "revise" });
+    expect(transition(sentBack({ revised_by: "d_later" }), note("shorter"), T0 + 1)).toMatchObject({
+      ok: false,
+      reason: "note_superseded",
+    });
+  });
+
+  it("any other decision on a revise is refused as on a final draft: a 👎 again, a 👍, a 😴, a note for another text version", () => {
+    const revised = sentBack();
+    expect(transition(revised, note(null), T0 + 1)).toMatchObject({ ok: false, reason: "final_state" });
+    expect(transition(revised, EVENTS.decide, T0 + 1)).toMatchObject({ ok: false, reason: "final_state" });
+    expect(transition(revised, { ...note(null), decision: "defer", deferMs: HOUR }, T0 + 1)).toMatchObject({
+      ok: false,
+      reason: "final_state",
+    });
+    expect(transition(revised, note("shorter", { textVersion: 2 }), T0 + 1)).toMatchObject({ ok: false, reason: "outdated_version" });
   });
 });
 

@@ -133,6 +133,16 @@ describe("the report's numbers from a period's transition lines", () => {
     expect(numbers.roles.Margot!.notes).toEqual([]);
   });
 
+  it("a note replied after the 👎 (revise to revise) is the draft's note; the time to decision stays the 👎's", () => {
+    const period = { sinceMs: T0, untilMs: T0 + 100 * MIN };
+    const fold = new PeriodFold(period);
+    fold.add(T0, line("late", "created", "pending"));
+    fold.add(T0 + 2 * MIN, line("late", "decide", "revise", { decision: "revise" }));
+    fold.add(T0 + 2 * MIN + 5_000, line("late", "decide", "revise", { from: "revise", decision: "revise", note: "mention the projector" }));
+    const numbers = periodNumbers(fold.drafts.values(), fold.notes.values());
+    expect(numbers.roles.Scribe).toMatchObject({ notes: ["mention the projector"], revise: 1, decision_p50_s: 120 });
+  });
+
   it("restored: a draft whose only edits restored redacted items counts there, not in edited", () => {
     const fold = new PeriodFold({ sinceMs: T0, untilMs: T0 + 100 * MIN });
     const edit = (id: string, at: number, restored: boolean) =>
