@@ -294,8 +294,12 @@ class DaemonTest(unittest.TestCase):
         control("POST", "/reply", {"review_message_id": review_id, "text": "Margot: check the Q2 numbers"})
         revised = c.wait(first_id, timeout=20)
         self.assertEqual((revised["status"], revised["revision_note"]), ("revise", "Margot: check the Q2 numbers"))
-        answer = eventually(lambda: [m for m in control("GET", "/review-chat")["messages"] if "told" in m["text"]], what="answer to the note")
-        self.assertEqual(answer[-1]["text"], "✍️ Sent back for revision; told Scribe and Margot.")
+        # The post itself says so (one message per draft): its status line names the roles the note was told to.
+        def post_told() -> List[Dict[str, Any]]:
+            return [m for m in control("GET", "/review-chat")["messages"] if m["message_id"] == review_id and "✉️ Told" in m["text"]]
+
+        post = eventually(post_told, what="the post saying the note was told")
+        self.assertIn("✉️ Told Scribe and Margot.", post[-1]["text"])
 
         # 3. The events iterator hands over what happened so far; its cursor is saved.
         for event in c.events(cursor, follow=False):

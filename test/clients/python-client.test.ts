@@ -88,7 +88,12 @@ describe("the Python client (clients/python/draft_review.py)", () => {
         "GET /review-chat": async () => ({
           messages: live.double
             .messages(OWNER)
-            .map((m) => ({ message_id: m.messageId, text: m.text, reply_to: m.replyToMessageId ?? null })),
+            // As the chat shows each message now (edits included).
+            .map((m) => ({
+              message_id: m.messageId,
+              text: live.double.message(OWNER, m.messageId)?.text ?? m.text,
+              reply_to: m.replyToMessageId ?? null,
+            })),
         }),
       };
       control = createServer((req, res) => {
