@@ -344,6 +344,11 @@ export class TelegramReviewChat implements ReviewChat {
     return this.lane.queued;
   }
 
+  /** True when its work waits on the clock alone (ReviewLane.waitsOnClock). */
+  get waitsOnClock(): boolean {
+    return this.lane.waitsOnClock;
+  }
+
   async stop(): Promise<void> {
     this.lane.stop();
     await this.lane.whenIdle();

@@ -182,6 +182,15 @@ export class ReviewLane {
     return this.waitingJobs;
   }
 
+  /**
+   * True when the lane has work and all of it waits on the clock (the running
+   * job for its turn, or queued jobs for the next slot): only moving a
+   * simulated clock lets it go on. For the explorer, which moves one.
+   */
+  get waitsOnClock(): boolean {
+    return this.running ? this.waiting > 0 : this.waitingJobs > 0 && this.timer !== undefined;
+  }
+
   /** Drops waiting jobs (they reject) and ends waits; the running call finishes. */
   stop(): void {
     this.stopped = true;
