@@ -3,11 +3,14 @@ import { explore, violationKind } from "./explore/explore.js";
 import { totals } from "./explore/world.js";
 
 /**
- * The model-based test of issue 19 (item 6). `npm test` runs a short budget
- * from a fixed seed; `npm run explore` runs long (EXPLORE_RUNS runs per seed,
- * EXPLORE_SEEDS seeds from EXPLORE_SEED, EXPLORE_STEPS steps a run at most,
- * EXPLORE_SKIP a comma list of step kinds to leave out) and prints every
- * distinct violation it shrank.
+ * The model-based test of issue 19 (item 6), issue 25 (item 8) and issue 26
+ * (item 8): random owner actions on the daemon as run.ts wires it, the
+ * review chat paced as run.ts paces it, every message and edit stamped with
+ * the time Telegram accepted it. `npm test` runs a short budget from a fixed
+ * seed; `npm run explore` runs long (EXPLORE_RUNS runs per seed, EXPLORE_SEEDS
+ * seeds from EXPLORE_SEED, EXPLORE_STEPS steps a run at most, EXPLORE_SKIP a
+ * comma list of step kinds to leave out, EXPLORE_DIR where the runs'
+ * HARNESS_DIRs go) and prints every distinct violation it shrank.
  */
 const LONG = process.env.EXPLORE_LONG === "1";
 const RUNS = Number(process.env.EXPLORE_RUNS ?? (LONG ? 200 : 20));
@@ -18,7 +21,7 @@ const SKIP = new Set((process.env.EXPLORE_SKIP ?? "").split(",").filter(Boolean)
 
 describe("the desk explored: random owner actions, halts, audience changes, failures and restarts", () => {
   it.skipIf(LONG)(
-    "every send has an approval made on a message that showed that text, audience and sender, with no halt since, once per draft",
+    "every send has an approval made on a message that showed that text, audience and sender, with no halt since, once per draft, after its ↩️ Undo was visible for the whole window; every reviewer reply is answered",
     async () => {
       const report = await explore({ seed: SEED, numRuns: RUNS, maxSteps: MAX_STEPS, skip: SKIP });
       console.log(
