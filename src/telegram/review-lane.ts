@@ -177,6 +177,16 @@ export class ReviewLane {
     if (this.isIdle()) for (const w of this.idleWaiters.splice(0)) w();
   }
 
+  /** True when a job of one of `lanes` waits for its turn. */
+  hasWaiting(lanes: readonly Lane[]): boolean {
+    return lanes.some((lane) => this.lanes[lane]!.length > 0);
+  }
+
+  /** Waits `ms` on the clock, outside any job. */
+  pauseFor(ms: number): Promise<void> {
+    return new Promise((resolve) => this.clock.setTimeout(resolve, ms));
+  }
+
   /** How many jobs wait (not counting the one running). */
   get queued(): number {
     return this.waitingJobs;
