@@ -245,12 +245,14 @@ export class DeskHarness {
   }
 
   /**
-   * Stops as run.ts's closers do: the updates being handled finish (time
-   * passes meanwhile), the update journal (noting the last poll), the review
-   * chat's waiting work, then the core.
+   * Stops as run.ts's closers do: the updates being handled finish, the
+   * review chat's waiting answers go out (time passes meanwhile), the update
+   * journal (noting the last poll), the review chat's other waiting work,
+   * then the core.
    */
   async close(): Promise<void> {
     await this.passTimeUntil(Promise.all(this.handling));
+    await this.passTimeUntil(this.reviewChat.drainAnswers());
     await this.journal.notePolled(this.clock.now());
     await this.journal.close();
     await this.reviewChat.stop();
