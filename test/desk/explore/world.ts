@@ -177,10 +177,12 @@ export class World {
 
   /** The owner taps a button with `data` on a message (whether the message carries it or not). */
   async tap(message: ChatMessage, data: string, how: string): Promise<void> {
-    const action = /^v1:(\w+):/.exec(data)?.[1];
-    if (action === "send") this.note("approve", `${how} 👍 button`, message);
-    if (action === "confirm") this.note("confirm", `${how} "Yes, send" button`, message);
-    if (action === "undo") this.note("undo", `${how} ↩️ button`, message);
+    const [, action, named] = /^v1:(\w+):(.+)$/.exec(data) ?? [];
+    // A button naming another draft than the message's (a forged one) counts for nothing: the desk refuses it.
+    const counts = named !== undefined && named === this.draftOf(message);
+    if (action === "send") this.note("approve", `${how} 👍 button`, message, counts);
+    if (action === "confirm") this.note("confirm", `${how} "Yes, send" button`, message, counts);
+    if (action === "undo") this.note("undo", `${how} ↩️ button`, message, counts);
     await this.deliver(this.telegram.tap(message.id, data));
   }
 
