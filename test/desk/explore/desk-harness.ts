@@ -214,7 +214,8 @@ export class DeskHarness {
       if (this.reviewChat.waitsOnClock || still >= 50) {
         await this.clock.advance(250, () => this.settleOnce());
         moves++;
-        still = 0;
+        // Waiting on a timer of its own: the next quarter second comes after 10 turns, not 50.
+        still = still >= 50 ? 40 : 0;
       } else {
         await new Promise((resolve) => setTimeout(resolve, 1));
         still++;

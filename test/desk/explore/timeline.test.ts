@@ -38,9 +38,12 @@ describe("the explorer's clock of what the owner saw (contract v4: the undo wind
     const chat = [post(1, [pending(0), approved(1_000, "a"), pending(4_000), approved(5_000, "b")])];
     expect(undoWindowProblem(undoShown(chat, "d1"), 11_000, WINDOW)).toMatch(/not visible/);
     expect(undoWindowProblem(undoShown(chat, "d1"), 15_000, WINDOW)).toBeNull();
-    // Approved again with no "pending" edit between: the post says another send time, a new stretch.
-    const coalesced = [post(1, [pending(0), approved(1_000, "a"), approved(5_000, "b")])];
-    expect(undoWindowProblem(undoShown(coalesced, "d1"), 11_000, WINDOW)).toMatch(/not visible/);
+  });
+
+  it("an edit that keeps the Undo (another line or send time changed) does not start the window again", () => {
+    const relined: Version = { at: 2_000, text: "👍 Approved · Sending at a · ↩️ Undo\n(audience checked)", buttons: [UNDO] };
+    const chat = [post(1, [pending(0), approved(0, "a"), relined, sent(10_000)])];
+    expect(undoWindowProblem(undoShown(chat, "d1"), 10_000, WINDOW)).toBeNull();
   });
 
   it("no message ever showed the Undo: a violation; UNDO_WINDOW 0: nothing to show", () => {

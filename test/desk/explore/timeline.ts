@@ -2,9 +2,11 @@ import type { ChatMessage, ReviewerReply } from "./fake-telegram.js";
 
 /**
  * A stretch of time during which one of the bot's messages showed a draft's
- * ↩️ Undo, unchanged: from the acceptance of the sendMessage or edit that
- * showed it until the acceptance of the next one that did not (or that
- * showed other text: a new approval's post says a new send time).
+ * ↩️ Undo: from the acceptance of the sendMessage or edit that showed it until
+ * the acceptance of the next one that did not. (An edit that shows another
+ * send time keeps the stretch: the window counts from the first edit that
+ * showed the Undo. A re-approval that no edit showed apart, an undo and a 👍
+ * between two turns of the review chat, is not told apart.)
  * `until` is Infinity while it still shows.
  */
 export interface UndoShown {
@@ -22,16 +24,16 @@ export function undoShown(messages: readonly ChatMessage[], draftId: string): Un
   const out: UndoShown[] = [];
   for (const m of messages) {
     if (!m.fromBot) continue;
-    let open: { from: number; text: string } | null = null;
+    let open: number | null = null;
     for (const v of m.versions) {
       const shows = v.buttons.includes(data);
-      if (open !== null && (!shows || v.text !== open.text)) {
-        out.push({ messageId: m.id, from: open.from, until: v.at });
+      if (open !== null && !shows) {
+        out.push({ messageId: m.id, from: open, until: v.at });
         open = null;
       }
-      if (shows && open === null) open = { from: v.at, text: v.text };
+      if (shows && open === null) open = v.at;
     }
-    if (open !== null) out.push({ messageId: m.id, from: open.from, until: Number.POSITIVE_INFINITY });
+    if (open !== null) out.push({ messageId: m.id, from: open, until: Number.POSITIVE_INFINITY });
   }
   return out;
 }
