@@ -217,6 +217,8 @@ export interface RecoveryDesk {
   everyDraft(): DraftRecord[];
   /** Drafts a halt stopped offer 👍 again if sends are on now (a halt that ended while the daemon was down). */
   liftHalts?(): Promise<void>;
+  /** Approved drafts a halt stops (one now, or one since their approval) are halted at once, before their effects run. */
+  haltApprovals?(): Promise<void>;
   /** Audits changes the log lacks as `recovered`. */
   auditRecovered(drafts: readonly DraftRecord[]): Promise<void>;
   /** Makes a change the audit log already has in the store alone, as of `at` (see storeBehind). */
@@ -267,6 +269,8 @@ export async function resumeDrafts(desk: RecoveryDesk, options: { readonly downS
     const result = await desk.apply(draftId, event);
     if (result.ok && event.type === "send_unknown" && event.reason === STORE_LOST_SEND) lostSends.push(draftId);
   }
+  // Halted at start, or halted since the approval: said at once, never a send time or ↩️ Undo shown again first.
+  await desk.haltApprovals?.();
   desk.runEffects(plan.effects);
   await desk.liftHalts?.();
   if (lostSends.length > 0) {
