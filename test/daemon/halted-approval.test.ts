@@ -76,7 +76,9 @@ describe("a halt that begins while an approval waits out its undo window (/halt)
     const shownHalted = await eventually(() => history().find((v) => v.at > undo.at && v.text?.startsWith("⛔")), 10_000, "halted");
     // At once: within 2 s of the /halt, long before the window (15 s) would have ended.
     expect(shownHalted.at - haltAt).toBeLessThan(2_000);
-    expect(shownHalted.text).toMatch(/^⛔ Approved, but not sent: kill switch: halted by the owner.*👍 Send comes back here when the halt ends\./);
+    expect(shownHalted.text).toMatch(
+      /^⛔ Approved, but not sent: kill switch: halted by the owner.*👍 Send comes back here when the halt ends\./,
+    );
     expect(keyboard(shownHalted)).not.toContain("↩️ Undo");
     expect(offersSend(shownHalted)).toBe(false);
     expect(await draftRecord(live.daemon, d.draft_id)).toMatchObject({
