@@ -66,8 +66,11 @@ describe("a halt that begins while an approval waits out its undo window (/halt)
     const history = () => live.double.history(OWNER, d.review_message_id);
     live.double.injectReaction({ chatId: OWNER, messageId: d.review_message_id, userId: OWNER, newEmojis: ["👍"] });
     const undo = await eventually(() => history().find((v) => keyboard(v).includes("↩️ Undo")), 10_000, "the ↩️ Undo shown");
-    const approved = await draftRecord(live.daemon, d.draft_id);
-    expect(approved).toMatchObject({ status: "approved", undo_shown_at: expect.any(String) });
+    // Its window counts from that edit's acceptance, once the daemon has heard it.
+    const approved = await eventually(async () => {
+      const rec = await draftRecord(live.daemon, d.draft_id);
+      return rec.status === "approved" && rec.undo_shown_at ? rec : null;
+    });
 
     let before = live.double.messages(OWNER).length;
     const haltAt = Date.now();

@@ -146,7 +146,8 @@ describe("HARNESS_DIR/HALT removed by hand ends the owner's halt, once, in the a
     expect(toGroup().map((m) => m.text)).toEqual(["Approved once HALT was removed"]);
     const halted = await outcome(a.draft_id, ["halted", "sent"], 30_000);
     expect(halted.status).toBe("halted");
-    expect(halted.reason).toMatch(/a halt began after the approval/);
+    // Halted when the halt began (contract v4, "Halted when approved"), and void since.
+    expect(halted).toMatchObject({ approval: null, reason: expect.stringMatching(/^kill switch: halted by the owner/) });
     expect(await removals(harnessDir)).toHaveLength(1);
   }, 60_000);
 
