@@ -12,7 +12,7 @@ import type { ReviewChat, Sender, StatusShown } from "./ports.js";
 import { shownOfDraft, type DecisionSurfaces } from "./surfaces.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
 import { Reminders } from "./reminders.js";
-import { closeLeftBehind } from "./closing.js";
+import { closeLeftBehind, resumeUndoMessages } from "./closing.js";
 
 /** What the effects run against: the desk's records and changes, and the edges. */
 export interface EffectDeps {
@@ -169,6 +169,17 @@ export class DeskEffects {
   private closeLeftBehind(draftId: string): Promise<void> {
     const draft = this.deps.get(draftId);
     return draft ? closeLeftBehind({ ...this.deps, reminderShows: this.reminderShows }, draft) : Promise.resolve();
+  }
+
+  /** At start: the messages showing an ↩️ Undo in place of their post end with it again, or now (see closing.ts). */
+  resumeUndoMessages(): void {
+    const testMode = this.deps.testMode === true;
+    const live = (draftId: string) => {
+      const draft = this.deps.get(draftId);
+      return draft && !isInertDraft(draft, testMode) ? draft : undefined;
+    };
+    // The closing edits are tracked, not awaited: Telegram's pace never holds up the start's sends and timers.
+    void this.track(resumeUndoMessages({ ...this.deps, reminderShows: this.reminderShows }, live));
   }
 
   /** Audits a notice once it is out (a crash before this line sends it again at the next start), with the surface it carries. */

@@ -217,6 +217,8 @@ export interface RecoveryDesk {
   everyDraft(): DraftRecord[];
   /** Drafts a halt stopped offer 👍 again if sends are on now (a halt that ended while the daemon was down). */
   liftHalts?(): Promise<void>;
+  /** Messages showing an ↩️ Undo in place of their post: handed to the review chat, or closed if it offers none now (see closing.ts). */
+  resumeUndoMessages?(): void;
   /** Audits changes the log lacks as `recovered`. */
   auditRecovered(drafts: readonly DraftRecord[]): Promise<void>;
   /** Makes a change the audit log already has in the store alone, as of `at` (see storeBehind). */
@@ -267,6 +269,7 @@ export async function resumeDrafts(desk: RecoveryDesk, options: { readonly downS
     const result = await desk.apply(draftId, event);
     if (result.ok && event.type === "send_unknown" && event.reason === STORE_LOST_SEND) lostSends.push(draftId);
   }
+  desk.resumeUndoMessages?.();
   desk.runEffects(plan.effects);
   await desk.liftHalts?.();
   if (lostSends.length > 0) {

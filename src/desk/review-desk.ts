@@ -362,6 +362,11 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     for (const d of lasting) await this.apply(d.draft_id, { type: "halt_lifted" });
   }
 
+  /** At start: messages showing an ↩️ Undo in place of their post end with it (see closing.ts). */
+  resumeUndoMessages(): void {
+    if (!this.effects.closed) this.effects.resumeUndoMessages();
+  }
+
   /** Runs the effect of a post, expiry or send again after a start (see recovery.ts). */
   runEffects(effects: readonly Effect[]): void {
     this.effects.runEffects(effects);
