@@ -216,12 +216,19 @@ export class DeskEffects {
     await this.closeLeftBehind(draftId);
   }
 
-  /** The approval's ↩️ Undo is on screen since Telegram accepted it: its window counts from then (refused if the draft moved on). */
+  /**
+   * The approval's ↩️ Undo is on screen since Telegram accepted it: its window
+   * counts from then. Refused if the draft moved on; if it still awaits its
+   * Undo being shown (another version of the same approval: a `revised` mark),
+   * its status is shown again, and that edit starts the window.
+   */
   private async undoShown(draft: DraftRecord, result: StatusShown | undefined): Promise<void> {
     const at = result?.at ?? this.deps.clock.now();
     const shown = await this.deps.apply(draft.draft_id, { type: "undo_shown", at, version: draft.version, sendAt: result?.sendAt ?? null });
-    if (!shown.ok)
-      this.deps.log.warn({ draft_id: draft.draft_id, reason: shown.reason }, "an ↩️ Undo was shown for an approval that had moved on");
+    if (shown.ok) return;
+    this.deps.log.warn({ draft_id: draft.draft_id, reason: shown.reason }, "an ↩️ Undo was shown for an approval that had moved on");
+    const now = this.deps.get(draft.draft_id);
+    if (now !== undefined && awaitsUndoShown(now) && !this.stopped) await this.showStatus(draft.draft_id);
   }
 
   /** Nothing could show the approval's ↩️ Undo: its window never began, so it is not sent. */
