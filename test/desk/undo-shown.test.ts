@@ -1,12 +1,17 @@
+import { Api } from "grammy";
 import pino from "pino";
-import { afterEach, describe, expect, it } from "vitest";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { SimulatedClock } from "../../src/clock/simulated-clock.js";
 import { TEST_MODE_REVIEW_CHAT_ID } from "../../src/config/config.js";
 import type { DraftRecord } from "../../src/drafts/record.js";
 import { awaitsUndoShown } from "../../src/drafts/undo-window.js";
-import type { TelegramReviewChat } from "../../src/telegram/review-chat.js";
+import type { SendMessageCall } from "../../src/send/outcome.js";
+import { TelegramReviewChat } from "../../src/telegram/review-chat.js";
 import { FakeReviewChat } from "../../src/test-mode/fake-review-chat.js";
 import { openTestCore, REVIEWER, submitPosted, type TestCore } from "../support/core.js";
-import type { TelegramDouble } from "../telegram-double/index.js";
+import { wallClockNow } from "../support/drafts.js";
+import { startTelegramDouble, type ShownVersion, type TelegramDouble } from "../telegram-double/index.js";
 
 // Issue 25, point 1 follow-ups (contract v4, "The undo window is what the chat shows"), the real
 // core on real files with a simulated clock: an approval whose version moved while its ↩️ Undo was
@@ -78,5 +83,55 @@ describe("an approval whose version moves while its ↩️ Undo is being shown",
     await t.core.desk.settle();
     expect(t.core.desk.get(d.draft_id)!.status).toBe("sent");
     expect(t.sends.map((s) => s.text)).toEqual(["Approved while another role revises it"]);
+  });
+});
+
+describe("a send slower than the review chat's turn that Telegram asks to retry later", () => {
+  it("takes the ↩️ Undo off the post while the retry waits", async () => {
+    const CHAT = Number(TEST_MODE_REVIEW_CHAT_ID);
+    double = await startTelegramDouble({ chats: [{ id: CHAT, type: "private" }] });
+    const clock = new SimulatedClock(wallClockNow());
+    const api = new Api(double.token, { apiRoot: double.url });
+    const unpaced = { gapMs: 0, perMinute: 1_000_000, reservedForAnswers: 0 };
+    let calls = 0;
+    // The destination takes 3 s (longer than the send holds the review chat's turn), then answers 429 retry after 60 s.
+    const sendCall: SendMessageCall = async () => {
+      calls++;
+      await new Promise<void>((resolve) => clock.setTimeout(resolve, 3_000));
+      return { kind: "retry_after", seconds: 60, reason: "429: Too Many Requests: retry after 60" };
+    };
+    t = await openTestCore(undefined, {
+      clock,
+      env: { UNDO_WINDOW: "10s" },
+      sendCall,
+      reviewChat: () => {
+        chat = new TelegramReviewChat({
+          api,
+          chatId: TEST_MODE_REVIEW_CHAT_ID,
+          threadId: null,
+          deferForMs: 86_400_000,
+          clock,
+          log: { warn() {} },
+          limits: unpaced,
+          timeZone: "UTC",
+        });
+        return chat;
+      },
+    });
+    const d = await submitPosted(t, "Sent into a rate limit");
+    await approve(t, d);
+    const undoButton = (v: ShownVersion | undefined) => JSON.stringify(v?.replyMarkup ?? null).includes("↩️ Undo");
+    expect(undoButton(double.history(CHAT, d.review_message_id!).at(-1))).toBe(true);
+    // The window ends, the send starts, its call outlasts the turn and ends in send_retry. The send call
+    // waits on the simulated clock: between timers, wait for the desk to settle or a moment, whichever is first.
+    await clock.advance(15_000, () => Promise.race([t!.core.desk.settle(), sleep(100)]));
+    await vi.waitFor(() =>
+      expect(t!.core.desk.get(d.draft_id)).toMatchObject({ status: "approved", reason: expect.stringContaining("429") }),
+    );
+    await t.core.desk.settle();
+    expect(calls).toBe(1);
+    const last = double.history(CHAT, d.review_message_id!).at(-1)!;
+    expect(undoButton(last)).toBe(false);
+    expect(last.text).toMatch(/^👍 Approved · 📤 Sending as soon as Telegram allows/);
   });
 });
