@@ -17,6 +17,7 @@ import { draftRecordSchema, type DraftRecord } from "../drafts/record.js";
 import type { Logger } from "../log/logger.js";
 import { watchKillSwitch, type WatchedKillSwitch } from "../send/halt-watch.js";
 import { envKillSwitch } from "../send/kill-switch.js";
+import { auditHaltRemoval } from "../owner/halt-removed.js";
 import type { DestinationLimiter } from "../send/limiter.js";
 import type { SendMessageCall } from "../send/outcome.js";
 import { SendPath } from "../send/send-path.js";
@@ -144,6 +145,8 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
         log,
         // An owner's halt the audit log records counts too, if halt_record.json is missing or older.
         loggedHalt: () => audit.loggedHalt(),
+        // HALT removed by hand: the log says the halt ended before anything acts on it.
+        beforeVerdict: auditHaltRemoval({ haltPath: paths.ownerHalt, audit }),
       },
     );
     // A first look before any decision or send: halts of earlier runs count, and one that a stop

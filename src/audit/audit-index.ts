@@ -184,11 +184,18 @@ export class AuditIndex {
   /**
    * The last moment the log shows an owner's halt in force: a resume's time, or for a halt the log shows
    * as lasting, `startedAt` (the start that read it; the halt ended before it, at a time the log lacks).
+   * A halt lasts in the log only until the daemon audits its end: HALT removed by hand gets its
+   * `owner_resume` at the next look, or at the next start (owner/halt-removed.ts).
    */
   loggedHalt(startedAt: number): { at: number; reason: string } | null {
     if (this.halt === null) return null;
     const at = this.halt.lasting ? Math.max(this.halt.at, startedAt) : this.halt.at;
     return { at, reason: "an owner's halt recorded in the audit log: /halt or draft-review halt" };
+  }
+
+  /** True when the last owner's halt or resume the index knows is a halt: the log shows it lasting. */
+  ownerHaltLasting(): boolean {
+    return this.halt?.lasting === true;
   }
 
   /** The byte offset (or a lower bound of it) of the draft's last transition line, when known. */

@@ -160,6 +160,16 @@ export class AuditLog {
   }
 
   /**
+   * True when the log's proven lines show an owner's halt still lasting (no resume after it), read
+   * up to the end of the file first: another program's line (the CLI's halt or resume) counts as soon
+   * as it is there. What ends a halt whose HALT file was removed by hand (owner/halt-removed.ts).
+   */
+  async ownerHaltLasting(): Promise<boolean> {
+    if (!this.closed) await this.queue.exclusive(() => this.catchUp());
+    return this.index.ownerHaltLasting();
+  }
+
+  /**
    * Our proven transition line of `draftId` at `version`, or null: read from where the index saw the
    * draft's last transition line (a lower bound of its offset) to the end. What a start restores a
    * change from that the store lost (src/app/store-restore.ts).
@@ -289,10 +299,7 @@ export class AuditLog {
   private async writeCheckpoint(): Promise<void> {
     this.checkpointQueued = false;
     if (this.checkpointPath === undefined) return;
-    const scan = await scanHandle(this.index, this.fh, this.trust);
-    reportScan(this.log, this.path, { ...scan, unparseableCount: 0, tailBytes: 0 });
-    this.tailBytes = scan.tailBytes;
-    this.floor = Math.max(this.floor, scan.size);
+    await this.catchUp();
     this.index.pruneUpdates(this.now());
     await saveCheckpoint(this.checkpointPath, this.index.snapshot(this.source), this.key);
     this.sinceCheckpoint = 0;
@@ -321,12 +328,17 @@ export class AuditLog {
   }
 
   private async rescan(): Promise<void> {
+    await this.catchUp();
+    this.log.warn({ path: this.path, lastSeq: this.index.lastSeq }, "re-read the audit log after a failed write to continue its chain");
+    this.needsRescan = false;
+  }
+
+  /** Reads the lines after the last scan into the index (ours again, skipped; the CLI's; others', reported). Runs between batches. */
+  private async catchUp(): Promise<void> {
     const scan = await scanHandle(this.index, this.fh, this.trust);
     reportScan(this.log, this.path, { ...scan, unparseableCount: 0, tailBytes: 0 });
-    this.log.warn({ path: this.path, lastSeq: this.index.lastSeq }, "re-read the audit log after a failed write to continue its chain");
     this.tailBytes = scan.tailBytes;
     this.floor = Math.max(this.floor, scan.size);
-    this.needsRescan = false;
   }
 }
 

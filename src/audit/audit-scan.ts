@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
-import { open, type FileHandle } from "node:fs/promises";
-import { errCode, NOFOLLOW } from "../store/fs-util.js";
+import type { FileHandle } from "node:fs/promises";
 import { readLines } from "../store/line-reader.js";
 import type { AuditIndex } from "./audit-index.js";
 import { parseAuditLine, type ParsedAuditLine } from "./audit-schema.js";
@@ -84,23 +83,7 @@ function emptyScan(): AuditScan {
   };
 }
 
-/** Reads `path` (missing = empty) from `index.scannedTo` on, adding our lines to `index`. */
-export async function scanInto(index: AuditIndex, path: string, trust: ScanTrust): Promise<AuditScan> {
-  let fh: FileHandle;
-  try {
-    fh = await open(path, NOFOLLOW.read);
-  } catch (err) {
-    if (errCode(err) === "ENOENT") return emptyScan();
-    throw err;
-  }
-  try {
-    return await scanHandle(index, fh, trust);
-  } finally {
-    await fh.close();
-  }
-}
-
-/** As scanInto, on an open handle. */
+/** Reads the open log from `index.scannedTo` on, adding our lines to `index`; says what else it found. */
 export async function scanHandle(index: AuditIndex, fh: FileHandle, trust: ScanTrust): Promise<AuditScan> {
   const scan = emptyScan();
   const sibling = siblingSource(trust.own);

@@ -204,7 +204,11 @@ export const commandRefusedEntrySchema = z.object({
 
 const ownerSwitchFields = {
   user_id: int.nullable(),
-  channel: z.enum(["command", "cli"]),
+  /**
+   * "command" (/halt, /resume), "cli" (`draft-review halt`, `resume`), or "file": HARNESS_DIR/HALT
+   * was removed by hand, and the daemon audits the end of the halt it saw go (owner/halt-removed.ts).
+   */
+  channel: z.enum(["command", "cli", "file"]),
   /** False when sends already were (or were not) halted by the owner. */
   changed: z.boolean(),
   update_id: int.optional(),

@@ -5,7 +5,7 @@ import { AuditIndex } from "./audit-index.js";
 import { createAuditKey, lostKeyRemedy, readAuditKey } from "./audit-key.js";
 import { lineHash, scanHandle, siblingSource, type AuditScan } from "./audit-scan.js";
 import type { AuditEntryOf } from "./audit-schema.js";
-import { loadCheckpoint } from "./checkpoint.js";
+import { checkpointShowsKey, loadCheckpoint } from "./checkpoint.js";
 import type { AuditKey } from "./line-proof.js";
 
 /**
@@ -44,41 +44,81 @@ export interface AuditStartOptions {
 /**
  * Reads the key (refusing one that cannot be trusted), builds the index from
  * the checkpoint (only one proven with the key) or from the whole file, and
- * makes the key when this program may and there is none. A missing key while
- * the log holds lines proven with one is refused: a new key would disown them.
+ * makes the key when this program may and there is none (see startWithoutKey).
  */
 export async function startAudit(fh: FileHandle, opts: AuditStartOptions): Promise<AuditStart> {
   const read = opts.key ? await readAuditKey(opts.key.path) : null;
-  let key = read?.kind === "key" ? read.key : null;
+  if (opts.key && read?.kind === "missing") return startWithoutKey(fh, opts, opts.key, read.empty);
+  const key = read?.kind === "key" ? read.key : null;
   if (read?.kind === "key") opts.key?.onSecret?.(read.secret);
-  // Without the key (when one is expected) no checkpoint can be checked: the whole log is read.
-  const index = read === null || key !== null ? await startingIndex(fh, opts, key) : new AuditIndex();
+  const index = await startingIndex(fh, opts, key);
   const fromCheckpoint = index.scannedTo > 0 || index.lastSeq > 0;
   const scan = await scanHandle(index, fh, { key, own: opts.source });
-  let anchorOwed = false;
-  if (opts.key && read?.kind === "missing") {
-    if (scan.firstProof !== null && opts.key.create)
-      throw new DataRefusalError(
-        opts.key.path,
-        null,
-        `it is missing, but ${opts.path} line ${scan.firstProof} and others were proven with it, and a new key would disown them`,
-        lostKeyRemedy(opts.key.path),
-      );
-    if (opts.key.create) {
-      const made = await createAuditKey(opts.key.path, read.empty);
-      opts.key.onSecret?.(made.secret);
-      key = made.key;
-      opts.log.info({ path: opts.key.path }, "made the audit key (mode 0600): from now on only lines proven with it decide");
-    } else if (scan.firstProof !== null) {
+  // A key without its anchor (made by a start that stopped before writing it, or the log was replaced).
+  const anchorOwed = opts.key?.create === true && key !== null && index.anchor === null;
+  return { key, index, scan, fromCheckpoint, anchorOwed };
+}
+
+/**
+ * A start without the key (no file, or an empty one). A new key must not
+ * disown lines proven with a lost one; but the shared log alone never shows
+ * that a key existed, since any writer can append a line ending in a `mac`.
+ * Only HARNESS_DIR, the daemon's alone, can: the key file there but empty, or
+ * an audit index checkpoint written with the key (keyEvidence). With such
+ * evidence, a log holding lines with a proof refuses the start (78, naming
+ * the key file). Without it, the key is made first and the log read with it:
+ * a line that carries a proof is then another writer's (its proof does not
+ * verify): warned, naming its line, and it decides nothing. The whole log is
+ * read (no checkpoint can be checked). The CLI never makes the key: it reads
+ * the log without one and warns that its own lines will not count.
+ */
+async function startWithoutKey(fh: FileHandle, opts: AuditStartOptions, keyOpt: AuditKeyOption, empty: boolean): Promise<AuditStart> {
+  const index = new AuditIndex();
+  if (!keyOpt.create) {
+    const scan = await scanHandle(index, fh, { key: null, own: opts.source });
+    if (scan.firstProof !== null)
       opts.log.warn(
-        { path: opts.key.path },
+        { path: keyOpt.path },
         "the audit key is missing: the lines written now carry no proof, and the daemon will not count them (restore the key)",
       );
-    }
+    return { key: null, index, scan, fromCheckpoint: false, anchorOwed: false };
   }
-  // A key without its anchor (made just now, or by a start that stopped before writing it, or the log was replaced).
-  if (opts.key?.create && key !== null && index.anchor === null) anchorOwed = true;
-  return { key, index, scan, fromCheckpoint, anchorOwed };
+  const evidence = await keyEvidence(opts, keyOpt, empty);
+  if (evidence !== null) {
+    const scan = await scanHandle(index, fh, { key: null, own: opts.source });
+    if (scan.firstProof !== null)
+      throw new DataRefusalError(
+        keyOpt.path,
+        null,
+        `it is missing, but ${opts.path} line ${scan.firstProof} and others were proven with it (${evidence}), and a new key would disown them`,
+        lostKeyRemedy(keyOpt.path),
+      );
+    // No line to disown (the log was moved aside): a new key, as at a first start.
+    return { key: await makeKey(keyOpt, empty, opts.log), index, scan, fromCheckpoint: false, anchorOwed: index.anchor === null };
+  }
+  const key = await makeKey(keyOpt, empty, opts.log);
+  const scan = await scanHandle(index, fh, { key, own: opts.source });
+  if (scan.firstProof !== null)
+    opts.log.warn(
+      { path: opts.path, line: scan.firstProof },
+      `${opts.path} line ${scan.firstProof} carries a proof, but nothing in HARNESS_DIR shows that an audit key existed here ` +
+        "(no key file, no audit index checkpoint written with one): the key was made now, and such lines are another writer's; they decide nothing",
+    );
+  return { key, index, scan, fromCheckpoint: false, anchorOwed: index.anchor === null };
+}
+
+/** What in HARNESS_DIR shows that an audit key existed here (see startWithoutKey), or null. */
+async function keyEvidence(opts: AuditStartOptions, keyOpt: AuditKeyOption, empty: boolean): Promise<string | null> {
+  if (empty) return `${keyOpt.path} is there, but empty`;
+  return opts.checkpointPath === undefined ? null : checkpointShowsKey(opts.checkpointPath);
+}
+
+/** Makes the key (replacing an empty file), hands its text to the logger's secrets, and says so. */
+async function makeKey(keyOpt: AuditKeyOption, replaceEmpty: boolean, log: StoreLog): Promise<AuditKey> {
+  const made = await createAuditKey(keyOpt.path, replaceEmpty);
+  keyOpt.onSecret?.(made.secret);
+  log.info({ path: keyOpt.path }, "made the audit key (mode 0600): from now on only lines proven with it decide");
+  return made.key;
 }
 
 /** The key anchor's entry: the chain heads of our sources as they stand before the first proven line. */

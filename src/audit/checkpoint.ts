@@ -29,8 +29,8 @@ export async function saveCheckpoint(path: string, snapshot: IndexSnapshot, key:
   await writeFileDurably(path, encodeLine(record), { mode: 0o600 });
 }
 
-/** Reads and checks the checkpoint (checksum, the proof when there is a key, then schema). */
-export async function loadCheckpoint(path: string, key: AuditKey | null): Promise<CheckpointRead> {
+/** The checkpoint's JSON text (its checksum checked and taken off), or why there is none to read. */
+async function readCheckpointJson(path: string): Promise<{ ok: true; json: Buffer } | Extract<CheckpointRead, { ok: false }>> {
   let buf: Buffer;
   try {
     buf = await readFileNoFollow(path, MAX_BYTES);
@@ -41,7 +41,33 @@ export async function loadCheckpoint(path: string, key: AuditKey | null): Promis
   const end = buf.length > 0 && buf[buf.length - 1] === 0x0a ? buf.length - 1 : buf.length;
   const bad = checkLine(buf, 0, end);
   if (bad !== null) return { ok: false, missing: false, problem: `it is damaged (${bad})` };
-  const json = Buffer.concat([buf.subarray(0, end - CRC_SUFFIX_BYTES), Buffer.from("}")]);
+  return { ok: true, json: Buffer.concat([buf.subarray(0, end - CRC_SUFFIX_BYTES), Buffer.from("}")]) };
+}
+
+/**
+ * Whether the checkpoint shows that an audit key existed in this HARNESS_DIR, read without the key
+ * (it is missing): a whole checkpoint that carries a proof (only ever written with the key) or names
+ * the key anchor. Says what it shows, or null. HARNESS_DIR is the daemon's alone, so unlike a line of
+ * the shared audit log, no other writer can make this evidence.
+ */
+export async function checkpointShowsKey(path: string): Promise<string | null> {
+  const read = await readCheckpointJson(path);
+  if (!read.ok) return null;
+  if (checkpointProof(null, read.json) !== "none") return `${path} was written with it`;
+  try {
+    const parsed = indexSnapshotSchema.safeParse(JSON.parse(read.json.toString("utf8")));
+    if (parsed.success && parsed.data.anchor !== null) return `${path} names its key anchor`;
+  } catch {
+    // not JSON: it shows nothing
+  }
+  return null;
+}
+
+/** Reads and checks the checkpoint (checksum, the proof when there is a key, then schema). */
+export async function loadCheckpoint(path: string, key: AuditKey | null): Promise<CheckpointRead> {
+  const read = await readCheckpointJson(path);
+  if (!read.ok) return read;
+  const { json } = read;
   if (key !== null) {
     const proof = checkpointProof(key, json);
     if (proof !== "valid")

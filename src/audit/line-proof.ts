@@ -67,7 +67,7 @@ export function signCheckpoint(key: AuditKey, json: string): string {
   return sign(key, CHECKPOINT_DOMAIN, json);
 }
 
-/** Whether the checkpoint's JSON text carries a valid proof. */
-export function checkpointProof(key: AuditKey, json: Uint8Array): ProofState {
+/** Whether the checkpoint's JSON text carries a proof, and whether it verifies (never without a key). */
+export function checkpointProof(key: AuditKey | null, json: Uint8Array): ProofState {
   return check(key, CHECKPOINT_DOMAIN, json, 0, json.length);
 }

@@ -341,8 +341,9 @@ export class ReviewerActions {
     const claim = { draftId: request.claimedDraftId };
     const verdict = await this.deps.surfaces.gate(surface, shownOfDraft(draft), act, claim, this.deps.clock.now());
     if (!verdict.ok) return refuse(verdict.reason, verdict.reason !== "button_names_another_draft");
-    if (isOneTime(surface.asks)) this.closeUsed(surface, draft, decision);
     const result = await run(draft, surface);
+    // A question is used once: it then says what was chosen, or, when the choice did not take, what became of the draft.
+    if (isOneTime(surface.asks)) this.closeUsed(surface, this.deps.get(draft.draft_id) ?? draft, result.ok ? (decision ?? "send") : null);
     if (!result.ok) return refuse(result.reason);
     return { ok: true, draft: result.draft };
   }
@@ -410,7 +411,7 @@ export class ReviewerActions {
   /** A question answered by a tap (it counts once) says what was chosen and loses its buttons; not awaited, a failure is only logged. */
   private closeUsed(surface: SurfaceState, draft: DraftRecord, chose: DecisionRequest["decision"] | null): void {
     if (this.deps.effects.closed) return;
-    const closed = this.deps.reviewChat.close(surface, draft, chose ?? "send");
+    const closed = this.deps.reviewChat.close(surface, draft, chose);
     void this.deps.effects.track(closed.catch((err: unknown) => this.deps.log.warn({ err }, "could not close a used question")));
   }
 

@@ -273,13 +273,14 @@ const undoRevise: Handler<"undo"> = (d, e, now) => {
 };
 
 /**
- * A reviewer's note after his 👎 (a reply to the post of a draft he sent back
- * without one): it becomes the revise's note, and the post shows it, as if
- * given with the 👎. Only while the revise's ↩️ Undo window runs (judged by
- * when he acted, as an undo is), only once, and only for a revise of his own
- * that no later version answers yet; anything else is refused with why, so
- * the answer can say the note was not passed on. Any other decision on a
- * revise is refused as on any final draft.
+ * A reviewer's note after a 👎 (a reply to the post of a draft a reviewer
+ * sent back without one; any reviewer's note counts, as any reviewer's 👎
+ * does): it becomes the revise's note, and the post shows it, as if given
+ * with the 👎. Only while the revise's ↩️ Undo window runs (judged by when he
+ * acted, as an undo is), only once, and only for a revise a reviewer made
+ * (not one a later version superseded) that no later version answers yet;
+ * anything else is refused with why, so the answer can say the note was not
+ * passed on. Any other decision on a revise is refused as on any final draft.
  */
 const noteOnRevise: Handler<"decide"> = (d, e, now) => {
   if (e.decision !== "revise" || !e.note) return refuse(d, "final_state");

@@ -47,6 +47,12 @@ export interface HaltWatchOptions {
    * the record, so a halt voids older approvals even when halt_record.json is missing or older.
    */
   readonly loggedHalt?: () => HaltSighting | null;
+  /**
+   * Runs at every look, after the switch is read and before its verdict is used: the end of an owner's
+   * halt whose HALT file was removed by hand is audited first (owner/halt-removed.ts). When it rejects,
+   * the look halts (the next one tries again): sends never resume on a resume the log lacks.
+   */
+  readonly beforeVerdict?: () => Promise<void>;
 }
 
 /**
@@ -86,7 +92,7 @@ export function watchKillSwitch(inner: KillSwitch, options: HaltWatchOptions): W
     if (seen !== null && (last === null || last.at < seen.at)) last = seen;
   };
   const check = async (): Promise<KillSwitchState> => {
-    const state = await inner.check();
+    const state = await auditedVerdict(await inner.check(), options.beforeVerdict);
     if (state.halted) note(state.reason);
     const ended = !state.halted && lastLookHalted === true;
     lastLookHalted = state.halted;
@@ -145,6 +151,21 @@ export function watchKillSwitch(inner: KillSwitch, options: HaltWatchOptions): W
       for (const w of watchers) w.close();
     },
   };
+}
+
+/** The look's verdict once `beforeVerdict` ran: halted when it failed (and the switch said go). */
+async function auditedVerdict(state: KillSwitchState, beforeVerdict: (() => Promise<void>) | undefined): Promise<KillSwitchState> {
+  if (beforeVerdict === undefined) return state;
+  try {
+    await beforeVerdict();
+    return state;
+  } catch (err) {
+    if (state.halted) return state;
+    return {
+      halted: true,
+      reason: `the end of the owner's halt could not be audited (${(err as Error).message}); the next look tries again`,
+    };
+  }
 }
 
 /** The later of two sightings (either may be missing). */

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { appendFile, chmod, readFile, stat, writeFile } from "node:fs/promises";
+import { appendFile, chmod, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DataRefusalError } from "../../src/app/data-refusal.js";
@@ -106,6 +106,59 @@ describe("the audit key", () => {
     expect(await readFile(key, "utf8")).toBe("");
     await writeFile(key, good);
     await open(dir);
+  });
+
+  it("a line with a proof in the log of a HARNESS_DIR that never had a key never stops the first start: the key is made, the line is warned and decides nothing", async () => {
+    const dir = await tempDir();
+    // Another writer's line in our source's shape, ending in a `mac` (any 64 hex digits), before the daemon ever ran.
+    const forged = JSON.stringify({
+      ts: new Date().toISOString(),
+      source: DEFAULT_AUDIT_SOURCE,
+      seq: 1,
+      prev_hash: "",
+      kind: "owner_halt",
+      user_id: null,
+      channel: "cli",
+      changed: true,
+      mac: "ab".repeat(32),
+    });
+    await writeFile(join(dir, "swarm.jsonl"), `${forged}\n`);
+    const { audit, log } = await open(dir);
+    expect((await readAuditKey(join(dir, "audit_key"))).kind).toBe("key");
+    // It decides nothing: no halt, not on our chain (the anchor vouches for no line before it).
+    expect(audit.loggedHalt()).toBeNull();
+    const anchor = JSON.parse((await lines(dir))[1]!);
+    expect(anchor).toMatchObject({ kind: "key_anchor", seq: 1, prev_hash: "" });
+    expect(anchor.chains[0]).toMatchObject({ seq: 0, hash: "" });
+    const named = log.warns.find((w) => w.msg.includes("swarm.jsonl line 1 (byte 0) claims"));
+    expect(named?.obj).toMatchObject({ line: 1, source: DEFAULT_AUDIT_SOURCE, reason: "its proof does not verify (forged, or edited)" });
+    expect(log.warns.some((w) => w.msg.includes("nothing in HARNESS_DIR shows that an audit key existed here"))).toBe(true);
+    await closeAll();
+    // The next start (key and checkpoint there) reads it the same way.
+    const { audit: again } = await open(dir);
+    expect(again.loggedHalt()).toBeNull();
+  });
+
+  it("a missing key is judged by HARNESS_DIR, not by the log: refused while the checkpoint was written with it; made anew once nothing there shows one existed", async () => {
+    const dir = await tempDir();
+    await (await open(dir)).audit.append([noticeEntry("proven", "d_1")]);
+    await closeAll();
+    const key = join(dir, "audit_key");
+    const checkpoint = join(dir, "audit_index.json");
+    const old = await readFile(key, "utf8");
+    await rm(key);
+    const refused = (await open(dir).catch((e: unknown) => e)) as DataRefusalError;
+    expect(refused).toBeInstanceOf(DataRefusalError);
+    expect(refused.message).toMatch(
+      /audit_key: it is missing, but .*swarm\.jsonl line 1 and others were proven with it \(.*audit_index\.json was written with it\)/,
+    );
+    await expect(stat(key)).rejects.toThrow();
+    // The checkpoint gone too: nothing ours shows a key; the lines proven with the lost one are warned, and decide nothing.
+    await rm(checkpoint);
+    const { audit, log } = await open(dir);
+    expect((await readFile(key, "utf8")).trim()).not.toBe(old.trim());
+    expect(audit.index.wasNotified("d_1", "pending")).toBe(false);
+    expect(log.warns.some((w) => w.obj.line === 1 && String(w.obj.reason).startsWith("its proof does not verify"))).toBe(true);
   });
 
   it("a log written before the key: our chain up to the anchor counts as ours; a line without proof after it never does", async () => {

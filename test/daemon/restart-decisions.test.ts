@@ -1,4 +1,6 @@
+import { rm } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
+import { harnessPaths } from "../../src/app/paths.js";
 import { runBin } from "../support/cli-process.js";
 import { eventually, type DaemonProcess } from "../support/daemon-process.js";
 import { auditLines, GROUP, OWNER, payload, useLiveDaemon } from "../support/live-fixture.js";
@@ -102,6 +104,71 @@ describe("a halt that began after an approval voids it across a restart", () => 
     expect(halted.status).toBe("halted");
     expect(halted.reason).toMatch(/a halt began after the approval/);
     expect(toGroup()).toHaveLength(0);
+  }, 60_000);
+});
+
+describe("HARNESS_DIR/HALT removed by hand ends the owner's halt, once, in the audit log", () => {
+  /** The owner's /halt, answered. */
+  async function halt(): Promise<void> {
+    const before = live.double.messages(OWNER).length;
+    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "/halt" });
+    await live.reviewChatMessage(before, /^⛔ Sends halted/, "the /halt answer");
+  }
+  /** The daemon's owner_resume lines for a HALT removed by hand. */
+  const removals = async (harnessDir: string) =>
+    (await auditLines(harnessDir)).filter((l) => l.kind === "owner_resume" && l.channel === "file");
+
+  it("removed while the daemon runs: the end is audited at once; a 👍 given after it is sent after a restart, the approval from before the halt stays void", async () => {
+    const env = { UNDO_WINDOW: "8s" };
+    await live.start(env);
+    const a = await approve(live.daemon, await submitPosted(live.daemon, "Approved before the halt"));
+    const b = await submitPosted(live.daemon, "Approved once HALT was removed");
+    await halt();
+    const { harnessDir } = live.daemon;
+    await rm(harnessPaths(harnessDir).ownerHalt);
+    const [removal] = await eventually(async () => {
+      const lines = await removals(harnessDir);
+      return lines.length > 0 ? lines : null;
+    });
+    expect(removal).toMatchObject({ source: "telegram-draft-for-review", user_id: null, changed: true, mac: expect.any(String) });
+    const approved = await approve(live.daemon, b);
+    expect(Date.parse(approved.approval.at)).toBeGreaterThan(Date.parse(removal!.ts));
+
+    // A restart inside B's window: the log's halt ended at the removal, not at this start.
+    expect(Date.now()).toBeLessThan(Date.parse(approved.send_after));
+    await live.restart(env);
+    const sent = await outcome(b.draft_id, ["sent", "halted"], 30_000);
+    expect(sent.status).toBe("sent");
+    expect(toGroup().map((m) => m.text)).toEqual(["Approved once HALT was removed"]);
+    const halted = await outcome(a.draft_id, ["halted", "sent"], 30_000);
+    expect(halted.status).toBe("halted");
+    expect(halted.reason).toMatch(/a halt began after the approval/);
+    expect(await removals(harnessDir)).toHaveLength(1);
+  }, 60_000);
+
+  it("removed while the daemon is down: the next start ends the halt then (once); a 👍 after that start survives the next restart", async () => {
+    const env = { UNDO_WINDOW: "8s" };
+    await live.start(env);
+    const a = await approve(live.daemon, await submitPosted(live.daemon, "Approved before the halt"));
+    const b = await submitPosted(live.daemon, "Approved after the start that found HALT gone");
+    await halt();
+    const { cwd, harnessDir } = live.daemon;
+    await live.daemon.stop("SIGTERM");
+    await rm(harnessPaths(harnessDir).ownerHalt);
+    const started = Date.now();
+    await live.start(env, { dirs: { cwd, harnessDir } });
+    const [removal] = await removals(harnessDir);
+    expect(Date.parse(removal!.ts)).toBeGreaterThanOrEqual(started);
+    const approved = await approve(live.daemon, b);
+
+    expect(Date.now()).toBeLessThan(Date.parse(approved.send_after));
+    await live.restart(env);
+    const sent = await outcome(b.draft_id, ["sent", "halted"], 30_000);
+    expect(sent.status).toBe("sent");
+    const halted = await outcome(a.draft_id, ["halted", "sent"], 30_000);
+    expect(halted.status).toBe("halted");
+    expect(toGroup().map((m) => m.text)).toEqual(["Approved after the start that found HALT gone"]);
+    expect(await removals(harnessDir)).toHaveLength(1);
   }, 60_000);
 });
 

@@ -12,11 +12,11 @@
  *   restart even when halt_record.json is gone.
  */
 import { createHash } from "node:crypto";
-import { appendFile, chmod, readFile, rm, truncate } from "node:fs/promises";
+import { appendFile, chmod, mkdir, readFile, rm, truncate, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { harnessPaths } from "../../src/app/paths.js";
 import { runBin } from "../support/cli-process.js";
-import { eventually, type DaemonProcess } from "../support/daemon-process.js";
+import { eventually, freshDirs, type DaemonProcess } from "../support/daemon-process.js";
 import { auditLines, draftRecord, GROUP, OWNER, payload, submitPending, useLiveDaemon } from "../support/live-fixture.js";
 
 const live = useLiveDaemon();
@@ -155,6 +155,39 @@ describe("a line another process appends to swarm.jsonl decides nothing", () => 
     });
     expect(halted.status).toBe("halted");
     expect(toGroup()).toHaveLength(0);
+  }, 60_000);
+
+  it("a forged line with a `mac` in the log of a HARNESS_DIR that never had a key: the first start goes on, names the line, and the line decides nothing", async () => {
+    const dirs = await freshDirs();
+    await mkdir(dirs.harnessDir, { recursive: true, mode: 0o700 });
+    // Written before the daemon ever ran: our source, the chain's first line, a proof-shaped tail (any 64 hex digits).
+    const forged = JSON.stringify({
+      ts: new Date().toISOString(),
+      source: SOURCE,
+      seq: 1,
+      prev_hash: "",
+      kind: "owner_halt",
+      user_id: OWNER,
+      channel: "command",
+      changed: true,
+      mac: "0f".repeat(32),
+    });
+    await writeFile(harnessPaths(dirs.harnessDir).audit, `${forged}\n`, { mode: 0o600 });
+    const daemon = await live.start({ UNDO_WINDOW: "0" }, { dirs });
+    expect(await foreignWarning(daemon, 1)).toMatchObject({
+      line: 1,
+      source: SOURCE,
+      reason: "its proof does not verify (forged, or edited)",
+    });
+    // Not on our chain: the key anchor vouches for no line before it.
+    const anchor = (await auditLines(dirs.harnessDir)).find((l) => l.kind === "key_anchor")!;
+    expect(anchor).toMatchObject({ seq: 1, prev_hash: "" });
+    expect(anchor.chains[0]).toMatchObject({ source: SOURCE, seq: 0 });
+    // Its "halt" holds nothing back: a 👍 sends.
+    const draft = await submitPending(daemon, payload("Sent whatever a forged halt says"));
+    live.double.injectReaction({ chatId: OWNER, messageId: draft.review_message_id, userId: OWNER, newEmojis: ["👍"] });
+    await eventually(() => toGroup().length === 1, 15_000, "the draft sent");
+    expect(toGroup()[0]!.text).toBe("Sent whatever a forged halt says");
   }, 60_000);
 
   it("an audit key that others can read is refused at start: exit 78, the file named, no stack trace", async () => {
