@@ -147,6 +147,8 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
 
     const journal = await UpdateJournal.open(paths.updates, log);
     closers.push("update journal", () => journal.close());
+    // Closed before the journal: an answer still waiting for its turn goes out (a call notes its update as answered).
+    closers.push("review chat answers", () => reviewChat.drainAnswers());
     bot.api.config.use(markAnswers(journal, config.reviewChatId));
     const fetchUpdates = withPollingRetry(fetchReportingHealth(bot, health), log, clock, backoffs.poll);
     const started = await startUp({

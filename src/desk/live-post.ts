@@ -73,6 +73,8 @@ export function refusalAnswer(kind: ActionKind, reason: string, draft: DraftReco
       if (status === "approved" || status === "sending") return "↩️ Too late to undo: the undo window is over and the draft is being sent.";
       return `↩️ Too late to undo: the draft is ${status}.`;
     }
+    // An undo of a draft that awaits a decision (nothing approved or sent back): said, not silent.
+    if (reason === "not_applicable" && draft !== undefined) return `↩️ Nothing to undo: the draft is ${status}.`;
     return null;
   }
   if (kind === "restore") return keepAnswer(reason, status);

@@ -24,6 +24,9 @@ import type { PacedCall, ReviewTopics } from "./review-topics.js";
 
 export { REVIEW_CHAT_LIMITS, type ReviewChatLimits } from "./review-lane.js";
 
+/** How long a stop waits for the review chat's waiting answers (five at a private chat's pace). */
+export const STOP_ANSWER_DRAIN_MS = 5_000;
+
 /** Where review posts go and how they look. */
 export interface TelegramReviewChatOptions extends Omit<ReviewFormatOptions, "now"> {
   readonly api: Api;
@@ -349,6 +352,23 @@ export class TelegramReviewChat implements ReviewChat {
   /** How many review-chat jobs wait. */
   get queued(): number {
     return this.lane.queued;
+  }
+
+  /** True when its work waits on the clock alone (ReviewLane.waitsOnClock). */
+  get waitsOnClock(): boolean {
+    return this.lane.waitsOnClock;
+  }
+
+  /**
+   * Before a stop: lets the answers and the reports of decisions that wait
+   * for their turn go out, for at most `withinMs` on the clock. Their updates
+   * are handled (the journal will not give them again), so a stop in the
+   * second after a reply would otherwise leave it unanswered for good. New
+   * review posts stay queued on disk for the next start.
+   */
+  async drainAnswers(withinMs: number = STOP_ANSWER_DRAIN_MS): Promise<void> {
+    const until = this.options.clock.now() + withinMs;
+    while (this.lane.hasWaiting([LANE.end, LANE.answer]) && this.options.clock.now() < until) await this.lane.pauseFor(100);
   }
 
   async stop(): Promise<void> {

@@ -177,9 +177,28 @@ export class ReviewLane {
     if (this.isIdle()) for (const w of this.idleWaiters.splice(0)) w();
   }
 
+  /** True when a job of one of `lanes` waits for its turn. */
+  hasWaiting(lanes: readonly Lane[]): boolean {
+    return lanes.some((lane) => this.lanes[lane]!.length > 0);
+  }
+
+  /** Waits `ms` on the clock, outside any job. */
+  pauseFor(ms: number): Promise<void> {
+    return new Promise((resolve) => this.clock.setTimeout(resolve, ms));
+  }
+
   /** How many jobs wait (not counting the one running). */
   get queued(): number {
     return this.waitingJobs;
+  }
+
+  /**
+   * True when the lane has work and all of it waits on the clock (the running
+   * job for its turn, or queued jobs for the next slot): only moving a
+   * simulated clock lets it go on. For the explorer, which moves one.
+   */
+  get waitsOnClock(): boolean {
+    return this.running ? this.waiting > 0 : this.waitingJobs > 0 && this.timer !== undefined;
   }
 
   /** Drops waiting jobs (they reject) and ends waits; the running call finishes. */

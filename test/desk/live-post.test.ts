@@ -27,3 +27,11 @@ describe("the answer to a note replied after the 👎 that was not passed on", (
     );
   });
 });
+
+describe("the answer to an undo with nothing to undo", () => {
+  it("says so, naming the draft's status (the explorer found a reply 'undo' on a pending post left unanswered)", () => {
+    expect(refusalAnswer("undo", "not_applicable", draftIn("pending"))).toBe("↩️ Nothing to undo: the draft is pending.");
+    expect(refusalAnswer("undo", "not_applicable", draftIn("deferred"))).toBe("↩️ Nothing to undo: the draft is deferred.");
+    expect(refusalAnswer("undo", "not_applicable", undefined)).toBeNull();
+  });
+});

@@ -116,3 +116,34 @@ describe("the review chat's lanes (simulated clock)", () => {
     expect(texts()).toHaveLength(1);
   });
 });
+
+describe("a stop and the answers waiting for the review chat's pace", () => {
+  it("drainAnswers lets a waiting answer go out (at most its time on the clock); queued posts stay", async () => {
+    await chat.stop();
+    const api = new Api(double.token, { apiRoot: double.url });
+    chat = new TelegramReviewChat({
+      api,
+      chatId: String(OWNER),
+      threadId: null,
+      deferForMs: 86_400_000,
+      clock,
+      log: quiet,
+      limits: reviewChatLimits(String(OWNER)),
+    });
+    void chat.post(draftIn("queued", { draft_id: "d_1", draft_text: "Post 1" }));
+    const late = chat.post(draftIn("queued", { draft_id: "d_2", draft_text: "Post 2" })).catch(() => "dropped");
+    const answer = chat.answer("Nothing to undo: the draft is pending.", null);
+    await chat.whenIdle();
+    let done = false;
+    const drained = chat.drainAnswers(5_000).then(() => void (done = true));
+    // The answer goes one second after the first post; the drain ends then, before the next post's turn.
+    for (let i = 0; i < 50 && !done; i++) await advance(100);
+    await drained;
+    await answer;
+    expect(clock.now() - T0).toBeLessThanOrEqual(1_200);
+    await chat.stop();
+    expect(await late).toBe("dropped");
+    expect(texts()).toContain("Nothing to undo: the draft is pending.");
+    expect(texts().some((t) => t.includes("Post 2"))).toBe(false);
+  });
+});

@@ -85,3 +85,20 @@ describe("the review lane's priorities (contract v4: decisions before posts, an 
     expect(await inTime).toBe(true);
   });
 });
+
+describe("what the explorer and a stop read of the lane", () => {
+  it("waitsOnClock once its work waits for a turn; hasWaiting by lane", async () => {
+    const { lane, call, advance } = paced();
+    expect(lane.waitsOnClock).toBe(false);
+    const jobs = [call(LANE.post, "post"), call(LANE.answer, "answer"), call(LANE.post, "post 2")];
+    await lane.whenIdle();
+    expect(lane.waitsOnClock).toBe(true);
+    expect(lane.hasWaiting([LANE.end, LANE.answer])).toBe(true);
+    await advance(1_000);
+    expect(lane.hasWaiting([LANE.end, LANE.answer])).toBe(false);
+    expect(lane.hasWaiting([LANE.post])).toBe(true);
+    await advance(1_000);
+    await Promise.all(jobs);
+    expect(lane.waitsOnClock).toBe(false);
+  });
+});

@@ -16,7 +16,10 @@ interface Pick {
 const messagePick: fc.Arbitrary<Pick> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant<MessageKind>("any"), fromEnd: fc.nat(3) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant<MessageKind>("any"), fromEnd: fc.nat(40) }) },
-  { weight: 4, arbitrary: fc.record({ kind: fc.constantFrom<MessageKind>("post", "question", "prompt", "resume"), fromEnd: fc.nat(2) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({ kind: fc.constantFrom<MessageKind>("post", "question", "prompt", "resume", "reminder"), fromEnd: fc.nat(2) }),
+  },
 );
 const named = (p: Pick) => (p.kind === "any" ? `${p.fromEnd}` : `${p.kind} ${p.fromEnd}`);
 

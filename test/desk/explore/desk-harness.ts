@@ -16,6 +16,7 @@ import { TelegramAudienceResolver } from "../../../src/telegram/audience-resolve
 import { businessConnectionCall } from "../../../src/telegram/business-updates.js";
 import { handleJournaled } from "../../../src/telegram/journaled-updates.js";
 import { TelegramReviewChat } from "../../../src/telegram/review-chat.js";
+import { reviewChatLimits } from "../../../src/telegram/review-lane.js";
 import { telegramSendCall } from "../../../src/telegram/send-call.js";
 import { UpdateJournal } from "../../../src/telegram/update-journal.js";
 import { BOT_ID, OWNER, SECOND_REVIEWER, type FakeTelegram } from "./fake-telegram.js";
@@ -27,8 +28,8 @@ export const CONFIRM_OVER = 1000;
 
 const SILENT = pino({ level: "silent" });
 
-/** No pacing in the review chat: the explorer moves the clock itself, and every post goes out at once. */
-const UNPACED = { gapMs: 0, perMinute: 1_000_000, reservedForAnswers: 0 };
+/** Turns of the event loop the daemon's work may stay waiting on the clock alone before the harness stops waiting for it. */
+const SETTLE_TURNS = 20;
 
 /** The explored daemon's configuration on `dir`: the owner and a second reviewer, the owner's private chat with the bot. */
 export function explorerConfig(dir: string, extra: Record<string, string> = {}): Config {
@@ -41,6 +42,8 @@ export function explorerConfig(dir: string, extra: Record<string, string> = {}):
     AUDIENCE_CONFIRM_OVER: String(CONFIRM_OVER),
     DRAFT_TTL: "2h",
     DEFER_FOR: "1h",
+    // A reminder 30 min after the post (its draft expires after 2 h): the explorer's clock gets there often.
+    REMIND_BEFORE: "90m",
     ...extra,
   });
 }
@@ -67,6 +70,9 @@ export class DeskHarness {
     private readonly clock: SimulatedClock,
   ) {}
 
+  /** Updates whose handling has not finished. */
+  private readonly handling = new Set<Promise<void>>();
+
   /** Opens the daemon on `dir` and runs its start-up, as runDaemon does. */
   static async open(dir: string, clock: SimulatedClock, telegram: FakeTelegram): Promise<DeskHarness> {
     const config = explorerConfig(dir);
@@ -92,7 +98,8 @@ export class DeskHarness {
       deferForMs: config.deferForMs,
       timeZone: "UTC",
       clock,
-      limits: UNPACED,
+      // run.ts's pace (a private chat: a message or edit a second): the owner sees each one when Telegram accepts it.
+      limits: reviewChatLimits(config.reviewChatId),
       log,
     });
     const core = await openCore(config, log, {
@@ -104,7 +111,9 @@ export class DeskHarness {
       redact: null,
       processSwitchValue: undefined,
       envFilePath: join(dir, ".env"),
-      haltPollMs: 1000,
+      // run.ts polls the kill switch every second; its file watch and the check at each send do not wait for a poll.
+      // Every 5 s here: a poll reads three files, and the explorer moves its clock by hours.
+      haltPollMs: 5000,
       business: {
         botUsername: "explorer_bot",
         fetchConnection: businessConnectionCall(bot.api),
@@ -136,25 +145,39 @@ export class DeskHarness {
     const journal = await UpdateJournal.open(harnessPaths(dir).updates, log);
     bot.api.config.use(markAnswers(journal, config.reviewChatId));
     const harness = new DeskHarness(core, config, bot, reviewChat, journal, clock);
-    await startUp({
-      bot,
-      core,
-      journal,
-      fetch: async (args) => telegram.getUpdates(args.offset, args.limit),
-      say: (text) => reviewChat.say(text),
-      timeZone: "UTC",
-      heldWhileDown,
-      stopped: new Promise(() => {}),
-      log,
-    });
+    // Time passes while the daemon starts (a notice it posts waits for the review chat's pace).
+    await harness.passTimeUntil(
+      startUp({
+        bot,
+        core,
+        journal,
+        fetch: async (args) => telegram.getUpdates(args.offset, args.limit),
+        say: (text) => reviewChat.say(text),
+        timeZone: "UTC",
+        heldWhileDown,
+        stopped: new Promise(() => {}),
+        log,
+      }),
+    );
     await harness.quiesce();
     return harness;
   }
 
-  /** Takes one update as the poller does (journaled, then handled), then waits until the desk has nothing left to do now. */
+  /**
+   * Takes one update as the poller does (journaled, then handled), and lets
+   * the daemon do what it can at this moment. Its handling goes on while the
+   * owner acts (the runner handles updates side by side, one message's in
+   * order): an answer waiting for the review chat's pace comes as the clock
+   * moves.
+   */
   async deliver(update: Update): Promise<void> {
     await this.journal.record([update]);
-    await handleJournaled(update, { handleUpdate: (u) => this.bot.handleUpdate(u), journal: this.journal, log: SILENT });
+    const handling: Promise<void> = handleJournaled(update, {
+      handleUpdate: (u) => this.bot.handleUpdate(u),
+      journal: this.journal,
+      log: SILENT,
+    }).finally(() => this.handling.delete(handling));
+    this.handling.add(handling);
     await this.journal.notePolled(this.clock.now());
     await this.quiesce();
   }
@@ -166,23 +189,70 @@ export class DeskHarness {
     await this.quiesce();
   }
 
-  /** Waits until no desk work, review-chat call or due timer is left at this moment. */
+  /** Lets the daemon do all it can without the clock moving: its desk, the updates it handles, the review chat's calls. */
   async quiesce(): Promise<void> {
-    for (let i = 0; i < 4; i++) {
+    for (let i = 0; i < 3; i++) {
       await this.settleOnce();
       await this.clock.advance(0, () => this.settleOnce());
     }
   }
 
-  private async settleOnce(): Promise<void> {
-    await this.core.desk.settle();
-    await this.reviewChat.whenIdle();
-    await new Promise((resolve) => setImmediate(resolve));
-    await this.core.desk.settle();
+  /**
+   * Lets time pass until `work` settles: the clock moves a quarter second
+   * whenever what is left waits on it (the review chat's pace; or nothing
+   * moved for 50 turns of real time: a timer of its own), at most 10
+   * simulated minutes; a file write under way is waited for in real time.
+   */
+  async passTimeUntil<T>(work: Promise<T>): Promise<T> {
+    let done = false;
+    const watched = work.finally(() => {
+      done = true;
+    });
+    for (let moves = 0, still = 0; !done && moves < 2400; ) {
+      await this.settleOnce();
+      if (done) break;
+      if (this.reviewChat.waitsOnClock || still >= 50) {
+        await this.clock.advance(250, () => this.settleOnce());
+        moves++;
+        still = 0;
+      } else {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        still++;
+      }
+    }
+    await this.quiesce();
+    return watched;
   }
 
-  /** Stops as run.ts's closers do: the update journal (noting the last poll), the review chat's waiting work, then the core. */
+  /**
+   * Waits until the desk is settled, the updates handled and the review chat
+   * idle, or until what is left waits on the clock alone (the review chat's
+   * pace, a send holding its turn): then a few more turns of the event loop
+   * let a file write under way finish.
+   */
+  private async settleOnce(): Promise<void> {
+    let done = false;
+    let laneIdle = false;
+    const all = Promise.all([this.core.desk.settle(), ...this.handling]).then(
+      () => void (done = true),
+      () => void (done = true),
+    );
+    const idle = this.reviewChat.whenIdle().then(() => void (laneIdle = true));
+    for (let blocked = 0, turns = 0; !(done && laneIdle) && blocked < SETTLE_TURNS && turns < 100_000; turns++) {
+      await Promise.race([all.then(() => idle), new Promise((resolve) => setImmediate(resolve))]);
+      blocked = this.reviewChat.waitsOnClock || done ? blocked + 1 : 0;
+    }
+  }
+
+  /**
+   * Stops as run.ts's closers do: the updates being handled finish, the
+   * review chat's waiting answers go out (time passes meanwhile), the update
+   * journal (noting the last poll), the review chat's other waiting work,
+   * then the core.
+   */
   async close(): Promise<void> {
+    await this.passTimeUntil(Promise.all(this.handling));
+    await this.passTimeUntil(this.reviewChat.drainAnswers());
     await this.journal.notePolled(this.clock.now());
     await this.journal.close();
     await this.reviewChat.stop();

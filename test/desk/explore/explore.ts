@@ -44,9 +44,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreReport> {
       }
       await world.run("submit", () => world.submit(start === "business" ? "person" : "group"));
       await fc.asyncModelRun(() => ({ model: {}, real: world }), sequence);
-      // The daemon runs again at the end, long enough for what the steps set going (and what waited in Telegram).
-      if (!world.up) await world.run("start the daemon (end of run)", () => world.start());
-      await world.run("advance 61s (end of run)", () => world.advance(61_000));
+      await world.finish();
     } finally {
       await world.close();
     }

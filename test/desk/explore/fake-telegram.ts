@@ -1,5 +1,6 @@
 import { GrammyError, HttpError, type Transformer } from "grammy";
 import type { InlineKeyboardMarkup, MessageEntity, ReactionTypeEmoji, Update } from "grammy/types";
+import { currentUpdate } from "../../../src/telegram/update-scope.js";
 
 /** The bot's own user id in the explorer's Telegram. */
 export const BOT_ID = 777000111;
@@ -48,6 +49,26 @@ export interface ChatMessage {
   readonly replyTo: number | null;
   /** The replied-to message's text and entities when this one was sent (what its quote showed). */
   readonly quoted: { readonly text: string; readonly entities: MessageEntity[] } | null;
+  /** Each state Telegram accepted, oldest first: what the chat showed from `at` until the next one. */
+  readonly versions: Version[];
+}
+
+/** One state of a message as Telegram accepted it (the sendMessage, then each edit), with the time it accepted the call. */
+export interface Version {
+  readonly at: number;
+  readonly text: string;
+  /** Callback data of the buttons it carried. */
+  readonly buttons: readonly string[];
+}
+
+/** A reviewer's reply to one of the bot's messages, as Telegram delivered it. */
+export interface ReviewerReply {
+  readonly updateId: number;
+  readonly messageId: number;
+  /** The bot's message it replies to. */
+  readonly target: number;
+  readonly text: string;
+  readonly at: number;
 }
 
 /** A sendMessage to a destination: what went out, and what Telegram answered. */
@@ -116,10 +137,20 @@ export class FakeTelegram {
   private nextConnection = 1;
   private nextPersonMessage = 1;
   private readonly byId = new Map<number, ChatMessage>();
+  /** Updates in whose handling the bot posted or edited in the review chat (the update scope run.ts's journal reads). */
+  readonly answered = new Set<number>();
+  /** The owner's replies to the bot's messages, in order. */
+  readonly replies: ReviewerReply[] = [];
+
+  /** `now`: the simulated clock; every message and edit of the review chat is accepted at its time. */
+  constructor(private readonly now: () => number = () => 0) {}
 
   /** The transformer that answers every Bot API call of the daemon's Bot. */
   readonly transformer: Transformer = async (_prev, method, payload) => {
-    const result = this.answer(method, payload as Payload);
+    const p = payload as Payload;
+    const result = this.answer(method, p);
+    const scope = currentUpdate();
+    if (scope !== undefined && answersInReviewChat(method, p)) this.answered.add(scope.updateId);
     return { ok: true, result } as never;
   };
 
@@ -173,6 +204,7 @@ export class FakeTelegram {
     }
     message.buttons = buttonsOf(p.reply_markup);
     for (const b of message.buttons) message.everButtons.add(b);
+    message.versions.push({ at: this.now(), text: message.text, buttons: [...message.buttons] });
     return this.wire(message);
   }
 
@@ -235,6 +267,7 @@ export class FakeTelegram {
       everButtons: new Set(m.buttons ?? []),
       replyTo: m.replyTo,
       quoted: quotedFrom === undefined ? null : { text: quotedFrom.text, entities: [...quotedFrom.entities] },
+      versions: [{ at: this.now(), text: m.text, buttons: [...(m.buttons ?? [])] }],
     };
     this.messages.push(message);
     this.byId.set(message.id, message);
@@ -329,8 +362,10 @@ export class FakeTelegram {
     const sent = this.add({ fromBot: false, text, replyTo });
     const target = replyTo === null ? undefined : this.byId.get(replyTo);
     const command = /^\/\w+/.exec(text);
+    const updateId = this.nextUpdateId++;
+    if (target?.fromBot) this.replies.push({ updateId, messageId: sent.id, target: target.id, text, at: this.now() });
     return {
-      update_id: this.nextUpdateId++,
+      update_id: updateId,
       message: {
         message_id: sent.id,
         date,
@@ -342,6 +377,13 @@ export class FakeTelegram {
       },
     } as Update;
   }
+}
+
+/** A call that shows the owner something in the review chat: a message, an edit, a reaction, a callback's answer. */
+function answersInReviewChat(method: string, p: Payload): boolean {
+  if (method === "answerCallbackQuery") return true;
+  if (!["sendMessage", "editMessageText", "editMessageReplyMarkup", "setMessageReaction", "sendPhoto"].includes(method)) return false;
+  return String(p.chat_id) === String(OWNER);
 }
 
 function owner() {

@@ -1,9 +1,27 @@
 import { describe, expect, it } from "vitest";
-import type { ChatTruth } from "./fake-telegram.js";
+import type { ChatMessage, ChatTruth } from "./fake-telegram.js";
 import { ExploreModel, type SeenTruth } from "./model.js";
 import type { Surface } from "./surface.js";
 
 const RULES = { undoWindowMs: 30_000, confirmOver: 1000, growthCovered: 2, growthFloor: 100 };
+/** The review chat of these cases: draft d1's post showed its ↩️ Undo for a minute, then "sent" (before any send here). */
+const CHAT: ChatMessage[] = [
+  {
+    id: 1,
+    fromBot: true,
+    text: "post",
+    entities: [],
+    buttons: [],
+    everButtons: new Set(["v1:undo:d1"]),
+    replyTo: null,
+    quoted: null,
+    versions: [
+      { at: -60_000, text: "approved", buttons: ["v1:undo:d1"] },
+      { at: 1_500, text: "sent", buttons: [] },
+    ],
+  },
+];
+const NOW = 60_000;
 const TRUTH: ChatTruth = { title: "Book club", username: null, members: 5 };
 const POST: Surface = {
   messageId: 1,
@@ -27,7 +45,14 @@ function modelWith(...steps: Array<(m: ExploreModel) => void>): ExploreModel {
 const approve =
   (step: number, surface: Surface = POST, kind: "approve" | "confirm" = "approve") =>
   (m: ExploreModel) =>
-    m.actions.push({ step, at: step * 1000, kind, how: "👍", surface: kind === "confirm" ? asQuestion(surface) : surface });
+    m.actions.push({
+      step,
+      at: step * 1000,
+      kind,
+      channel: "button",
+      how: "👍",
+      surface: kind === "confirm" ? asQuestion(surface) : surface,
+    });
 /** The confirmation question about what `surface` showed (it takes only the "Yes, send" tap). */
 const asQuestion = (surface: Surface): Surface => ({
   ...surface,
@@ -42,16 +67,22 @@ const send =
 
 describe("the explorer's invariant (judged from its own record alone)", () => {
   it("accepts a send approved on a message that showed that text and audience", () => {
-    expect(modelWith(approve(1), send(2)).checkNewSends()).toEqual([]);
+    expect(modelWith(approve(1), send(2)).checkNewSends(CHAT, NOW)).toEqual([]);
   });
 
   it("flags another text version, another audience, a halt since, an undo, a second send, no evidence", () => {
-    const flagged = (m: ExploreModel) => m.checkNewSends().join("\n");
+    const flagged = (m: ExploreModel) => m.checkNewSends(CHAT, NOW).join("\n");
     expect(flagged(modelWith(approve(1), send(2, "v2")))).toMatch(/it showed "v1"/);
     expect(flagged(modelWith(approve(1), send(2, "v1", { ...TRUTH, username: "open" })))).toMatch(/at the send: public/);
     expect(flagged(modelWith(approve(1), (m) => m.haltBegins.push(2), send(3)))).toMatch(/a halt began at step 2/);
     expect(
-      flagged(modelWith(approve(1), (m) => m.actions.push({ step: 2, at: 2000, kind: "undo", how: "↩️", surface: POST }), send(3))),
+      flagged(
+        modelWith(
+          approve(1),
+          (m) => m.actions.push({ step: 2, at: 2000, kind: "undo", channel: "button", how: "↩️", surface: POST }),
+          send(3),
+        ),
+      ),
     ).toMatch(/undone at step 2/);
     expect(flagged(modelWith(approve(1), send(2), send(3)))).toMatch(/a second send of d1/);
     expect(flagged(modelWith(approve(1), send(2, "v1", null)))).toMatch(/did not answer/);
@@ -62,32 +93,49 @@ describe("the explorer's invariant (judged from its own record alone)", () => {
     const shownLarge: Surface = { ...POST, audience: { kind: "known", title: "Book club", members: 5000, public: false } };
     const confirmed = (truth: ChatTruth) =>
       modelWith(approve(1, shownLarge, "confirm"), send(2, "v1", truth))
-        .checkNewSends()
+        .checkNewSends(CHAT, NOW)
         .join();
     expect(confirmed({ ...TRUTH, members: 5 })).toBe("");
     expect(confirmed({ ...TRUTH, members: 10_000 })).toBe("");
     expect(confirmed({ ...TRUTH, members: 10_001 })).toMatch(/grew past what it showed/);
-    expect(modelWith(approve(1), send(2, "v1", { ...TRUTH, members: 104 })).checkNewSends()).toEqual([]);
+    expect(modelWith(approve(1), send(2, "v1", { ...TRUTH, members: 104 })).checkNewSends(CHAT, NOW)).toEqual([]);
     expect(
       modelWith(approve(1), send(2, "v1", { ...TRUTH, members: 105 }))
-        .checkNewSends()
+        .checkNewSends(CHAT, NOW)
         .join(),
     ).toMatch(/grew past/);
     const shownPublic: Surface = { ...shownLarge, audience: { kind: "known", title: "Book club", members: 5000, public: true } };
-    expect(modelWith(approve(1, shownPublic, "confirm"), send(2, "v1", { ...TRUTH, members: 5000 })).checkNewSends()).toEqual([]);
+    expect(modelWith(approve(1, shownPublic, "confirm"), send(2, "v1", { ...TRUTH, members: 5000 })).checkNewSends(CHAT, NOW)).toEqual([]);
   });
 
   it("an action on a message whose controls do not take it neither approves nor undoes (it is refused with a pointer)", () => {
-    const flagged = (m: ExploreModel) => m.checkNewSends().join("\n");
+    const flagged = (m: ExploreModel) => m.checkNewSends(CHAT, NOW).join("\n");
     const question = asQuestion(POST);
     expect(
-      flagged(modelWith((m) => m.actions.push({ step: 1, at: 1000, kind: "approve", how: "reply 👍", surface: question }), send(2))),
+      flagged(
+        modelWith(
+          (m) => m.actions.push({ step: 1, at: 1000, kind: "approve", channel: "reply", how: "reply 👍", surface: question }),
+          send(2),
+        ),
+      ),
     ).toMatch(/takes no approval/);
     expect(
-      flagged(modelWith((m) => m.actions.push({ step: 1, at: 1000, kind: "confirm", how: "forged", surface: POST }), send(2))),
+      flagged(
+        modelWith((m) => m.actions.push({ step: 1, at: 1000, kind: "confirm", channel: "button", how: "forged", surface: POST }), send(2)),
+      ),
     ).toMatch(/takes no confirmation/);
-    const undoOnQuestion = (m: ExploreModel) => m.actions.push({ step: 2, at: 2000, kind: "undo", how: "reply undo", surface: question });
-    expect(modelWith(approve(1, POST, "confirm"), undoOnQuestion, send(3)).checkNewSends()).toEqual([]);
+    const undoOnQuestion = (m: ExploreModel) =>
+      m.actions.push({ step: 2, at: 2000, kind: "undo", channel: "reply", how: "reply undo", surface: question });
+    expect(modelWith(approve(1, POST, "confirm"), undoOnQuestion, send(3)).checkNewSends(CHAT, NOW)).toEqual([]);
+  });
+
+  it("a question takes its buttons only: a 👍 reaction or reply on the “ok” question approves nothing, its 👍 button does", () => {
+    const okQuestion: Surface = { ...POST, messageId: 7, isQuestion: true };
+    const on = (channel: "reaction" | "reply" | "button") => (m: ExploreModel) =>
+      m.actions.push({ step: 1, at: 1000, kind: "approve", channel, how: channel, surface: okQuestion });
+    expect(modelWith(on("reaction"), send(2)).checkNewSends(CHAT, NOW).join()).toMatch(/takes its buttons only, and this was a reaction/);
+    expect(modelWith(on("reply"), send(2)).checkNewSends(CHAT, NOW).join()).toMatch(/this was a reply/);
+    expect(modelWith(on("button"), send(2)).checkNewSends(CHAT, NOW)).toEqual([]);
   });
 
   it("a large or unknown audience binds only through the confirmation tap", () => {
@@ -95,17 +143,17 @@ describe("the explorer's invariant (judged from its own record alone)", () => {
     const shownLarge: Surface = { ...POST, audience: { kind: "known", title: "Book club", members: 5000, public: false } };
     expect(
       modelWith(approve(1, shownLarge), send(2, "v1", large))
-        .checkNewSends()
+        .checkNewSends(CHAT, NOW)
         .join(),
     ).toMatch(/need the confirmation tap/);
-    expect(modelWith(approve(1, shownLarge, "confirm"), send(2, "v1", large)).checkNewSends()).toEqual([]);
+    expect(modelWith(approve(1, shownLarge, "confirm"), send(2, "v1", large)).checkNewSends(CHAT, NOW)).toEqual([]);
     // Shown 5, now 5,000: the 👍 made without the tap does not cover it; a confirmation on a question that showed 5,000 does.
     expect(
       modelWith(approve(1), send(2, "v1", large))
-        .checkNewSends()
+        .checkNewSends(CHAT, NOW)
         .join(),
     ).toMatch(/5000 members need the confirmation tap/);
     const unknown: Surface = { ...POST, audience: { kind: "unknown" } };
-    expect(modelWith(approve(1, unknown), send(2)).checkNewSends().join()).toMatch(/unknown/);
+    expect(modelWith(approve(1, unknown), send(2)).checkNewSends(CHAT, NOW).join()).toMatch(/unknown/);
   });
 });

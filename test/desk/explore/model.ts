@@ -1,5 +1,6 @@
-import { ACCOUNTS, OWNER, PERSON, type ChatTruth, type DestinationCall } from "./fake-telegram.js";
+import { ACCOUNTS, OWNER, PERSON, type ChatMessage, type ChatTruth, type DestinationCall, type ReviewerReply } from "./fake-telegram.js";
 import type { Surface } from "./surface.js";
+import { unansweredReplies, undoAfterSendProblem, undoShown, undoWindowProblem } from "./timeline.js";
 
 /** An owner's action that may approve a send, or take an approval back. */
 export interface OwnerAction {
@@ -7,6 +8,8 @@ export interface OwnerAction {
   readonly at: number;
   /** `approve`: a 👍 (reaction, reply, send button); `confirm`: a "Yes, send" tap; `undo`: a 👍 removed, ↩️, a reply `undo`. */
   readonly kind: "approve" | "confirm" | "undo";
+  /** How it came: a question takes taps only (contract v4). */
+  readonly channel: "reaction" | "button" | "reply";
   readonly how: string;
   readonly surface: Surface;
 }
@@ -55,6 +58,8 @@ export class ExploreModel {
   /** Drafts a send may have reached (Telegram said ok, or nobody knows). */
   private readonly delivered = new Set<string>();
   private checked = 0;
+  /** Sends whose ↩️ Undo outlived them, told once each. */
+  private readonly staleUndoTold = new Set<SendSeen>();
 
   constructor(private readonly rules: Rules) {}
 
@@ -63,12 +68,50 @@ export class ExploreModel {
     if (!this.draftOfText.has(text)) this.draftOfText.set(text, draftId);
   }
 
-  /** Judges every send not judged yet; returns the new violations. */
-  checkNewSends(): string[] {
+  /**
+   * Judges every send not judged yet, with the review chat as Telegram
+   * accepted it (`chat`, every version with its acceptance time), and every
+   * sent draft whose ↩️ Undo may still be offered at `now`; returns the new
+   * violations.
+   */
+  checkNewSends(chat: readonly ChatMessage[], now: number): string[] {
     const found: string[] = [];
-    for (; this.checked < this.sends.length; this.checked++) found.push(...this.judge(this.sends[this.checked]!));
+    for (; this.checked < this.sends.length; this.checked++) {
+      const send = this.sends[this.checked]!;
+      found.push(...this.judge(send), ...this.judgeUndoShown(send, chat));
+    }
+    for (const send of this.sends.slice(0, this.checked)) {
+      const draftId = this.draftOfText.get(send.call.text);
+      if (send.call.outcome !== "ok" || draftId === undefined || this.staleUndoTold.has(send)) continue;
+      const stale = undoAfterSendProblem(undoShown(chat, draftId), send.at, now);
+      if (stale === null) continue;
+      this.staleUndoTold.add(send);
+      found.push(`step ${send.step}: sendMessage of ${JSON.stringify(send.call.text)} (ok): ${stale}`);
+    }
     this.violations.push(...found);
     return found;
+  }
+
+  /** The reviewer replies nothing answered (judged once the daemon had time for each); returns the new violations. */
+  checkReplies(
+    replies: readonly ReviewerReply[],
+    answered: ReadonlySet<number>,
+    chat: readonly ChatMessage[],
+    starts: readonly number[],
+  ): string[] {
+    const found = unansweredReplies(replies, answered, new Map(chat.map((m) => [m.id, m])), starts).map(
+      (r) => `the reviewer's reply ${JSON.stringify(r.text)} (message ${r.messageId}) to message ${r.target} was never answered`,
+    );
+    this.violations.push(...found);
+    return found;
+  }
+
+  /** A send of a draft the explorer knows: its ↩️ Undo visible for the whole window before the call (contract v4). */
+  private judgeUndoShown(send: SendSeen, chat: readonly ChatMessage[]): string[] {
+    const draftId = this.draftOfText.get(send.call.text);
+    if (draftId === undefined) return [];
+    const why = undoWindowProblem(undoShown(chat, draftId), send.at, this.rules.undoWindowMs);
+    return why === null ? [] : [`step ${send.step}: sendMessage of ${JSON.stringify(send.call.text)} (${send.call.outcome}): ${why}`];
   }
 
   private judge(send: SendSeen): string[] {
@@ -112,6 +155,7 @@ export class ExploreModel {
     const s = a.surface;
     if (!s.accepts[a.kind === "confirm" ? "confirm" : "approve"])
       return `that message takes no ${a.kind === "confirm" ? "confirmation" : "approval"}`;
+    if (s.isQuestion && a.channel !== "button") return `a question takes its buttons only, and this was a ${a.channel}`;
     if (s.draftText !== send.call.text) return `it showed ${s.draftText === null ? "no draft text" : JSON.stringify(s.draftText)}`;
     const identity = identityProblem(s, send.call.via);
     if (identity !== null) return identity;

@@ -23,7 +23,7 @@ export interface Surface {
   readonly identity: "bot" | "owner";
   /** The account it said the draft goes from ("🗣 As you (Owner, @owner)"), or null when it named none. */
   readonly account: string | null;
-  /** A confirmation question (its button is the extra tap a large audience needs). */
+  /** A question (a confirmation, the "ok" question, /resume): only a tap on its buttons counts. */
   readonly isQuestion: boolean;
   /** The message carries, or carried, a decision control: a draft's buttons, or it is an Edit prompt. */
   readonly decisionControl: boolean;
@@ -77,7 +77,7 @@ export function surfaceOf(message: ChatMessage): Surface {
     audience: own.audience ?? quoted?.audience ?? null,
     identity: own.identity ?? quoted?.identity ?? "bot",
     account: own.identity !== null ? own.account : (quoted?.account ?? null),
-    isQuestion: message.fromBot && /^Send to /.test(message.text),
+    isQuestion: isQuestion(message),
     decisionControl: [...message.everButtons].some((b) => b.startsWith("v1:")) || isEditPrompt(message),
     accepts: {
       approve: carried(message, "v1:send:"),
@@ -90,6 +90,16 @@ export function surfaceOf(message: ChatMessage): Surface {
 
 function carried(message: ChatMessage, prefix: string): boolean {
   return message.fromBot && [...message.everButtons].some((b) => b.startsWith(prefix));
+}
+
+/**
+ * A question of the bot's (contract v4: answered by its buttons only): the
+ * confirmation a large or unknown audience asks for ("Send to …?"), the "ok"
+ * question ("You replied …"), a /resume question.
+ */
+export function isQuestion(message: ChatMessage): boolean {
+  if (!message.fromBot) return false;
+  return /^(Send to |You replied )/u.test(message.text) || [...message.everButtons].some((b) => b.startsWith("owner:resume:"));
 }
 
 /** The bot's ✏️ Edit prompt (the text to copy in a `pre` block). */

@@ -12,11 +12,18 @@ import { runTestModeSession, type TestModeStep } from "./test-mode-run.js";
 import { ExploreModel, type OwnerAction } from "./model.js";
 import { isEditPrompt, surfaceOf } from "./surface.js";
 
+/**
+ * Where each run's HARNESS_DIR is made: EXPLORE_DIR, else /dev/shm where there
+ * is one (real files in memory: a run writes thousands of fsync'd lines, and
+ * the machine's disk is shared), else the system's temporary directory.
+ */
+const EXPLORE_DIR = process.env.EXPLORE_DIR ?? (existsSync("/dev/shm") ? "/dev/shm" : tmpdir());
+
 /** The explorer's start time: a fixed instant, so a seed replays the same run. */
 const T0 = Date.parse("2026-11-30T10:00:00.000Z");
 
 /** Which messages a step picks from: any, or those of one kind (so that an old question or prompt is found often). */
-export type MessageKind = "any" | "post" | "question" | "prompt" | "resume";
+export type MessageKind = "any" | "post" | "question" | "prompt" | "resume" | "reminder";
 
 const hasButton = (m: ChatMessage, prefix: string) => [...m.everButtons].some((b) => b.startsWith(prefix));
 const KINDS: Record<MessageKind, (m: ChatMessage) => boolean> = {
@@ -25,7 +32,24 @@ const KINDS: Record<MessageKind, (m: ChatMessage) => boolean> = {
   question: (m) => hasButton(m, "v1:confirm:"),
   prompt: isEditPrompt,
   resume: (m) => hasButton(m, "owner:resume:"),
+  reminder: (m) => m.fromBot && /^⏰/u.test(m.text),
 };
+
+/** A step that takes longer than this (real time) is stuck: the daemon waits on something that never comes. */
+const STEP_LIMIT_MS = 120_000;
+
+/** `work`, or an error saying `what` once STEP_LIMIT_MS passed. */
+async function withinRealTime<T>(work: Promise<T>, what: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const stuck = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(what())), STEP_LIMIT_MS);
+  });
+  try {
+    return await Promise.race([work, stuck]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** How many steps all worlds ran (the report's count). */
 export const totals = { steps: 0, runs: 0, seen: new Map<string, number>() };
@@ -53,6 +77,8 @@ export class World {
   private halted = false;
   private envHalted = false;
   private textSerial = 0;
+  /** When the daemon started again after a stop (simulated time). */
+  private readonly starts: number[] = [];
 
   private constructor(
     readonly dir: string,
@@ -74,15 +100,16 @@ export class World {
   }
 
   static async open(audience: ChatTruth): Promise<World> {
-    const dir = await mkdtemp(join(tmpdir(), "draft-explore-"));
+    const dir = await mkdtemp(join(EXPLORE_DIR, "draft-explore-"));
     const clock = new SimulatedClock(T0);
-    const telegram = new FakeTelegram();
+    const telegram = new FakeTelegram(() => clock.now());
     telegram.truth = audience;
-    return new World(dir, clock, telegram, await DeskHarness.open(dir, clock, telegram));
+    const desk = await withinRealTime(DeskHarness.open(dir, clock, telegram), () => "the daemon's first start did not end");
+    return new World(dir, clock, telegram, desk);
   }
 
   async close(): Promise<void> {
-    await this.desk?.close();
+    await withinRealTime(this.desk?.close() ?? Promise.resolve(), () => `the daemon did not stop:\n${this.log.join("\n")}`);
     // Retried: a file written as the daemon stops (a halt record) can race the removal.
     await rm(this.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 20 });
   }
@@ -108,12 +135,15 @@ export class World {
     totals.steps++;
     this.log.push(`${this.step}. ${what}`);
     const haltedBefore = this.halted;
-    await act();
+    await withinRealTime(
+      act(),
+      () => `step ${this.step} (${what}) did not end within ${STEP_LIMIT_MS / 1000} s of real time:\n${this.log.join("\n")}`,
+    );
     this.halted = this.envHalted || existsSync(harnessPaths(this.dir).ownerHalt);
     if (this.halted && !haltedBefore) this.model.haltBegins.push(this.step);
     // A send is "while halted" only if the halt held before and after its step.
     if (!this.halted) for (const s of this.model.sends) if (s.step === this.step) s.haltedThroughout = false;
-    const found = this.model.checkNewSends();
+    const found = this.model.checkNewSends(this.telegram.messages, this.clock.now());
     if (found.length > 0) throw new Error(`invariant broken:\n${found.join("\n")}\nsteps:\n${this.log.join("\n")}`);
   }
 
@@ -201,6 +231,7 @@ export class World {
   /** Starts the daemon on the same files and clock (it reads what waited in Telegram meanwhile). */
   async start(): Promise<void> {
     if (this.desk !== null) return;
+    this.starts.push(this.clock.now());
     this.desk = await DeskHarness.open(this.dir, this.clock, this.telegram);
   }
 
@@ -245,11 +276,26 @@ export class World {
 
   private note(kind: OwnerAction["kind"], how: string, message: ChatMessage, counts = true): void {
     if (!counts) return;
-    this.model.actions.push({ step: this.step, at: this.clock.now(), kind, how, surface: surfaceOf(message) });
+    const channel = /reaction|taken away/.test(how) ? "reaction" : /button/.test(how) ? "button" : "reply";
+    this.model.actions.push({ step: this.step, at: this.clock.now(), kind, how, channel, surface: surfaceOf(message) });
   }
 
   private date(): number {
     return Math.floor(this.clock.now() / 1000);
+  }
+
+  /**
+   * The end of a run: the daemon runs again (if a step stopped it) long
+   * enough for what the steps set going and what waited in Telegram, then
+   * every reviewer reply must have been answered (contract v4: never ignored).
+   */
+  async finish(): Promise<void> {
+    if (!this.up) await this.run("start the daemon (end of run)", () => this.start());
+    await this.run("advance 61s (end of run)", () => this.advance(61_000));
+    await this.run("every reviewer reply answered (end of run)", async () => {
+      const found = this.model.checkReplies(this.telegram.replies, this.telegram.answered, this.telegram.messages, this.starts);
+      if (found.length > 0) throw new Error(`invariant broken:\n${found.join("\n")}\nsteps:\n${this.log.join("\n")}`);
+    });
   }
 
   /** Hands an update to the daemon; while it is down, Telegram keeps it for the start. */
