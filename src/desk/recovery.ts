@@ -241,6 +241,8 @@ export interface RecoveryDesk {
   liftHalts?(): Promise<void>;
   /** Approved drafts a halt stops (one now, or one since their approval) are halted at once, before their effects run. */
   haltApprovals?(): Promise<void>;
+  /** Messages showing an ↩️ Undo in place of their post: handed to the review chat, or closed if it offers none now (see closing.ts). */
+  resumeUndoMessages?(): void;
   /** Audits changes the log lacks as `recovered`. */
   auditRecovered(drafts: readonly DraftRecord[]): Promise<void>;
   /** Makes a change the audit log already has in the store alone, as of `at` (see storeBehind). */
@@ -293,6 +295,7 @@ export async function resumeDrafts(desk: RecoveryDesk, options: { readonly downS
   }
   // Halted at start, or halted since the approval: said at once, never a send time or ↩️ Undo shown again first.
   await desk.haltApprovals?.();
+  desk.resumeUndoMessages?.();
   desk.runEffects(plan.effects);
   await desk.liftHalts?.();
   if (lostSends.length > 0) {

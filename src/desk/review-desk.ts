@@ -388,6 +388,11 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     if (halt) await this.applyNow(draftId, { type: "halt", ...halt });
   }
 
+  /** At start: messages showing an ↩️ Undo in place of their post end with it (see closing.ts). */
+  resumeUndoMessages(): void {
+    if (!this.effects.closed) this.effects.resumeUndoMessages();
+  }
+
   /** Runs the effect of a post, expiry or send again after a start (see recovery.ts). */
   runEffects(effects: readonly Effect[]): void {
     this.effects.runEffects(effects);
