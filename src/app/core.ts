@@ -15,7 +15,7 @@ import { DraftArchive } from "../store/archive.js";
 import { ReviewDesk } from "../desk/review-desk.js";
 import { draftRecordSchema, type DraftRecord } from "../drafts/record.js";
 import type { Logger } from "../log/logger.js";
-import { watchKillSwitch, type WatchedKillSwitch } from "../send/halt-watch.js";
+import { approvalHalt, watchKillSwitch, type WatchedKillSwitch } from "../send/halt-watch.js";
 import { envKillSwitch } from "../send/kill-switch.js";
 import { auditHaltRemoval } from "../owner/halt-removed.js";
 import type { DestinationLimiter } from "../send/limiter.js";
@@ -187,6 +187,8 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
         const verdict = await killSwitch.check();
         return verdict.halted ? `kill switch: ${verdict.reason}` : null;
       },
+      // A halt that begins while approvals wait halts them at once (the send call's own verdict).
+      approvalHalted: (draft) => approvalHalt(killSwitch, draft.approval?.at),
       removedItems,
       ...(edges.backoffs ? { postBackoff: edges.backoffs.reviewPost } : {}),
       log,
@@ -207,6 +209,8 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
     await reconcileAudit(desk);
     // When a halt ends, the drafts it stopped offer 👍 Send again (a start does the same: resumeDrafts).
     killSwitch.onHaltEnded(() => void desk.liftHalts());
+    // When a halt begins, the approvals waiting out their window or a retry are halted at once (a start does the same: resumeDrafts).
+    killSwitch.onHaltStarted(() => void desk.haltApprovals());
     // At start, then daily; a failed pass (a full disk) is logged, shown by /healthz, and tried again within the hour.
     // Each pass also drops the originals kept for redacted drafts that can no longer use them (a failure there only warns).
     const tidy = () =>

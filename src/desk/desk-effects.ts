@@ -12,7 +12,7 @@ import type { ReviewChat, Sender, StatusShown } from "./ports.js";
 import { shownOfDraft, type DecisionSurfaces } from "./surfaces.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
 import { Reminders } from "./reminders.js";
-import { closeLeftBehind } from "./closing.js";
+import { closeLeftBehind, resumeUndoMessages } from "./closing.js";
 
 /** What the effects run against: the desk's records and changes, and the edges. */
 export interface EffectDeps {
@@ -171,6 +171,17 @@ export class DeskEffects {
     return draft ? closeLeftBehind({ ...this.deps, reminderShows: this.reminderShows }, draft) : Promise.resolve();
   }
 
+  /** At start: the messages showing an ↩️ Undo in place of their post end with it again, or now (see closing.ts). */
+  resumeUndoMessages(): void {
+    const testMode = this.deps.testMode === true;
+    const live = (draftId: string) => {
+      const draft = this.deps.get(draftId);
+      return draft && !isInertDraft(draft, testMode) ? draft : undefined;
+    };
+    // The closing edits are tracked, not awaited: Telegram's pace never holds up the start's sends and timers.
+    void this.track(resumeUndoMessages({ ...this.deps, reminderShows: this.reminderShows }, live));
+  }
+
   /** Audits a notice once it is out (a crash before this line sends it again at the next start), with the surface it carries. */
   private async noticeOut(draft: DraftRecord, text: string, surface: readonly AuditEntry[] = []): Promise<void> {
     this.deps.audit.index.markNotified(draft.draft_id, draft.status, this.deps.clock.now());
@@ -205,12 +216,19 @@ export class DeskEffects {
     await this.closeLeftBehind(draftId);
   }
 
-  /** The approval's ↩️ Undo is on screen since Telegram accepted it: its window counts from then (refused if the draft moved on). */
+  /**
+   * The approval's ↩️ Undo is on screen since Telegram accepted it: its window
+   * counts from then. Refused if the draft moved on; if it still awaits its
+   * Undo being shown (another version of the same approval: a `revised` mark),
+   * its status is shown again, and that edit starts the window.
+   */
   private async undoShown(draft: DraftRecord, result: StatusShown | undefined): Promise<void> {
     const at = result?.at ?? this.deps.clock.now();
     const shown = await this.deps.apply(draft.draft_id, { type: "undo_shown", at, version: draft.version, sendAt: result?.sendAt ?? null });
-    if (!shown.ok)
-      this.deps.log.warn({ draft_id: draft.draft_id, reason: shown.reason }, "an ↩️ Undo was shown for an approval that had moved on");
+    if (shown.ok) return;
+    this.deps.log.warn({ draft_id: draft.draft_id, reason: shown.reason }, "an ↩️ Undo was shown for an approval that had moved on");
+    const now = this.deps.get(draft.draft_id);
+    if (now !== undefined && awaitsUndoShown(now) && !this.stopped) await this.showStatus(draft.draft_id);
   }
 
   /** Nothing could show the approval's ↩️ Undo: its window never began, so it is not sent. */

@@ -66,6 +66,11 @@ export interface ReviewChat {
    * `shown` hears what that edit showed (null: none). Resolves or rejects as `work` does.
    */
   sendTurn?<T>(work: () => Promise<T>, latest: () => DraftRecord | undefined, shown: (s: StatusShown | null) => void): Promise<T>;
+  /**
+   * Optional: a message that shows the draft's ↩️ Undo in place of its post (an open `undo` surface read back at
+   * start, its Undo still counting): it loses the Undo with the post's next edit, as the Undo messages this process sent.
+   */
+  adoptUndo?(draftId: string, where: { readonly chatId: string; readonly messageId: number }): void;
   /** Tells the reviewers something about this draft, as a reply to its review message; resolves with the notice's message id. */
   notify(draft: DraftRecord, text: string): Promise<number>;
   /** Asks the extra tap a 👍 needs for a large audience ("Send to 1,234 members of …? [Yes, send]"); resolves with the question's message id and words. */
@@ -90,7 +95,8 @@ export interface ReviewChat {
    */
   remind(draft: DraftRecord): Promise<{ readonly text: string; readonly messageId: number }>;
   /**
-   * Edits a question or a reminder that counts no more to say what became of it, without buttons: `chose`, the
+   * Edits a question or a reminder that counts no more to say what became of it, without buttons (a message that
+   * showed an ↩️ Undo in place of the post: the draft's status, as the post shows it): `chose`, the
    * decision a tap on the question made; null, the draft moved on (decided elsewhere, edited, deferred, expired).
    * A failure is the caller's to log.
    */

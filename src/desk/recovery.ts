@@ -4,7 +4,9 @@ import type { DraftEvent } from "../drafts/events.js";
 import { expiryDue, unknownOutcomeNotice } from "../drafts/machine.js";
 import { awaitsUndoShown, UNDO_OVER_EDIT_MS } from "../drafts/undo-window.js";
 import type { DraftRecord } from "../drafts/record.js";
-import { isFinal, type DraftStatus } from "../drafts/status.js";
+import { AWAITING_DECISION, isFinal, type DraftStatus } from "../drafts/status.js";
+import { audienceFingerprint, sendIdentity } from "../drafts/audience.js";
+import type { SurfaceState } from "../audit/audit-schema.js";
 import { isInertDraft, mayChangeDraft, runsForInertDraft } from "./test-drafts.js";
 
 /** Why a `sending` draft found at start is marked unknown. */
@@ -31,6 +33,8 @@ export interface RecoveryFacts {
   statusEditOwed(draftId: string): boolean;
   /** True when this replaced review post of the draft is known to have lost its buttons. */
   supersededDone(draftId: string, reviewMessageId: number): boolean;
+  /** The decision surfaces: what each message showed and binds (see surfaces.ts). */
+  readonly surfaces: { at(chatId: string, messageId: number): SurfaceState | undefined };
 }
 
 /** One event recovery applies to one draft. */
@@ -194,7 +198,8 @@ function reviewChatOwed(drafts: readonly DraftRecord[], facts: RecoveryFacts): {
   const effects: Effect[] = [];
   for (const draft of drafts) {
     const id = draft.draft_id;
-    if (draft.review_message_id !== null && facts.statusEditOwed(id)) effects.push({ type: "show_status", draftId: id });
+    if (draft.review_message_id !== null && (facts.statusEditOwed(id) || bindingOutdated(draft, facts)))
+      effects.push({ type: "show_status", draftId: id });
     for (const reviewMessageId of draft.superseded_posts) {
       if (!facts.supersededDone(id, reviewMessageId)) effects.push({ type: "supersede_post", draftId: id, reviewMessageId });
     }
@@ -204,6 +209,23 @@ function reviewChatOwed(drafts: readonly DraftRecord[], facts: RecoveryFacts): {
       events.push({ draftId: earlier.draft_id, event: { type: "revised", byDraftId: id } });
   }
   return { events, effects };
+}
+
+/**
+ * True when the post of a draft awaiting a decision binds another sender
+ * identity than the draft's (`sendIdentity`), while it shows the draft as it
+ * is: its text version and audience, no edit owed. A previous version recorded
+ * it with an identity that said less (before `owner:<user>:…` and `>id` for a
+ * reply), so nothing on it could count (`outdated_identity`), and the answer's
+ * "live post" is that same post. An edit re-renders it and binds it again to
+ * what it now shows.
+ */
+function bindingOutdated(draft: DraftRecord, facts: RecoveryFacts): boolean {
+  if (!AWAITING_DECISION.has(draft.status) || draft.review_chat_id === null || draft.review_message_id === null) return false;
+  const surface = facts.surfaces.at(draft.review_chat_id, draft.review_message_id);
+  if (surface === undefined || surface.asks !== "decide" || surface.used || surface.draft_id !== draft.draft_id) return false;
+  const unchanged = surface.text_version === draft.text_version && surface.audience === audienceFingerprint(draft);
+  return unchanged && surface.identity !== sendIdentity(draft);
 }
 
 /** What running a plan needs from the desk. */
@@ -217,6 +239,10 @@ export interface RecoveryDesk {
   everyDraft(): DraftRecord[];
   /** Drafts a halt stopped offer 👍 again if sends are on now (a halt that ended while the daemon was down). */
   liftHalts?(): Promise<void>;
+  /** Approved drafts a halt stops (one now, or one since their approval) are halted at once, before their effects run. */
+  haltApprovals?(): Promise<void>;
+  /** Messages showing an ↩️ Undo in place of their post: handed to the review chat, or closed if it offers none now (see closing.ts). */
+  resumeUndoMessages?(): void;
   /** Audits changes the log lacks as `recovered`. */
   auditRecovered(drafts: readonly DraftRecord[]): Promise<void>;
   /** Makes a change the audit log already has in the store alone, as of `at` (see storeBehind). */
@@ -267,6 +293,9 @@ export async function resumeDrafts(desk: RecoveryDesk, options: { readonly downS
     const result = await desk.apply(draftId, event);
     if (result.ok && event.type === "send_unknown" && event.reason === STORE_LOST_SEND) lostSends.push(draftId);
   }
+  // Halted at start, or halted since the approval: said at once, never a send time or ↩️ Undo shown again first.
+  await desk.haltApprovals?.();
+  desk.resumeUndoMessages?.();
   desk.runEffects(plan.effects);
   await desk.liftHalts?.();
   if (lostSends.length > 0) {

@@ -75,6 +75,11 @@ export interface ReviewDeskOptions {
    * approval is answered as halted at once when it says so; absent: never halted at approval.
    */
   readonly sendsHalted?: () => Promise<string | null>;
+  /**
+   * Why the kill switch stops this approval now (the send call's verdict, approvalHalt), or null: a
+   * halt that begins while approvals wait halts them at once. Absent: only the send call looks.
+   */
+  readonly approvalHalted?: (draft: DraftRecord) => Promise<{ reason: string; lasting: boolean } | null>;
   /** The originals of redacted drafts, for 🔓 Keep the removed items; absent: none are kept. */
   readonly removedItems?: RemovedItems;
 }
@@ -362,6 +367,32 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     for (const d of lasting) await this.apply(d.draft_id, { type: "halt_lifted" });
   }
 
+  /**
+   * A halt began (the kill switch's watcher, a start while halted): every
+   * approved draft not yet sending that it stops (approvalHalted) is halted
+   * now, and its post says so, instead of showing a send time and ↩️ Undo
+   * until its send call finds the halt (which still checks: a send already
+   * under way is the send path's). `draftIds`: only these (a fresh approval).
+   */
+  haltApprovals(draftIds?: readonly string[]): Promise<void> {
+    if (this.options.approvalHalted === undefined || this.effects.closed) return Promise.resolve();
+    const ids = draftIds ?? this.list("approved").map((d) => d.draft_id);
+    return this.effects.track(Promise.all(ids.map((id) => this.queue.run(id, () => this.haltApproval(id)))).then(() => {}));
+  }
+
+  /** In the draft's queue: halted if still approved and the switch stops it. */
+  private async haltApproval(draftId: string): Promise<void> {
+    const draft = this.get(draftId);
+    if (draft?.status !== "approved" || isInertDraft(draft, this.testMode)) return;
+    const halt = await this.options.approvalHalted?.(draft);
+    if (halt) await this.applyNow(draftId, { type: "halt", ...halt });
+  }
+
+  /** At start: messages showing an ↩️ Undo in place of their post end with it (see closing.ts). */
+  resumeUndoMessages(): void {
+    if (!this.effects.closed) this.effects.resumeUndoMessages();
+  }
+
   /** Runs the effect of a post, expiry or send again after a start (see recovery.ts). */
   runEffects(effects: readonly Effect[]): void {
     this.effects.runEffects(effects);
@@ -389,6 +420,8 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     this.runEffects(result.effects);
     // A halt that ended while this one was being recorded: its end was heard before there was a draft to lift.
     if (result.draft.halt_lasts && !draft.halt_lasts) void this.liftHalts();
+    // A halt that began while this approval was being applied: its start was heard before there was an approval to halt.
+    if (result.draft.status === "approved" && draft.status !== "approved") void this.haltApprovals([draftId]);
     this.dropRemovedItems(draft, result.draft);
     return result;
   }

@@ -279,6 +279,11 @@ export class DecisionSurfaces {
     return [...this.audit.index.surfaces.all()].filter((s) => s.draft_id === draftId && !s.used);
   }
 
+  /** The surfaces of live drafts asking `asks` that are not used up. */
+  openAsking(asks: SurfaceAsks): SurfaceState[] {
+    return [...this.audit.index.surfaces.all()].filter((s) => s.asks === asks && s.draft_id !== null && !s.used);
+  }
+
   /** The id of the draft a message belongs to, if any. */
   draftIdOf(messageId: number): string | undefined {
     return this.byMessage.get(messageId);

@@ -377,8 +377,10 @@ const sendIntent: Handler<"send_intent"> = (d, _e, now) => {
   return ok(next(d, now, { status: "sending" }));
 };
 
-// No `send` effect: the send path decides when to try again (retry_after, backoff).
-const sendRetry: Handler<"send_retry"> = (d, e, now) => ok(next(d, now, { status: "approved", reason: e.reason }));
+// No `send` effect: the send path decides when to try again (retry_after, backoff). The post shows the
+// approval again, its window over: "Sending as soon as Telegram allows", no ↩️ Undo.
+const sendRetry: Handler<"send_retry"> = (d, e, now) =>
+  ok(next(d, now, { status: "approved", reason: e.reason }), { type: "show_status", draftId: d.draft_id });
 
 const sendOk: Handler<"send_ok"> = (d, e, now) =>
   ok(next(d, now, { status: "sent", sent_message_id: e.messageId, sent_at: iso(now), reason: null, sent_as: senderKindOf(d) }), {

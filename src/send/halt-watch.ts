@@ -21,6 +21,12 @@ export interface WatchedKillSwitch extends KillSwitch {
    * the drafts that halt stopped offer 👍 again). Returns a function that unsubscribes.
    */
   onHaltEnded(listener: () => void): () => void;
+  /**
+   * Calls `listener` each time a halt begins: a look finds the switch halted after one found it off
+   * (or none looked yet), or HALT changed (a halt that may have come and gone between two looks).
+   * The drafts approved before it are halted at once. Returns a function that unsubscribes.
+   */
+  onHaltStarted(listener: () => void): () => void;
   /** Stops looking (timers and file watches). */
   stop(): void;
 }
@@ -67,6 +73,7 @@ export function watchKillSwitch(inner: KillSwitch, options: HaltWatchOptions): W
   /** What the last look found: halted or not (null: no look yet). */
   let lastLookHalted: boolean | null = null;
   const endListeners = new Set<() => void>();
+  const startListeners = new Set<() => void>();
   let stopped = false;
   let timer: TimerHandle | undefined;
   const watchers: FSWatcher[] = [];
@@ -91,16 +98,25 @@ export function watchKillSwitch(inner: KillSwitch, options: HaltWatchOptions): W
     const seen = lastHaltIn(read, clock.now());
     if (seen !== null && (last === null || last.at < seen.at)) last = seen;
   };
-  const check = async (): Promise<KillSwitchState> => {
+  /** One look at the switch; `haltSeen`: HALT changed since the last one (a halt may have come and gone). */
+  const lookAt = async (haltSeen: boolean): Promise<KillSwitchState> => {
     const state = await auditedVerdict(await inner.check(), options.beforeVerdict);
     if (state.halted) note(state.reason);
     const ended = !state.halted && lastLookHalted === true;
+    const began = state.halted ? lastLookHalted !== true : haltSeen;
     lastLookHalted = state.halted;
     await record(state);
     if (ended) for (const listener of endListeners) listener();
+    if (began) for (const listener of startListeners) listener();
     return state;
   };
-  const look = () => void check().catch(() => note("the kill switch could not be read"));
+  const check = () => lookAt(false);
+  const look = (haltSeen = false) =>
+    void lookAt(haltSeen).catch(() => {
+      // Counted as a halt (it voids older approvals): their posts say so at once too.
+      note("the kill switch could not be read");
+      for (const listener of startListeners) listener();
+    });
 
   const pollMs = options.pollMs ?? 1000;
   const arm = () => {
@@ -128,7 +144,7 @@ export function watchKillSwitch(inner: KillSwitch, options: HaltWatchOptions): W
           note(`${path} changed`);
           void record({ halted: "momentarily", reason: `${path} changed` });
         }
-        look();
+        look(path !== undefined);
       });
       w.on("error", () => {}); // the periodic look still runs
       watchers.push(w);
@@ -144,6 +160,10 @@ export function watchKillSwitch(inner: KillSwitch, options: HaltWatchOptions): W
     onHaltEnded(listener) {
       endListeners.add(listener);
       return () => endListeners.delete(listener);
+    },
+    onHaltStarted(listener) {
+      startListeners.add(listener);
+      return () => startListeners.delete(listener);
     },
     stop() {
       stopped = true;
@@ -195,6 +215,23 @@ async function keepRecord(path: string, read: HaltRecordRead, state: SeenState, 
     const began = read.kind === "record" ? read.record : haltBegan(now, "a halt record that could not be read");
     return writeHaltRecord(path, haltEnded(began, now));
   }
+}
+
+/**
+ * Why the kill switch stops an approval given at `approvedAt`, or null: halted
+ * at this moment (`lasting`: no 👍 is offered until it ends), or halted at any
+ * moment since the approval (a halt voids the approvals made before it, even
+ * once lifted). The one verdict for the send call and for a halt that begins
+ * while approvals wait (their posts say so at once).
+ */
+export async function approvalHalt(
+  killSwitch: KillSwitch & { lastHalt?(): HaltSighting | null },
+  approvedAt: string | undefined,
+): Promise<{ reason: string; lasting: boolean } | null> {
+  const verdict = await killSwitch.check();
+  if (verdict.halted) return { reason: `kill switch: ${verdict.reason}`, lasting: true };
+  const voided = haltVoidsApproval(approvedAt, killSwitch.lastHalt?.() ?? null);
+  return voided === null ? null : { reason: `kill switch: ${voided}`, lasting: false };
 }
 
 /**

@@ -7,7 +7,7 @@ import type { DraftRecord } from "../drafts/record.js";
 import { AUDIENCE_CHECK_BACKOFF, backoffMs, SEND_BACKOFF, type Backoff } from "../retry/backoff.js";
 import { approvalProblem } from "./approval.js";
 import type { AudienceCheck } from "./audience-check.js";
-import { haltVoidsApproval, type HaltSighting } from "./halt-watch.js";
+import { approvalHalt, type HaltSighting } from "./halt-watch.js";
 import type { KillSwitch } from "./kill-switch.js";
 import type { DestinationLimiter } from "./limiter.js";
 import type { SendMessageCall } from "./outcome.js";
@@ -252,12 +252,8 @@ export class SendPath {
    * (`lasting`: no 👍 is offered until it ends), or halted at any moment since
    * the approval (a halt voids the approvals made before it, even once lifted).
    */
-  private async haltProblem(draft: DraftRecord): Promise<{ reason: string; lasting: boolean } | null> {
-    const { killSwitch } = this.options;
-    const verdict = await killSwitch.check();
-    if (verdict.halted) return { reason: `kill switch: ${verdict.reason}`, lasting: true };
-    const voided = haltVoidsApproval(draft.approval?.at, killSwitch.lastHalt?.() ?? null);
-    return voided === null ? null : { reason: `kill switch: ${voided}`, lasting: false };
+  private haltProblem(draft: DraftRecord): Promise<{ reason: string; lasting: boolean } | null> {
+    return approvalHalt(this.options.killSwitch, draft.approval?.at);
   }
 
   /**

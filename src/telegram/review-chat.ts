@@ -219,6 +219,11 @@ export class TelegramReviewChat implements ReviewChat {
     return this.statuses.showTold(draftId, latest);
   }
 
+  /** A message showing a draft's ↩️ Undo in place of its post, read back at start: it loses the Undo with the post (see status-edits.ts). */
+  adoptUndo(draftId: string, where: { readonly chatId: string; readonly messageId: number }): void {
+    this.statuses.adoptUndo(draftId, where);
+  }
+
   /** A send in the review chat's next top-priority turn, its status edit in the same turn (see status-edits.ts). */
   sendTurn<T>(work: () => Promise<T>, latest: () => DraftRecord | undefined, shown: (s: StatusShown | null) => void): Promise<T> {
     return this.statuses.sendTurn(work, latest, shown);
@@ -265,6 +270,8 @@ export class TelegramReviewChat implements ReviewChat {
    * goes with the answers; one the draft left behind waits behind status edits.
    */
   async close(surface: SurfaceState, draft: DraftRecord, chose: Decision | null): Promise<void> {
+    // A message that showed an ↩️ Undo in place of the post says the draft's status, as the post would.
+    if (surface.asks === "undo") return this.statuses.endUndo({ chatId: surface.chat_id, messageId: surface.message_id }, draft);
     const { text, entities } = closedMessage(surface, draft, chose, this.format);
     await this.editSurface(surface, chose === null ? LANE.notice : LANE.answer, text, entities, { inline_keyboard: [] });
   }

@@ -45,6 +45,12 @@ export interface StatusEditDeps {
   attempt<T>(turn: Turn, fn: () => Promise<T>): Promise<T>;
 }
 
+/** A message that shows a draft's ↩️ Undo in place of its post (an `undo` surface). */
+export interface UndoMessage {
+  readonly chatId: string;
+  readonly messageId: number;
+}
+
 /** A draft's status as one edit renders it at one moment. */
 interface View {
   /** The draft as shown: an approval whose ↩️ Undo this edit shows first carries the send time shown. */
@@ -79,8 +85,12 @@ function wholeSecondAfter(ms: number): number {
 export class StatusEdits {
   /** What each review post shows now, and since when (the last edit Telegram accepted). */
   private readonly showing = new Map<number, { readonly key: string; readonly at: number }>();
-  /** New messages showing a draft's ↩️ Undo because its post could not be edited, by draft. */
-  private readonly undoMessages = new Map<string, { readonly chatId: string; readonly messageId: number }>();
+  /**
+   * New messages showing a draft's ↩️ Undo because its post could not be edited, by draft (read back at start
+   * from the open `undo` surfaces: see adoptUndo). Kept after their Undo ends, so a later edit finds the
+   * status said there.
+   */
+  private readonly undoMessages = new Map<string, { readonly where: UndoMessage; ended: boolean }>();
   /** The header message of each split post (a long draft's), by draft: its status is shown there. */
   private readonly headers = new Map<string, number>();
   /** Drafts whose revision note a consumer of the feed acknowledged (their status says "told"), oldest first. */
@@ -97,6 +107,27 @@ export class StatusEdits {
     if (already) return Promise.resolve(already);
     const lane = awaitsUndoShown(current) || offersUndo(current, now) ? LANE.edit : LANE.end;
     return this.deps.lane.run(lane, (turn) => this.edit(latest() ?? current, turn));
+  }
+
+  /**
+   * A message that shows the draft's ↩️ Undo in place of its post, read back
+   * at start (an open `undo` surface whose Undo still counts): it loses the
+   * Undo with the post's next edit, as one this process sent.
+   */
+  adoptUndo(draftId: string, where: UndoMessage): void {
+    this.keepUndo(draftId, where);
+  }
+
+  /**
+   * Ends the offer of Undo of an `undo` surface whose draft no longer offers
+   * one (see closing.ts): it shows the draft's status, without buttons, in the
+   * top lane; no call when it shows that already. Rejects when the edit fails.
+   */
+  endUndo(where: UndoMessage, draft: DraftRecord): Promise<void> {
+    return this.deps.lane.run(LANE.end, async (turn) => {
+      const status = this.view(draft, this.deps.clock.now()).status;
+      await this.showOnUndoMessage(where, status, turn);
+    });
   }
 
   /** A split post's header message, as posted (or read back from an edit's answer: the draft's message replies to it). */
@@ -154,6 +185,8 @@ export class StatusEdits {
     if (messageId === null) return { draft, at: clock.now(), sendAt: null };
     const chatId = draft.review_chat_id ?? this.deps.chatId;
     let view = this.view(draft, clock.now());
+    // A message showing the ↩️ Undo in place of the post loses it first: the post may fail again (deleted).
+    const told = this.undoMessages.has(draft.draft_id) && (await this.endUndoMessage(draft, view, turn));
     try {
       const edited = await this.deps.attempt(turn, () => {
         // Rendered at the call: an approval's send time counts from now.
@@ -163,13 +196,12 @@ export class StatusEdits {
       const header = view.header === null ? undefined : repliedTo(edited);
       if (header !== undefined && !this.headers.has(draft.draft_id)) this.noteHeader(draft.draft_id, header);
     } catch (err) {
-      if (!isNotModified(err)) return this.editFailed(draft, view, err, turn);
+      if (!isNotModified(err)) return this.editFailed(draft, view, err, turn, told);
     }
     const at = clock.now();
     this.remember(messageId, view.key, at);
     // A split post holds the draft alone: its status goes on its header.
     if (view.text === null) await this.statusOnHeader(draft, view, turn);
-    await this.endUndoMessage(draft, view, turn);
     return { draft, at, sendAt: view.sendAt };
   }
 
@@ -211,13 +243,13 @@ export class StatusEdits {
    * The post could not be edited. An approval's ↩️ Undo is then shown in a
    * new message (a reply to the post), its window counting from that one; if
    * that fails too, nothing shows it (`failed`). A final status is said in a
-   * reply, as before.
+   * reply, unless the message that showed the Undo says it now (`told`).
    */
-  private async editFailed(draft: DraftRecord, view: View, err: unknown, turn: Turn): Promise<StatusShown> {
+  private async editFailed(draft: DraftRecord, view: View, err: unknown, turn: Turn, told: boolean): Promise<StatusShown> {
     const { clock, log } = this.deps;
     log.warn({ err, draft_id: draft.draft_id }, "could not edit the review message; telling the reviewers in a reply");
     if (view.sendAt === null) {
-      if (isFinal(draft.status) || view.text === null) await this.statusReply(draft, view.status, turn);
+      if (!told && (isFinal(draft.status) || view.text === null)) await this.statusReply(draft, view.status, turn);
       return { draft, at: clock.now(), sendAt: null };
     }
     const chatId = draft.review_chat_id ?? this.deps.chatId;
@@ -227,7 +259,7 @@ export class StatusEdits {
         shown = this.view(draft, clock.now());
         return this.reply(draft, shown.status, { inline_keyboard: flowButtons(shown.shown, clock.now()) });
       });
-      this.undoMessages.set(draft.draft_id, { chatId, messageId: message.message_id });
+      this.keepUndo(draft.draft_id, { chatId, messageId: message.message_id });
       return { draft, at: clock.now(), sendAt: shown.sendAt, undoMessageId: message.message_id };
     } catch (again) {
       log.warn({ err: again, draft_id: draft.draft_id }, "could not show the approval's ↩️ Undo in a new message either");
@@ -235,22 +267,48 @@ export class StatusEdits {
     }
   }
 
-  /** A message that showed a draft's ↩️ Undo in place of its post loses it with the post (same text as its status). */
-  private async endUndoMessage(draft: DraftRecord, view: View, turn: Turn): Promise<void> {
+  /**
+   * A message that showed the draft's ↩️ Undo in place of its post loses it
+   * once the draft offers none (same text as its status): true when it shows
+   * that status now.
+   */
+  private async endUndoMessage(draft: DraftRecord, view: View, turn: Turn): Promise<boolean> {
     const undo = this.undoMessages.get(draft.draft_id);
-    if (undo === undefined || offersUndo(view.shown, this.deps.clock.now())) return;
-    this.undoMessages.delete(draft.draft_id);
+    if (undo === undefined || offersUndo(view.shown, this.deps.clock.now())) return false;
+    // Once its Undo ended it is not edited again: true while it still says the status.
+    if (undo.ended) return this.showing.get(undo.where.messageId)?.key === undoEndedKey(view.status);
+    undo.ended = true;
+    try {
+      await this.showOnUndoMessage(undo.where, view.status, turn);
+      return true;
+    } catch (err) {
+      this.deps.log.warn({ err, draft_id: draft.draft_id }, "could not take ↩️ Undo off its message");
+      return false;
+    }
+  }
+
+  /** Edits a message that showed an ↩️ Undo to `status`, without buttons; no call when it shows that already. */
+  private async showOnUndoMessage(undo: UndoMessage, status: FormattedText, turn: Turn): Promise<void> {
+    const key = undoEndedKey(status);
+    if (this.showing.get(undo.messageId)?.key === key) return;
     try {
       await this.deps.attempt(turn, () =>
-        this.deps.api.editMessageText(undo.chatId, undo.messageId, view.status.text, {
-          entities: view.status.entities,
+        this.deps.api.editMessageText(undo.chatId, undo.messageId, status.text, {
+          entities: status.entities,
           link_preview_options: NO_PREVIEW,
           reply_markup: { inline_keyboard: [] },
         }),
       );
     } catch (err) {
-      if (!isNotModified(err)) this.deps.log.warn({ err, draft_id: draft.draft_id }, "could not take ↩️ Undo off its message");
+      if (!isNotModified(err)) throw err;
     }
+    this.remember(undo.messageId, key, this.deps.clock.now());
+  }
+
+  private keepUndo(draftId: string, where: UndoMessage): void {
+    this.undoMessages.delete(draftId);
+    this.undoMessages.set(draftId, { where, ended: false });
+    if (this.undoMessages.size > SHOWING_KEPT) this.undoMessages.delete(this.undoMessages.keys().next().value!);
   }
 
   private async statusReply(draft: DraftRecord, text: FormattedText, turn: Turn): Promise<void> {
@@ -305,6 +363,11 @@ export class StatusEdits {
 /** The message an edited message replies to, from the edit's answer (a split post's draft message: its header). */
 function repliedTo(answer: unknown): number | undefined {
   return typeof answer === "object" && answer !== null ? (answer as Message).reply_to_message?.message_id : undefined;
+}
+
+/** What a message that showed an ↩️ Undo shows once it ended: the status alone. */
+function undoEndedKey(status: FormattedText): string {
+  return JSON.stringify(["undo ended", status.text, status.entities]);
 }
 
 /** A turn already taken: the first call uses it, later ones (a 429's retry) wait for their own. */

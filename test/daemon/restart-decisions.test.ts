@@ -59,7 +59,7 @@ const outcome = (id: string, statuses: string[], timeoutMs: number): Promise<Rec
 const past = (iso: string, marginMs = 0) => eventually(() => Date.now() > Date.parse(iso) + marginMs, 30_000, `past ${iso}`);
 
 describe("a halt that began after an approval voids it across a restart", () => {
-  it("/halt and a confirmed /resume inside the undo window, then kill -9: at the window's end the draft is halted, not sent", async () => {
+  it("/halt inside the undo window halts the draft at once; a confirmed /resume and kill -9 do not bring the approval back: never sent", async () => {
     const env = { UNDO_WINDOW: "15s" };
     await live.start(env);
     const a = await approve(live.daemon, await submitPosted(live.daemon, "Approved before the halt"));
@@ -67,6 +67,10 @@ describe("a halt that began after an approval voids it across a restart", () => 
     let before = live.double.messages(OWNER).length;
     live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "/halt" });
     await live.reviewChatMessage(before, /^⛔ Sends halted/, "the /halt answer");
+    // Halted at once (contract v4, "Halted when approved"), not at the window's end.
+    const halted = await outcome(a.draft_id, ["halted"], 10_000);
+    expect(halted).toMatchObject({ approval: null, send_after: null, halt_lasts: true });
+    expect(Date.now()).toBeLessThan(Date.parse(a.send_after));
     before = live.double.messages(OWNER).length;
     live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "/resume" });
     const ask = await live.reviewChatMessage(before, /^⚠️ Resume sends\?/, "the /resume question");
@@ -74,16 +78,16 @@ describe("a halt that began after an approval voids it across a restart", () => 
     before = live.double.messages(OWNER).length;
     live.double.injectCallback({ chatId: OWNER, messageId: ask.messageId, userId: OWNER, data });
     await live.reviewChatMessage(before, /^Your halt is lifted/, "the halt lifted");
+    await eventually(async () => (await get(live.daemon, a.draft_id)).halt_lasts === false, 10_000, "👍 offered again");
 
-    // Still inside the window: the approval waits, in memory the halt is known; then the process dies.
-    expect(await get(live.daemon, a.draft_id)).toMatchObject({ status: "approved", send_after: a.send_after });
+    // Still inside the window; then the process dies, and the window's end passes.
     expect(Date.now()).toBeLessThan(Date.parse(a.send_after));
     await live.restart(env);
+    await past(a.send_after, 500);
 
-    const halted = await outcome(a.draft_id, ["halted", "sent"], 30_000);
-    expect(halted.status).toBe("halted");
-    expect(halted.reason).toMatch(/a halt began after the approval/);
-    expect(halted.approval).toBeNull();
+    const after = await get(live.daemon, a.draft_id);
+    expect(after).toMatchObject({ status: "halted", approval: null, halt_lasts: false });
+    expect(after.reason).toMatch(/^kill switch: halted by the owner/);
     expect(toGroup()).toHaveLength(0);
   }, 60_000);
 
@@ -142,7 +146,8 @@ describe("HARNESS_DIR/HALT removed by hand ends the owner's halt, once, in the a
     expect(toGroup().map((m) => m.text)).toEqual(["Approved once HALT was removed"]);
     const halted = await outcome(a.draft_id, ["halted", "sent"], 30_000);
     expect(halted.status).toBe("halted");
-    expect(halted.reason).toMatch(/a halt began after the approval/);
+    // Halted when the halt began (contract v4, "Halted when approved"), and void since.
+    expect(halted).toMatchObject({ approval: null, reason: expect.stringMatching(/^kill switch: halted by the owner/) });
     expect(await removals(harnessDir)).toHaveLength(1);
   }, 60_000);
 

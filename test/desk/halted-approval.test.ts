@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { DraftRecord } from "../../src/drafts/record.js";
 import { openTestCore, REVIEWER, submitPosted, type TestCore } from "../support/core.js";
+import { eventually } from "../support/daemon-process.js";
 
 // Issue 25, point 2 (contract v4, "Halted when approved"), in process on real files with a
 // simulated clock: the kill switch is read when an approval is applied, and the end of the halt
@@ -84,5 +85,108 @@ describe("an approval while sends are halted", () => {
       reason: expect.stringContaining("TAO_SWARM_ENABLED=0"),
     });
     expect(t.sends).toHaveLength(0);
+  });
+});
+
+describe("a halt that begins while approvals wait (their undo window, a 429 retry)", () => {
+  /** Approved, its ↩️ Undo shown, its send waiting out UNDO_WINDOW (10 s). */
+  async function waiting(core: TestCore, text: string): Promise<DraftRecord> {
+    const d = await submitPosted(core, text);
+    await approve(core, d);
+    expect(core.core.desk.get(d.draft_id)).toMatchObject({ status: "approved", undo_shown_at: expect.any(String) });
+    return d;
+  }
+
+  it("HALT (/halt, draft-review halt): halted at once, its post edited; never sent; 👍 comes back when the halt ends", async () => {
+    t = await openTestCore(undefined, { env: { UNDO_WINDOW: "10s" } });
+    const d = await waiting(t, "Waiting when HALT appears");
+    await t.clock.advance(1_000, () => t!.core.desk.settle());
+    await writeFile(join(t.dir, "HALT"), "{}\n", { mode: 0o600 });
+    // The watcher's look (a change of HALT, or its periodic look).
+    await t.core.killSwitch.check();
+    await t.core.desk.settle();
+    expect(t.core.desk.get(d.draft_id)).toMatchObject({
+      status: "halted",
+      halt_lasts: true,
+      approval: null,
+      send_after: null,
+      reason: expect.stringMatching(/^kill switch: halted by the owner/),
+    });
+    // Its post was edited for that version (the edit the halt owed is done: `status_shown`).
+    expect(t.core.audit.index.statusEditOwed(d.draft_id)).toBe(false);
+    // Past the window: nothing goes out.
+    await t.clock.advance(20_000, () => t!.core.desk.settle());
+    expect(t.sends).toHaveLength(0);
+    await rm(join(t.dir, "HALT"));
+    await t.core.killSwitch.check();
+    await t.core.desk.settle();
+    expect(t.core.desk.get(d.draft_id)).toMatchObject({ status: "halted", halt_lasts: false });
+    expect(t.sends).toHaveLength(0);
+  });
+
+  it("TAO_SWARM_ENABLED=0 written to .env: halted at once, with the switch's reason", async () => {
+    t = await openTestCore(undefined, { env: { UNDO_WINDOW: "10s" } });
+    const d = await waiting(t, "Waiting when .env halts");
+    await writeFile(join(t.dir, ".env"), "TAO_SWARM_ENABLED=0\n", { mode: 0o600 });
+    await t.core.killSwitch.check();
+    await t.core.desk.settle();
+    expect(t.core.desk.get(d.draft_id)).toMatchObject({
+      status: "halted",
+      halt_lasts: true,
+      reason: expect.stringContaining("TAO_SWARM_ENABLED=0"),
+    });
+    await t.clock.advance(20_000, () => t!.core.desk.settle());
+    expect(t.sends).toHaveLength(0);
+  });
+
+  it("the kill switch in the process environment at the next start: halted at start, never its ↩️ Undo again", async () => {
+    t = await openTestCore(undefined, { env: { UNDO_WINDOW: "10s" } });
+    const d = await waiting(t, "Waiting across a halted start");
+    t = await t.reopen({ env: { UNDO_WINDOW: "10s", TAO_SWARM_ENABLED: "0" } });
+    expect(t.core.desk.get(d.draft_id)).toMatchObject({
+      status: "halted",
+      halt_lasts: true,
+      approval: null,
+      reason: expect.stringContaining("TAO_SWARM_ENABLED=0"),
+    });
+    await t.clock.advance(20_000, () => t!.core.desk.settle());
+    expect(t.sends).toHaveLength(0);
+  });
+
+  it("a HALT made and removed between two looks (only the file's change is seen): halted at once, 👍 offered", async () => {
+    t = await openTestCore(undefined, { env: { UNDO_WINDOW: "10s" } });
+    const d = await waiting(t, "Waiting when HALT comes and goes");
+    await t.clock.advance(1_000, () => t!.core.desk.settle());
+    const halt = join(t.dir, "HALT");
+    await writeFile(halt, "{}\n", { mode: 0o600 });
+    await rm(halt);
+    const halted = await eventually(() => (t!.core.desk.get(d.draft_id)?.status === "halted" ? t!.core.desk.get(d.draft_id) : null));
+    expect(halted).toMatchObject({ halt_lasts: false, reason: expect.stringMatching(/a halt began after the approval/) });
+    await t.clock.advance(20_000, () => t!.core.desk.settle());
+    expect(t.sends).toHaveLength(0);
+  });
+
+  it("an approval waiting on a 429 retry: halted at once, not sent at the retry", async () => {
+    const sends: string[] = [];
+    let calls = 0;
+    t = await openTestCore(undefined, {
+      sendCall: async ({ text }) => {
+        calls += 1;
+        if (calls === 1) return { kind: "retry_after", seconds: 30, reason: "Too Many Requests: retry after 30" };
+        sends.push(text);
+        return { kind: "ok", messageId: 1 };
+      },
+    });
+    const d = await submitPosted(t, "Waiting on a 429");
+    await approve(t, d);
+    expect(t.core.desk.get(d.draft_id)).toMatchObject({ status: "approved", reason: expect.stringMatching(/retry after/) });
+    await t.clock.advance(1_000, () => t!.core.desk.settle());
+    await writeFile(join(t.dir, "HALT"), "{}\n", { mode: 0o600 });
+    await t.core.killSwitch.check();
+    await t.core.desk.settle();
+    expect(t.core.desk.get(d.draft_id)).toMatchObject({ status: "halted", halt_lasts: true, approval: null });
+    await t.clock.advance(60_000, () => t!.core.desk.settle());
+    expect(sends).toEqual([]);
+    expect(calls).toBe(1);
   });
 });

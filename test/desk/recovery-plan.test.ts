@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { AuditedDraft } from "../../src/audit/audit-index.js";
+import type { SurfaceState } from "../../src/audit/audit-schema.js";
 import { SimulatedClock } from "../../src/clock/simulated-clock.js";
+import { shownOfDraft, surfaceLine } from "../../src/desk/surfaces.js";
 import { CRASH_DURING_SEND, planRecovery, STORE_LOST_SEND, storeBehind, type RecoveryFacts } from "../../src/desk/recovery.js";
 import { SEND_START_GRACE_MS } from "../../src/drafts/machine.js";
 import { UNDO_OVER_EDIT_MS } from "../../src/drafts/undo-window.js";
@@ -11,8 +13,10 @@ function facts(
   audited: Record<string, AuditedDraft> = {},
   notified: string[] = [],
   posts: { owed?: string[]; superseded?: string[] } = {},
+  surfaces: readonly SurfaceState[] = [],
 ): RecoveryFacts {
   return {
+    surfaces: { at: (chatId, messageId) => surfaces.find((s) => s.chat_id === chatId && s.message_id === messageId) },
     audited: (id) => audited[id],
     wasNotified: (id, status: DraftStatus) => notified.includes(`${id}:${status}`),
     statusEditOwed: (id) => (posts.owed ?? []).includes(id),
@@ -156,5 +160,54 @@ describe("planRecovery (pure: drafts, audit index, now)", () => {
     expect(planRecovery(drafts, audited, T0).events.filter((e) => e.draftId === "old")).toEqual([
       { draftId: "old", event: { type: "send_unknown", reason: CRASH_DURING_SEND } },
     ]);
+  });
+});
+
+describe("planRecovery: a post bound to an identity in an older format", () => {
+  const owner = {
+    kind: "owner" as const,
+    connection_id: "bc1",
+    owner_user_id: 100000001,
+    owner_name: "Owen Owner",
+    owner_username: "owen",
+    person_name: "Anna",
+    last_incoming_at: new Date(T0).toISOString(),
+  };
+  /** The post's surface line as a previous version recorded it: `identity` as it wrote it, the rest as the draft is. */
+  const recorded = (d: ReturnType<typeof draftIn>, identity: string, extra: Partial<SurfaceState> = {}): SurfaceState => {
+    const where = { chatId: d.review_chat_id!, messageId: d.review_message_id! };
+    const { kind: _, ...line } = surfaceLine("decide", where, { ...shownOfDraft(d), identity });
+    return { ...line, used: false, ...extra };
+  };
+  const showsAt = (d: ReturnType<typeof draftIn>, surface: SurfaceState, posts: { owed?: string[] } = {}) =>
+    planRecovery([d], facts({ [d.draft_id]: { version: d.version, to: d.status } }, [], posts, [surface]), T0).effects.filter(
+      (e) => e.type === "show_status",
+    );
+
+  it("re-shows (and so binds again) an owner draft's post recorded as `owner:<connection>:<chat>`", () => {
+    const d = draftIn("pending", { draft_id: "o", sender: owner, destination_chat_id: "4242" });
+    expect(showsAt(d, recorded(d, "owner:bc1:4242"))).toEqual([{ type: "show_status", draftId: "o" }]);
+  });
+
+  it("re-shows a reply's post recorded as `bot`, also when deferred or halted", () => {
+    for (const status of ["pending", "deferred", "halted"] as const) {
+      const d = draftIn(status, { draft_id: "r", reply_to_message_id: 4711 });
+      expect(showsAt(d, recorded(d, "bot"))).toEqual([{ type: "show_status", draftId: "r" }]);
+    }
+  });
+
+  it("leaves alone a post that binds the identity, that showed another text version or audience, a used one, and a final draft", () => {
+    const d = draftIn("pending", { draft_id: "r", reply_to_message_id: 4711 });
+    expect(showsAt(d, recorded(d, "bot>4711"))).toEqual([]);
+    expect(showsAt(d, recorded(d, "bot", { text_version: d.text_version + 1 }))).toEqual([]);
+    expect(showsAt(d, recorded(d, "bot", { audience: "another" }))).toEqual([]);
+    expect(showsAt(d, recorded(d, "bot", { used: true }))).toEqual([]);
+    const sent = draftIn("sent", { draft_id: "r", reply_to_message_id: 4711 });
+    expect(showsAt(sent, recorded(sent, "bot"))).toEqual([]);
+  });
+
+  it("an edit already owed is the one re-show (never two)", () => {
+    const d = draftIn("pending", { draft_id: "r", reply_to_message_id: 4711 });
+    expect(showsAt(d, recorded(d, "bot"), { owed: ["r"] })).toEqual([{ type: "show_status", draftId: "r" }]);
   });
 });

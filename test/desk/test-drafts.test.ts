@@ -20,6 +20,7 @@ const noFacts: RecoveryFacts = {
   wasNotified: () => false,
   statusEditOwed: () => true,
   supersededDone: () => false,
+  surfaces: { at: () => undefined },
 };
 
 /** A review chat that records which of its methods were called, for which draft. */

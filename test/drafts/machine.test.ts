@@ -146,6 +146,12 @@ describe("transition: details", () => {
     const result = transition(draftIn("sending"), EVENTS.send_unknown, T0);
     expect(result.ok && result.effects.map((e) => e.type)).toEqual(["show_status", "notify"]);
   });
+
+  it("a send to retry later is approved again and its post shown (no ↩️ Undo by then), never sent from here", () => {
+    const result = transition(draftIn("sending"), EVENTS.send_retry, T0);
+    expect(result).toMatchObject({ ok: true, draft: { status: "approved", reason: "429" } });
+    expect(result.ok && result.effects).toEqual([{ type: "show_status", draftId: "d_test" }]);
+  });
 });
 
 /** `draft` once Telegram accepted the edit showing its ↩️ Undo at `at` (the message showing `sendAt`, if given). */

@@ -55,7 +55,7 @@ describe("the kill switch halts on any HALT entry and any halting .env line (liv
     expect(live.double.messages(GROUP)).toHaveLength(0);
   });
 
-  it("a halt that begins during a 429 wait and is lifted before the retry voids the approval; a new 👍 sends", async () => {
+  it("a halt that begins during a 429 wait halts the approval at once; lifted before the retry, it stays void; a new 👍 sends", async () => {
     await live.start();
     const d = await posted(live.daemon, "Wait for it");
     live.double.failNext("sendMessage", { error_code: 429, description: "Too Many Requests: retry after 3", retry_after: 3, times: 1 });
@@ -63,23 +63,15 @@ describe("the kill switch halts on any HALT entry and any halting .env line (liv
     await eventually(async () => /retry after/i.test((await record(live.daemon, d.draft_id)).reason ?? ""), 10_000, "the 429 recorded");
     expect((await record(live.daemon, d.draft_id)).status).toBe("approved");
 
-    // The owner halts and, before the retry, lifts the halt again (or someone deletes HALT).
+    // The owner halts: the waiting approval is halted at once (contract v4), not at its retry.
     const halt = join(live.daemon.harnessDir, "HALT");
     await writeFile(halt, "{}\n", { mode: 0o600 });
-    await eventually(
-      async () => (await live.daemon.request("GET", "/status")).body.kill_switch.halted === true,
-      5_000,
-      "the daemon sees the halt",
-    );
+    await eventually(async () => (await record(live.daemon, d.draft_id)).status === "halted", 5_000, "halted at once");
+    expect(await record(live.daemon, d.draft_id)).toMatchObject({ approval: null, halt_lasts: true });
+    // Before the retry, the halt is lifted again (or someone deletes HALT): the approval stays void.
     await rm(halt);
-    await eventually(
-      async () => (await live.daemon.request("GET", "/status")).body.kill_switch.halted === false,
-      5_000,
-      "the halt is lifted",
-    );
-
-    await eventually(async () => (await record(live.daemon, d.draft_id)).status === "halted", 15_000, "the approval is void");
-    expect((await record(live.daemon, d.draft_id)).reason).toMatch(/a halt began after the approval/);
+    await eventually(async () => (await record(live.daemon, d.draft_id)).halt_lasts === false, 5_000, "the halt is lifted");
+    expect((await record(live.daemon, d.draft_id)).reason).toMatch(/^kill switch: halted by the owner/);
     expect(live.double.messages(GROUP)).toHaveLength(0);
 
     // A new 👍 (removed and given again) sends it.

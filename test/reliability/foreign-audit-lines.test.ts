@@ -215,19 +215,26 @@ describe("lost state is never silent", () => {
     const b = await submitPending(live.daemon, payload("Halted, then the store is cut"));
     const storePath = harnessPaths(live.daemon.harnessDir).drafts;
     const cutAt = (await readFile(storePath)).length;
+    let before = live.double.messages(OWNER).length;
+    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "/halt" });
+    await live.reviewChatMessage(before, /^⛔ Sends halted/, "the /halt answer");
+    // An approval while halted: halted at once (never pending again); the halt is then lifted (its 👍 comes back).
+    live.double.injectReaction({ chatId: OWNER, messageId: b.review_message_id, userId: OWNER, newEmojis: ["👍"] });
+    await eventually(async () => (await draftRecord(live.daemon, b.draft_id)).status === "halted", 10_000, "b halted");
+    before = live.double.messages(OWNER).length;
+    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "/resume" });
+    const ask = await live.reviewChatMessage(before, /^⚠️ Resume sends\?/, "the /resume question");
+    const data = JSON.stringify(ask.replyMarkup).match(/owner:resume:[0-9a-f]+/)![0];
+    live.double.injectCallback({ chatId: OWNER, messageId: ask.messageId, userId: OWNER, data });
+    const halted = await eventually(async () => {
+      const r = await draftRecord(live.daemon, b.draft_id);
+      return r.halt_lasts === false ? r : null;
+    });
+    // An approval after the halt: it waits out its window (an hour).
     live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, newEmojis: ["👍"] });
     const approved = await eventually(async () => {
       const r = await draftRecord(live.daemon, a.draft_id);
-      return r.status === "approved" ? r : null;
-    });
-    const before = live.double.messages(OWNER).length;
-    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "/halt" });
-    await live.reviewChatMessage(before, /^⛔ Sends halted/, "the /halt answer");
-    // An approval while halted: halted at once, or approved and halted at its send (both: never pending again).
-    live.double.injectReaction({ chatId: OWNER, messageId: b.review_message_id, userId: OWNER, newEmojis: ["👍"] });
-    const halted = await eventually(async () => {
-      const r = await draftRecord(live.daemon, b.draft_id);
-      return r.status === "halted" || r.status === "approved" ? r : null;
+      return r.status === "approved" && r.undo_shown_at ? r : null;
     });
     const { cwd, harnessDir } = live.daemon;
     await live.daemon.stop("SIGTERM");

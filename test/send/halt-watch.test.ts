@@ -100,3 +100,27 @@ describe("the halt record (HARNESS_DIR/halt_record.json)", () => {
     w.stop();
   });
 });
+
+describe("onHaltStarted", () => {
+  it("is heard once when a look finds a halt after one that did not, not at every look while it lasts; again after it ended", async () => {
+    const h = await harness();
+    const w = h.open();
+    let started = 0;
+    let ended = 0;
+    w.onHaltStarted(() => started++);
+    w.onHaltEnded(() => ended++);
+    await w.check();
+    expect(started).toBe(0);
+    await writeFile(h.haltPath, "{}\n");
+    await w.check();
+    await w.check();
+    expect(started).toBe(1);
+    await rm(h.haltPath);
+    await w.check();
+    expect([started, ended]).toEqual([1, 1]);
+    await writeFile(join(h.dir, ".env"), "TAO_SWARM_ENABLED=0\n");
+    await w.check();
+    expect(started).toBe(2);
+    w.stop();
+  });
+});

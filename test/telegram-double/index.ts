@@ -63,6 +63,8 @@ export interface TelegramDouble {
   topics(chatId: number): readonly ForumTopic[];
   /** The user deletes a topic in the app: it and its messages are gone (sends to it: "message thread not found"). False when unknown. */
   deleteTopic(chatId: number, threadId: number): boolean;
+  /** A user deletes a message in the chat (as in a client): every later edit of it is "message to edit not found". True if it was there. */
+  deleteMessage(chatId: number, messageId: number): boolean;
   /** Turns rate limits on (with options) or off, from now on. */
   setRateLimits(options: boolean | RateLimitOptions): void;
   /** A message_reaction update. Queued only if allowed_updates names it (not by default). Unknown emoji: throws. */
@@ -209,6 +211,7 @@ function facade({ url, token, bot, state, faults, journal, api }: Parts): Telegr
     },
     topics: (chatId) => topicsOf(state, chatId),
     deleteTopic: (chatId, threadId) => removeTopic(state.world.requireChat(chatId), threadId),
+    deleteMessage: (chatId, messageId) => state.world.requireChat(chatId).messages.delete(messageId),
     setRateLimits: (o) => void (state.limiter = limiterFor(o)),
     injectReaction: (o) => injectReaction(state, o),
     injectCallback: (o) => injectCallback(state, o),

@@ -165,6 +165,86 @@ describe("a post that cannot be edited", () => {
     expect(double.history(OWNER, result.undoMessageId).at(-1)!.text).toMatch(/^✅ Sent/);
   });
 
+  it("when every edit of the post fails (the owner deleted it), the send's own turn takes the ↩️ Undo off that message within 2 s, and says the status there once", async () => {
+    const [d] = await posted(1);
+    double.deleteMessage(OWNER, d!.review_message_id!);
+    const approved = approvedAt(d!, clock.now());
+    const shown = chat.showStatus(approved);
+    await advance(3_000);
+    const result = (await shown)!;
+    const undoId = result.undoMessageId!;
+    expect(undoButton(double.history(OWNER, undoId).at(-1))).toBe(true);
+    // When each call reached Telegram, on the simulated clock.
+    const calls: Array<{ method: string; messageId: number; at: number }> = [];
+    double.onCall((call) => calls.push({ method: call.method, messageId: Number(call.params["message_id"]), at: clock.now() }));
+    let current: DraftRecord = {
+      ...approved,
+      undo_shown_at: new Date(result.at).toISOString(),
+      send_after: new Date(result.sendAt!).toISOString(),
+    };
+    await advance(result.sendAt! - clock.now());
+    let sentAt = 0;
+    const send = chat.sendTurn(
+      async () => {
+        sentAt = clock.now();
+        current = { ...current, status: "sent", version: current.version + 2, sent_at: new Date(sentAt).toISOString(), sent_message_id: 5 };
+        return "sent";
+      },
+      () => current,
+      () => {},
+    );
+    await advance(3_000);
+    await send;
+    // The desk shows the outcome again (the send's show_status): the post fails again, nothing more is said.
+    const again = chat.showStatus(current, () => current);
+    await advance(3_000);
+    await again;
+    const undoVersions = double.history(OWNER, undoId);
+    expect(undoButton(undoVersions.at(-1))).toBe(false);
+    expect(undoVersions.at(-1)!.text).toMatch(/^✅ Sent/);
+    const ended = calls.find((c) => c.method === "editMessageText" && c.messageId === undoId);
+    expect(ended!.at - sentAt).toBeLessThanOrEqual(2_000);
+    expect(undoVersions.filter((v) => !undoButton(v))).toHaveLength(1);
+    // The status is said on that message, in no reply besides.
+    expect(double.messages(OWNER).filter((m) => m.text.startsWith("✅ Sent"))).toEqual([]);
+  });
+
+  it("an ↩️ Undo message read back at start (adoptUndo) loses its Undo in the send's own turn though the post cannot be edited", async () => {
+    const [d] = await posted(1);
+    double.deleteMessage(OWNER, d!.review_message_id!);
+    const approved = approvedAt(d!, clock.now());
+    const shown = chat.showStatus(approved);
+    await advance(3_000);
+    const result = (await shown)!;
+    await chat.stop();
+    // A restart: a review chat that did not send the Undo message learns it from its surface.
+    chat = new TelegramReviewChat({
+      api: new Api(double.token, { apiRoot: double.url }),
+      chatId: String(OWNER),
+      threadId: null,
+      deferForMs: 86_400_000,
+      clock,
+      log: quiet,
+      limits: reviewChatLimits(String(OWNER)),
+      timeZone: "UTC",
+    });
+    chat.adoptUndo(d!.draft_id, { chatId: String(OWNER), messageId: result.undoMessageId! });
+    let current: DraftRecord = { ...approved, undo_shown_at: new Date(result.at).toISOString() };
+    const send = chat.sendTurn(
+      async () => {
+        current = { ...current, status: "sent", version: current.version + 2, sent_at: new Date(clock.now()).toISOString() };
+        return "sent";
+      },
+      () => current,
+      () => {},
+    );
+    await advance(3_000);
+    await send;
+    const last = double.history(OWNER, result.undoMessageId).at(-1)!;
+    expect(undoButton(last)).toBe(false);
+    expect(last.text).toMatch(/^✅ Sent/);
+  });
+
   it("says it failed when the new message cannot be sent either", async () => {
     const [d] = await posted(1);
     double.failNext("editMessageText", { error_code: 400, description: "Bad Request: message to edit not found" });
