@@ -188,8 +188,11 @@ export function ownerCommands(options: OwnerCommandOptions): OwnerCommandHandler
       ctx.editMessageText(`${RESUME_ASKED}\n\n${line}`, { reply_markup: { inline_keyboard: [] } }).catch(() => {});
     if (!outcome.ok) {
       await refuseTap(options, ctx, outcome.reason);
-      // A second tap on one answered already leaves the answer it shows.
-      if (outcome.reason !== "surface_used") await closeWith("No longer applies: nothing changed. Send /resume again to be asked anew.");
+      // A second tap on one answered already leaves the answer it shows; a message that is no /resume
+      // question (a draft's post, whatever the data says) is never rewritten.
+      if (outcome.reason !== "surface_used" && surface?.asks === "resume") {
+        await closeWith("No longer applies: nothing changed. Send /resume again to be asked anew.");
+      }
       return tell("This confirmation is no longer valid: nothing changed. Send /resume again.");
     }
     const { text } = outcome;

@@ -137,4 +137,19 @@ describe("owner commands in the review chat (live daemon against the double)", (
       ],
     });
   });
+
+  it("a /resume tap on a message that is no /resume question (a draft's post) is refused and never rewrites it", async () => {
+    await live.start(FAST);
+    const draft = (await live.daemon.request("POST", "/drafts", payload("Keep my post"))).body;
+    const shown = live.double.history(OWNER, draft.review_message_id).at(-1)?.text;
+    live.double.injectCallback({ chatId: OWNER, messageId: draft.review_message_id, userId: OWNER, data: "owner:resume:00000000000000ab" });
+    await eventually(
+      async () => (await auditLines(live.daemon.harnessDir)).some((l) => l.kind === "command_refused" && l.command === "resume"),
+      10_000,
+      "the tap is refused and audited",
+    );
+    const versions = live.double.history(OWNER, draft.review_message_id);
+    expect(versions.map((v) => v.text).filter((t) => t?.includes("Resume sends?"))).toEqual([]);
+    expect(versions.at(-1)?.text).toBe(shown);
+  });
 });
