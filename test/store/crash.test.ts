@@ -154,6 +154,6 @@ describe("JsonlStore under SIGKILL", () => {
       expect(total.kills).toBeGreaterThanOrEqual(ITERATIONS);
       expect(total.acked).toBeGreaterThan(0);
     },
-    Math.max(60_000, ITERATIONS * 500),
+    Math.max(180_000, ITERATIONS * 1_500), // a child process per kill: slow on a loaded machine, never a speed target
   );
 });
