@@ -8,7 +8,7 @@ import { AWAITING_DECISION } from "../drafts/status.js";
 import type { DraftArchive } from "../store/archive.js";
 import { refusedEntry, type RefusedDecision } from "./audit-entries.js";
 import type { DeskEffects } from "./desk-effects.js";
-import { prepareKeptText, prepareReviewerText } from "./draft-text.js";
+import { prepareKeptText, prepareReviewerText, type PreparedText } from "./draft-text.js";
 import { hasRemovedItems } from "../drafts/keep-removed.js";
 import { liveAnswer, refusalAnswer, TAP_A_BUTTON, type ActionKind, type LiveAnswerWhy } from "./live-post.js";
 import type { AskRequest, DecisionOutcome, DecisionRequest, EditRequest, RemovedItems, ReviewChat, ReviewerAction } from "./ports.js";
@@ -162,14 +162,7 @@ export class ReviewerActions {
       // The reviewer's own text is not redacted (contract v3): what he typed is what he approves.
       const prepared = prepareReviewerText(request.text);
       if (!prepared.ok) return { ok: false, reason: `edit_${prepared.reason}` };
-      return this.deps.apply(draft.draft_id, {
-        type: "edit",
-        text: prepared.text,
-        textSha256: prepared.textSha256,
-        redaction: prepared.redaction,
-        actor: request.actor,
-        textVersion: surface.text_version ?? draft.text_version,
-      });
+      return this.applyText(draft, surface, request, prepared, false);
     });
   }
 
@@ -194,15 +187,7 @@ export class ReviewerActions {
       }
       const prepared = prepareKeptText(kept.text, draft.redaction);
       if (!prepared.ok) return { ok: false, reason: prepared.reason === "too_long" ? "restore_too_long" : "removed_items_gone" };
-      return this.deps.apply(draft.draft_id, {
-        type: "edit",
-        text: prepared.text,
-        textSha256: prepared.textSha256,
-        redaction: prepared.redaction,
-        actor: request.actor,
-        textVersion: surface.text_version ?? draft.text_version,
-        restored: true,
-      });
+      return this.applyText(draft, surface, request, prepared, true);
     });
   }
 
@@ -409,6 +394,25 @@ export class ReviewerActions {
   }
 
   /** A question answered by a tap (it counts once) says what was chosen and loses its buttons; not awaited, a failure is only logged. */
+  /** The draft's next text version (an ✏️ edit, or the kept originals: `restored`), bound to the text version its message showed. */
+  private applyText(
+    draft: DraftRecord,
+    surface: SurfaceState,
+    request: ReviewerAction,
+    prepared: Extract<PreparedText, { ok: true }>,
+    restored: boolean,
+  ): Promise<TransitionResult> {
+    return this.deps.apply(draft.draft_id, {
+      type: "edit",
+      text: prepared.text,
+      textSha256: prepared.textSha256,
+      redaction: prepared.redaction,
+      actor: request.actor,
+      textVersion: surface.text_version ?? draft.text_version,
+      ...(restored ? { restored: true } : {}),
+    });
+  }
+
   private closeUsed(surface: SurfaceState, draft: DraftRecord, chose: DecisionRequest["decision"] | null): void {
     if (this.deps.effects.closed) return;
     const closed = this.deps.reviewChat.close(surface, draft, chose);
