@@ -1,4 +1,4 @@
-import type { DraftRecord } from "../drafts/record.js";
+import type { Decision, DraftRecord } from "../drafts/record.js";
 import { isFinal } from "../drafts/status.js";
 import { localMinute } from "../owner/local-time.js";
 import { reviewLink } from "../owner/pending-text.js";
@@ -58,8 +58,13 @@ function livePointer(draft: DraftRecord | undefined): string {
 export const TAP_A_BUTTON =
   "⚠️ Not applied: that question is answered by its buttons only; a reaction or a reply changes nothing. Tap a button.";
 
-/** The answer to a refused action that the reviewer should hear about, or null for none (a repeated 👍, say). */
-export function refusalAnswer(kind: ActionKind, reason: string, draft: DraftRecord | undefined): string | null {
+/** The answer to a refused action that the reviewer should hear about, or null for none; `decision`: the one refused, if any. */
+export function refusalAnswer(
+  kind: ActionKind,
+  reason: string,
+  draft: DraftRecord | undefined,
+  decision: Decision | null = null,
+): string | null {
   const status = draft?.status ?? "unknown";
   if (reason === "archived") {
     // In REVIEW_TIMEZONE, like every time the reviewer reads.
@@ -93,10 +98,26 @@ export function refusalAnswer(kind: ActionKind, reason: string, draft: DraftReco
     }
   }
   if (reason.startsWith("note_") && draft) return noteAnswer(reason, draft);
+  if (reason === "halted" && draft)
+    return `⛔ Not applied: sends are halted (${draft.reason ?? "kill switch"}). Nothing is approved while they are; 👍 Send comes back on the post when the halt ends.`;
+  if (reason === "already_approved") return approvedAnswer(status, decision);
+  // An "ok" replied to an approved draft's post: it is approved already.
+  if (reason === "not_awaiting_decision" && (status === "approved" || status === "sending")) return approvedAnswer(status, "send");
   if (reason === "expired" || (reason === "final_state" && status === "expired")) return "⌛ Not applied: the draft has expired.";
   // A decision on a final draft (a 👍 after a revise whose undo window is over, an "ok" after the send): said, not silent.
   if (reason === "final_state" || reason === "not_awaiting_decision") return finalAnswer(status);
   return null;
+}
+
+/**
+ * A decision on a draft approved already: a 👍 again is told where the send
+ * stands; a 👎 or 😴 came after the undo window (inside it, it would have
+ * undone the approval), and the owner must know the draft still goes out.
+ */
+function approvedAnswer(status: string, decision: Decision | null): string {
+  const going = status === "sending" ? "it is being sent now" : "its post shows when it goes out";
+  if (decision === "send") return `👍 Already approved: ${going}.`;
+  return `⚠️ Not applied: the draft was approved and its undo window is over, so ${going}. Nothing else changes it now.`;
 }
 
 function finalAnswer(status: string): string {

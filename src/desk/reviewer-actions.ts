@@ -3,7 +3,7 @@ import { isInertDraft } from "./test-drafts.js";
 import type { Clock } from "../clock/clock.js";
 import type { DraftEvent } from "../drafts/events.js";
 import type { TransitionResult } from "../drafts/machine.js";
-import type { DraftRecord } from "../drafts/record.js";
+import type { Decision, DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
 import type { DraftArchive } from "../store/archive.js";
 import { refusedEntry, type RefusedDecision } from "./audit-entries.js";
@@ -59,12 +59,13 @@ function refusalText(
   draft: DraftRecord | undefined,
   surface: SurfaceState | undefined,
   ownMessage: boolean,
+  decision: Decision | null,
 ): string | null {
   if (reason === "taps_only") return TAP_A_BUTTON;
   // A message of the bot's it keeps no record of (a command's answer, a burst summary): it takes nothing.
   if (reason === "unknown_review_message" && ownMessage && !draft) return liveAnswer(undefined, "own_message");
   if (pointsToLivePost(reason)) return liveAnswer(draft, liveAnswerWhy(reason, action, surface));
-  return refusalAnswer(actionKind(action), reason, draft);
+  return refusalAnswer(actionKind(action), reason, draft, decision);
 }
 
 /** What the reviewer's actions need from the desk. */
@@ -311,7 +312,7 @@ export class ReviewerActions {
     const refuse = async (reason: string, answer = true): Promise<DecisionOutcome> => {
       const refusal = { decision, actor: request.actor, reason, chat_id: request.reviewChatId, review_message_id: request.reviewMessageId };
       await this.auditRefusal(refusal, draft);
-      if (answer && this.deps.reviewerIds.has(request.actor.user_id)) this.answerRefusal(action, reason, draft, request, surface);
+      if (answer && this.deps.reviewerIds.has(request.actor.user_id)) this.answerRefusal(action, reason, draft, request, surface, decision);
       return { ok: false, reason, draft: draft && this.deps.get(draft.draft_id) };
     };
     if (!this.deps.reviewerIds.has(request.actor.user_id)) return refuse("not_a_reviewer");
@@ -371,12 +372,13 @@ export class ReviewerActions {
     draft: DraftRecord | undefined,
     request: ReviewerAction,
     surface: SurfaceState | undefined,
+    decision: Decision | null,
   ): void {
     // An archived draft is not in the store: its record is the one read from archive/.
     const current = draft && (this.deps.get(draft.draft_id) ?? (reason === "archived" ? draft : undefined));
     const ownMessage =
       request.ownMessage === true || surface !== undefined || this.deps.reviewChat.isOwnMessage?.(request.reviewMessageId) === true;
-    const text = refusalText(action, reason, current, surface, ownMessage);
+    const text = refusalText(action, reason, current, surface, ownMessage, decision);
     if (text === null || this.deps.effects.closed) return;
     if (!current && !ownMessage) {
       const now = this.deps.clock.now();
@@ -393,7 +395,6 @@ export class ReviewerActions {
     void this.deps.effects.track(answered().catch((err: unknown) => this.deps.log.warn({ err }, "could not answer the reviewer")));
   }
 
-  /** A question answered by a tap (it counts once) says what was chosen and loses its buttons; not awaited, a failure is only logged. */
   /** The draft's next text version (an ✏️ edit, or the kept originals: `restored`), bound to the text version its message showed. */
   private applyText(
     draft: DraftRecord,

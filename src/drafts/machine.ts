@@ -35,7 +35,9 @@ export type RefusalReason =
   /** A note for a revise that has its note already: the first stands, this one is not passed on. */
   | "note_already_given"
   /** A note for a draft sent back because a later version replaced it (or one a later version already answers): not passed on. */
-  | "note_superseded";
+  | "note_superseded"
+  /** A 👍 on a draft that a halt holds already, while that halt lasts: its post says so, and it waits for the halt's end. */
+  | "halted";
 
 /** The result of applying one event to one draft. */
 export type TransitionResult =
@@ -188,6 +190,8 @@ function botSender(d: DraftRecord, e: EventOf<"decide">) {
  */
 function haltedApproval(d: DraftRecord, e: EventOf<"decide">, reason: string, now: number): TransitionResult {
   if (e.asBot && (d.status !== "halted" || senderKindOf(d) !== "owner")) return refuse(d, "outdated_identity");
+  // Its post says so already: a 👍 that would change nothing it shows is refused, so that it is answered.
+  if (!e.asBot && d.status === "halted" && d.halt_lasts && d.reason === reason) return refuse(d, "halted");
   const sender = e.asBot ? { sender: botSender(d, e) } : {};
   const draft = next(d, now, {
     ...sender,
@@ -250,6 +254,25 @@ const undo: Handler<"undo"> = (d, e, now) => {
   const status = d.approval?.before ?? "pending";
   const draft = next(d, now, { status, approval: null, send_after: null, decided_by: e.actor, undone_at: iso(now) });
   return ok(draft, { type: "show_status", draftId: d.draft_id }, ...rearm(d, draft));
+};
+
+/**
+ * A 👎 or 😴 on an approved draft (its 👍 reaction changed, a note replied to
+ * its post): the owner changed his mind. While an undo would still count,
+ * the approval is undone and the new decision applies, in one step, bound
+ * like any decision to what its message showed; a change of mind never lets
+ * the approval go out. Afterwards it is refused as on any approved draft.
+ */
+const changeOfMind: Handler<"decide"> = (d, e, now) => {
+  if (e.decision === "send") return refuse(d, "already_approved");
+  const undone = undo(d, { type: "undo", actor: e.actor, actedAt: e.actedAt ?? now }, now);
+  if (!undone.ok) return refuse(d, "already_approved");
+  const decided = decide(undone.draft, e, now);
+  // Past its decision deadline (an approval waits out its window beyond it): the undo alone stands, and the draft expires.
+  if (!decided.ok) return decided.reason === "expired" ? undone : refuse(d, decided.reason);
+  // One transition: one version more than the approved draft, and the expiry its new status needs.
+  const draft = { ...decided.draft, version: d.version + 1 };
+  return ok(draft, ...decided.effects, ...rearm(d, draft).filter((x) => !decided.effects.some((y) => y.type === x.type)));
 };
 
 /**
@@ -413,8 +436,8 @@ const sendUnknown: Handler<"send_unknown"> = (d, e, now) =>
  */
 export const TRANSITIONS: Table = {
   posted: { queued: posted },
-  // On a `revise`, only its note, given after the 👎 within the undo window.
-  decide: { pending: decide, deferred: decide, halted: decide, revise: noteOnRevise },
+  // On `approved`, a 👎 or 😴 inside the undo window (a change of mind); on `revise`, only its note, given after the 👎 within the undo window.
+  decide: { pending: decide, deferred: decide, halted: decide, approved: changeOfMind, revise: noteOnRevise },
   edit: { pending: edit, deferred: edit, halted: edit },
   // `revise` is final, except for its undo within UNDO_WINDOW (contract v3).
   undo: { approved: undo, revise: undoRevise },

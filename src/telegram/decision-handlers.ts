@@ -134,7 +134,8 @@ export function reactionHandler(o: DecisionHandlerOptions) {
       return;
     }
     const actor = await actorFor(o, acting, found.decision, found.emoji);
-    if (actor) await saved(o, r.message_id, () => o.desk.decide({ ...where, decision: found.decision, actor }));
+    // Dated by Telegram: a 👍 changed to 👎 or 😴 inside the undo window undoes the approval (see the machine's changeOfMind).
+    if (actor) await saved(o, r.message_id, () => o.desk.decide({ ...where, decision: found.decision, actor, actedAt: r.date * 1000 }));
   };
 }
 

@@ -321,6 +321,57 @@ describe("transition: edit, undo, revises (contract v2)", () => {
   });
 });
 
+describe("transition: a change of mind on an approved draft (👎 or 😴 inside its undo window)", () => {
+  const UNDO = 10_000;
+  const TAP = T0 + HOUR;
+  const decide = (decision: "send" | "revise" | "defer", extra: Partial<DraftEvent & { type: "decide" }> = {}) =>
+    ({ ...(EVENTS.decide as DraftEvent & { type: "decide" }), decision, undoMs: UNDO, deferMs: HOUR, ...extra }) as DraftEvent;
+  const approved = (): DraftRecord => {
+    const result = transition(draftIn("pending"), decide("send"), TAP);
+    if (!result.ok) throw new Error("not approved");
+    return showUndo(result.draft, TAP + 1_000);
+  };
+
+  it("a 👎 inside the window undoes the approval and sends the draft back, in one transition", () => {
+    const d = approved();
+    const result = transition(d, decide("revise", { note: "shorter" }), TAP + 5_000);
+    expect(result).toMatchObject({
+      ok: true,
+      draft: { status: "revise", approval: null, send_after: null, revision_note: "shorter", version: d.version + 1 },
+    });
+    expect(result.ok && result.effects).toContainEqual({ type: "show_status", draftId: "d_test" });
+    expect(result.ok && result.effects.some((e) => e.type === "send")).toBe(false);
+  });
+
+  it("a 😴 inside the window undoes the approval and defers the draft", () => {
+    const result = transition(approved(), decide("defer"), TAP + 5_000);
+    expect(result).toMatchObject({ ok: true, draft: { status: "deferred", approval: null, send_after: null } });
+    expect(result.ok && result.effects).toContainEqual(expect.objectContaining({ type: "arm_expiry" }));
+  });
+
+  it("judged by when he acted, as an undo: dated inside the window it counts; after it, or once sending, it is refused", () => {
+    const d = approved();
+    const end = TAP + 1_000 + UNDO;
+    expect(transition(d, decide("revise", { actedAt: end - 1 }), end + 60_000)).toMatchObject({ ok: true, draft: { status: "revise" } });
+    expect(transition(d, decide("revise", { actedAt: end }), end)).toEqual({ ok: false, reason: "already_approved", status: "approved" });
+    expect(transition({ ...d, status: "sending" }, decide("revise"), TAP + 2_000)).toEqual({
+      ok: false,
+      reason: "already_approved",
+      status: "sending",
+    });
+  });
+
+  it("a 👍 again is refused as already approved; a 👎 bound to another text version undoes nothing", () => {
+    const d = approved();
+    expect(transition(d, decide("send"), TAP + 2_000)).toEqual({ ok: false, reason: "already_approved", status: "approved" });
+    expect(transition(d, decide("revise", { textVersion: 2 }), TAP + 2_000)).toEqual({
+      ok: false,
+      reason: "outdated_version",
+      status: "approved",
+    });
+  });
+});
+
 describe("transition: undo of a revise (contract v3)", () => {
   const revise = (undoMs: number): DraftEvent => ({
     type: "decide",
@@ -527,6 +578,15 @@ describe("transition: the undo window counts from what the chat shows (contract 
     expect(transition(lifted.draft, EVENTS.halt_lifted, TAP + 2)).toEqual({ ok: false, reason: "not_applicable", status: "halted" });
     const again = transition(lifted.draft, { ...(EVENTS.decide as DraftEvent & { type: "decide" }), undoMs: UNDO }, TAP + 3);
     expect(again).toMatchObject({ ok: true, draft: { status: "approved", halt_lasts: false, send_after: iso(TAP + 3 + UNDO) } });
+  });
+
+  it("a 👍 again while the same halt holds the draft changes nothing its post shows: refused as halted, so it is answered", () => {
+    const thumbs = { ...(EVENTS.decide as DraftEvent & { type: "decide" }), undoMs: UNDO, halted: "kill switch: x" };
+    const held = transition(draftIn("pending"), thumbs, TAP);
+    if (!held.ok) throw new Error("refused");
+    expect(transition(held.draft, thumbs, TAP + 1)).toEqual({ ok: false, reason: "halted", status: "halted" });
+    // Another halt's reason is news for the post; so is the halt's end, after which a 👍 approves.
+    expect(transition(held.draft, { ...thumbs, halted: "kill switch: y" }, TAP + 1)).toMatchObject({ ok: true, draft: { reason: "kill switch: y" } });
   });
 
   it("a halt at the send call keeps 👍 off only while the switch is halted (lasting)", () => {
