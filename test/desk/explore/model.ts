@@ -170,6 +170,8 @@ export class ExploreModel {
         u.step < send.step &&
         u.at < a.at + this.rules.undoWindowMs &&
         u.surface.accepts.undo &&
+        // A question takes its buttons only: a reaction or a reply on it undoes nothing.
+        !(u.surface.isQuestion && u.channel !== "button") &&
         (u.surface.messageId === s.messageId || (u.surface.decisionControl && u.surface.draftText === s.draftText)),
     );
     if (undo !== undefined) return `undone at step ${undo.step} (${undo.how}) within the window`;

@@ -88,6 +88,15 @@ export function surfaceOf(message: ChatMessage): Surface {
   };
 }
 
+/**
+ * What a "🤖 Send as the bot instead" tap approves: the draft as the message
+ * quotes its post, going out as the bot (a new approval, contract v3).
+ */
+export function asBotSurfaceOf(message: ChatMessage): Surface {
+  const s = surfaceOf(message);
+  return { ...s, identity: "bot", account: null, accepts: { approve: carried(message, "v1:asbot:"), confirm: false, undo: false } };
+}
+
 function carried(message: ChatMessage, prefix: string): boolean {
   return message.fromBot && [...message.everButtons].some((b) => b.startsWith(prefix));
 }

@@ -10,7 +10,7 @@ import { DESTINATION, FakeTelegram, OWNER, PERSON, type ChatMessage, type ChatTr
 import { forgeAuditLines, type Forgery } from "./forgery.js";
 import { runTestModeSession, type TestModeStep } from "./test-mode-run.js";
 import { ExploreModel, type OwnerAction } from "./model.js";
-import { isEditPrompt, surfaceOf } from "./surface.js";
+import { asBotSurfaceOf, isEditPrompt, surfaceOf } from "./surface.js";
 
 /**
  * Where each run's HARNESS_DIR is made: EXPLORE_DIR, else /dev/shm where there
@@ -139,12 +139,31 @@ export class World {
       act(),
       () => `step ${this.step} (${what}) did not end within ${STEP_LIMIT_MS / 1000} s of real time:\n${this.log.join("\n")}`,
     );
-    this.halted = this.envHalted || existsSync(harnessPaths(this.dir).ownerHalt);
+    // A halt counts as the daemon can see it: while it is down, a halt made and lifted in .env leaves no trace,
+    // and the one in force when it starts begins then.
+    if (this.desk !== null) this.halted = this.envHalted || existsSync(harnessPaths(this.dir).ownerHalt);
     if (this.halted && !haltedBefore) this.model.haltBegins.push(this.step);
     // A send is "while halted" only if the halt held before and after its step.
     if (!this.halted) for (const s of this.model.sends) if (s.step === this.step) s.haltedThroughout = false;
     const found = this.model.checkNewSends(this.telegram.messages, this.clock.now());
-    if (found.length > 0) throw new Error(`invariant broken:\n${found.join("\n")}\nsteps:\n${this.log.join("\n")}`);
+    if (found.length > 0) throw new Error(this.broken(found));
+  }
+
+  /**
+   * A violation's report: what broke and the steps that led there; with
+   * EXPLORE_TRANSCRIPT=1 also the review chat as Telegram accepted it (every
+   * version of every message, seconds from the run's start) and the sends.
+   */
+  private broken(found: readonly string[]): string {
+    const report = `invariant broken:\n${found.join("\n")}\nsteps:\n${this.log.join("\n")}`;
+    if (process.env.EXPLORE_TRANSCRIPT !== "1") return report;
+    const t = (at: number) => `+${((at - T0) / 1000).toFixed(2)}s`;
+    const chat = this.telegram.messages.flatMap((m) => [
+      `message ${m.id} (${m.fromBot ? "bot" : "owner"}${m.replyTo === null ? "" : `, reply to ${m.replyTo}`})`,
+      ...m.versions.map((v) => `  ${t(v.at)} ${JSON.stringify(v.text)} [${v.buttons.join(" ")}]`),
+    ]);
+    const sends = this.model.sends.map((s) => `${t(s.at)} step ${s.step}: ${JSON.stringify(s.call)}`);
+    return `${report}\nreview chat:\n${chat.join("\n")}\nsends:\n${sends.join("\n")}`;
   }
 
   /** Submits a new draft: to the group, or to the person as the owner. Nothing while the daemon is down (its API is too). */
@@ -168,7 +187,8 @@ export class World {
   async react(message: ChatMessage, emoji: string | null): Promise<void> {
     const before = this.reactions.get(message.id);
     if (before === emoji || (before === undefined && emoji === null)) return;
-    if (before === "👍") this.note("undo", `👍 taken away${emoji ? ` for ${emoji}` : ""}`, message, emoji === null);
+    // 👍 changed to 👎 or 😴 is a change of mind: inside the undo window it undoes the approval, as taking 👍 away does.
+    if (before === "👍") this.note("undo", `👍 taken away${emoji ? ` for ${emoji}` : ""}`, message);
     if (emoji === "👍") this.note("approve", "👍 reaction", message);
     if (emoji === null) this.reactions.delete(message.id);
     else this.reactions.set(message.id, emoji);
@@ -183,6 +203,8 @@ export class World {
     if (action === "send") this.note("approve", `${how} 👍 button`, message, counts);
     if (action === "confirm") this.note("confirm", `${how} "Yes, send" button`, message, counts);
     if (action === "undo") this.note("undo", `${how} ↩️ button`, message, counts);
+    // "🤖 Send as the bot instead": a new approval of the draft its message quotes, as the bot.
+    if (action === "asbot") this.note("approve", `${how} 🤖 Send as the bot button`, message, counts, asBotSurfaceOf(message));
     await this.deliver(this.telegram.tap(message.id, data));
   }
 
@@ -190,7 +212,11 @@ export class World {
   async write(text: string, message: ChatMessage | null, draftId: string | null): Promise<void> {
     if (message !== null && text.trim() === "👍") this.note("approve", "reply 👍", message);
     // A reply to an Edit prompt is the new text, whatever it says.
-    if (message !== null && /^undo$/i.test(text.trim()) && !isEditPrompt(message)) this.note("undo", "reply undo", message);
+    // So does a 👎, 😴 or a note (any other text): inside the undo window it undoes the approval first (a change of mind).
+    const word = text.trim();
+    // (The explorer's notes are its new texts, "Text N: …".)
+    const undoes = /^undo$/i.test(word) || word === "👎" || word === "😴" || /^Text \d+:/.test(word);
+    if (message !== null && undoes && !isEditPrompt(message)) this.note("undo", `reply ${word === "undo" ? "undo" : JSON.stringify(word)}`, message);
     if (draftId !== null) this.model.noteText(text.replace(/^✏️/u, "").trim(), draftId);
     await this.deliver(this.telegram.write(text, message?.id ?? null, this.date()));
   }
@@ -276,10 +302,10 @@ export class World {
     for (const update of this.telegram.personWrites(`Hi, about Thursday (${this.textSerial})`, this.date())) await this.deliver(update);
   }
 
-  private note(kind: OwnerAction["kind"], how: string, message: ChatMessage, counts = true): void {
+  private note(kind: OwnerAction["kind"], how: string, message: ChatMessage, counts = true, surface = surfaceOf(message)): void {
     if (!counts) return;
     const channel = /reaction|taken away/.test(how) ? "reaction" : /button/.test(how) ? "button" : "reply";
-    this.model.actions.push({ step: this.step, at: this.clock.now(), kind, how, channel, surface: surfaceOf(message) });
+    this.model.actions.push({ step: this.step, at: this.clock.now(), kind, how, channel, surface });
   }
 
   private date(): number {
@@ -296,7 +322,7 @@ export class World {
     await this.run("advance 61s (end of run)", () => this.advance(61_000));
     await this.run("every reviewer reply answered (end of run)", async () => {
       const found = this.model.checkReplies(this.telegram.replies, this.telegram.answered, this.telegram.messages, this.starts);
-      if (found.length > 0) throw new Error(`invariant broken:\n${found.join("\n")}\nsteps:\n${this.log.join("\n")}`);
+      if (found.length > 0) throw new Error(this.broken(found));
     });
   }
 
