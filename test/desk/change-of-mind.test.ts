@@ -92,7 +92,9 @@ describe("a 👍 on a post the halt holds already", () => {
     await w.advance(2_000);
     const answers = botMessagesAfter(w, post.id).slice(before);
     expect(answers.map((m) => m.text)).toEqual([
-      expect.stringMatching(/^⛔ Not applied: sends are halted \(kill switch: halted by the owner.*👍 Send comes back on the post when the halt ends/),
+      expect.stringMatching(
+        /^⛔ Not applied: sends are halted \(kill switch: halted by the owner.*👍 Send comes back on the post when the halt ends/,
+      ),
     ]);
     expect(w.model.sends).toEqual([]);
   });

@@ -586,7 +586,10 @@ describe("transition: the undo window counts from what the chat shows (contract 
     if (!held.ok) throw new Error("refused");
     expect(transition(held.draft, thumbs, TAP + 1)).toEqual({ ok: false, reason: "halted", status: "halted" });
     // Another halt's reason is news for the post; so is the halt's end, after which a 👍 approves.
-    expect(transition(held.draft, { ...thumbs, halted: "kill switch: y" }, TAP + 1)).toMatchObject({ ok: true, draft: { reason: "kill switch: y" } });
+    expect(transition(held.draft, { ...thumbs, halted: "kill switch: y" }, TAP + 1)).toMatchObject({
+      ok: true,
+      draft: { reason: "kill switch: y" },
+    });
   });
 
   it("a halt at the send call keeps 👍 off only while the switch is halted (lasting)", () => {

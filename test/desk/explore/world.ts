@@ -216,7 +216,8 @@ export class World {
     const word = text.trim();
     // (The explorer's notes are its new texts, "Text N: …".)
     const undoes = /^undo$/i.test(word) || word === "👎" || word === "😴" || /^Text \d+:/.test(word);
-    if (message !== null && undoes && !isEditPrompt(message)) this.note("undo", `reply ${word === "undo" ? "undo" : JSON.stringify(word)}`, message);
+    if (message !== null && undoes && !isEditPrompt(message))
+      this.note("undo", `reply ${word === "undo" ? "undo" : JSON.stringify(word)}`, message);
     if (draftId !== null) this.model.noteText(text.replace(/^✏️/u, "").trim(), draftId);
     await this.deliver(this.telegram.write(text, message?.id ?? null, this.date()));
   }
