@@ -1,89 +1,30 @@
-import { audienceFingerprint, needsConfirmation, sendIdentity } from "./audience.js";
 import type { Effect } from "./effects.js";
-import type { DraftEvent, DraftEventType } from "./events.js";
+import type { DraftEvent } from "./events.js";
 import type { DraftRecord } from "./record.js";
+import { decide } from "./decide.js";
 import { senderKindOf } from "./sender.js";
-import { awaitsUndoShown, sendAfterShown, UNDO_OVER_EDIT_MS } from "./undo-window.js";
+import { sendAfterShown, UNDO_OVER_EDIT_MS, awaitsUndoShown } from "./undo-window.js";
 import { AWAITING_DECISION, isFinal, STATUSES, type DraftStatus } from "./status.js";
+import {
+  expiryDue,
+  next,
+  ok,
+  rearm,
+  refuse,
+  iso,
+  type Handler,
+  type RefusalReason,
+  type Table,
+  type TransitionResult,
+} from "./transition-kit.js";
+import { changeOfMind, noteOnRevise, undo, undoRevise } from "./undo.js";
 
-/**
- * Why an event was refused. Refusals are values, not exceptions: a decision
- * that arrives late or twice is normal on Telegram, not a bug.
- */
-export type RefusalReason =
-  | "final_state"
-  | "not_posted"
-  | "already_approved"
-  | "not_due"
-  | "no_approval"
-  | "text_changed"
-  | "expired"
-  | "outdated_version"
-  /** The reviewer decided on a message that showed another audience (see audienceFingerprint). */
-  | "outdated_audience"
-  | "text_unchanged"
-  | "undo_closed"
-  | "not_applicable"
-  /** A 👍 for more than AUDIENCE_CONFIRM_OVER members, not yet confirmed by the extra tap. */
-  | "needs_confirmation"
-  /** A 👍 made on a message that showed another sender identity than the draft's now. */
-  | "outdated_identity"
-  /** The approval's ↩️ Undo has not been shown yet: its window has not begun, so no send may start. */
-  | "undo_not_shown"
-  /** A note for a revise whose ↩️ Undo window is over (or had none): it is not passed on. */
-  | "note_too_late"
-  /** A note for a revise that has its note already: the first stands, this one is not passed on. */
-  | "note_already_given"
-  /** A note for a draft sent back because a later version replaced it (or one a later version already answers): not passed on. */
-  | "note_superseded"
-  /** A 👍 on a draft that a halt holds already, while that halt lasts: its post says so, and it waits for the halt's end. */
-  | "halted";
+export { expiryDue, SEND_START_GRACE_MS, type RefusalReason, type TransitionResult } from "./transition-kit.js";
 
-/** The result of applying one event to one draft. */
-export type TransitionResult =
-  | { readonly ok: true; readonly draft: DraftRecord; readonly effects: readonly Effect[] }
-  | { readonly ok: false; readonly reason: RefusalReason; readonly status: DraftStatus };
-
-type EventOf<T extends DraftEventType> = Extract<DraftEvent, { type: T }>;
-type Handler<T extends DraftEventType> = (draft: DraftRecord, event: EventOf<T>, now: number) => TransitionResult;
-type Table = { readonly [T in DraftEventType]: Partial<Record<DraftStatus, Handler<T>>> };
-
-const iso = (ms: number) => new Date(ms).toISOString();
-
-/** The next version of `draft`: status and fields changed, version bumped, updated_at set. */
-function next(draft: DraftRecord, now: number, changes: Partial<DraftRecord>): DraftRecord {
-  return { ...draft, ...changes, version: draft.version + 1, updated_at: iso(now) };
-}
-
-function ok(draft: DraftRecord, ...effects: Effect[]): TransitionResult {
-  return { ok: true, draft, effects };
-}
-
-function refuse(draft: DraftRecord, reason: RefusalReason): TransitionResult {
-  return { ok: false, reason, status: draft.status };
-}
-
-/** How long an approval whose undo window ends near or past `expires_at` still has to start its send once the window is over. */
-export const SEND_START_GRACE_MS = 60_000;
-
-/**
- * When a draft that is not final expires. `expires_at` is the deadline for a
- * decision, and an approval given before it is one: a draft approved in time
- * waits out its undo window even past `expires_at`, and then has
- * SEND_START_GRACE_MS to start its send (a free slot, a retry), instead of
- * expiring inside the window with its approval dropped.
- */
-export function expiryDue(d: DraftRecord): number {
-  const expiresAt = Date.parse(d.expires_at);
-  const waiting = (d.status === "approved" || d.status === "sending") && d.send_after !== null;
-  return waiting ? Math.max(expiresAt, Date.parse(d.send_after!) + SEND_START_GRACE_MS) : expiresAt;
-}
-
-/** The expiry timer again, at `after`'s due, when a change moved it (an approval past `expires_at`, or its end). */
-function rearm(before: DraftRecord, after: DraftRecord): Effect[] {
-  const at = expiryDue(after);
-  return at === expiryDue(before) ? [] : [{ type: "arm_expiry", draftId: after.draft_id, at }];
-}
+// The draft state machine: its table and `transition`. The handlers of a
+// decision are in decide.ts, those inside an undo window in undo.ts, what they
+// share in transition-kit.ts; the rest (posting, edits, expiry, halts, the
+// send) are here.
 
 const posted: Handler<"posted"> = (d, e, now) => {
   const draft = next(d, now, {
@@ -94,118 +35,6 @@ const posted: Handler<"posted"> = (d, e, now) => {
   });
   return ok(draft, { type: "arm_expiry", draftId: d.draft_id, at: Date.parse(d.expires_at) });
 };
-
-/** The status an approval returns to on undo: the one it was given in. */
-function approvedFrom(status: DraftStatus): "pending" | "deferred" | "halted" {
-  return status === "deferred" || status === "halted" ? status : "pending";
-}
-
-const decide: Handler<"decide"> = (d, e, now) => {
-  // Past expires_at a draft is expired even if the expiry could not be recorded yet (a full disk).
-  if (now >= Date.parse(d.expires_at)) return refuse(d, "expired");
-  if (e.textVersion !== undefined && e.textVersion !== d.text_version) return refuse(d, "outdated_version");
-  if (e.audience !== undefined && e.audience !== audienceFingerprint(d)) return refuse(d, "outdated_audience");
-  if (e.identity !== undefined && e.identity !== sendIdentity(d)) return refuse(d, "outdated_identity");
-  const common = { decided_by: e.actor, undone_at: null, halt_lasts: false };
-  switch (e.decision) {
-    case "send": {
-      // Sends are halted now: answered as halted at once, never with a send time or ↩️ Undo (contract v4).
-      if (e.halted) return haltedApproval(d, e, e.halted, now);
-      if (e.asBot) return sendAsBotInstead(d, e, now);
-      if (!e.confirmed && needsConfirmation(d.audience, e.confirmOver ?? null)) return refuse(d, "needs_confirmation");
-      const approval = {
-        actor: e.actor,
-        at: iso(now),
-        text_sha256: d.text_sha256,
-        text_version: d.text_version,
-        before: approvedFrom(d.status),
-        sender: senderKindOf(d),
-        identity: sendIdentity(d),
-      };
-      const undoMs = e.undoMs ?? 0;
-      if (undoMs > 0) {
-        // The post shows "Sending at … · ↩️ Undo"; the window counts from Telegram's acceptance of
-        // that edit (`undo_shown`), which hands the draft to the send path. Until then send_after is
-        // provisional and no send may start.
-        const send_after = iso(now + undoMs);
-        const draft = next(d, now, { ...common, status: "approved", approval, reason: null, send_after, undo_shown_at: null });
-        return ok(draft, { type: "show_status", draftId: d.draft_id }, ...rearm(d, draft));
-      }
-      const draft = next(d, now, { ...common, status: "approved", approval, reason: null, send_after: null, undo_shown_at: null });
-      // The outcome (sent, failed, halted...) is shown when it comes: one edit, not two.
-      return ok(draft, { type: "send", draftId: d.draft_id });
-    }
-    case "revise": {
-      const undoMs = e.undoMs ?? 0;
-      // A revise may be undone within UNDO_WINDOW (contract v3): the post shows ↩️ Undo until then.
-      const revise_undo = undoMs > 0 ? { until: iso(now + undoMs), before: approvedFrom(d.status) } : null;
-      const draft = next(d, now, { ...common, status: "revise", revision_note: e.note ?? null, revise_undo, approval: null });
-      const closes: Effect[] = undoMs > 0 ? [{ type: "show_status_at", draftId: d.draft_id, at: now + undoMs }] : [];
-      return ok(draft, { type: "show_status", draftId: d.draft_id }, ...closes);
-    }
-    case "defer": {
-      const at = Date.parse(d.expires_at) + e.deferMs;
-      const draft = next(d, now, { ...common, status: "deferred", expires_at: iso(at), approval: null });
-      return ok(draft, { type: "arm_expiry", draftId: d.draft_id, at }, { type: "show_status", draftId: d.draft_id });
-    }
-  }
-};
-
-/**
- * "🤖 Send as the bot instead": only for a draft halted because the owner's
- * identity could not send it. The draft's identity becomes the bot and the
- * tap is the approval, bound to that identity. Never done without the tap.
- */
-function sendAsBotInstead(d: DraftRecord, e: EventOf<"decide">, now: number): TransitionResult {
-  if (d.status !== "halted" || senderKindOf(d) !== "owner") return refuse(d, "outdated_identity");
-  const sender = botSender(d, e);
-  const approval = {
-    actor: e.actor,
-    at: iso(now),
-    text_sha256: d.text_sha256,
-    text_version: d.text_version,
-    before: "halted" as const,
-    sender: "bot" as const,
-    identity: sendIdentity({ ...d, sender }),
-  };
-  const undoMs = e.undoMs ?? 0;
-  const send_after = undoMs > 0 ? iso(now + undoMs) : null;
-  const changes = { decided_by: e.actor, status: "approved" as const, sender, approval, reason: null, send_after };
-  const draft = next(d, now, { ...changes, undo_shown_at: null, halt_lasts: false });
-  // With a window, the send waits for its ↩️ Undo to be shown (see decide).
-  const send: Effect[] = undoMs > 0 ? [] : [{ type: "send", draftId: d.draft_id }];
-  return ok(draft, { type: "show_status", draftId: d.draft_id }, ...send);
-}
-
-/** The bot as the draft's identity, for "🤖 Send as the bot instead" (`why_not_owner`: why the owner could not). */
-function botSender(d: DraftRecord, e: EventOf<"decide">) {
-  return { kind: "bot" as const, username: e.asBot?.username ?? null, why_not_owner: d.reason };
-}
-
-/**
- * A `send` decision while sends are halted (the kill switch, read when the
- * decision was applied): `halted` at once with why, no approval, no send time,
- * no ↩️ Undo. `halt_lasts` keeps 👍 off the post until the halt ends (see
- * `halt_lifted`). "🤖 Send as the bot instead" still moves the draft to the bot.
- */
-function haltedApproval(d: DraftRecord, e: EventOf<"decide">, reason: string, now: number): TransitionResult {
-  if (e.asBot && (d.status !== "halted" || senderKindOf(d) !== "owner")) return refuse(d, "outdated_identity");
-  // Its post says so already: a 👍 that would change nothing it shows is refused, so that it is answered.
-  if (!e.asBot && d.status === "halted" && d.halt_lasts && d.reason === reason) return refuse(d, "halted");
-  const sender = e.asBot ? { sender: botSender(d, e) } : {};
-  const draft = next(d, now, {
-    ...sender,
-    decided_by: e.actor,
-    undone_at: null,
-    status: "halted",
-    approval: null,
-    send_after: null,
-    undo_shown_at: null,
-    reason,
-    halt_lasts: true,
-  });
-  return ok(draft, { type: "show_status", draftId: d.draft_id }, ...rearm(d, draft));
-}
 
 /**
  * A reviewer's edit: the new text becomes the next text version and the draft
@@ -236,86 +65,6 @@ const edit: Handler<"edit"> = (d, e, now) => {
   const effects: Effect[] = [{ type: "post_review", draftId: d.draft_id }];
   if (oldPost !== null) effects.unshift({ type: "supersede_post", draftId: d.draft_id, reviewMessageId: oldPost });
   return ok(draft, ...effects);
-};
-
-/**
- * Undo within UNDO_WINDOW: back to the status the approval was given in; the
- * post awaits a decision again. The undo counts when the reviewer acted inside
- * the window (`actedAt`, Telegram's date), also if it reaches the daemon later
- * (queued while it was down): the draft is still unsent. An undo whose time is
- * unknown (`actedAt` null) may have been inside the window: it counts too;
- * so does any undo before the window began (its ↩️ Undo not shown yet).
- */
-const undo: Handler<"undo"> = (d, e, now) => {
-  if (d.send_after === null) return refuse(d, "undo_closed");
-  const actedAt = e.actedAt === undefined ? now : e.actedAt;
-  // Before its ↩️ Undo is shown the window has not begun: an undo always counts.
-  if (actedAt !== null && actedAt >= Date.parse(d.send_after) && !awaitsUndoShown(d)) return refuse(d, "undo_closed");
-  const status = d.approval?.before ?? "pending";
-  const draft = next(d, now, { status, approval: null, send_after: null, decided_by: e.actor, undone_at: iso(now) });
-  return ok(draft, { type: "show_status", draftId: d.draft_id }, ...rearm(d, draft));
-};
-
-/**
- * A 👎 or 😴 on an approved draft (its 👍 reaction changed, a note replied to
- * its post): the owner changed his mind. While an undo would still count,
- * the approval is undone and the new decision applies, in one step, bound
- * like any decision to what its message showed; a change of mind never lets
- * the approval go out. Afterwards it is refused as on any approved draft.
- */
-const changeOfMind: Handler<"decide"> = (d, e, now) => {
-  if (e.decision === "send") return refuse(d, "already_approved");
-  const undone = undo(d, { type: "undo", actor: e.actor, actedAt: e.actedAt ?? now }, now);
-  if (!undone.ok) return refuse(d, "already_approved");
-  const decided = decide(undone.draft, e, now);
-  // Past its decision deadline (an approval waits out its window beyond it): the undo alone stands, and the draft expires.
-  if (!decided.ok) return decided.reason === "expired" ? undone : refuse(d, decided.reason);
-  // One transition: one version more than the approved draft, and the expiry its new status needs.
-  const draft = { ...decided.draft, version: d.version + 1 };
-  return ok(draft, ...decided.effects, ...rearm(d, draft).filter((x) => !decided.effects.some((y) => y.type === x.type)));
-};
-
-/**
- * Undo of a `revise` within UNDO_WINDOW (contract v3: the one way out of a
- * final status): back to the status the revise was given in, its note
- * withdrawn, its expiry armed again. Judged by when the reviewer acted, as
- * for an approval. A draft a later one already replaces (`revised_by`) stays.
- */
-const undoRevise: Handler<"undo"> = (d, e, now) => {
-  if (d.revise_undo === null || d.revised_by !== null) return refuse(d, "undo_closed");
-  const actedAt = e.actedAt === undefined ? now : e.actedAt;
-  if (actedAt !== null && actedAt >= Date.parse(d.revise_undo.until)) return refuse(d, "undo_closed");
-  const draft = next(d, now, {
-    status: d.revise_undo.before,
-    revise_undo: null,
-    revision_note: null,
-    decided_by: e.actor,
-    undone_at: iso(now),
-  });
-  return ok(draft, { type: "show_status", draftId: d.draft_id }, { type: "arm_expiry", draftId: d.draft_id, at: expiryDue(draft) });
-};
-
-/**
- * A reviewer's note after a 👎 (a reply to the post of a draft a reviewer
- * sent back without one; any reviewer's note counts, as any reviewer's 👎
- * does): it becomes the revise's note, and the post shows it, as if given
- * with the 👎. Only while the revise's ↩️ Undo window runs (judged by when he
- * acted, as an undo is), only once, and only for a revise a reviewer made
- * (not one a later version superseded) that no later version answers yet;
- * anything else is refused with why, so the answer can say the note was not
- * passed on. Any other decision on a revise is refused as on any final draft.
- */
-const noteOnRevise: Handler<"decide"> = (d, e, now) => {
-  if (e.decision !== "revise" || !e.note) return refuse(d, "final_state");
-  if (e.textVersion !== undefined && e.textVersion !== d.text_version) return refuse(d, "outdated_version");
-  if (d.reason === "superseded" || d.revised_by !== null) return refuse(d, "note_superseded");
-  if (d.revision_note) return refuse(d, "note_already_given");
-  const actedAt = e.actedAt ?? now;
-  if (d.revise_undo === null || actedAt >= Date.parse(d.revise_undo.until)) return refuse(d, "note_too_late");
-  const draft = next(d, now, { revision_note: e.note });
-  // The edit that ends the post's ↩️ Undo was armed for the version before; this one arms it again.
-  const closes: Effect = { type: "show_status_at", draftId: d.draft_id, at: Date.parse(d.revise_undo.until) };
-  return ok(draft, { type: "show_status", draftId: d.draft_id }, closes);
 };
 
 /**

@@ -1,0 +1,126 @@
+import { audienceFingerprint, needsConfirmation, sendIdentity } from "./audience.js";
+import type { Effect } from "./effects.js";
+import type { DraftRecord } from "./record.js";
+import { senderKindOf } from "./sender.js";
+import type { DraftStatus } from "./status.js";
+import { iso, next, ok, rearm, refuse, type EventOf, type Handler, type TransitionResult } from "./transition-kit.js";
+
+// The machine's `decide` on a draft awaiting a decision: an approval (with its
+// undo window, halted at once while sends are halted, or as the bot instead),
+// a revise, a deferral.
+
+/** The status an approval returns to on undo: the one it was given in. */
+function approvedFrom(status: DraftStatus): "pending" | "deferred" | "halted" {
+  return status === "deferred" || status === "halted" ? status : "pending";
+}
+
+/**
+ * A reviewer's 👍, 👎 or 😴 on a draft awaiting a decision, bound to the text
+ * version, audience and sender identity its message showed.
+ */
+export const decide: Handler<"decide"> = (d, e, now) => {
+  // Past expires_at a draft is expired even if the expiry could not be recorded yet (a full disk).
+  if (now >= Date.parse(d.expires_at)) return refuse(d, "expired");
+  if (e.textVersion !== undefined && e.textVersion !== d.text_version) return refuse(d, "outdated_version");
+  if (e.audience !== undefined && e.audience !== audienceFingerprint(d)) return refuse(d, "outdated_audience");
+  if (e.identity !== undefined && e.identity !== sendIdentity(d)) return refuse(d, "outdated_identity");
+  const common = { decided_by: e.actor, undone_at: null, halt_lasts: false };
+  switch (e.decision) {
+    case "send": {
+      // Sends are halted now: answered as halted at once, never with a send time or ↩️ Undo (contract v4).
+      if (e.halted) return haltedApproval(d, e, e.halted, now);
+      if (e.asBot) return sendAsBotInstead(d, e, now);
+      if (!e.confirmed && needsConfirmation(d.audience, e.confirmOver ?? null)) return refuse(d, "needs_confirmation");
+      const approval = {
+        actor: e.actor,
+        at: iso(now),
+        text_sha256: d.text_sha256,
+        text_version: d.text_version,
+        before: approvedFrom(d.status),
+        sender: senderKindOf(d),
+        identity: sendIdentity(d),
+      };
+      const undoMs = e.undoMs ?? 0;
+      if (undoMs > 0) {
+        // The post shows "Sending at … · ↩️ Undo"; the window counts from Telegram's acceptance of
+        // that edit (`undo_shown`), which hands the draft to the send path. Until then send_after is
+        // provisional and no send may start.
+        const send_after = iso(now + undoMs);
+        const draft = next(d, now, { ...common, status: "approved", approval, reason: null, send_after, undo_shown_at: null });
+        return ok(draft, { type: "show_status", draftId: d.draft_id }, ...rearm(d, draft));
+      }
+      const draft = next(d, now, { ...common, status: "approved", approval, reason: null, send_after: null, undo_shown_at: null });
+      // The outcome (sent, failed, halted...) is shown when it comes: one edit, not two.
+      return ok(draft, { type: "send", draftId: d.draft_id });
+    }
+    case "revise": {
+      const undoMs = e.undoMs ?? 0;
+      // A revise may be undone within UNDO_WINDOW (contract v3): the post shows ↩️ Undo until then.
+      const revise_undo = undoMs > 0 ? { until: iso(now + undoMs), before: approvedFrom(d.status) } : null;
+      const draft = next(d, now, { ...common, status: "revise", revision_note: e.note ?? null, revise_undo, approval: null });
+      const closes: Effect[] = undoMs > 0 ? [{ type: "show_status_at", draftId: d.draft_id, at: now + undoMs }] : [];
+      return ok(draft, { type: "show_status", draftId: d.draft_id }, ...closes);
+    }
+    case "defer": {
+      const at = Date.parse(d.expires_at) + e.deferMs;
+      const draft = next(d, now, { ...common, status: "deferred", expires_at: iso(at), approval: null });
+      return ok(draft, { type: "arm_expiry", draftId: d.draft_id, at }, { type: "show_status", draftId: d.draft_id });
+    }
+  }
+};
+
+/**
+ * "🤖 Send as the bot instead": only for a draft halted because the owner's
+ * identity could not send it. The draft's identity becomes the bot and the
+ * tap is the approval, bound to that identity. Never done without the tap.
+ */
+function sendAsBotInstead(d: DraftRecord, e: EventOf<"decide">, now: number): TransitionResult {
+  if (d.status !== "halted" || senderKindOf(d) !== "owner") return refuse(d, "outdated_identity");
+  const sender = botSender(d, e);
+  const approval = {
+    actor: e.actor,
+    at: iso(now),
+    text_sha256: d.text_sha256,
+    text_version: d.text_version,
+    before: "halted" as const,
+    sender: "bot" as const,
+    identity: sendIdentity({ ...d, sender }),
+  };
+  const undoMs = e.undoMs ?? 0;
+  const send_after = undoMs > 0 ? iso(now + undoMs) : null;
+  const changes = { decided_by: e.actor, status: "approved" as const, sender, approval, reason: null, send_after };
+  const draft = next(d, now, { ...changes, undo_shown_at: null, halt_lasts: false });
+  // With a window, the send waits for its ↩️ Undo to be shown (see decide).
+  const send: Effect[] = undoMs > 0 ? [] : [{ type: "send", draftId: d.draft_id }];
+  return ok(draft, { type: "show_status", draftId: d.draft_id }, ...send);
+}
+
+/** The bot as the draft's identity, for "🤖 Send as the bot instead" (`why_not_owner`: why the owner could not). */
+function botSender(d: DraftRecord, e: EventOf<"decide">) {
+  return { kind: "bot" as const, username: e.asBot?.username ?? null, why_not_owner: d.reason };
+}
+
+/**
+ * A `send` decision while sends are halted (the kill switch, read when the
+ * decision was applied): `halted` at once with why, no approval, no send time,
+ * no ↩️ Undo. `halt_lasts` keeps 👍 off the post until the halt ends (see
+ * `halt_lifted`). "🤖 Send as the bot instead" still moves the draft to the bot.
+ */
+function haltedApproval(d: DraftRecord, e: EventOf<"decide">, reason: string, now: number): TransitionResult {
+  if (e.asBot && (d.status !== "halted" || senderKindOf(d) !== "owner")) return refuse(d, "outdated_identity");
+  // Its post says so already: a 👍 that would change nothing it shows is refused, so that it is answered.
+  if (!e.asBot && d.status === "halted" && d.halt_lasts && d.reason === reason) return refuse(d, "halted");
+  const sender = e.asBot ? { sender: botSender(d, e) } : {};
+  const draft = next(d, now, {
+    ...sender,
+    decided_by: e.actor,
+    undone_at: null,
+    status: "halted",
+    approval: null,
+    send_after: null,
+    undo_shown_at: null,
+    reason,
+    halt_lasts: true,
+  });
+  return ok(draft, { type: "show_status", draftId: d.draft_id }, ...rearm(d, draft));
+}

@@ -1,0 +1,87 @@
+import { decide } from "./decide.js";
+import { awaitsUndoShown } from "./undo-window.js";
+import { expiryDue, iso, next, ok, rearm, refuse, type Handler } from "./transition-kit.js";
+import type { Effect } from "./effects.js";
+
+// The machine's handlers inside an undo window: the undo of an approval or a
+// revise, a change of mind on an approved draft, a note after a 👎.
+
+/**
+ * Undo within UNDO_WINDOW: back to the status the approval was given in; the
+ * post awaits a decision again. The undo counts when the reviewer acted inside
+ * the window (`actedAt`, Telegram's date), also if it reaches the daemon later
+ * (queued while it was down): the draft is still unsent. An undo whose time is
+ * unknown (`actedAt` null) may have been inside the window: it counts too;
+ * so does any undo before the window began (its ↩️ Undo not shown yet).
+ */
+export const undo: Handler<"undo"> = (d, e, now) => {
+  if (d.send_after === null) return refuse(d, "undo_closed");
+  const actedAt = e.actedAt === undefined ? now : e.actedAt;
+  // Before its ↩️ Undo is shown the window has not begun: an undo always counts.
+  if (actedAt !== null && actedAt >= Date.parse(d.send_after) && !awaitsUndoShown(d)) return refuse(d, "undo_closed");
+  const status = d.approval?.before ?? "pending";
+  const draft = next(d, now, { status, approval: null, send_after: null, decided_by: e.actor, undone_at: iso(now) });
+  return ok(draft, { type: "show_status", draftId: d.draft_id }, ...rearm(d, draft));
+};
+
+/**
+ * A 👎 or 😴 on an approved draft (its 👍 reaction changed, a note replied to
+ * its post): the owner changed his mind. While an undo would still count,
+ * the approval is undone and the new decision applies, in one step, bound
+ * like any decision to what its message showed; a change of mind never lets
+ * the approval go out. Afterwards it is refused as on any approved draft.
+ */
+export const changeOfMind: Handler<"decide"> = (d, e, now) => {
+  if (e.decision === "send") return refuse(d, "already_approved");
+  const undone = undo(d, { type: "undo", actor: e.actor, actedAt: e.actedAt ?? now }, now);
+  if (!undone.ok) return refuse(d, "already_approved");
+  const decided = decide(undone.draft, e, now);
+  // Past its decision deadline (an approval waits out its window beyond it): the undo alone stands, and the draft expires.
+  if (!decided.ok) return decided.reason === "expired" ? undone : refuse(d, decided.reason);
+  // One transition: one version more than the approved draft, and the expiry its new status needs.
+  const draft = { ...decided.draft, version: d.version + 1 };
+  return ok(draft, ...decided.effects, ...rearm(d, draft).filter((x) => !decided.effects.some((y) => y.type === x.type)));
+};
+
+/**
+ * Undo of a `revise` within UNDO_WINDOW (contract v3: the one way out of a
+ * final status): back to the status the revise was given in, its note
+ * withdrawn, its expiry armed again. Judged by when the reviewer acted, as
+ * for an approval. A draft a later one already replaces (`revised_by`) stays.
+ */
+export const undoRevise: Handler<"undo"> = (d, e, now) => {
+  if (d.revise_undo === null || d.revised_by !== null) return refuse(d, "undo_closed");
+  const actedAt = e.actedAt === undefined ? now : e.actedAt;
+  if (actedAt !== null && actedAt >= Date.parse(d.revise_undo.until)) return refuse(d, "undo_closed");
+  const draft = next(d, now, {
+    status: d.revise_undo.before,
+    revise_undo: null,
+    revision_note: null,
+    decided_by: e.actor,
+    undone_at: iso(now),
+  });
+  return ok(draft, { type: "show_status", draftId: d.draft_id }, { type: "arm_expiry", draftId: d.draft_id, at: expiryDue(draft) });
+};
+
+/**
+ * A reviewer's note after a 👎 (a reply to the post of a draft a reviewer
+ * sent back without one; any reviewer's note counts, as any reviewer's 👎
+ * does): it becomes the revise's note, and the post shows it, as if given
+ * with the 👎. Only while the revise's ↩️ Undo window runs (judged by when he
+ * acted, as an undo is), only once, and only for a revise a reviewer made
+ * (not one a later version superseded) that no later version answers yet;
+ * anything else is refused with why, so the answer can say the note was not
+ * passed on. Any other decision on a revise is refused as on any final draft.
+ */
+export const noteOnRevise: Handler<"decide"> = (d, e, now) => {
+  if (e.decision !== "revise" || !e.note) return refuse(d, "final_state");
+  if (e.textVersion !== undefined && e.textVersion !== d.text_version) return refuse(d, "outdated_version");
+  if (d.reason === "superseded" || d.revised_by !== null) return refuse(d, "note_superseded");
+  if (d.revision_note) return refuse(d, "note_already_given");
+  const actedAt = e.actedAt ?? now;
+  if (d.revise_undo === null || actedAt >= Date.parse(d.revise_undo.until)) return refuse(d, "note_too_late");
+  const draft = next(d, now, { revision_note: e.note });
+  // The edit that ends the post's ↩️ Undo was armed for the version before; this one arms it again.
+  const closes: Effect = { type: "show_status_at", draftId: d.draft_id, at: Date.parse(d.revise_undo.until) };
+  return ok(draft, { type: "show_status", draftId: d.draft_id }, closes);
+};
