@@ -99,7 +99,7 @@ export function refusalAnswer(
   }
   if (reason.startsWith("note_") && draft) return noteAnswer(reason, draft);
   if (reason === "halted" && draft)
-    return `⛔ Not applied: sends are halted (${draft.reason ?? "kill switch"}). Nothing is approved while they are; 👍 Send comes back on the post when the halt ends.`;
+    return `⛔ Still not sent: sends are halted (${draft.reason ?? "kill switch"}), and a 👍 now does not count. 👍 Send comes back on the post when the halt ends.`;
   if (reason === "already_approved") return approvedAnswer(status, decision);
   // An "ok" replied to an approved draft's post: it is approved already.
   if (reason === "not_awaiting_decision" && (status === "approved" || status === "sending")) return approvedAnswer(status, "send");
@@ -111,13 +111,15 @@ export function refusalAnswer(
 
 /**
  * A decision on a draft approved already: a 👍 again is told where the send
- * stands; a 👎 or 😴 came after the undo window (inside it, it would have
- * undone the approval), and the owner must know the draft still goes out.
+ * stands; a 👎 or 😴 came when the approval could no longer be undone (before
+ * that it would have undone it), and the owner must know the draft still goes
+ * out, and what still stops it: /halt, checked at the send call.
  */
 function approvedAnswer(status: string, decision: Decision | null): string {
-  const going = status === "sending" ? "it is being sent now" : "its post shows when it goes out";
-  if (decision === "send") return `👍 Already approved: ${going}.`;
-  return `⚠️ Not applied: the draft was approved and its undo window is over, so ${going}. Nothing else changes it now.`;
+  if (status === "sending")
+    return decision === "send" ? "👍 Already approved: its send has started." : "⚠️ Not applied: the draft's send has started.";
+  if (decision === "send") return "👍 Already approved: it goes out as its post shows.";
+  return "⚠️ Not applied: the draft is approved and can no longer be undone, so it goes out as its post shows. /halt stops every send not yet made.";
 }
 
 function finalAnswer(status: string): string {

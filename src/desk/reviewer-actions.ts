@@ -145,7 +145,8 @@ export class ReviewerActions {
         // The surface, not the button's data, says whether this is "🤖 Send as the bot instead" (a new approval, as the bot).
         ...(surface.asks === "asbot" ? { asBot: { username: this.deps.botUsername ?? null } } : {}),
         ...(halted === null ? {} : { halted }),
-        // A note after a 👎 counts if given inside the revise's undo window (a reply's date, as for an undo).
+        // Telegram's date, as for an undo: a note after a 👎 counts inside the revise's undo window, a 👎 or 😴 on an
+        // approved draft inside the approval's (a change of mind).
         ...(request.actedAt == null ? {} : { actedAt: request.actedAt }),
       });
       if (!result.ok && result.reason === "needs_confirmation") this.askConfirmation(draft.draft_id);

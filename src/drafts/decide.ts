@@ -21,6 +21,15 @@ function approvedFrom(status: DraftStatus): "pending" | "deferred" | "halted" {
 export const decide: Handler<"decide"> = (d, e, now) => {
   // Past expires_at a draft is expired even if the expiry could not be recorded yet (a full disk).
   if (now >= Date.parse(d.expires_at)) return refuse(d, "expired");
+  return decideInTime(d, e, now);
+};
+
+/**
+ * `decide` for a decision known to be in time: one on a draft awaiting it
+ * before its deadline, or a change of mind inside an undo window (the
+ * approval was in time, and the window may run past `expires_at`).
+ */
+export const decideInTime: Handler<"decide"> = (d, e, now) => {
   if (e.textVersion !== undefined && e.textVersion !== d.text_version) return refuse(d, "outdated_version");
   if (e.audience !== undefined && e.audience !== audienceFingerprint(d)) return refuse(d, "outdated_audience");
   if (e.identity !== undefined && e.identity !== sendIdentity(d)) return refuse(d, "outdated_identity");

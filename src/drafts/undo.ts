@@ -1,4 +1,4 @@
-import { decide } from "./decide.js";
+import { decideInTime } from "./decide.js";
 import { awaitsUndoShown } from "./undo-window.js";
 import { expiryDue, iso, next, ok, rearm, refuse, type Handler } from "./transition-kit.js";
 import type { Effect } from "./effects.js";
@@ -26,18 +26,20 @@ export const undo: Handler<"undo"> = (d, e, now) => {
 
 /**
  * A 👎 or 😴 on an approved draft (its 👍 reaction changed, a note replied to
- * its post): the owner changed his mind. While an undo would still count,
- * the approval is undone and the new decision applies, in one step, bound
- * like any decision to what its message showed; a change of mind never lets
- * the approval go out. Afterwards it is refused as on any approved draft.
+ * its post): the owner changed his mind. While an undo would still count (by
+ * when he acted; a time not known counts, as for an undo), the approval is
+ * undone and the new decision applies, in one step, bound like any decision
+ * to what its message showed; a change of mind never lets the approval go
+ * out. The approval was in time, so the change is too, even once the window
+ * runs past `expires_at` (a 😴 then defers from that deadline). Afterwards it
+ * is refused as on any approved draft.
  */
 export const changeOfMind: Handler<"decide"> = (d, e, now) => {
   if (e.decision === "send") return refuse(d, "already_approved");
-  const undone = undo(d, { type: "undo", actor: e.actor, actedAt: e.actedAt ?? now }, now);
+  const undone = undo(d, { type: "undo", actor: e.actor, actedAt: e.actedAt === undefined ? now : e.actedAt }, now);
   if (!undone.ok) return refuse(d, "already_approved");
-  const decided = decide(undone.draft, e, now);
-  // Past its decision deadline (an approval waits out its window beyond it): the undo alone stands, and the draft expires.
-  if (!decided.ok) return decided.reason === "expired" ? undone : refuse(d, decided.reason);
+  const decided = decideInTime(undone.draft, e, now);
+  if (!decided.ok) return refuse(d, decided.reason);
   // One transition: one version more than the approved draft, and the expiry its new status needs.
   const draft = { ...decided.draft, version: d.version + 1 };
   return ok(draft, ...decided.effects, ...rearm(d, draft).filter((x) => !decided.effects.some((y) => y.type === x.type)));

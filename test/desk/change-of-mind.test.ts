@@ -58,7 +58,7 @@ describe("a change of mind on an approved post", () => {
     expect(post.text).toContain("mention the projector too");
   });
 
-  it("after the window, a 👎 is answered: the draft was approved and is being sent", async () => {
+  it("after the window, a 👎 is answered: the draft is approved and goes out, and /halt is what still stops it", async () => {
     const { w, post } = await posted();
     // The send waits for Telegram (429), so the draft is still approved when the 👎 comes.
     w.telegram.sendOutcomes.push("retry_after");
@@ -67,7 +67,9 @@ describe("a change of mind on an approved post", () => {
     await w.react(post, "👎");
     await w.advance(5_000);
     const answers = botMessagesAfter(w, post.id).map((m) => m.text);
-    expect(answers).toEqual([expect.stringMatching(/^⚠️ Not applied: the draft was approved and its undo window is over/)]);
+    expect(answers).toEqual([
+      expect.stringMatching(/^⚠️ Not applied: the draft is approved and can no longer be undone.*\/halt stops every send not yet made/),
+    ]);
   });
 
   it("a reply 👍 to an approved post is answered: already approved", async () => {
@@ -93,7 +95,7 @@ describe("a 👍 on a post the halt holds already", () => {
     const answers = botMessagesAfter(w, post.id).slice(before);
     expect(answers.map((m) => m.text)).toEqual([
       expect.stringMatching(
-        /^⛔ Not applied: sends are halted \(kill switch: halted by the owner.*👍 Send comes back on the post when the halt ends/,
+        /^⛔ Still not sent: sends are halted \(kill switch: halted by the owner.*a 👍 now does not count.*👍 Send comes back on the post when the halt ends/,
       ),
     ]);
     expect(w.model.sends).toEqual([]);

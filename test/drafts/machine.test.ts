@@ -361,6 +361,21 @@ describe("transition: a change of mind on an approved draft (👎 or 😴 inside
     });
   });
 
+  it("inside a window that runs past expires_at, the change of mind stands whole: the 👎 with its note, the 😴 from the deadline", () => {
+    const expiresAt = Date.parse(draftIn("pending").expires_at);
+    const result = transition(draftIn("pending"), decide("send"), expiresAt - 2_000);
+    if (!result.ok) throw new Error("not approved");
+    const late = showUndo(result.draft, expiresAt - 1_000);
+    expect(transition(late, decide("revise", { note: "shorter" }), expiresAt + 3_000)).toMatchObject({
+      ok: true,
+      draft: { status: "revise", revision_note: "shorter", approval: null },
+    });
+    expect(transition(late, decide("defer"), expiresAt + 3_000)).toMatchObject({
+      ok: true,
+      draft: { status: "deferred", expires_at: new Date(expiresAt + HOUR).toISOString() },
+    });
+  });
+
   it("a 👍 again is refused as already approved; a 👎 bound to another text version undoes nothing", () => {
     const d = approved();
     expect(transition(d, decide("send"), TAP + 2_000)).toEqual({ ok: false, reason: "already_approved", status: "approved" });

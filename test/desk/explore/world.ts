@@ -35,6 +35,9 @@ const KINDS: Record<MessageKind, (m: ChatMessage) => boolean> = {
   reminder: (m) => m.fromBot && /^⏰/u.test(m.text),
 };
 
+/** A message a decision counts on (a review post, a reminder): one of the bot's that carried 👍 Send. */
+const takesDecisions = (m: ChatMessage) => m.fromBot && hasButton(m, "v1:send:");
+
 /** A step that takes longer than this (real time) is stuck: the daemon waits on something that never comes. */
 const STEP_LIMIT_MS = 120_000;
 
@@ -187,8 +190,10 @@ export class World {
   async react(message: ChatMessage, emoji: string | null): Promise<void> {
     const before = this.reactions.get(message.id);
     if (before === emoji || (before === undefined && emoji === null)) return;
-    // 👍 changed to 👎 or 😴 is a change of mind: inside the undo window it undoes the approval, as taking 👍 away does.
-    if (before === "👍") this.note("undo", `👍 taken away${emoji ? ` for ${emoji}` : ""}`, message);
+    // 👍 changed to 👎 or 😴 is a change of mind: inside the undo window it undoes the approval, as taking 👍 away
+    // does, where a decision counts (a post, a reminder: it carried 👍 Send; an ↩️ Undo message takes undos only).
+    if (before === "👍")
+      this.note("undo", `👍 taken away${emoji ? ` for ${emoji}` : ""}`, message, emoji === null || takesDecisions(message));
     if (emoji === "👍") this.note("approve", "👍 reaction", message);
     if (emoji === null) this.reactions.delete(message.id);
     else this.reactions.set(message.id, emoji);
@@ -211,11 +216,12 @@ export class World {
   /** The owner writes in the review chat, as a reply to `message` when given. Returns the text he wrote. */
   async write(text: string, message: ChatMessage | null, draftId: string | null): Promise<void> {
     if (message !== null && text.trim() === "👍") this.note("approve", "reply 👍", message);
-    // A reply to an Edit prompt is the new text, whatever it says.
-    // So does a 👎, 😴 or a note (any other text): inside the undo window it undoes the approval first (a change of mind).
+    // A reply `undo` undoes; so does a 👎, 😴 or a note (the explorer's notes are its new texts, "Text N: …") where a
+    // decision counts: inside the undo window it undoes the approval first (a change of mind). A reply to an Edit
+    // prompt is the new text, whatever it says.
     const word = text.trim();
-    // (The explorer's notes are its new texts, "Text N: …".)
-    const undoes = /^undo$/i.test(word) || word === "👎" || word === "😴" || /^Text \d+:/.test(word);
+    const changesMind = (word === "👎" || word === "😴" || /^Text \d+:/.test(word)) && message !== null && takesDecisions(message);
+    const undoes = /^undo$/i.test(word) || changesMind;
     if (message !== null && undoes && !isEditPrompt(message))
       this.note("undo", `reply ${word === "undo" ? "undo" : JSON.stringify(word)}`, message);
     if (draftId !== null) this.model.noteText(text.replace(/^✏️/u, "").trim(), draftId);
