@@ -127,13 +127,22 @@ describe("a crash between the 👍 and the edit that shows its Undo", () => {
     await live.start(PACED);
     const a = await submitPending(live.daemon, payload("Shown before the crash", { originating_intent_id: "crash-a" }));
     const b = await submitPending(live.daemon, payload("Shown after the crash", { originating_intent_id: "crash-b" }));
+    // b's edit waits a second behind a's at the chat's pace, and Telegram makes it wait 30 s more (a 429 planned the
+    // moment a's Undo is accepted, so however slow this machine): the process dies in between.
+    const off = live.double.onCall((c) => {
+      if (c.method !== "editMessageText" || c.params.message_id !== a.review_message_id || !String(c.params.text).includes("↩️ Undo"))
+        return;
+      off();
+      live.double.failNext("editMessageText", { error_code: 429, description: "Too Many Requests: retry after 30", retry_after: 30 });
+    });
     live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, newEmojis: ["👍"] });
     live.double.injectReaction({ chatId: OWNER, messageId: b.review_message_id, userId: OWNER, newEmojis: ["👍"] });
-    // b's edit waits a second behind a's at the chat's pace: the process dies in between.
     await once(live.daemon, b.draft_id, "approved", 10_000);
     await eventually(() => undoShownAt(a), 10_000, "a's Undo shown");
     await live.daemon.stop("SIGKILL");
     expect(postHistory(b).some(hasUndo)).toBe(false);
+    // The 429 is for the daemon that died (it may have died before making that edit).
+    live.double.clearFaults();
     const tapped = Date.parse((await draftRecordOffline(b)) ?? "");
     await new Promise((r) => setTimeout(r, UNDO_MS));
 
