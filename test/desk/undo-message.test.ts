@@ -1,13 +1,13 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { Api } from "grammy";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SimulatedClock } from "../../src/clock/simulated-clock.js";
 import { TEST_MODE_REVIEW_CHAT_ID } from "../../src/config/config.js";
 import type { DraftRecord } from "../../src/drafts/record.js";
-import { TelegramReviewChat } from "../../src/telegram/review-chat.js";
+import type { TelegramReviewChat } from "../../src/telegram/review-chat.js";
 import { openTestCore, REVIEWER, submitPosted, type TestCore } from "../support/core.js";
 import { wallClockNow } from "../support/drafts.js";
+import { reviewChatOnDouble } from "../support/review-chat.js";
 import { startTelegramDouble, type ShownVersion, type TelegramDouble } from "../telegram-double/index.js";
 
 // Issue 25, point 1 (contract v4, "The undo window is what the chat shows"): a post that cannot be
@@ -37,16 +37,7 @@ afterEach(async () => {
 /** A core whose review chat is a TelegramReviewChat over the double; each (re)open makes a new one (its memory gone). */
 async function openCore(clock: SimulatedClock): Promise<TestCore> {
   const reviewChat = () => {
-    const chat = new TelegramReviewChat({
-      api: new Api(double.token, { apiRoot: double.url }),
-      chatId: TEST_MODE_REVIEW_CHAT_ID,
-      threadId: null,
-      deferForMs: 86_400_000,
-      clock,
-      log: { warn() {} },
-      limits: UNPACED,
-      timeZone: "UTC",
-    });
+    const chat = reviewChatOnDouble(double, TEST_MODE_REVIEW_CHAT_ID, clock, { limits: UNPACED });
     chats.push(chat);
     return chat;
   };

@@ -1,4 +1,3 @@
-import { Api } from "grammy";
 import pino from "pino";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -7,10 +6,11 @@ import { TEST_MODE_REVIEW_CHAT_ID } from "../../src/config/config.js";
 import type { DraftRecord } from "../../src/drafts/record.js";
 import { awaitsUndoShown } from "../../src/drafts/undo-window.js";
 import type { SendMessageCall } from "../../src/send/outcome.js";
-import { TelegramReviewChat } from "../../src/telegram/review-chat.js";
+import type { TelegramReviewChat } from "../../src/telegram/review-chat.js";
 import { FakeReviewChat } from "../../src/test-mode/fake-review-chat.js";
 import { openTestCore, REVIEWER, submitPosted, type TestCore } from "../support/core.js";
 import { wallClockNow } from "../support/drafts.js";
+import { reviewChatOnDouble } from "../support/review-chat.js";
 import { startTelegramDouble, type ShownVersion, type TelegramDouble } from "../telegram-double/index.js";
 
 // Issue 25, point 1 follow-ups (contract v4, "The undo window is what the chat shows"), the real
@@ -89,9 +89,9 @@ describe("an approval whose version moves while its ↩️ Undo is being shown",
 describe("a send slower than the review chat's turn that Telegram asks to retry later", () => {
   it("takes the ↩️ Undo off the post while the retry waits", async () => {
     const CHAT = Number(TEST_MODE_REVIEW_CHAT_ID);
-    double = await startTelegramDouble({ chats: [{ id: CHAT, type: "private" }] });
+    const telegram = await startTelegramDouble({ chats: [{ id: CHAT, type: "private" }] });
+    double = telegram;
     const clock = new SimulatedClock(wallClockNow());
-    const api = new Api(double.token, { apiRoot: double.url });
     const unpaced = { gapMs: 0, perMinute: 1_000_000, reservedForAnswers: 0 };
     let calls = 0;
     // The destination takes 3 s (longer than the send holds the review chat's turn), then answers 429 retry after 60 s.
@@ -105,16 +105,7 @@ describe("a send slower than the review chat's turn that Telegram asks to retry 
       env: { UNDO_WINDOW: "10s" },
       sendCall,
       reviewChat: () => {
-        chat = new TelegramReviewChat({
-          api,
-          chatId: TEST_MODE_REVIEW_CHAT_ID,
-          threadId: null,
-          deferForMs: 86_400_000,
-          clock,
-          log: { warn() {} },
-          limits: unpaced,
-          timeZone: "UTC",
-        });
+        chat = reviewChatOnDouble(telegram, TEST_MODE_REVIEW_CHAT_ID, clock, { limits: unpaced });
         return chat;
       },
     });

@@ -5,6 +5,7 @@ import { REVIEW_CHAT_LIMITS, TelegramReviewChat } from "../../src/telegram/revie
 import { reviewChatLimits } from "../../src/telegram/review-lane.js";
 import { startTelegramDouble, type TelegramDouble } from "../telegram-double/index.js";
 import { draftIn, T0 } from "../support/drafts.js";
+import { reviewChatOnDouble } from "../support/review-chat.js";
 
 const OWNER = 5_550_001;
 const quiet = { warn() {} };
@@ -32,16 +33,7 @@ const texts = () => double.messages(OWNER).map((m) => m.text);
 describe("the review chat's pace by kind (simulated clock)", () => {
   it("a private review chat: 30 posts at one a second, no per-minute cap, after one summary line", async () => {
     await chat.stop();
-    const api = new Api(double.token, { apiRoot: double.url });
-    chat = new TelegramReviewChat({
-      api,
-      chatId: String(OWNER),
-      threadId: null,
-      deferForMs: 86_400_000,
-      clock,
-      log: quiet,
-      limits: reviewChatLimits(String(OWNER)),
-    });
+    chat = reviewChatOnDouble(double, String(OWNER), clock, { timeZone: undefined });
     const roles = ["Scribe", "CoS", "Margot"];
     const start = clock.now();
     const posts = Array.from({ length: 30 }, (_, i) =>
@@ -120,16 +112,7 @@ describe("the review chat's lanes (simulated clock)", () => {
 describe("a stop and the answers waiting for the review chat's pace", () => {
   it("drainAnswers lets a waiting answer go out (at most its time on the clock); queued posts stay", async () => {
     await chat.stop();
-    const api = new Api(double.token, { apiRoot: double.url });
-    chat = new TelegramReviewChat({
-      api,
-      chatId: String(OWNER),
-      threadId: null,
-      deferForMs: 86_400_000,
-      clock,
-      log: quiet,
-      limits: reviewChatLimits(String(OWNER)),
-    });
+    chat = reviewChatOnDouble(double, String(OWNER), clock, { timeZone: undefined });
     void chat.post(draftIn("queued", { draft_id: "d_1", draft_text: "Post 1" }));
     const late = chat.post(draftIn("queued", { draft_id: "d_2", draft_text: "Post 2" })).catch(() => "dropped");
     const answer = chat.answer("Nothing to undo: the draft is pending.", null);

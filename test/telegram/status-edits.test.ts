@@ -1,18 +1,16 @@
-import { Api } from "grammy";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SimulatedClock } from "../../src/clock/simulated-clock.js";
 import type { DraftRecord } from "../../src/drafts/record.js";
-import { TelegramReviewChat } from "../../src/telegram/review-chat.js";
-import { reviewChatLimits } from "../../src/telegram/review-lane.js";
+import type { TelegramReviewChat } from "../../src/telegram/review-chat.js";
 import { startTelegramDouble, type ShownVersion, type TelegramDouble } from "../telegram-double/index.js";
 import { draftIn, T0 } from "../support/drafts.js";
+import { reviewChatOnDouble } from "../support/review-chat.js";
 
 // Status edits of the review post on a private chat's pace (one call a second), on a simulated
 // clock, against the Bot API double: what each edit showed, when, and in which order (contract v4).
 
 const OWNER = 5_550_001;
 const UNDO = 5_000;
-const quiet = { warn() {} };
 
 let double: TelegramDouble;
 let clock: SimulatedClock;
@@ -21,18 +19,7 @@ let chat: TelegramReviewChat;
 beforeEach(async () => {
   double = await startTelegramDouble({ chats: [{ id: OWNER, type: "private" }] });
   clock = new SimulatedClock(T0);
-  const api = new Api(double.token, { apiRoot: double.url });
-  const limits = reviewChatLimits(String(OWNER));
-  chat = new TelegramReviewChat({
-    api,
-    chatId: String(OWNER),
-    threadId: null,
-    deferForMs: 86_400_000,
-    clock,
-    log: quiet,
-    limits,
-    timeZone: "UTC",
-  });
+  chat = reviewChatOnDouble(double, String(OWNER), clock);
 });
 
 afterEach(async () => {
@@ -218,16 +205,7 @@ describe("a post that cannot be edited", () => {
     const result = (await shown)!;
     await chat.stop();
     // A restart: a review chat that did not send the Undo message learns it from its surface.
-    chat = new TelegramReviewChat({
-      api: new Api(double.token, { apiRoot: double.url }),
-      chatId: String(OWNER),
-      threadId: null,
-      deferForMs: 86_400_000,
-      clock,
-      log: quiet,
-      limits: reviewChatLimits(String(OWNER)),
-      timeZone: "UTC",
-    });
+    chat = reviewChatOnDouble(double, String(OWNER), clock);
     chat.adoptUndo(d!.draft_id, { chatId: String(OWNER), messageId: result.undoMessageId! });
     let current: DraftRecord = { ...approved, undo_shown_at: new Date(result.at).toISOString() };
     const send = chat.sendTurn(
@@ -327,16 +305,7 @@ describe("a split post (a draft too long to share a message with its header)", (
 
   it("after a restart (a review chat that did not post it) finds the header from the edit's answer", async () => {
     const { d, header } = await postedLong();
-    const again = new TelegramReviewChat({
-      api: new Api(double.token, { apiRoot: double.url }),
-      chatId: String(OWNER),
-      threadId: null,
-      deferForMs: 86_400_000,
-      clock,
-      log: quiet,
-      limits: reviewChatLimits(String(OWNER)),
-      timeZone: "UTC",
-    });
+    const again = reviewChatOnDouble(double, String(OWNER), clock);
     const messages = double.messages(OWNER).length;
     // Its buttons change (an edit's answer names the message it replies to: the header).
     const shown = again.showStatus({ ...d, status: "sent", version: d.version + 1, sent_at: new Date(clock.now()).toISOString() });
