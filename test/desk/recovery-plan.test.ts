@@ -7,7 +7,7 @@ import { CRASH_DURING_SEND, planRecovery, STORE_LOST_SEND, storeBehind, type Rec
 import { SEND_START_GRACE_MS } from "../../src/drafts/machine.js";
 import { UNDO_OVER_EDIT_MS } from "../../src/drafts/undo-window.js";
 import type { DraftStatus } from "../../src/drafts/status.js";
-import { draftIn, HOUR, T0 } from "../support/drafts.js";
+import { draftIn, HOUR, OWNER_SENDER, T0 } from "../support/drafts.js";
 
 function facts(
   audited: Record<string, AuditedDraft> = {},
@@ -164,15 +164,7 @@ describe("planRecovery (pure: drafts, audit index, now)", () => {
 });
 
 describe("planRecovery: a post bound to an identity in an older format", () => {
-  const owner = {
-    kind: "owner" as const,
-    connection_id: "bc1",
-    owner_user_id: 100000001,
-    owner_name: "Owen Owner",
-    owner_username: "owen",
-    person_name: "Anna",
-    last_incoming_at: new Date(T0).toISOString(),
-  };
+  const owner = OWNER_SENDER;
   /** The post's surface line as a previous version recorded it: `identity` as it wrote it, the rest as the draft is. */
   const recorded = (d: ReturnType<typeof draftIn>, identity: string, extra: Partial<SurfaceState> = {}): SurfaceState => {
     const where = { chatId: d.review_chat_id!, messageId: d.review_message_id! };

@@ -2,18 +2,8 @@ import { describe, expect, it } from "vitest";
 import { sendIdentity } from "../../src/drafts/audience.js";
 import { transition } from "../../src/drafts/machine.js";
 import { approvalProblem } from "../../src/send/approval.js";
-import type { Sender } from "../../src/drafts/sender.js";
-import { draftIn, HOUR, reviewer, T0 } from "../support/drafts.js";
+import { draftIn, HOUR, OWNER_SENDER, reviewer, T0 } from "../support/drafts.js";
 
-const OWNER_SENDER: Sender = {
-  kind: "owner",
-  connection_id: "bc1",
-  owner_user_id: 100000001,
-  owner_name: "Owen Owner",
-  owner_username: "owen",
-  person_name: "Anna",
-  last_incoming_at: new Date(T0).toISOString(),
-};
 const send = { type: "decide" as const, decision: "send" as const, actor: reviewer("button", null), deferMs: 24 * HOUR };
 
 describe("an approval binds to the sender identity", () => {

@@ -1,5 +1,6 @@
 import type { DraftEvent } from "../../src/drafts/events.js";
 import type { DraftRecord } from "../../src/drafts/record.js";
+import type { Sender } from "../../src/drafts/sender.js";
 import type { DraftStatus } from "../../src/drafts/status.js";
 import { textSha256 } from "../../src/send/approval.js";
 
@@ -10,6 +11,17 @@ import { textSha256 } from "../../src/send/approval.js";
  */
 export const T0 = Date.parse("2026-11-30T10:00:00.000Z");
 export const HOUR = 3_600_000;
+
+/** A draft's sender when it goes as the owner: his business connection `bc1`, to Anna, who wrote at T0. */
+export const OWNER_SENDER: Sender = {
+  kind: "owner",
+  connection_id: "bc1",
+  owner_user_id: 100000001,
+  owner_name: "Owen Owner",
+  owner_username: "owen",
+  person_name: "Anna",
+  last_incoming_at: new Date(T0).toISOString(),
+};
 
 /**
  * The real time now, to the second: where a test's in-process core writes
