@@ -48,6 +48,34 @@ async function posted(n: number): Promise<DraftRecord[]> {
 }
 
 /** `d` approved at `tap` with a 5 s window, its ↩️ Undo not shown yet. */
+/** One draft posted, its post deleted by the owner, then approved: the ↩️ Undo comes in a message of its own. */
+async function undoInItsOwnMessage() {
+  const [d] = await posted(1);
+  double.deleteMessage(OWNER, d!.review_message_id!);
+  const approved = approvedAt(d!, clock.now());
+  const shown = chat.showStatus(approved);
+  await advance(3_000);
+  return { d: d!, approved, result: (await shown)! };
+}
+
+/** The send path's turn in the review chat: the send succeeds (`current` becomes sent, through `update`); returns when it was made. */
+async function sentInTurn(current: () => DraftRecord, update: (sent: DraftRecord) => void): Promise<number> {
+  let sentAt = 0;
+  const send = chat.sendTurn(
+    async () => {
+      sentAt = clock.now();
+      const d = current();
+      update({ ...d, status: "sent", version: d.version + 2, sent_at: new Date(sentAt).toISOString() });
+      return "sent";
+    },
+    current,
+    () => {},
+  );
+  await advance(3_000);
+  await send;
+  return sentAt;
+}
+
 function approvedAt(d: DraftRecord, tap: number): DraftRecord {
   const approval = {
     actor: { user_id: OWNER, channel: "reaction" as const, emoji: "👍", update_id: null },
@@ -153,12 +181,7 @@ describe("a post that cannot be edited", () => {
   });
 
   it("when every edit of the post fails (the owner deleted it), the send's own turn takes the ↩️ Undo off that message within 2 s, and says the status there once", async () => {
-    const [d] = await posted(1);
-    double.deleteMessage(OWNER, d!.review_message_id!);
-    const approved = approvedAt(d!, clock.now());
-    const shown = chat.showStatus(approved);
-    await advance(3_000);
-    const result = (await shown)!;
+    const { approved, result } = await undoInItsOwnMessage();
     const undoId = result.undoMessageId!;
     expect(undoButton(double.history(OWNER, undoId).at(-1))).toBe(true);
     // When each call reached Telegram, on the simulated clock.
@@ -170,18 +193,10 @@ describe("a post that cannot be edited", () => {
       send_after: new Date(result.sendAt!).toISOString(),
     };
     await advance(result.sendAt! - clock.now());
-    let sentAt = 0;
-    const send = chat.sendTurn(
-      async () => {
-        sentAt = clock.now();
-        current = { ...current, status: "sent", version: current.version + 2, sent_at: new Date(sentAt).toISOString(), sent_message_id: 5 };
-        return "sent";
-      },
+    const sentAt = await sentInTurn(
       () => current,
-      () => {},
+      (sent) => (current = { ...sent, sent_message_id: 5 }),
     );
-    await advance(3_000);
-    await send;
     // The desk shows the outcome again (the send's show_status): the post fails again, nothing more is said.
     const again = chat.showStatus(current, () => current);
     await advance(3_000);
@@ -197,27 +212,16 @@ describe("a post that cannot be edited", () => {
   });
 
   it("an ↩️ Undo message read back at start (adoptUndo) loses its Undo in the send's own turn though the post cannot be edited", async () => {
-    const [d] = await posted(1);
-    double.deleteMessage(OWNER, d!.review_message_id!);
-    const approved = approvedAt(d!, clock.now());
-    const shown = chat.showStatus(approved);
-    await advance(3_000);
-    const result = (await shown)!;
+    const { d, approved, result } = await undoInItsOwnMessage();
     await chat.stop();
     // A restart: a review chat that did not send the Undo message learns it from its surface.
     chat = reviewChatOnDouble(double, String(OWNER), clock);
-    chat.adoptUndo(d!.draft_id, { chatId: String(OWNER), messageId: result.undoMessageId! });
+    chat.adoptUndo(d.draft_id, { chatId: String(OWNER), messageId: result.undoMessageId! });
     let current: DraftRecord = { ...approved, undo_shown_at: new Date(result.at).toISOString() };
-    const send = chat.sendTurn(
-      async () => {
-        current = { ...current, status: "sent", version: current.version + 2, sent_at: new Date(clock.now()).toISOString() };
-        return "sent";
-      },
+    await sentInTurn(
       () => current,
-      () => {},
+      (sent) => (current = sent),
     );
-    await advance(3_000);
-    await send;
     const last = double.history(OWNER, result.undoMessageId).at(-1)!;
     expect(undoButton(last)).toBe(false);
     expect(last.text).toMatch(/^✅ Sent/);
