@@ -40,9 +40,9 @@ export const changeOfMind: Handler<"decide"> = (d, e, now) => {
   if (!undone.ok) return refuse(d, "already_approved");
   const decided = decideInTime(undone.draft, e, now);
   if (!decided.ok) return refuse(d, decided.reason);
-  // One transition: one version more than the approved draft, and the expiry its new status needs.
-  const draft = { ...decided.draft, version: d.version + 1 };
-  return ok(draft, ...decided.effects, ...rearm(d, draft).filter((x) => !decided.effects.some((y) => y.type === x.type)));
+  // One transition: one version more than the approved draft. Its effects are the decision's (a 😴 arms its new expiry;
+  // a revise is final and needs none).
+  return ok({ ...decided.draft, version: d.version + 1 }, ...decided.effects);
 };
 
 /**
