@@ -44,14 +44,18 @@ async function okQuestion(post: number): Promise<SentMessage> {
 
 const TAP_A_BUTTON = "⚠️ Not applied: that question is answered by its buttons only";
 
+/** A daemon (UNDO_WINDOW 0) with a draft of `text`, the "ok" question its post got, and the answer to a 👍 reaction on that question. */
+async function thumbsOnOkQuestion(text: string): Promise<{ d: Rec; question: SentMessage; tapAnswer: SentMessage }> {
+  await live.start({ UNDO_WINDOW: "0" });
+  const d = await submitPending(live.daemon, payload(text));
+  const question = await okQuestion(d.review_message_id);
+  live.double.injectReaction({ chatId: OWNER, messageId: question.messageId, userId: OWNER, newEmojis: ["👍"] });
+  return { d, question, tapAnswer: await answerTo(question.messageId, TAP_A_BUTTON, "the answer to the reaction") };
+}
+
 describe("a question takes its buttons only", () => {
   it("a 👍 reaction and a reply 👍 on the “ok” question change nothing and are answered “tap a button”; the tap sends, and the question says so", async () => {
-    await live.start({ UNDO_WINDOW: "0" });
-    const d = await submitPending(live.daemon, payload("Hi team, the bus leaves at 8."));
-    const question = await okQuestion(d.review_message_id);
-
-    live.double.injectReaction({ chatId: OWNER, messageId: question.messageId, userId: OWNER, newEmojis: ["👍"] });
-    const first = await answerTo(question.messageId, TAP_A_BUTTON, "the answer to the reaction");
+    const { d, question, tapAnswer: first } = await thumbsOnOkQuestion("Hi team, the bus leaves at 8.");
     expect(first.text).toMatch(/Tap a button\.$/);
     reply(question.messageId, "👍");
     await eventually(() => repliesTo(question.messageId).filter((m) => m.text.startsWith(TAP_A_BUTTON)).length === 2, 10_000, "2nd");
@@ -192,11 +196,7 @@ describe("a reply or reaction on a message of the bot's that cannot take it is a
   });
 
   it("a reply 👍 to an answer about a pending draft points to its live post, as a reply to it; the draft stays as it is", async () => {
-    await live.start({ UNDO_WINDOW: "0" });
-    const d = await submitPending(live.daemon, payload("Hi team, still pending."));
-    const question = await okQuestion(d.review_message_id);
-    live.double.injectReaction({ chatId: OWNER, messageId: question.messageId, userId: OWNER, newEmojis: ["👍"] });
-    const tapAnswer = await answerTo(question.messageId, TAP_A_BUTTON, "the answer to the reaction");
+    const { d, tapAnswer } = await thumbsOnOkQuestion("Hi team, still pending.");
     reply(tapAnswer.messageId, "👍");
     const pointer = await answerTo(d.review_message_id, "⚠️ Not applied: that message only tells", "the pointer");
     expect(pointer.text).toBe(
