@@ -248,6 +248,9 @@ export class World {
   async envSwitch(halt: boolean): Promise<void> {
     this.envHalted = halt;
     await writeFile(join(this.dir, ".env"), `TAO_SWARM_ENABLED=${halt ? 0 : 1}\n`);
+    // run.ts's file watch looks at the switch on each write of `.env`; here that look comes at once, not whenever
+    // the watch event arrives (a halt set and lifted before it would leave no trace, as in seed 400002).
+    await this.desk?.core.killSwitch.check();
     await this.desk?.quiesce();
   }
 
