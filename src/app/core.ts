@@ -182,11 +182,9 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       remindBeforeMs: config.remindBeforeMs,
       botUsername: edges.business?.botUsername ?? null,
       testMode: config.mode === "test",
-      // The switch when an approval is applied: one made while halted is answered as halted at once.
-      sendsHalted: async () => {
-        const verdict = await killSwitch.check();
-        return verdict.halted ? `kill switch: ${verdict.reason}` : null;
-      },
+      // The switch when an approval is applied: one made while halted, or received before a halt that came
+      // and went while it waited, is answered as halted at once (the send call's own verdict).
+      sendsHalted: (since) => approvalHalt(killSwitch, since === undefined ? undefined : new Date(since).toISOString()),
       // A halt that begins while approvals wait halts them at once (the send call's own verdict).
       approvalHalted: (draft) => approvalHalt(killSwitch, draft.approval?.at),
       removedItems,

@@ -5,6 +5,7 @@ import type { Config } from "../config/config.js";
 import type { Logger } from "../log/logger.js";
 import { businessUpdates } from "../telegram/business-updates.js";
 import { decisionHandlers } from "../telegram/decision-handlers.js";
+import { stampReceived } from "../telegram/received-at.js";
 import type { OwnerFeatures } from "./owner-features.js";
 
 /** What the bot's handlers are built from. */
@@ -32,12 +33,13 @@ function reviewMessageKey(ctx: Context): string | undefined {
 }
 
 /**
- * The bot's middleware, in order: per-message serial, reaction watch, /resume
+ * The bot's middleware, in order: the time each update came, per-message serial, reaction watch, /resume
  * taps, business updates, decisions, owner commands. The one place they are
  * installed: the live daemon and the explorer (test/desk/explore) both call it.
  */
 export function installHandlers(bot: Bot, deps: HandlerDeps): void {
   const { config, core, owner, log } = deps;
+  bot.use(stampReceived(core.desk.clock));
   bot.use(sequentialize(reviewMessageKey));
   // Before the decision handlers, which refuse any button they do not know.
   bot.use(owner.reactionWatch);

@@ -155,6 +155,12 @@ export interface ReviewerAction {
   readonly ownMessage?: boolean;
 }
 
+/**
+ * Why sends are halted now (the kill switch, read at the call: `kill switch: …`; `lasting`), or were
+ * at some moment since `since` (a halt that came and went: not lasting), or null.
+ */
+export type SendsHalted = (since?: number) => Promise<{ readonly reason: string; readonly lasting: boolean } | null>;
+
 /** A decision (send, revise, defer) on a review message. */
 export interface DecisionRequest extends ReviewerAction {
   readonly decision: Decision;
@@ -163,6 +169,11 @@ export interface DecisionRequest extends ReviewerAction {
   readonly confirmed?: boolean;
   /** "🤖 Send as the bot instead" on a draft the owner's identity could not send: a new approval, as the bot (a claim its surface checks). */
   readonly asBot?: boolean;
+  /**
+   * When the daemon received the update (its clock), before it waited behind earlier updates about
+   * the same message: a halt seen since then stops an approval as one seen after it would. Absent: now.
+   */
+  readonly receivedAt?: number;
 }
 
 /** A reply that is only an approval word ("ok", "send"): the bot asks with buttons which was meant. */

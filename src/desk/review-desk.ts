@@ -26,6 +26,7 @@ import type {
   ReviewChat,
   ReviewerAction,
   Sender,
+  SendsHalted,
 } from "./ports.js";
 import { keepsOriginal, originalDone } from "../drafts/keep-removed.js";
 import { ReviewerActions } from "./reviewer-actions.js";
@@ -70,11 +71,8 @@ export interface ReviewDeskOptions {
   readonly makeSender: (ledger: DraftLedger) => Sender;
   /** True in test mode. Each mode leaves the other's drafts alone: see isInertDraft. */
   readonly testMode?: boolean;
-  /**
-   * Why sends are halted now (the kill switch, read at the call: `kill switch: …`), or null. An
-   * approval is answered as halted at once when it says so; absent: never halted at approval.
-   */
-  readonly sendsHalted?: () => Promise<string | null>;
+  /** Why sends are halted (see SendsHalted): an approval is answered as halted at once when it says so; absent: never. */
+  readonly sendsHalted?: SendsHalted;
   /**
    * Why the kill switch stops this approval now (the send call's verdict, approvalHalt), or null: a
    * halt that begins while approvals wait halts them at once. Absent: only the send call looks.

@@ -11,7 +11,16 @@ import type { DeskEffects } from "./desk-effects.js";
 import { prepareKeptText, prepareReviewerText, type PreparedText } from "./draft-text.js";
 import { hasRemovedItems } from "../drafts/keep-removed.js";
 import { liveAnswer, refusalAnswer, TAP_A_BUTTON, type ActionKind, type LiveAnswerWhy } from "./live-post.js";
-import type { AskRequest, DecisionOutcome, DecisionRequest, EditRequest, RemovedItems, ReviewChat, ReviewerAction } from "./ports.js";
+import type {
+  AskRequest,
+  DecisionOutcome,
+  DecisionRequest,
+  EditRequest,
+  RemovedItems,
+  ReviewChat,
+  ReviewerAction,
+  SendsHalted,
+} from "./ports.js";
 import type { SurfaceState } from "../audit/audit-schema.js";
 import {
   isOneTime,
@@ -85,8 +94,8 @@ export interface ActionDeps {
   readonly effects: DeskEffects;
   /** True in test mode; a desk finds no draft of the other mode by a message, a button or in the archive (see isInertDraft). */
   readonly testMode?: boolean | undefined;
-  /** Why sends are halted now, or null (see ReviewDeskOptions.sendsHalted). */
-  readonly sendsHalted?: (() => Promise<string | null>) | undefined;
+  /** Why sends are halted now, or were since a moment, or null (see ReviewDeskOptions.sendsHalted). */
+  readonly sendsHalted?: SendsHalted | undefined;
   /** The originals of redacted drafts (🔓 Keep the removed items); absent: none were kept. */
   readonly removedItems?: RemovedItems | undefined;
   get(draftId: string): DraftRecord | undefined;
@@ -125,8 +134,9 @@ export class ReviewerActions {
   decide(request: DecisionRequest): Promise<DecisionOutcome> {
     const action: SurfaceAction = request.asBot === true ? "asbot" : request.confirmed === true ? "confirm" : "decide";
     return this.act(request, action, request.decision, async (draft, surface) => {
-      // An approval made while sends are halted is answered as halted at once (contract v4).
-      const halted = request.decision === "send" ? ((await this.deps.sendsHalted?.()) ?? null) : null;
+      // An approval made while sends are halted is answered as halted at once (contract v4); so is one that
+      // waited behind earlier updates about its message while a halt came and went: the halt came after the tap.
+      const halted = request.decision === "send" ? ((await this.deps.sendsHalted?.(request.receivedAt)) ?? null) : null;
       const result = await this.deps.apply(draft.draft_id, {
         type: "decide",
         decision: request.decision,
@@ -144,7 +154,7 @@ export class ReviewerActions {
         identity: surface.identity,
         // The surface, not the button's data, says whether this is "🤖 Send as the bot instead" (a new approval, as the bot).
         ...(surface.asks === "asbot" ? { asBot: { username: this.deps.botUsername ?? null } } : {}),
-        ...(halted === null ? {} : { halted }),
+        ...(halted === null ? {} : { halted: halted.reason, haltLasts: halted.lasting }),
         // Telegram's date, as for an undo: a note after a 👎 counts inside the revise's undo window, a 👎 or 😴 on an
         // approved draft inside the approval's (a change of mind).
         ...(request.actedAt == null ? {} : { actedAt: request.actedAt }),

@@ -111,9 +111,11 @@ function botSender(d: DraftRecord, e: EventOf<"decide">) {
 
 /**
  * A `send` decision while sends are halted (the kill switch, read when the
- * decision was applied): `halted` at once with why, no approval, no send time,
- * no ↩️ Undo. `halt_lasts` keeps 👍 off the post until the halt ends (see
- * `halt_lifted`). "🤖 Send as the bot instead" still moves the draft to the bot.
+ * decision was applied), or after a halt that came and went since the tap:
+ * `halted` at once with why, no approval, no send time, no ↩️ Undo.
+ * `halt_lasts` keeps 👍 off the post until the halt ends (see `halt_lifted`);
+ * a halt already over offers it again at once. "🤖 Send as the bot instead"
+ * still moves the draft to the bot.
  */
 function haltedApproval(d: DraftRecord, e: EventOf<"decide">, reason: string, now: number): TransitionResult {
   if (e.asBot && (d.status !== "halted" || senderKindOf(d) !== "owner")) return refuse(d, "outdated_identity");
@@ -129,7 +131,7 @@ function haltedApproval(d: DraftRecord, e: EventOf<"decide">, reason: string, no
     send_after: null,
     undo_shown_at: null,
     reason,
-    halt_lasts: true,
+    halt_lasts: e.haltLasts !== false,
   });
   return ok(draft, { type: "show_status", draftId: d.draft_id }, ...rearm(d, draft));
 }

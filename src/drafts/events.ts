@@ -39,6 +39,8 @@ export type DraftEvent =
        * absent/null: they are not. A `send` made while halted is answered as halted at once.
        */
       readonly halted?: string | null;
+      /** With `halted`: false when that halt is over already (it came and went after the tap): 👍 is offered again at once. */
+      readonly haltLasts?: boolean;
       /**
        * When the reviewer acted, as Telegram dated it (ms): a note added to a revise counts if given
        * inside its undo window, as an undo does. Absent or null: now.

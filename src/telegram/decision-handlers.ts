@@ -5,6 +5,7 @@ import type { Actor, Channel, Decision, DraftRecord } from "../drafts/record.js"
 import { authorizeActor, type ActorFacts } from "../reactions/authorize.js";
 import { decisionForEmoji } from "../reactions/decision-keys.js";
 import { readReplyAction } from "../reactions/reply.js";
+import { receivedAtOf } from "./received-at.js";
 import { readCallbackData, type ButtonAction } from "./review-format.js";
 import { retryAtNextStart } from "./update-scope.js";
 import { pointsToLivePost } from "../desk/surfaces.js";
@@ -135,7 +136,10 @@ export function reactionHandler(o: DecisionHandlerOptions) {
     }
     const actor = await actorFor(o, acting, found.decision, found.emoji);
     // Dated by Telegram: a 👍 changed to 👎 or 😴 inside the undo window undoes the approval (see the machine's changeOfMind).
-    if (actor) await saved(o, r.message_id, () => o.desk.decide({ ...where, decision: found.decision, actor, actedAt: r.date * 1000 }));
+    if (actor)
+      await saved(o, r.message_id, () =>
+        o.desk.decide({ ...where, decision: found.decision, actor, actedAt: r.date * 1000, ...receivedAtOf(ctx.update) }),
+      );
   };
 }
 
@@ -184,6 +188,7 @@ export function buttonHandler(o: DecisionHandlerOptions) {
       const asBot = data.action === "asbot";
       return o.desk.decide({
         ...request,
+        ...receivedAtOf(ctx.update),
         decision,
         confirmed: data.confirmed,
         asBot,
@@ -241,7 +246,7 @@ export function replyHandler(o: DecisionHandlerOptions) {
       // "ok", "send": no note and no decision yet; the bot asks with buttons, as a reply to the reviewer's message.
       if (reply.kind === "ask") return o.desk.askApproval({ ...where, note: reply.note, replyTo: m.message_id });
       // Dated by Telegram: a note after a 👎 counts if written inside the revise's undo window.
-      return o.desk.decide({ ...where, decision: reply.decision, note: reply.note, actedAt: m.date * 1000 });
+      return o.desk.decide({ ...where, decision: reply.decision, note: reply.note, actedAt: m.date * 1000, ...receivedAtOf(ctx.update) });
     });
     if (reply.kind === "decide" && outcome?.ok) followNote(o, outcome.draft);
   };

@@ -595,6 +595,19 @@ describe("transition: the undo window counts from what the chat shows (contract 
     expect(again).toMatchObject({ ok: true, draft: { status: "approved", halt_lasts: false, send_after: iso(TAP + 3 + UNDO) } });
   });
 
+  it("a 👍 after a halt that came and went since the tap is halted, with 👍 offered again at once (the halt is over)", () => {
+    const thumbs = {
+      ...(EVENTS.decide as DraftEvent & { type: "decide" }),
+      undoMs: UNDO,
+      halted: "kill switch: came and went",
+      haltLasts: false,
+    };
+    expect(transition(draftIn("pending"), thumbs, TAP)).toMatchObject({
+      ok: true,
+      draft: { status: "halted", approval: null, send_after: null, halt_lasts: false, reason: "kill switch: came and went" },
+    });
+  });
+
   it("a 👍 again while the same halt holds the draft changes nothing its post shows: refused as halted, so it is answered", () => {
     const thumbs = { ...(EVENTS.decide as DraftEvent & { type: "decide" }), undoMs: UNDO, halted: "kill switch: x" };
     const held = transition(draftIn("pending"), thumbs, TAP);
