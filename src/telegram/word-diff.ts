@@ -5,6 +5,7 @@
  * `…` for what is left out; and when a new version changed most of the words,
  * the verdict that it was rewritten instead (see `describeChange`).
  */
+import { diffArrays } from "diff";
 
 /** A run of the diff: kept, removed or added text (whitespace included). */
 export interface DiffRun {
@@ -17,38 +18,21 @@ function tokens(text: string): string[] {
   return text.match(/\S+\s*|\s+/g) ?? [];
 }
 
-/** The word-level runs from `before` to `after` (a longest common subsequence of words). */
+/**
+ * The word-level runs from `before` to `after`: jsdiff's array diff over our
+ * word tokens, with words compared without their trailing whitespace, so a word
+ * that moved to the end of a line still matches (jsdiff's `diffWordsWithSpace`
+ * would count that line break as a change). Kept runs carry the new text.
+ */
 export function wordDiff(before: string, after: string): DiffRun[] {
-  const a = tokens(before);
-  const b = tokens(after);
-  // Compared without trailing whitespace, so a word that moved to the end of a line still matches.
-  const key = (t: string) => t.trimEnd();
-  const n = a.length;
-  const m = b.length;
-  const lcs: Uint16Array[] = Array.from({ length: n + 1 }, () => new Uint16Array(m + 1));
-  for (let i = n - 1; i >= 0; i--) {
-    for (let j = m - 1; j >= 0; j--) {
-      lcs[i]![j] = key(a[i]!) === key(b[j]!) ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
-    }
-  }
+  const changes = diffArrays(tokens(before), tokens(after), { comparator: (a, b) => a.trimEnd() === b.trimEnd() });
   const runs: DiffRun[] = [];
-  const push = (kind: DiffRun["kind"], text: string) => {
+  for (const c of changes) {
+    const kind: DiffRun["kind"] = c.added ? "add" : c.removed ? "del" : "same";
+    const text = c.value.join("");
     const last = runs.at(-1);
     if (last && last.kind === kind) runs[runs.length - 1] = { kind, text: last.text + text };
     else runs.push({ kind, text });
-  };
-  let i = 0;
-  let j = 0;
-  while (i < n || j < m) {
-    if (i < n && j < m && key(a[i]!) === key(b[j]!)) {
-      push("same", b[j]!);
-      i++;
-      j++;
-    } else if (i < n && (j >= m || lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) {
-      push("del", a[i++]!);
-    } else {
-      push("add", b[j++]!);
-    }
   }
   return runs;
 }
