@@ -41,6 +41,8 @@ export class DeskEffects {
   /** Status edits due later (an undo window that ends), by draft. */
   private readonly laterEdits = new Map<string, TimerHandle>();
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Review posts whose call has started and whose id is not recorded yet (see postsRecorded). */
+  private readonly postsInCall = new Set<Promise<void>>();
   /** Drafts whose send holds the review chat's turn: their status edit comes in that turn (see inReviewTurn). */
   private readonly turnShows = new Map<string, Promise<void>>();
   private stopped = false;
@@ -73,6 +75,19 @@ export class DeskEffects {
   /** Posts a queued draft now and waits for the post (or its failure, after which it is retried later). */
   post(draftId: string): Promise<void> {
     return this.track(this.postReview(draftId, 0));
+  }
+
+  /**
+   * Resolves once every review post whose call had started is recorded (or
+   * failed). Telegram gives the owner a post as soon as it accepts it, so a
+   * tap on it can come before its id is recorded here: a decision on a
+   * message the desk does not know waits for these, instead of being
+   * refused as unknown. False when none was in its call.
+   */
+  async postsRecorded(): Promise<boolean> {
+    if (this.postsInCall.size === 0) return false;
+    await Promise.all([...this.postsInCall]);
+    return true;
   }
 
   /** Keeps `work` in the set `settle()` waits for; logs instead of rejecting. */
@@ -278,8 +293,10 @@ export class DeskEffects {
   private async postReview(draftId: string, failures: number): Promise<void> {
     const draft = this.deps.get(draftId);
     if (draft?.status !== "queued" || this.stopped) return;
+    let recorded = (): void => {};
+    const inCall = new Promise<void>((resolve) => (recorded = resolve));
     try {
-      const post = await this.deps.reviewChat.post(draft);
+      const post = await this.deps.reviewChat.post(draft, () => this.postsInCall.add(inCall));
       const result = await this.deps.apply(draftId, {
         type: "posted",
         reviewChatId: post.reviewChatId,
@@ -303,6 +320,9 @@ export class DeskEffects {
       );
       if (this.stopped) return;
       this.deps.clock.setTimeout(() => this.runEffectsOf(() => this.postReview(draftId, failures + 1)), waitMs);
+    } finally {
+      this.postsInCall.delete(inCall);
+      recorded();
     }
   }
 

@@ -51,8 +51,12 @@ export interface ReviewChat {
    * reviewer's on a message of the bot's, and is answered. Absent: nothing is known.
    */
   isOwnMessage?(messageId: number): boolean;
-  /** Posts the draft for review; waits for a slot. Rejects with an error the desk logs and retries. */
-  post(draft: DraftRecord): Promise<ReviewPost>;
+  /**
+   * Posts the draft for review; waits for a slot. Rejects with an error the desk logs and retries.
+   * `onCall` is called once, just before the first call that may make the post (the owner may act
+   * on it from then on, before the post's id is known here).
+   */
+  post(draft: DraftRecord, onCall?: () => void): Promise<ReviewPost>;
   /**
    * Edits the review message to show the draft's status (buttons removed once it is final), as
    * `latest` has it when the edit's turn comes (default: `draft`). Resolves with what it showed and

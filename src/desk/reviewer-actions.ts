@@ -318,8 +318,7 @@ export class ReviewerActions {
   ): Promise<DecisionOutcome> {
     // How it came (a tap, a reaction, a reply) is part of what is judged: a question takes taps only.
     const act: Act = { does: action, via: viaOf(request.actor.channel) };
-    const surface = this.deps.surfaces.at(request.reviewChatId, request.reviewMessageId);
-    const { draft, byMessage, archived } = await this.draftActedOn(request, surface);
+    const { surface, draft, byMessage, archived } = await this.actedOn(request);
     const refuse = async (reason: string, answer = true): Promise<DecisionOutcome> => {
       const refusal = { decision, actor: request.actor, reason, chat_id: request.reviewChatId, review_message_id: request.reviewMessageId };
       await this.auditRefusal(refusal, draft);
@@ -343,6 +342,22 @@ export class ReviewerActions {
     if (isOneTime(surface.asks)) this.closeUsed(surface, this.deps.get(draft.draft_id) ?? draft, result.ok ? (decision ?? "send") : null);
     if (!result.ok) return refuse(result.reason);
     return { ok: true, draft: result.draft };
+  }
+
+  /**
+   * The surface and draft of the message acted on. A message the desk does
+   * not know may be a post whose call is under way (Telegram gives it to the
+   * owner before its answer comes here): the look waits for those posts to be
+   * recorded and is made again, so a 👍 the moment a post appears counts.
+   */
+  private async actedOn(request: ReviewerAction) {
+    const look = async () => {
+      const surface = this.deps.surfaces.at(request.reviewChatId, request.reviewMessageId);
+      return { surface, ...(await this.draftActedOn(request, surface)) };
+    };
+    const first = await look();
+    if (first.surface !== undefined || first.byMessage !== undefined) return first;
+    return (await this.deps.effects.postsRecorded()) ? look() : first;
   }
 
   /**

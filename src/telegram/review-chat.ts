@@ -99,12 +99,13 @@ export class TelegramReviewChat implements ReviewChat {
    * in one job so that no other post comes between them. The buttons are on
    * the message that holds the draft.
    */
-  async post(draft: DraftRecord): Promise<ReviewPost> {
+  async post(draft: DraftRecord, onCall?: () => void): Promise<ReviewPost> {
     const waiting = {};
     if (this.burst.add(waiting, draft.drafted_by_role)) void this.announceBurst();
     const { sent, thread } = await this.lane
       .run(LANE.post, async (turn) => {
         this.burst.remove(waiting);
+        onCall?.();
         const paced: PacedCall = (fn) => this.attempt(turn, fn);
         const thread = await this.threadForPost(draft, paced);
         try {

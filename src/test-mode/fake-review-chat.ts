@@ -27,7 +27,8 @@ export class FakeReviewChat implements ReviewChat {
     return true;
   }
 
-  async post(draft: DraftRecord): Promise<ReviewPost> {
+  async post(draft: DraftRecord, onCall?: () => void): Promise<ReviewPost> {
+    onCall?.();
     const reviewMessageId = this.takeId();
     this.log.debug({ draft_id: draft.draft_id, review_message_id: reviewMessageId }, "test mode: review post");
     return { reviewChatId: this.reviewChatId, reviewMessageId };

@@ -9,7 +9,9 @@ export type Disruption =
   /** Destroy the socket before doing anything. */
   | { kind: "reset" }
   /** Handle the call, then wait `ms` before answering (the client may give up, or die, meanwhile). */
-  | { kind: "late"; ms: number };
+  | { kind: "late"; ms: number }
+  /** Handle the call, then answer once `until` (given the call's result) settles: the test acts between the two. */
+  | { kind: "held"; until: (result: unknown) => Promise<unknown> };
 
 /** The faults due for one call: an optional delay, then an optional disruption. */
 export interface DueFaults {
@@ -49,6 +51,11 @@ export class FaultPlan {
   /** The next `times` calls of `method` are handled at once and answered `ms` later. */
   answerLate(method: string, ms: number, times?: number): void {
     this.push(this.disruptions, method, { kind: "late", ms }, times);
+  }
+
+  /** The next call of `method` is handled at once and answered when `until(result)` settles. */
+  answerWhen(method: string, until: (result: unknown) => Promise<unknown>): void {
+    this.push(this.disruptions, method, { kind: "held", until }, 1);
   }
 
   /** The next `times` calls of `method` are answered by a destroyed socket, unhandled. */

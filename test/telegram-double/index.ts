@@ -91,6 +91,11 @@ export interface TelegramDouble {
   resetConnection(method: string, times?: number): void;
   /** The next `times` calls of `method` are handled and recorded at once, and answered `ms` later (a crash in between). */
   answerLate(method: string, ms: number, times?: number): void;
+  /**
+   * The next call of `method` is handled and recorded at once, and answered when `until(result)` settles:
+   * what the test does in `until` (an update about the new message) happens before the caller hears.
+   */
+  answerWhen(method: string, until: (result: unknown) => Promise<unknown>): void;
   /** Forgets planned faults. */
   clearFaults(): void;
   /** Accepted sendMessage calls, all or of one chat, in order. */
@@ -225,6 +230,7 @@ function facade({ url, token, bot, state, faults, journal, api }: Parts): Telegr
     dropResponseAfterAccept: (method, times) => faults.dropResponseAfterAccept(method, times),
     resetConnection: (method, times) => faults.resetConnection(method, times),
     answerLate: (method, ms, times) => faults.answerLate(method, ms, times),
+    answerWhen: (method, until) => faults.answerWhen(method, until),
     clearFaults: () => faults.clear(),
     messages: (chatId) => state.sent.filter((m) => chatId === undefined || m.chatId === chatId),
     photos: (chatId) => state.photos.filter((p) => chatId === undefined || p.chatId === chatId),

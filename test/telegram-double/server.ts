@@ -72,6 +72,7 @@ async function answer(
   const outcome = await run(handler, record.params, deps, signal);
   const late = due.disruption?.kind === "late" ? due.disruption.ms : 0;
   if (late > 0) await new Promise((r) => setTimeout(r, late));
+  if (due.disruption?.kind === "held") await due.disruption.until("result" in outcome ? outcome.result : undefined).catch(() => {});
   if (due.disruption?.kind === "drop") {
     req.socket.destroy();
     return "result" in outcome
