@@ -104,11 +104,12 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
   private readonly byIdempotencyKey = new Map<string, string>();
   private readonly listeners = new Set<(t: Transition) => void>();
   /**
-   * While a change is being made durable, what the API may still show of that draft (undefined: not
-   * yet created). The store holds the new record once its own write is done, but the change is
-   * published only when its audit line (the feed's event) is durable too.
+   * While a change is being made durable: what the desk's own reads may still show of that draft
+   * (`before`, undefined: not yet created), and when the change is durable in the store and the
+   * audit log both (`done`). The API waits for `done` (see find): it never answers an older status
+   * than the store file, and the change's event is in the feed by then.
    */
-  private readonly committing = new Map<string, DraftRecord | undefined>();
+  private readonly committing = new Map<string, { readonly before: DraftRecord | undefined; readonly done: Promise<void> }>();
   /** Which messages belong to which draft (see surfaces.ts). */
   private readonly surfaces: DecisionSurfaces;
   /** The effects of changes, run at the edges (see desk-effects.ts). */
@@ -167,6 +168,7 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
 
   /** The current record of a draft, live or archived. */
   async find(draftId: string): Promise<DraftRecord | undefined> {
+    await this.committing.get(draftId)?.done;
     return this.published(draftId) ?? (await this.options.archive?.get(draftId));
   }
 
@@ -218,7 +220,16 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
 
   /** What the API shows of a live draft: its record, except while a change of it is not yet in the audit log. */
   private published(draftId: string): DraftRecord | undefined {
-    return this.committing.has(draftId) ? this.committing.get(draftId) : this.get(draftId);
+    const committing = this.committing.get(draftId);
+    return committing ? committing.before : this.get(draftId);
+  }
+
+  /**
+   * Resolves once every change being made durable now is in the store and the audit log both: the
+   * store file may show it already, so the API's list waits for this before it reads (see find).
+   */
+  async committed(): Promise<void> {
+    await Promise.all([...this.committing.values()].map((c) => c.done));
   }
 
   /** True when a decision from this Telegram update was already recorded or refused. */
@@ -452,7 +463,8 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     // update as handled while the draft forgot the decision (a silent drop of the reviewer's
     // 👍 or 👎). One fsync wait more per change; nothing is announced until both are durable.
     // The contract: an event is in the feed by the time its change shows through GET /drafts/<id>.
-    this.committing.set(draft.draft_id, this.get(draft.draft_id));
+    let done = (): void => {};
+    this.committing.set(draft.draft_id, { before: this.get(draft.draft_id), done: new Promise<void>((r) => (done = r)) });
     try {
       await this.options.store.append([draft]);
       // The new post's surface is known at once (like every surface: see DecisionSurfaces.record), then on disk with its change.
@@ -464,6 +476,7 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
       await this.options.audit.append([transitionEntry(from, draft, event, previousText), ...statusDue(draft, effects), ...surface]);
     } finally {
       this.committing.delete(draft.draft_id);
+      done();
     }
     const t: Transition = { draft_id: draft.draft_id, from, to: draft.status, version: draft.version, at: draft.updated_at };
     for (const listener of this.listeners) listener(t);

@@ -34,6 +34,8 @@ export interface DraftReader {
   /** The draft's current record, live or archived. */
   find(draftId: string): Promise<DraftRecord | undefined>;
   list(status?: DraftStatus): readonly DraftRecord[];
+  /** Resolves once the changes being made durable now are done (the store file may show them already); absent: none wait. */
+  committed?(): Promise<void>;
 }
 
 /** Everything a handler may use; built once per server. */
@@ -113,7 +115,9 @@ export async function getDraft(deps: HandlerDeps, ctx: RequestContext): Promise<
 }
 
 /** `GET /drafts?status=<status>`: `{"drafts": [...]}`, every draft when `status` is absent. */
-export function listDrafts(deps: HandlerDeps, ctx: RequestContext): JsonReply {
+export async function listDrafts(deps: HandlerDeps, ctx: RequestContext): Promise<JsonReply> {
+  // Never an older status than the store file: a change it shows already is waited for.
+  await deps.desk.committed?.();
   const status = ctx.query.get("status");
   if (status === null || status === "") return reply(200, { drafts: deps.desk.list() });
   if (!(STATUSES as readonly string[]).includes(status)) {

@@ -1,6 +1,8 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { eventually, type DaemonProcess } from "../support/daemon-process.js";
-import { auditLines, OWNER, payload, useLiveDaemon } from "../support/live-fixture.js";
+import { auditLines, GROUP, OWNER, payload, useLiveDaemon } from "../support/live-fixture.js";
 
 /**
  * Issue 32, deliverable 5: a decision on a post Telegram has just accepted,
@@ -31,5 +33,36 @@ describe("a decision the moment the post appears", () => {
     await eventually(async () => (await get(live.daemon, id)).status === "approved", 20_000, "the 👍 approves");
     const lines = await auditLines(live.daemon.harnessDir);
     expect(lines.filter((l) => l.kind === "decision_refused")).toEqual([]);
+  }, 60_000);
+});
+
+/** How far along the send path a status is (the API must never be behind the store file). */
+const RANK: Record<string, number> = { queued: 0, pending: 1, approved: 2, sending: 3, sent: 4 };
+
+/** The status the store file gives the draft now (its last line for it). */
+async function fileStatus(harnessDir: string, draftId: string): Promise<string> {
+  const lines = (await readFile(join(harnessDir, "telegram_drafts.jsonl"), "utf8")).split("\n").filter(Boolean);
+  return lines
+    .map((l) => JSON.parse(l) as Rec)
+    .filter((r) => r.draft_id === draftId)
+    .at(-1)?.status;
+}
+
+describe("GET /drafts/<id> and the store file", () => {
+  it("while a send is in flight, the API never answers an older status than the file said just before", async () => {
+    await live.start({ UNDO_WINDOW: "0" });
+    const res = await live.daemon.request("POST", "/drafts", payload("Polled all the way", { destination_chat_id: String(GROUP) }));
+    const id = res.body.draft_id as string;
+    await eventually(async () => (await get(live.daemon, id)).status === "pending", 10_000, "posted");
+    live.double.delayNext("sendMessage", 1_500);
+    live.double.injectReaction({ chatId: OWNER, messageId: res.body.review_message_id, userId: OWNER, newEmojis: ["👍"] });
+    const seen = new Set<string>();
+    for (let api = ""; api !== "sent"; ) {
+      const file = await fileStatus(live.daemon.harnessDir, id);
+      api = (await get(live.daemon, id)).status;
+      seen.add(`${file}->${api}`);
+      expect(RANK[api], `the file said ${file}, then the API ${api}`).toBeGreaterThanOrEqual(RANK[file]!);
+    }
+    expect([...seen].some((s) => s.startsWith("sending"))).toBe(true);
   }, 60_000);
 });
