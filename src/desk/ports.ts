@@ -157,6 +157,12 @@ export interface ReviewerAction {
   readonly actedAt?: number | null;
   /** Telegram says the message acted on is the bot's own (a reply's `reply_to_message.from`): an answer about it is never held back. */
   readonly ownMessage?: boolean;
+  /**
+   * The draft whose review post the message is, as its own decision buttons name it (a reply carries
+   * Telegram's copy of the message it answers; unlike a tap's data, this is not the client's claim).
+   * A post a crash left unrecorded is then judged as the draft's next recorded post (see actedOn).
+   */
+  readonly postOf?: string;
 }
 
 /**

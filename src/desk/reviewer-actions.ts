@@ -355,9 +355,13 @@ export class ReviewerActions {
       const surface = this.deps.surfaces.at(request.reviewChatId, request.reviewMessageId);
       return { surface, ...(await this.draftActedOn(request, surface)) };
     };
-    const first = await look();
-    if (first.surface !== undefined || first.byMessage !== undefined) return first;
-    return (await this.deps.effects.postsRecorded()) ? look() : first;
+    let found = await look();
+    if (found.surface === undefined && found.byMessage === undefined && (await this.deps.effects.postsRecorded())) found = await look();
+    if (found.surface !== undefined || found.byMessage !== undefined || request.postOf === undefined) return found;
+    // A review post a crash left unrecorded: judged as what it showed, the draft's next recorded post.
+    const draft = this.own(this.deps.get(request.postOf));
+    const surface = draft && this.deps.surfaces.firstPostAfter(request.reviewChatId, request.reviewMessageId, draft.draft_id);
+    return draft ? { ...found, draft, byMessage: draft, surface } : found;
   }
 
   /**

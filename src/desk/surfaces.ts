@@ -284,6 +284,19 @@ export class DecisionSurfaces {
     return [...this.audit.index.surfaces.all()].filter((s) => s.asks === asks && s.draft_id !== null && !s.used);
   }
 
+  /**
+   * The first review post of `draftId` recorded after message `messageId` in `chatId`: what a post
+   * a crash left unrecorded showed (the draft stays queued, unchanged, until it is posted again).
+   */
+  firstPostAfter(chatId: string, messageId: number, draftId: string): SurfaceState | undefined {
+    let first: SurfaceState | undefined;
+    for (const s of [...this.audit.index.surfaces.all(), ...this.derived.values()]) {
+      if (s.asks !== "decide" || s.draft_id !== draftId || s.chat_id !== chatId || s.message_id <= messageId) continue;
+      if (first === undefined || s.message_id < first.message_id) first = s;
+    }
+    return first;
+  }
+
   /** The id of the draft a message belongs to, if any. */
   draftIdOf(messageId: number): string | undefined {
     return this.byMessage.get(messageId);

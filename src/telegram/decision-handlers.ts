@@ -239,7 +239,8 @@ export function replyHandler(o: DecisionHandlerOptions) {
     // A reviewer's command sent as a reply is a command (see owner-commands), not a revision note.
     if (m.entities?.some((e) => e.type === "bot_command" && e.offset === 0)) return next();
     if (text.trim() === "") return refuse(o, acting, null, null, "empty_reply");
-    const where = { reviewChatId: String(m.chat.id), reviewMessageId: target.message_id, actor, ownMessage };
+    const postOf = ownMessage ? reviewPostOf(target) : undefined;
+    const where = { reviewChatId: String(m.chat.id), reviewMessageId: target.message_id, actor, ownMessage, ...(postOf ? { postOf } : {}) };
     const outcome = await saved(o, target.message_id, () => {
       if (reply.kind === "edit") return o.desk.edit({ ...where, text: reply.text });
       if (reply.kind === "undo") return o.desk.undo({ ...where, actedAt: m.date * 1000 });
@@ -250,6 +251,20 @@ export function replyHandler(o: DecisionHandlerOptions) {
     });
     if (reply.kind === "decide" && outcome?.ok) followNote(o, outcome.draft);
   };
+}
+
+/**
+ * The draft a message of the bot's is the review post of, as its decision buttons (👍 Send, ❌ Revise,
+ * ⏳ +24h) name it in Telegram's copy of it; undefined when it has none, or they name several drafts.
+ */
+function reviewPostOf(message: NonNullable<Context["message"]>["reply_to_message"]): string | undefined {
+  const named = new Set<string>();
+  for (const row of message?.reply_markup?.inline_keyboard ?? [])
+    for (const button of row) {
+      const data = "callback_data" in button ? readCallbackData(button.callback_data) : null;
+      if (data && (data.action === "send" || data.action === "revise" || data.action === "defer")) named.add(data.draftId);
+    }
+  return named.size === 1 ? [...named][0] : undefined;
 }
 
 /**

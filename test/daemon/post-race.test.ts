@@ -66,3 +66,67 @@ describe("GET /drafts/<id> and the store file", () => {
     expect([...seen].some((s) => s.startsWith("sending"))).toBe(true);
   }, 60_000);
 });
+
+const FAST = { TELEGRAM_RATE_SCALE: "20" };
+
+/**
+ * Starts a daemon, submits one draft and kills the daemon the moment Telegram accepted its review post,
+ * before the daemon heard the post's id; then starts it again on the same files. Returns the draft's id,
+ * the orphaned post, and the post it was made again as.
+ */
+async function orphanedPost(text: string): Promise<{ id: string; orphan: number; post: number }> {
+  const first = await live.start(FAST);
+  let orphan = 0;
+  live.double.answerWhen("sendMessage", async (result) => {
+    orphan = (result as { message_id: number }).message_id;
+    await first.stop("SIGKILL");
+  });
+  await first.request("POST", "/drafts", payload(text)).catch(() => undefined);
+  await first.exited;
+  const buttons = JSON.stringify(live.double.message(OWNER, orphan)?.reply_markup ?? {});
+  const id = /v1:send:([A-Za-z0-9_-]+)/.exec(buttons)![1]!;
+  const again = await live.start(FAST, { dirs: { cwd: first.cwd, harnessDir: first.harnessDir } });
+  const rec = await eventually(
+    async () => {
+      const r = await get(again, id);
+      return r.status === "pending" && r.review_message_id !== orphan ? r : null;
+    },
+    20_000,
+    "the draft posted again after the restart",
+  );
+  return { id, orphan, post: rec.review_message_id };
+}
+
+const repliesTo = (id: number) => live.double.messages(OWNER).filter((m) => m.replyToMessageId === id);
+
+describe("a review post Telegram accepted just before a crash", () => {
+  it("a reply note on it is matched to its draft (through its buttons) and sends it back with the note", async () => {
+    const { id, orphan } = await orphanedPost("Seen before the crash");
+    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "Shorter, please", replyToMessageId: orphan });
+    const rec = await eventually(async () => {
+      const r = await get(live.daemon, id);
+      return r.status === "revise" ? r : null;
+    }, 20_000);
+    expect(rec.revision_note).toBe("Shorter, please");
+    const refused = (await auditLines(live.daemon.harnessDir)).filter((l) => l.kind === "decision_refused");
+    expect(refused).toEqual([]);
+  }, 90_000);
+
+  it("once the draft has a newer version, a reply on it is refused as a replaced post is and answered with the way to the live post", async () => {
+    const { id, orphan, post } = await orphanedPost("Seen before the crash, then edited");
+    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "✏️ Edited after the crash", replyToMessageId: post });
+    const v2 = await eventually(async () => {
+      const r = await get(live.daemon, id);
+      return r.status === "pending" && r.text_version === 2 && r.review_message_id !== post ? r : null;
+    }, 20_000);
+    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "👍", replyToMessageId: orphan });
+    await eventually(() => repliesTo(v2.review_message_id).length > 0, 20_000, "the answer on the live post");
+    expect(repliesTo(v2.review_message_id)[0]!.text).toContain("Decide on the live post, version 2");
+    expect((await get(live.daemon, id)).status).toBe("pending");
+    const refused = (await auditLines(live.daemon.harnessDir)).filter((l) => l.kind === "decision_refused");
+    expect(refused.map((l) => l.reason)).toEqual(["not_live_post"]);
+    // A reaction carries only the message id: it is answered too, never silent.
+    live.double.injectReaction({ chatId: OWNER, messageId: orphan, userId: OWNER, newEmojis: ["👍"] });
+    await eventually(() => live.double.messages(OWNER).some((m) => m.text.includes("not a live review post")), 20_000);
+  }, 90_000);
+});
