@@ -85,6 +85,12 @@ function outcomeEvent(to: DraftStatus, o: SendOutcome): DraftEvent | null {
 export interface RecoveryPlan {
   /** Changes that reached the store but not the audit log (a crash between the two writes): audited as `recovered`. */
   readonly unaudited: readonly DraftRecord[];
+  /**
+   * Final drafts the audit log has no line of at all: no crash leaves those (a draft's first line is
+   * audited before its next change is made), so the store came from elsewhere (a copy, a fixture, an
+   * audit log cut back). Left as they are, counted once: a start costs what the live drafts cost.
+   */
+  readonly unheardFinal: number;
   readonly events: readonly RecoveryEvent[];
   readonly effects: readonly Effect[];
 }
@@ -127,7 +133,7 @@ export function planRecovery(
   const owed = reviewChatOwed(all, facts);
   const inert = new Set(all.filter((d) => isInertDraft(d, testMode)).map((d) => d.draft_id));
   const effects = [...plan.effects, ...owed.effects].filter((e) => !inert.has(e.draftId) || runsForInertDraft(e, testMode));
-  return { unaudited: plan.unaudited, events: [...owed.events, ...plan.events], effects };
+  return { unaudited: plan.unaudited, unheardFinal: plan.unheardFinal, events: [...owed.events, ...plan.events], effects };
 }
 
 /** The per-draft part of planRecovery. */
@@ -135,12 +141,14 @@ function planEach(all: readonly DraftRecord[], facts: RecoveryFacts, now: number
   // Past its deadline during an outage longer than Telegram keeps a tap: said so on its post (see the expire event).
   const whileDown = downSince === null ? undefined : { since: new Date(downSince).toISOString(), until: new Date(now).toISOString() };
   const unaudited: DraftRecord[] = [];
+  let unheardFinal = 0;
   const events: RecoveryEvent[] = [];
   const effects: Effect[] = [];
   for (const draft of all) {
     const id = draft.draft_id;
     const audited = facts.audited(id);
-    if ((audited?.version ?? 0) < draft.version) unaudited.push(draft);
+    if (audited === undefined && isFinal(draft.status)) unheardFinal++;
+    else if ((audited?.version ?? 0) < draft.version) unaudited.push(draft);
     if (draft.status === "approved" && audited && audited.version > draft.version && SEND_STARTED.has(audited.to)) {
       events.push(
         { draftId: id, event: { type: "send_intent" } },
@@ -173,7 +181,7 @@ function planEach(all: readonly DraftRecord[], facts: RecoveryFacts, now: number
     if (draft.status === "approved") effects.push(...approvedAtStart(draft, facts, now));
     if (draft.status === "queued") effects.push({ type: "post_review", draftId: id });
   }
-  return { unaudited, events, effects };
+  return { unaudited, unheardFinal, events, effects };
 }
 
 /** An approved draft at start: the send path takes it; its ↩️ Undo is shown first if it never was, or goes when its window ends. */
@@ -260,6 +268,11 @@ export async function reconcileAudit(desk: RecoveryDesk): Promise<number> {
   await desk.auditRecovered(plan.unaudited);
   if (plan.unaudited.length > 0)
     desk.log.warn({ recovered: plan.unaudited.length }, "audited changes that a crash had left out of swarm.jsonl");
+  if (plan.unheardFinal > 0)
+    desk.log.warn(
+      { final_drafts: plan.unheardFinal },
+      "the store holds final drafts swarm.jsonl has no line of (a store copied or restored from elsewhere?); they are left as they are, not audited now",
+    );
   return plan.unaudited.length;
 }
 

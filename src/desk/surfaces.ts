@@ -214,8 +214,12 @@ export function pointsToLivePost(reason: string): boolean {
  */
 export class DecisionSurfaces {
   private readonly byMessage = new Map<number, string>();
-  /** Review posts of drafts posted before surfaces were recorded: derived once, at start, from the draft. */
-  private readonly derived = new Map<number, SurfaceState>();
+  /**
+   * Review posts of drafts posted before surfaces were recorded: derived from the draft's record as it
+   * was at start (records are never changed in place), when first asked for, so that a start costs
+   * nothing per finished draft (see derivedAt).
+   */
+  private readonly derived = new Map<number, DraftRecord | SurfaceState>();
 
   constructor(private readonly audit: AuditLog) {
     for (const s of audit.index.surfaces.all()) if (s.draft_id !== null) this.byMessage.set(s.message_id, s.draft_id);
@@ -226,10 +230,18 @@ export class DecisionSurfaces {
     const live = draft.review_message_id;
     if (live !== null) this.byMessage.set(live, draft.draft_id);
     for (const old of draft.superseded_posts) this.byMessage.set(old, draft.draft_id);
-    if (atStart && live !== null && draft.review_chat_id !== null && !this.audit.index.surfaces.byMessageId(live)) {
-      const { kind: _, ...fields } = surfaceLine("decide", { chatId: draft.review_chat_id, messageId: live }, shownOfDraft(draft));
-      this.derived.set(live, { ...fields, used: false });
-    }
+    if (atStart && live !== null && draft.review_chat_id !== null && !this.audit.index.surfaces.byMessageId(live))
+      this.derived.set(live, draft);
+  }
+
+  /** The surface derived for a post of a draft posted before surfaces were recorded (see `derived`). */
+  private derivedAt(messageId: number): SurfaceState | undefined {
+    const found = this.derived.get(messageId);
+    if (found === undefined || !("draft_text" in found)) return found;
+    const { kind: _, ...fields } = surfaceLine("decide", { chatId: found.review_chat_id!, messageId }, shownOfDraft(found));
+    const surface: SurfaceState = { ...fields, used: false };
+    this.derived.set(messageId, surface);
+    return surface;
   }
 
   /** Records, durably, that a message now shows `shown` and asks `asks`. */
@@ -248,8 +260,10 @@ export class DecisionSurfaces {
 
   /** The surface at this message, if it is one. */
   at(chatId: string, messageId: number): SurfaceState | undefined {
-    const derived = this.derived.get(messageId);
-    return this.audit.index.surfaces.at(chatId, messageId) ?? (derived?.chat_id === chatId ? derived : undefined);
+    const recorded = this.audit.index.surfaces.at(chatId, messageId);
+    if (recorded) return recorded;
+    const derived = this.derivedAt(messageId);
+    return derived?.chat_id === chatId ? derived : undefined;
   }
 
   /**
@@ -290,7 +304,8 @@ export class DecisionSurfaces {
    */
   firstPostAfter(chatId: string, messageId: number, draftId: string): SurfaceState | undefined {
     let first: SurfaceState | undefined;
-    for (const s of [...this.audit.index.surfaces.all(), ...this.derived.values()]) {
+    const derived = [...this.derived].filter(([, d]) => d.draft_id === draftId).map(([m]) => this.derivedAt(m)!);
+    for (const s of [...this.audit.index.surfaces.all(), ...derived]) {
       if (s.asks !== "decide" || s.draft_id !== draftId || s.chat_id !== chatId || s.message_id <= messageId) continue;
       if (first === undefined || s.message_id < first.message_id) first = s;
     }

@@ -32,6 +32,17 @@ describe("planRecovery (pure: drafts, audit index, now)", () => {
     expect(plan.unaudited.map((d) => d.draft_id)).toEqual(["a"]);
   });
 
+  it("leaves final drafts the log has no line of unaudited (no crash leaves those), and counts them", () => {
+    const sent = draftIn("sent", { draft_id: "s", version: 5 });
+    const expired = draftIn("expired", { draft_id: "e", version: 3 });
+    const queued = draftIn("queued", { draft_id: "q", version: 1 });
+    const lastChange = draftIn("sent", { draft_id: "l", version: 5 });
+    const plan = planRecovery([sent, expired, queued, lastChange], facts({ l: { version: 4, to: "sending" } }), T0);
+    // A draft's first line is audited before its next change: only a queued draft, or a known one's last change, can be missing.
+    expect(plan.unaudited.map((d) => d.draft_id)).toEqual(["q", "l"]);
+    expect(plan.unheardFinal).toBe(2);
+  });
+
   it("marks a `sending` draft unknown and never resends it", () => {
     const d = draftIn("sending", { draft_id: "s" });
     const plan = planRecovery([d], facts({ s: { version: 3, to: "sending" } }), T0);

@@ -92,8 +92,9 @@ describe("recovery in a live daemon", () => {
     ];
     // The audit index knows none of them as audited: a live start would audit each as `recovered`.
     const unknown: RecoveryFacts = { ...noFacts, audited: () => undefined };
-    expect(planRecovery(drafts, unknown, T0, true)).toEqual({ unaudited: [], events: [], effects: [] });
-    expect(planRecovery(drafts, unknown, T0).unaudited).toHaveLength(drafts.length);
+    expect(planRecovery(drafts, unknown, T0, true)).toEqual({ unaudited: [], unheardFinal: 0, events: [], effects: [] });
+    // A live start audits each unfinished one as `recovered` (the final ones no crash can have left unaudited: counted).
+    expect(planRecovery(drafts, unknown, T0)).toMatchObject({ unaudited: drafts.slice(0, 4), unheardFinal: 2 });
   });
 
   it("never marks a live draft revised by a test-mode draft", () => {
