@@ -16,7 +16,7 @@ import {
   type FormattedText,
   type ReviewFormatOptions,
 } from "./review-format.js";
-import { BurstTracker } from "./burst-summary.js";
+import { burstSummaryText, BurstTracker, burstWhere, type Burst } from "./burst-summary.js";
 import { closedMessage, reminderMessage } from "./closing-format.js";
 import { StatusEdits } from "./status-edits.js";
 import { LANE, REVIEW_CHAT_LIMITS, ReviewLane, type Lane, type ReviewChatLimits, type Turn } from "./review-lane.js";
@@ -101,23 +101,28 @@ export class TelegramReviewChat implements ReviewChat {
    */
   async post(draft: DraftRecord): Promise<ReviewPost> {
     const waiting = {};
-    if (this.burst.add(waiting, draft.drafted_by_role)) void this.announceBurst();
+    const { burst, started } = this.burst.add(waiting, draft.drafted_by_role);
+    if (burst !== null && started) void this.announceBurst(burst);
     const { sent, thread } = await this.lane
       .run(LANE.post, async (turn) => {
-        this.burst.remove(waiting);
+        this.burstPostDone(waiting);
         const paced: PacedCall = (fn) => this.attempt(turn, fn);
         const thread = await this.threadForPost(draft, paced);
         try {
-          return { sent: await this.sendPost(draft, thread, paced), thread };
+          const sent = await this.sendPost(draft, thread, paced);
+          burst?.threads.add(thread);
+          return { sent, thread };
         } catch (err) {
           // The owner deleted the role's topic: a new one is made, and the post goes there.
           if (thread === null || this.options.topics === undefined || !isThreadGone(err)) throw err;
           await this.options.topics.lost(thread);
           const again = await this.threadForPost(draft, paced);
-          return { sent: await this.sendPost(draft, again, paced), thread: again };
+          const sent = await this.sendPost(draft, again, paced);
+          burst?.threads.add(again);
+          return { sent, thread: again };
         }
       })
-      .finally(() => this.burst.remove(waiting));
+      .finally(() => this.burstPostDone(waiting));
     const { message, header } = sent;
     if (header !== null) this.statuses.noteHeader(draft.draft_id, header.message_id);
     const split = header === null ? {} : { headerMessageId: header.message_id };
@@ -197,16 +202,38 @@ export class TelegramReviewChat implements ReviewChat {
     return { message, header };
   }
 
-  /** One line before a burst's posts, counting the drafts waiting when it goes out by role (see BURST_MIN_WAITING). */
-  private async announceBurst(): Promise<void> {
+  /** One line before a burst's posts, counting its drafts by role (see BURST_MIN_WAITING) and saying where they go. */
+  private async announceBurst(burst: Burst): Promise<void> {
     const { api, chatId } = this.options;
     await this.lane
       .run(LANE.notice, async (turn) => {
-        const text = this.burst.summary();
-        if (text !== null)
-          await this.attempt(turn, () => api.sendMessage(chatId, text, { ...this.where(), link_preview_options: NO_PREVIEW }));
+        const text = this.burstText(burst);
+        if (text === null) return;
+        const sent = await this.attempt(turn, () => api.sendMessage(chatId, text, { ...this.where(), link_preview_options: NO_PREVIEW }));
+        burst.shown = { messageId: sent.message_id, text };
       })
       .catch((err: unknown) => this.options.log.warn({ err }, "could not post the summary of a burst of drafts"));
+  }
+
+  /** A post of a burst no longer waits; at the burst's end its summary is corrected once if it grew or went elsewhere. */
+  private burstPostDone(waiting: object): void {
+    const ended = this.burst.remove(waiting);
+    if (ended === null) return;
+    const { api, chatId } = this.options;
+    void this.lane
+      .run(LANE.notice, async (turn) => {
+        const text = this.burstText(ended);
+        if (ended.shown === null || text === null || text === ended.shown.text) return;
+        const { messageId } = ended.shown;
+        await this.attempt(turn, () => api.editMessageText(chatId, messageId, text, { link_preview_options: NO_PREVIEW }));
+      })
+      .catch((err: unknown) => this.options.log.warn({ err }, "could not correct the summary of a burst of drafts"));
+  }
+
+  private burstText(burst: Burst): string | null {
+    const topics = this.options.topics;
+    const guess = topics?.perRole === true ? "topics" : "below";
+    return burstSummaryText(burst.roles, burstWhere(burst, topics?.main ?? this.options.threadId ?? null, guess));
   }
 
   /** Shows the draft's status on its post, as it is when the edit's turn comes (see status-edits.ts). */
