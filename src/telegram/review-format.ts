@@ -115,6 +115,9 @@ export function reviewHeader(draft: DraftRecord, options: ReviewFormatOptions): 
   return reviewHeaderLines(draft, options).join("\n");
 }
 
+/** The line above the draft's quote when the post quotes the message it answers too. */
+export const DRAFT_LABEL = "📝 The draft:";
+
 /** The footer: the decision keys. */
 export function reviewFooter(options: ReviewFormatOptions): string {
   return `👍 send · 👎 revise (or reply with a note) · 😴 defer ${formatDuration(options.deferForMs)}`;
@@ -129,7 +132,8 @@ export function reviewPost(draft: DraftRecord, options: ReviewFormatOptions): Re
   const lines = reviewHeader(draft, options);
   // The message it answers, quoted as data under the header (src/business/sender-text.ts).
   const answering = answeringBlock(draft, lines.length, options.now(), options.timeZone);
-  const header = lines + answering.text;
+  // Two quotes in a row (the message answered, then the draft): the draft's is labelled, so it is clear where it begins.
+  const header = lines + answering.text + (answering.quoted === true ? `\n${DRAFT_LABEL}` : "");
   // Once decided, the post shows the outcome and the draft, and no legend of decisions it no longer takes.
   const footer = settled(draft) ? null : reviewFooter(options);
   const text = footer === null ? `${header}\n${draft.draft_text}` : `${header}\n${draft.draft_text}\n${footer}`;
