@@ -76,7 +76,7 @@ export function invisibleLine(text: string): string | null {
 
 /** The header's lines: who drafted it, who will read it, when it expires, what redaction removed, hidden characters. */
 export function reviewHeaderLines(draft: DraftRecord, options: ReviewFormatOptions): string[] {
-  const open = !settled(draft);
+  const open = showsExpiry(draft);
   const lines = [
     `✏️ DRAFT (${draft.drafted_by_role}) — for ${audienceLine(draft)}`,
     senderLine(draft, options.now(), options.timeZone),
@@ -90,6 +90,11 @@ export function reviewHeaderLines(draft: DraftRecord, options: ReviewFormatOptio
 
 const EXPIRES = "Expires ";
 
+/** The header says when the draft expires while it awaits a decision; a deferred one's status line says it already ("Deferred until"). */
+function showsExpiry(draft: DraftRecord): boolean {
+  return !settled(draft) && draft.status !== "deferred";
+}
+
 /** When the draft expires, as the client renders it: relative ("in 23 hours"), an absolute time under it. */
 function expiryMark(draft: DraftRecord, options: Pick<ReviewFormatOptions, "now" | "timeZone">): TimeMark {
   return timeMark(Date.parse(draft.expires_at), "r", options.timeZone, options.now());
@@ -98,7 +103,7 @@ function expiryMark(draft: DraftRecord, options: Pick<ReviewFormatOptions, "now"
 /** The date_time entities of the header's times in `header`: when the person last wrote, when the draft expires (until it is settled). */
 function headerTimeEntities(draft: DraftRecord, header: string, options: ReviewFormatOptions): MessageEntity[] {
   const wrote = senderLineTime(draft, options.now(), options.timeZone);
-  const expires = settled(draft) ? [] : [{ mark: expiryMark(draft, options), before: EXPIRES }];
+  const expires = showsExpiry(draft) ? [{ mark: expiryMark(draft, options), before: EXPIRES }] : [];
   return timeEntitiesIn(header, [...(wrote === null ? [] : [wrote]), ...expires]);
 }
 

@@ -29,6 +29,16 @@ function single(post: ReturnType<typeof reviewPost>) {
   return post.message;
 }
 
+describe("a deferred draft's post (issue 35, point 9)", () => {
+  it("says when it now expires once, in its status line, not again as Expires in the header", () => {
+    const deferred = draftIn("deferred", { expires_at: new Date(T0 + 48 * 3_600_000).toISOString() });
+    const text = editedReviewText(deferred, opts)!.text;
+    expect(text).toMatch(/^😴 Deferred until /);
+    expect(text).not.toContain("Expires ");
+    expect(single(reviewPost(draftIn("pending"), opts)).text).toContain("Expires ");
+  });
+});
+
 describe("the review post", () => {
   it("names the role and destination, holds the text exactly inside a blockquote entity, and lists the keys", () => {
     const text = "Hi *all* <b>x</b> [y](z)";
