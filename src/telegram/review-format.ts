@@ -123,6 +123,14 @@ export function reviewHeader(draft: DraftRecord, options: ReviewFormatOptions): 
 /** The line above the draft's quote when the post quotes the message it answers too. */
 export const DRAFT_LABEL = "📝 The draft:";
 
+/**
+ * The legend of decisions shows while the post takes them: not once decided, nor while a halt lasts (a 👍 then
+ * could only halt again; the status line says when 👍 Send comes back).
+ */
+function showsLegend(draft: DraftRecord): boolean {
+  return !settled(draft) && !(draft.status === "halted" && draft.halt_lasts);
+}
+
 /** The footer: the decision keys. */
 export function reviewFooter(options: ReviewFormatOptions): string {
   return `👍 send · 👎 revise (or reply with a note) · 😴 defer ${formatDuration(options.deferForMs)}`;
@@ -140,7 +148,7 @@ export function reviewPost(draft: DraftRecord, options: ReviewFormatOptions): Re
   // Two quotes in a row (the message answered, then the draft): the draft's is labelled, so it is clear where it begins.
   const header = lines + answering.text + (answering.quoted === true ? `\n${DRAFT_LABEL}` : "");
   // Once decided, the post shows the outcome and the draft, and no legend of decisions it no longer takes.
-  const footer = settled(draft) ? null : reviewFooter(options);
+  const footer = showsLegend(draft) ? reviewFooter(options) : null;
   const text = footer === null ? `${header}\n${draft.draft_text}` : `${header}\n${draft.draft_text}\n${footer}`;
   if (text.length <= TELEGRAM_TEXT_LIMIT) {
     return {
@@ -168,7 +176,7 @@ function splitHeader(draft: DraftRecord, options: ReviewFormatOptions): Formatte
   const lines = reviewHeader(draft, options);
   const answering = answeringBlock(draft, lines.length, options.now(), options.timeZone);
   const header = lines + answering.text;
-  const footer = settled(draft) ? null : reviewFooter(options);
+  const footer = showsLegend(draft) ? reviewFooter(options) : null;
   const note = `⬇️ The draft (${count(draft.draft_text.length)} characters) is the reply to this message; decide on it there.`;
   return {
     text: [header, footer, note].filter((l) => l !== null).join("\n"),
@@ -247,7 +255,8 @@ export function statusText(draft: DraftRecord, options: Pick<ReviewFormatOptions
 function haltedLine(draft: DraftRecord): string {
   const reason = draft.reason ?? "the kill switch is on";
   if (draft.halt_lasts) return `⛔ Approved, but not sent: ${reason}. 👍 Send comes back here when the halt ends.`;
-  if (/^kill switch/.test(reason)) return `⛔ Not sent: ${reason}. The halt is over: 👍 Send approves it again.`;
+  if (/^kill switch/.test(reason))
+    return `⛔ Not sent: ${reason}. The halt is over: 👍 Send approves it again. A 👍 reaction given before does not count: take it away and add it again.`;
   // The identity's failure: a 👍 tries as the owner again, which works only once its cause is gone (the reply below says what would).
   const until = /^not sent as you/.test(reason) ? " as you once that changes, or see the reply below" : "";
   return `⛔ Approved, but not sent: ${reason}. Approve again (👍) to send${until}.`;
