@@ -112,7 +112,8 @@ export function closedMessage(
     const tail = reminderTail(draft, surface, options, fate);
     return { text: head.text + tail.text, entities: [...head.entities, ...shiftEntities(tail.entities, head.text.length)] };
   }
-  const head = `${surface.question ?? QUESTION_WORDS[surface.asks] ?? "Question."}\n\n`;
+  const asked = surface.asks === "edit" ? `✏️ Edit version ${surface.text_version}.` : (surface.question ?? QUESTION_WORDS[surface.asks]);
+  const head = `${asked ?? "Question."}\n\n`;
   if (chose !== null) return { text: head + chosenLine(surface, chose), entities: [] };
   const tail = fate("No longer applies: ");
   return { text: head + tail.text, entities: shiftEntities(tail.entities, head.length) };

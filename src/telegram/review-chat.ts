@@ -300,17 +300,19 @@ export class TelegramReviewChat implements ReviewChat {
     // A message that showed an ↩️ Undo in place of the post says the draft's status, as the post would.
     if (surface.asks === "undo") return this.statuses.endUndo({ chatId: surface.chat_id, messageId: surface.message_id }, draft);
     const { text, entities } = closedMessage(surface, draft, chose, this.format);
-    await this.editSurface(surface, chose === null ? LANE.notice : LANE.answer, text, entities, { inline_keyboard: [] });
+    // An ✏️ Edit prompt carries a ForceReply, no inline keyboard: its text changes, it has no buttons to take off.
+    const markup = surface.asks === "edit" ? undefined : { inline_keyboard: [] };
+    await this.editSurface(surface, chose === null ? LANE.notice : LANE.answer, text, entities, markup);
   }
 
   /** Edits a question or reminder to `text` with `markup`; "not modified" is no failure. */
-  private async editSurface(surface: SurfaceState, lane: Lane, text: string, entities: MessageEntity[], markup: InlineKeyboardMarkup) {
+  private async editSurface(surface: SurfaceState, lane: Lane, text: string, entities: MessageEntity[], markup?: InlineKeyboardMarkup) {
     try {
       await this.once(lane, () =>
         this.options.api.editMessageText(surface.chat_id, surface.message_id, text, {
           entities,
           link_preview_options: NO_PREVIEW,
-          reply_markup: markup,
+          ...(markup === undefined ? {} : { reply_markup: markup }),
         }),
       );
     } catch (err) {
