@@ -76,7 +76,6 @@ export function draftFate(
  */
 function reminderTail(
   draft: DraftRecord,
-  surface: SurfaceState,
   options: Pick<ReviewFormatOptions, "now" | "timeZone">,
   fate: (lead: string) => FormattedText,
 ): FormattedText {
@@ -109,7 +108,7 @@ export function closedMessage(
   if (surface.asks === "remind") {
     const due = surface.until === undefined ? [] : [", due to expire ", timeMark(surface.until, "wdt", options.timeZone, options.now())];
     const head = timed(`⏰ Reminder: ${draft.drafted_by_role}'s draft for ${shortDestination(draft)}`, ...due, ".\n");
-    const tail = reminderTail(draft, surface, options, fate);
+    const tail = reminderTail(draft, options, fate);
     return { text: head.text + tail.text, entities: [...head.entities, ...shiftEntities(tail.entities, head.text.length)] };
   }
   const asked = surface.asks === "edit" ? `✏️ Edit version ${surface.text_version}.` : (surface.question ?? QUESTION_WORDS[surface.asks]);
