@@ -102,6 +102,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
     const reviewChat = edges.makeReviewChat(files.store.latest.values(), files.audit.index.surfaces.all());
     const removedItems = new RemovedItemsStore(paths.removedItems);
     const desk = buildDesk(config, edges, { ...files, reviewChat, killSwitch, voice, removedItems }, log);
+    reviewChat.useDrafts?.((id) => desk.get(id));
     const archiving = await startDesk(desk, killSwitch, edges.clock, log);
     const intake = buildIntake(config, edges, desk, { reviewChat, removedItems, voice });
     const { store, audit, archive } = files;

@@ -287,6 +287,9 @@ export class DeskEffects {
         reviewThreadId: post.reviewThreadId ?? null,
       });
       if (!result.ok) this.deps.log.warn({ draft_id: draftId, reason: result.reason }, "review post made, but the draft had moved on");
+      // The draft it replaces (payload `revises`) now names this version's post on its own.
+      if (result.ok && result.draft.revises !== null && this.deps.get(result.draft.revises)?.revised_by === draftId)
+        await this.showStatus(result.draft.revises);
       // A split post's header takes no decision: an action on it is answered with the way to the draft's message.
       if (result.ok && post.headerMessageId !== undefined) {
         await this.deps.surfaces.record(

@@ -65,6 +65,8 @@ const NO_PREVIEW: LinkPreviewOptions = { is_disabled: true };
 export class TelegramReviewChat implements ReviewChat {
   private readonly lane: ReviewLane;
   private readonly format: ReviewFormatOptions;
+  /** The desk's drafts, once it exists: a replaced draft's post names the version that replaced it. */
+  private drafts: ((draftId: string) => DraftRecord | undefined) | null = null;
   private readonly burst = new BurstTracker();
   /** The ids of the bot's latest messages here (see isOwnMessage). */
   private readonly own = new Set<number>();
@@ -72,7 +74,12 @@ export class TelegramReviewChat implements ReviewChat {
 
   constructor(private readonly options: TelegramReviewChatOptions) {
     this.lane = new ReviewLane(options.clock, options.limits ?? REVIEW_CHAT_LIMITS);
-    this.format = { deferForMs: options.deferForMs, timeZone: options.timeZone, now: () => options.clock.now() };
+    this.format = {
+      deferForMs: options.deferForMs,
+      timeZone: options.timeZone,
+      now: () => options.clock.now(),
+      draftById: (id) => this.drafts?.(id),
+    };
     const { api, chatId, clock, log } = options;
     this.statuses = new StatusEdits({
       api,
@@ -88,6 +95,10 @@ export class TelegramReviewChat implements ReviewChat {
 
   isOwnMessage(messageId: number): boolean {
     return this.own.has(messageId);
+  }
+
+  useDrafts(get: (draftId: string) => DraftRecord | undefined): void {
+    this.drafts = get;
   }
 
   claimFreeSlot(): boolean {

@@ -12,6 +12,7 @@ import { countdownLine, diffEntities, flowButtons, reviseUndoUntil, versionLines
 import { answeringBlock, sendButtonText, senderLine, senderLineTime } from "../business/sender-text.js";
 import { hasRemovedItems, removedItemCount } from "../drafts/keep-removed.js";
 import { revisionNoteLine } from "./revision-answer.js";
+import { reviewLink } from "../owner/pending-text.js";
 
 /** What the review post says besides the draft itself. */
 export interface ReviewFormatOptions {
@@ -22,6 +23,8 @@ export interface ReviewFormatOptions {
   readonly now: () => number;
   /** True once the roles a revision note went to acknowledged it (the status says "told", not "queued for"). */
   readonly noteTold?: boolean;
+  /** The draft of this id, for a replaced draft's post to name the version that replaced it (absent: named by nothing more). */
+  readonly draftById?: (draftId: string) => DraftRecord | undefined;
 }
 
 /** A message's text with its entities (never a parse_mode: the draft is data). */
@@ -185,7 +188,7 @@ function splitHeader(draft: DraftRecord, options: ReviewFormatOptions): Formatte
 }
 
 /** A one-line account of the draft's status, for the top of the edited review message. */
-export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions, "now" | "timeZone" | "noteTold">): string {
+export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions, "now" | "timeZone" | "noteTold" | "draftById">): string {
   const when = (iso: string) => absoluteTime(Date.parse(iso), "wdt", options.timeZone, options.now());
   const clockTime = (ms: number) => absoluteTime(ms, "T", options.timeZone);
   switch (draft.status) {
@@ -203,6 +206,7 @@ export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions
     case "sent":
       return `✅ Sent${draft.sent_as === "owner" ? " as you" : ""} at ${when(draft.sent_at ?? draft.updated_at)}.`;
     case "revise": {
+      if (draft.revised_by !== null) return replacedLine(draft, draft.revised_by, options);
       const undo = reviseUndoUntil(draft, options.now());
       const line = draft.revision_note ? `✍️ Revise: ${draft.revision_note}` : "✍️ Sent back for revision.";
       const lines = [line, ...(undo === null ? [] : [`↩️ Undo until ${clockTime(undo)}`])];
@@ -228,11 +232,29 @@ export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions
 }
 
 /**
+ * A sent-back (or superseded) draft a later one replaced: which role's new version, and where it is (a link to
+ * its post where the review chat has links, else "below"), so the post no longer says the note waits for a role.
+ */
+function replacedLine(draft: DraftRecord, laterId: string, options: Pick<ReviewFormatOptions, "draftById">): string {
+  const later = options.draftById?.(laterId);
+  const note = draft.revision_note ? `✍️ Revise: ${draft.revision_note}\n` : "";
+  if (later === undefined) return `${note}🔁 Replaced by a new version (${laterId}).`;
+  const link =
+    later.review_chat_id === null || later.review_message_id === null ? null : reviewLink(later.review_chat_id, later.review_message_id);
+  const elsewhere = later.review_thread_id !== draft.review_thread_id ? ` (in ${later.drafted_by_role}'s topic)` : " (below)";
+  const where = link !== null ? `: ${link}` : later.review_message_id === null ? " (being posted)" : elsewhere;
+  return `${note}🔁 Replaced by ${later.drafted_by_role}'s new version${where}.`;
+}
+
+/**
  * The status line with its times under date_time entities (the client shows
  * them in its own zone and form): the send time and ↩️ Undo's end, the end
  * of a deferral, the time of the send.
  */
-export function statusText(draft: DraftRecord, options: Pick<ReviewFormatOptions, "now" | "timeZone" | "noteTold">): FormattedText {
+export function statusText(
+  draft: DraftRecord,
+  options: Pick<ReviewFormatOptions, "now" | "timeZone" | "noteTold" | "draftById">,
+): FormattedText {
   const text = statusLine(draft, options);
   const at = (iso: string | null, format: "wdt" | "T", before: string) =>
     iso === null ? [] : [{ mark: timeMark(Date.parse(iso), format, options.timeZone, options.now()), before }];

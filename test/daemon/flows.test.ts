@@ -234,6 +234,31 @@ describe("revisions as a chain", () => {
     const b = await submitPosted(live.daemon, "Second try", { revises: a.draft_id });
     expect(await get(live.daemon, a.draft_id)).toMatchObject({ status: "revise", reason: "superseded", revised_by: b.draft_id });
     await eventually(() => buttons(a.review_message_id) === "[]", 10_000, "superseded post without buttons");
+    // It says which version replaced it, and where (issue 35, point 7): a private review chat has no links, so below.
+    await eventually(
+      () => live.double.message(OWNER, a.review_message_id)?.text?.startsWith("🔁 Replaced by Scribe's new version (below).\n"),
+      10_000,
+      "the replaced post names the new version",
+    );
+  });
+
+  it("a sent-back draft's post stops saying its note is queued once another role's new version replaces it", async () => {
+    await live.start(FAST);
+    const a = await submitPosted(live.daemon, "First try");
+    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "Margot: shorter please", replyToMessageId: a.review_message_id });
+    await eventually(async () => (await get(live.daemon, a.draft_id)).status === "revise", 10_000, "sent back");
+    const b = await submitPosted(live.daemon, "Shorter.", { revises: a.draft_id, drafted_by_role: "Margot" });
+    const shown = await eventually(
+      () => {
+        const text = live.double.message(OWNER, a.review_message_id)?.text ?? "";
+        return text.includes("🔁 Replaced by Margot's new version (below)") ? text : null;
+      },
+      10_000,
+      "the replaced post names the new version",
+    );
+    expect(shown).toMatch(/^✍️ Revise: Margot: shorter please\n🔁 Replaced by Margot's new version \(below\)\.\n/);
+    expect(shown).not.toContain("Queued for");
+    expect(b.revises).toBe(a.draft_id);
   });
 });
 

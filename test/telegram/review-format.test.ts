@@ -29,6 +29,21 @@ function single(post: ReturnType<typeof reviewPost>) {
   return post.message;
 }
 
+describe("a replaced draft's post (issue 35, point 7)", () => {
+  it("names the role whose new version replaced it, with a link to its post where the review chat has links", () => {
+    const later = draftIn("pending", {
+      draft_id: "d_later",
+      drafted_by_role: "Margot",
+      review_chat_id: "-1001234500000",
+      review_message_id: 77,
+    });
+    const earlier = draftIn("revise", { revision_note: "shorter", revised_by: "d_later", review_chat_id: "-1001234500000" });
+    const lookup = { ...opts, draftById: (id: string) => (id === "d_later" ? later : undefined) };
+    expect(statusLine(earlier, lookup)).toBe("✍️ Revise: shorter\n🔁 Replaced by Margot's new version: https://t.me/c/1234500000/77.");
+    expect(statusLine(earlier, opts)).toBe("✍️ Revise: shorter\n🔁 Replaced by a new version (d_later).");
+  });
+});
+
 describe("a deferred draft's post (issue 35, point 9)", () => {
   it("says when it now expires once, in its status line, not again as Expires in the header", () => {
     const deferred = draftIn("deferred", { expires_at: new Date(T0 + 48 * 3_600_000).toISOString() });
