@@ -17,6 +17,7 @@ import {
   type ReviewFormatOptions,
 } from "./review-format.js";
 import { burstSummaryText, BurstTracker, burstWhere, type Burst } from "./burst-summary.js";
+import { DailyLegend } from "./daily-legend.js";
 import { closedMessage, reminderMessage } from "./closing-format.js";
 import { StatusEdits } from "./status-edits.js";
 import { LANE, REVIEW_CHAT_LIMITS, ReviewLane, type Lane, type ReviewChatLimits, type Turn } from "./review-lane.js";
@@ -65,6 +66,8 @@ const NO_PREVIEW: LinkPreviewOptions = { is_disabled: true };
 export class TelegramReviewChat implements ReviewChat {
   private readonly lane: ReviewLane;
   private readonly format: ReviewFormatOptions;
+  /** Which posts show the legend of reactions: one a day. */
+  private readonly legend = new DailyLegend();
   /** The desk's drafts, once it exists: a replaced draft's post names the version that replaced it. */
   private drafts: ((draftId: string) => DraftRecord | undefined) | null = null;
   private readonly burst = new BurstTracker();
@@ -79,6 +82,7 @@ export class TelegramReviewChat implements ReviewChat {
       timeZone: options.timeZone,
       now: () => options.clock.now(),
       draftById: (id) => this.drafts?.(id),
+      legend: (draft) => this.legend.shows(draft.draft_id),
     };
     const { api, chatId, clock, log } = options;
     this.statuses = new StatusEdits({
@@ -112,6 +116,7 @@ export class TelegramReviewChat implements ReviewChat {
    */
   async post(draft: DraftRecord): Promise<ReviewPost> {
     const waiting = {};
+    this.legend.posting(draft.draft_id, this.options.clock.now());
     const { burst, started } = this.burst.add(waiting, draft.drafted_by_role);
     if (burst !== null && started) void this.announceBurst(burst);
     const { sent, thread } = await this.lane

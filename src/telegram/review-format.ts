@@ -23,6 +23,11 @@ export interface ReviewFormatOptions {
   readonly now: () => number;
   /** True once the roles a revision note went to acknowledged it (the status says "told", not "queued for"). */
   readonly noteTold?: boolean;
+  /**
+   * Whether a draft's post shows the legend of reactions (👍 send · 👎 revise · 😴 defer); absent: always. The
+   * review chat shows it once a day, not on every post.
+   */
+  readonly legend?: (draft: DraftRecord) => boolean;
   /** The draft of this id, for a replaced draft's post to name the version that replaced it (absent: named by nothing more). */
   readonly draftById?: (draftId: string) => DraftRecord | undefined;
 }
@@ -130,7 +135,8 @@ export const DRAFT_LABEL = "📝 The draft:";
  * The legend of decisions shows while the post takes them: not once decided, nor while a halt lasts (a 👍 then
  * could only halt again; the status line says when 👍 Send comes back).
  */
-function showsLegend(draft: DraftRecord): boolean {
+function showsLegend(draft: DraftRecord, options: Pick<ReviewFormatOptions, "legend">): boolean {
+  if (options.legend?.(draft) === false) return false;
   return !settled(draft) && !(draft.status === "halted" && draft.halt_lasts);
 }
 
@@ -151,9 +157,10 @@ export function reviewPost(draft: DraftRecord, options: ReviewFormatOptions): Re
   // Two quotes in a row (the message answered, then the draft): the draft's is labelled, so it is clear where it begins.
   const header = lines + answering.text + (answering.quoted === true ? `\n${DRAFT_LABEL}` : "");
   // Once decided, the post shows the outcome and the draft, and no legend of decisions it no longer takes.
-  const footer = showsLegend(draft) ? reviewFooter(options) : null;
+  const footer = showsLegend(draft, options) ? reviewFooter(options) : null;
   const text = footer === null ? `${header}\n${draft.draft_text}` : `${header}\n${draft.draft_text}\n${footer}`;
-  if (text.length <= TELEGRAM_TEXT_LIMIT) {
+  // Its form (one message, or a header and the draft) never depends on whether the legend shows today: measured with it.
+  if (`${header}\n${draft.draft_text}\n${reviewFooter(options)}`.length <= TELEGRAM_TEXT_LIMIT) {
     return {
       kind: "single",
       message: {
@@ -179,7 +186,7 @@ function splitHeader(draft: DraftRecord, options: ReviewFormatOptions): Formatte
   const lines = reviewHeader(draft, options);
   const answering = answeringBlock(draft, lines.length, options.now(), options.timeZone);
   const header = lines + answering.text;
-  const footer = showsLegend(draft) ? reviewFooter(options) : null;
+  const footer = showsLegend(draft, options) ? reviewFooter(options) : null;
   const note = `⬇️ The draft (${count(draft.draft_text.length)} characters) is the reply to this message; decide on it there.`;
   return {
     text: [header, footer, note].filter((l) => l !== null).join("\n"),

@@ -66,6 +66,21 @@ describe("the review chat's pace by kind (simulated clock)", () => {
     expect(double.history(OWNER, summary.message.message_id)).toHaveLength(2);
   });
 
+  it("shows the legend of reactions on the first post of a day, not on every post (issue 35, point 9)", async () => {
+    const LEGEND = "👍 send · 👎 revise";
+    const post = async (i: number) => {
+      const made = chat.post(draftIn("queued", { draft_id: `d_${i}`, draft_text: `Post ${i}` }));
+      await advance(1_500);
+      return double.message(OWNER, (await made).reviewMessageId)?.text ?? "";
+    };
+    expect(await post(1)).toContain(LEGEND);
+    expect(await post(2)).not.toContain(LEGEND);
+    expect(await post(3)).not.toContain(LEGEND);
+    await advance(24 * 3_600_000);
+    expect(await post(4)).toContain(LEGEND);
+    expect(await post(5)).not.toContain(LEGEND);
+  });
+
   it("a group review chat keeps 20 a minute", () => {
     expect(reviewChatLimits("-1001234567890")).toEqual(REVIEW_CHAT_LIMITS);
     expect(reviewChatLimits("5550001").perMinute).toBe(Number.POSITIVE_INFINITY);
