@@ -186,10 +186,15 @@ function splitHeader(draft: DraftRecord, options: ReviewFormatOptions): Formatte
   const lines = reviewHeader(draft, options);
   const answering = answeringBlock(draft, lines.length, options.now(), options.timeZone);
   const header = lines + answering.text;
+  // This message takes no decision: the legend, when it shows, says where the reactions go (on the draft's message).
   const footer = showsLegend(draft, options) ? reviewFooter(options) : null;
-  const note = `⬇️ The draft (${count(draft.draft_text.length)} characters) is the reply to this message; decide on it there.`;
+  const chars = count(draft.draft_text.length);
+  const note =
+    footer === null
+      ? `⬇️ The draft (${chars} characters) is the reply to this message; decide on it there.`
+      : `⬇️ The draft (${chars} characters) is the reply to this message; decide on it there, not here: ${footer}.`;
   return {
-    text: [header, footer, note].filter((l) => l !== null).join("\n"),
+    text: [header, note].join("\n"),
     entities: [...headerTimeEntities(draft, header, options), ...answering.entities, ...diffEntities(draft, header)],
   };
 }

@@ -29,6 +29,18 @@ function single(post: ReturnType<typeof reviewPost>) {
   return post.message;
 }
 
+describe("a long draft's header (issue 35, point 3)", () => {
+  it("says its legend is for the draft's message below, not for the header, which takes no decision", () => {
+    const long = draftIn("pending", { draft_text: "x".repeat(4_090) });
+    const post = reviewPost(long, opts);
+    if (post.kind !== "split") throw new Error("expected a split post");
+    expect(post.header.text).toMatch(/is the reply to this message; decide on it there, not here: 👍 send · 👎 revise/);
+    const quiet = reviewPost(long, { ...opts, legend: () => false });
+    if (quiet.kind !== "split") throw new Error("expected a split post");
+    expect(quiet.header.text).toMatch(/is the reply to this message; decide on it there\.$/);
+  });
+});
+
 describe("a replaced draft's post (issue 35, point 7)", () => {
   it("names the role whose new version replaced it, with a link to its post where the review chat has links", () => {
     const later = draftIn("pending", {
