@@ -16,6 +16,10 @@ export interface Burst {
   readonly roles: string[];
   /** The threads its posts went to (null: the main thread), as they were posted. */
   readonly threads: Set<number | null>;
+  /** The roles of its posts that went out before its summary (the summary counts those that follow it). */
+  readonly early: string[];
+  /** True from the moment its summary's call starts: posts after it follow the summary in the chat. */
+  summaryStarted: boolean;
   /** The summary as the review chat shows it, once it went out. */
   shown: { readonly messageId: number; readonly text: string } | null;
 }
@@ -40,7 +44,7 @@ export class BurstTracker {
       return { burst: this.current, started: false };
     }
     if (this.waiting.size < BURST_MIN_WAITING) return { burst: null, started: false };
-    this.current = { roles: [...this.waiting.values()], threads: new Set(), shown: null };
+    this.current = { roles: [...this.waiting.values()], threads: new Set(), early: [], summaryStarted: false, shown: null };
     return { burst: this.current, started: true };
   }
 
@@ -52,6 +56,17 @@ export class BurstTracker {
     this.current = null;
     return ended;
   }
+}
+
+/** The roles of the posts a burst's summary counts: those that follow it (all but the ones posted before it). */
+export function followingRoles(burst: Burst): string[] {
+  const early = [...burst.early];
+  return burst.roles.filter((role) => {
+    const at = early.indexOf(role);
+    if (at < 0) return true;
+    early.splice(at, 1);
+    return false;
+  });
 }
 
 /** Where a burst's posts go, as its summary says it: below it, or each in its role's topic. */

@@ -16,7 +16,7 @@ import {
   type FormattedText,
   type ReviewFormatOptions,
 } from "./review-format.js";
-import { burstSummaryText, BurstTracker, burstWhere, type Burst } from "./burst-summary.js";
+import { burstSummaryText, BurstTracker, burstWhere, followingRoles, type Burst } from "./burst-summary.js";
 import { DailyLegend } from "./daily-legend.js";
 import { closedMessage, reminderMessage } from "./closing-format.js";
 import { StatusEdits } from "./status-edits.js";
@@ -126,7 +126,7 @@ export class TelegramReviewChat implements ReviewChat {
         const thread = await this.threadForPost(draft, paced);
         try {
           const sent = await this.sendPost(draft, thread, paced);
-          burst?.threads.add(thread);
+          this.burstPosted(burst, draft, thread);
           return { sent, thread };
         } catch (err) {
           // The owner deleted the role's topic: a new one is made, and the post goes there.
@@ -134,7 +134,7 @@ export class TelegramReviewChat implements ReviewChat {
           await this.options.topics.lost(thread);
           const again = await this.threadForPost(draft, paced);
           const sent = await this.sendPost(draft, again, paced);
-          burst?.threads.add(again);
+          this.burstPosted(burst, draft, again);
           return { sent, thread: again };
         }
       })
@@ -223,9 +223,13 @@ export class TelegramReviewChat implements ReviewChat {
     const { api, chatId } = this.options;
     await this.lane
       .run(LANE.notice, async (turn) => {
-        const text = this.burstText(burst);
-        if (text === null) return;
-        const sent = await this.attempt(turn, () => api.sendMessage(chatId, text, { ...this.where(), link_preview_options: NO_PREVIEW }));
+        let text = "";
+        const sent = await this.attempt(turn, () => {
+          burst.summaryStarted = true;
+          // Counted when its call starts: the posts that went before it are not among those that follow it.
+          text = this.burstText(burst);
+          return api.sendMessage(chatId, text, { ...this.where(), link_preview_options: NO_PREVIEW });
+        });
         burst.shown = { messageId: sent.message_id, text };
       })
       .catch((err: unknown) => this.options.log.warn({ err }, "could not post the summary of a burst of drafts"));
@@ -239,17 +243,27 @@ export class TelegramReviewChat implements ReviewChat {
     void this.lane
       .run(LANE.notice, async (turn) => {
         const text = this.burstText(ended);
-        if (ended.shown === null || text === null || text === ended.shown.text) return;
+        if (ended.shown === null || text === ended.shown.text) return;
         const { messageId } = ended.shown;
         await this.attempt(turn, () => api.editMessageText(chatId, messageId, text, { link_preview_options: NO_PREVIEW }));
       })
       .catch((err: unknown) => this.options.log.warn({ err }, "could not correct the summary of a burst of drafts"));
   }
 
-  private burstText(burst: Burst): string | null {
+  /** Where a post of a burst went, and whether before its summary (then the summary does not count it). */
+  private burstPosted(burst: Burst | null, draft: DraftRecord, thread: number | null): void {
+    if (burst === null) return;
+    burst.threads.add(thread);
+    if (!burst.summaryStarted) burst.early.push(draft.drafted_by_role);
+  }
+
+  /** The burst's summary: the posts that follow it (all of them, should every one have gone before it), and where. */
+  private burstText(burst: Burst): string {
     const topics = this.options.topics;
     const guess = topics?.perRole === true ? "topics" : "below";
-    return burstSummaryText(burst.roles, burstWhere(burst, topics?.main ?? this.options.threadId ?? null, guess));
+    const where = burstWhere(burst, topics?.main ?? this.options.threadId ?? null, guess);
+    const following = followingRoles(burst);
+    return burstSummaryText(following.length > 0 ? following : burst.roles, where) ?? "";
   }
 
   /** Shows the draft's status on its post, as it is when the edit's turn comes (see status-edits.ts). */
