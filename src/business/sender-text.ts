@@ -62,9 +62,41 @@ export function sendButtonText(d: Drafted, destination: string): string | null {
   return `👍 Send as ${s.username ? `@${s.username}` : "the bot"} to ${destination}`;
 }
 
+/**
+ * A reply to a message the daemon did not see: said as such, with where that message is and how to see it
+ * (a link where the chat has one: a public chat's t.me/<username>/<id>, a supergroup's or channel's
+ * t.me/c/<id>/<id> for its members; otherwise which chat to open), so the owner can read what he answers.
+ */
+function unseenReplyBlock(d: Drafted, messageId: number, offset: number): { text: string; entities: MessageEntity[] } {
+  const lead = `\n↩️ In reply to message ${messageId}, not seen here`;
+  const link = messageLink(d, messageId);
+  if (link === null) {
+    const where = d.sender?.kind === "owner" ? `your chat with ${personOf(d)}` : personOf(d);
+    return { text: `${lead}: open ${where} in Telegram to read it before you decide.`, entities: [] };
+  }
+  const before = `${lead}: see it in ${personOf(d)}: `;
+  return { text: `${before}${link}`, entities: [{ type: "url", offset: offset + before.length, length: link.length }] };
+}
+
+/** The t.me link of message `messageId` in the draft's destination, where it has one (null: a private chat or a basic group). */
+function messageLink(d: Drafted, messageId: number): string | null {
+  if (d.sender?.kind === "owner") return null;
+  const username = d.audience?.username ?? (d.destination_chat_id.startsWith("@") ? d.destination_chat_id.slice(1) : null);
+  if (username && d.audience?.kind !== "private") return `https://t.me/${username}/${messageId}`;
+  const id = d.audience?.chat_id ?? d.destination_chat_id;
+  return /^-100\d+$/.test(id) ? `https://t.me/c/${id.slice(4)}/${messageId}` : null;
+}
+
 function cut(text: string): string {
   const points = Array.from(text);
   return points.length <= QUOTE_MAX ? text : `${points.slice(0, QUOTE_MAX - 1).join("")}…`;
+}
+
+/** What a review post shows of the message a draft answers; `quoted`: it quotes that message (so the draft's own quote needs a label). */
+export interface AnsweringBlock {
+  readonly text: string;
+  readonly entities: MessageEntity[];
+  readonly quoted?: boolean;
 }
 
 /**
@@ -80,9 +112,9 @@ export function answeringBlock(
   offset: number,
   now: number,
   timeZone: string | undefined,
-): { text: string; entities: MessageEntity[] } {
+): AnsweringBlock {
   const t = replyTarget(d);
-  if (t.kind === "reply" && !t.seen) return { text: `\n↩️ In reply to message ${t.message_id}, not seen here`, entities: [] };
+  if (t.kind === "reply" && !t.seen) return unseenReplyBlock(d, t.message_id, offset);
   const dropped = t.kind === "dropped" ? `\n↩️ Not as a reply: ${droppedReplyText(t.message_id)}` : "";
   const a = d.answering;
   if (a === null) return { text: dropped, entities: [] };
@@ -92,5 +124,6 @@ export function answeringBlock(
   const before = `${dropped}\n${how} ${a.author}, `;
   const lead = `${before}${when.text}:\n`;
   const quote = cut(a.text);
-  return { text: lead + quote, entities: [timeEntity(when, offset + before.length), ...draftEntities(offset + lead.length, quote)] };
+  const entities = [timeEntity(when, offset + before.length), ...draftEntities(offset + lead.length, quote)];
+  return { text: lead + quote, entities, quoted: true };
 }

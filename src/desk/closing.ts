@@ -53,6 +53,14 @@ function undoHolds(surface: SurfaceState, draft: DraftRecord, now: number): bool
 }
 
 /**
+ * True while an ✏️ Edit prompt still takes the edit it asked for: the draft awaits a decision at the text version,
+ * audience and identity the prompt showed. Otherwise it is retired (its text says what became of the draft).
+ */
+function editPromptHolds(surface: SurfaceState, draft: DraftRecord, now: number): boolean {
+  return AWAITING_DECISION.has(draft.status) && judgeSurface(surface, shownOfDraft(draft), { does: "edit", via: "reply" }, {}, now).ok;
+}
+
+/**
  * The questions and reminders a draft left behind (it was decided elsewhere,
  * edited, deferred, expired) say so in their own text and lose their buttons.
  * A question is used up first, on disk (fails closed: a tap meanwhile counts
@@ -68,6 +76,10 @@ export async function closeLeftBehind(deps: ClosingDeps, draft: DraftRecord): Pr
   for (const surface of deps.surfaces.openOf(draft.draft_id)) {
     if (surface.asks === "undo") {
       if (!undoHolds(surface, draft, now)) await endUndoSurface(deps, surface, draft);
+      continue;
+    }
+    if (surface.asks === "edit") {
+      if (!editPromptHolds(surface, draft, now)) await closeSurface(deps, surface, draft);
       continue;
     }
     if (askedAction(surface) === null) continue;

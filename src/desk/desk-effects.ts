@@ -295,6 +295,7 @@ export class DeskEffects {
     if (draft?.status !== "queued" || this.stopped) return;
     let recorded = (): void => {};
     const inCall = new Promise<void>((resolve) => (recorded = resolve));
+    let replaced: string | null = null;
     try {
       const post = await this.deps.reviewChat.post(draft, () => this.postsInCall.add(inCall));
       const result = await this.deps.apply(draftId, {
@@ -304,6 +305,9 @@ export class DeskEffects {
         reviewThreadId: post.reviewThreadId ?? null,
       });
       if (!result.ok) this.deps.log.warn({ draft_id: draftId, reason: result.reason }, "review post made, but the draft had moved on");
+      // The draft it replaces (payload `revises`) now names this version's post on its own (once this post counts as made).
+      if (result.ok && result.draft.revises !== null && this.deps.get(result.draft.revises)?.revised_by === draftId)
+        replaced = result.draft.revises;
       // A split post's header takes no decision: an action on it is answered with the way to the draft's message.
       if (result.ok && post.headerMessageId !== undefined) {
         await this.deps.surfaces.record(
@@ -324,6 +328,7 @@ export class DeskEffects {
       this.postsInCall.delete(inCall);
       recorded();
     }
+    if (replaced !== null) await this.showStatus(replaced);
   }
 
   private runEffectsOf(work: () => Promise<void>): void {

@@ -26,6 +26,7 @@ export type LiveAnswerWhy =
   | "reminder_outdated"
   | "question_outdated"
   | "edit_prompt"
+  | "edit_prompt_retired"
   | "wrong_surface"
   | "used"
   | "notice"
@@ -37,6 +38,8 @@ const WHY: Record<LiveAnswerWhy, string> = {
   question_outdated: "that question no longer applies",
   // A 👍 (or a reply 👍) on an edit prompt: it asks for a new text, and a decision is made on the review post.
   edit_prompt: "the edit prompt only takes a new text (👍 alone is none); decisions are made on the review post",
+  // A new text replied to an ✏️ Edit prompt the draft left behind (another version, a decision): it says so itself.
+  edit_prompt_retired: "that ✏️ Edit prompt no longer applies (the draft changed since); tap ✏️ Edit on the live post for a new one",
   wrong_surface: "that message does not take this action",
   used: "that question was answered already or no longer applies; it counts once",
   notice: "that message only tells; it takes no decision",

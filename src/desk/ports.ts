@@ -63,6 +63,8 @@ export interface ReviewChat {
    * when Telegram accepted it (nothing: shown, at about now). An approval's ↩️ Undo counts from then.
    */
   showStatus(draft: DraftRecord, latest?: () => DraftRecord | undefined): Promise<StatusShown | undefined>;
+  /** The desk's drafts, handed over once the desk exists: a replaced draft's post names the version that replaced it. */
+  useDrafts?(get: (draftId: string) => DraftRecord | undefined): void;
   /**
    * Optional (a review chat with a pace): runs `work`, a send to a destination (no call to the
    * review chat), in the review chat's next top-priority turn, and in that same turn edits the

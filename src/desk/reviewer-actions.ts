@@ -52,9 +52,12 @@ function actionKind(action: SurfaceAction): ActionKind {
 /** How the answer to a refusal that points to the live post says why, by the message acted on. */
 function liveAnswerWhy(reason: string, action: SurfaceAction, surface: SurfaceState | undefined): LiveAnswerWhy {
   const asks = surface?.asks;
+  // An ✏️ Edit prompt, retired or not, takes a new text only; a text on a retired one is told why it no longer counts.
+  if (asks === "edit" && action !== "edit") return "edit_prompt";
+  if (asks === "edit" && reason === "surface_used") return "edit_prompt_retired";
   if (reason === "wrong_surface") {
     if (asks === "notice") return "notice";
-    return asks === "edit" && action !== "edit" ? "edit_prompt" : "wrong_surface";
+    return "wrong_surface";
   }
   if (asks === "remind") return "reminder_outdated";
   if (reason === "surface_used") return "used";

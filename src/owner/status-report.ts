@@ -3,7 +3,7 @@ import type { DraftRecord } from "../drafts/record.js";
 import { STATUSES, type DraftStatus } from "../drafts/status.js";
 import type { KillSwitchState } from "../send/kill-switch.js";
 import type { BusinessStatus } from "../business/owner-voice.js";
-import { localMinute, startOfLocalDay } from "./local-time.js";
+import { localMinute, startOfLocalDay, timeEntitiesIn, type TimedText } from "./local-time.js";
 
 /** The statuses that are still moving: the queue depths /status reports. */
 export const OPEN_STATUSES = ["queued", "pending", "deferred", "halted", "approved", "sending"] as const satisfies readonly DraftStatus[];
@@ -104,6 +104,25 @@ export function statusText(report: StatusReport): string {
     ...(report.business === undefined ? [] : [businessLine(report.business)]),
     ...(report.warnings ?? []).map((w) => `⚠️ ${w}`),
   ].join("\n");
+}
+
+/**
+ * The report as the review chat shows it: statusText's lines, each time under
+ * a date_time entity (the client shows it in its own zone and form), as on
+ * every other message of the bot's.
+ */
+export function statusMessage(report: StatusReport): TimedText {
+  const text = statusText(report);
+  const mark = (iso: string | null | undefined, before: string) =>
+    iso == null
+      ? []
+      : [{ mark: { text: localMinute(Date.parse(iso)), unixTime: Math.floor(Date.parse(iso) / 1000), format: "wdt" as const }, before }];
+  const marks = [
+    ...mark(report.today.since, "Today (since "),
+    ...mark(report.last_reaction_at, "Last reaction received: "),
+    ...mark(report.callbacks?.next_attempt_at, "(next try "),
+  ];
+  return { text, entities: timeEntitiesIn(text, marks) };
 }
 
 /**

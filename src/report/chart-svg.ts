@@ -108,7 +108,7 @@ function bar(row: ReportRow, y: number, unit: number, out: string[]): void {
 }
 
 /** One role's block: name, drafts, the bar, what else happened, the change, the latest notes. Returns its height. */
-function roleBlock(role: string, row: RoleRow, before: RoleRow, prevName: string, y: number, unit: number, out: string[]): number {
+function roleBlock(role: string, row: RoleRow, before: RoleRow, prevName: string | null, y: number, unit: number, out: string[]): number {
   out.push(text(PAD, y + 44, 48, role, { bold: true }));
   const was = before.drafts === row.drafts ? "" : ` · was ${before.drafts}`;
   out.push(
@@ -125,8 +125,11 @@ function roleBlock(role: string, row: RoleRow, before: RoleRow, prevName: string
     out.push(text(PAD, y + h + 30, 30, fitText(extra.join(" · "), BAR_W, 30), { fill: INK.muted }));
     h += 44;
   }
-  out.push(text(PAD, y + h + 30, 30, fitText(changeLine(row, before, prevName), BAR_W, 30)));
-  h += 44;
+  // No drafts at all the period before: the header says so once, not each role.
+  if (prevName !== null) {
+    out.push(text(PAD, y + h + 30, 30, fitText(changeLine(row, before, prevName), BAR_W, 30)));
+    h += 44;
+  }
   const notes = row.notes.slice(0, NOTES_SHOWN).map(oneLine).filter(Boolean);
   if (notes.length > 0) {
     out.push(text(PAD, y + h + 28, 30, row.notes.length === 1 ? "Your note:" : "Your latest notes:", { fill: INK.muted }));
@@ -180,7 +183,8 @@ function header(report: Report, rows: ReadonlyArray<readonly [string, RoleRow, R
   out.push(text(PAD, 150, 34, periodLabel(report), { fill: INK.muted }));
   out.push(text(PAD, 206, 36, totals(1)));
   const first = prevName.charAt(0).toUpperCase() + prevName.slice(1);
-  out.push(text(PAD, 254, 30, fitText(`${first}: ${totals(2)}`, BAR_W, 30), { fill: INK.muted }));
+  const before = sum("drafts", 2) === 0 ? "no drafts to compare with" : totals(2);
+  out.push(text(PAD, 254, 30, fitText(`${first}: ${before}`, BAR_W, 30), { fill: INK.muted }));
   return 290;
 }
 
@@ -193,7 +197,8 @@ export function reportSvg(report: Report, roles: readonly string[] = Object.keys
   let y = header(report, rows, prevName, out);
   y += legend(y, out) + 10;
   const unit = unitWidth(rows.map(([, row]) => row));
-  for (const [role, row, before] of rows) y += roleBlock(role, row, before, prevName, y, unit, out);
+  const compareWith = rows.some(([, , before]) => before.drafts > 0) ? prevName : null;
+  for (const [role, row, before] of rows) y += roleBlock(role, row, before, compareWith, y, unit, out);
   out.push(`<rect x="${PAD}" y="${y}" width="${BAR_W}" height="3" fill="#dadce0"/>`);
   out.push(text(PAD, y + 70, 44, "Time to decision", { bold: true }));
   out.push(text(PAD, y + 114, 30, "from the post: median (dark) and 90% of decisions", { fill: INK.muted }));

@@ -125,7 +125,7 @@ export class PeriodFold {
     if (e.event === "undo") {
       d.undone++;
       d.decision = null;
-    }
+    } else if (changedMind(e)) d.undone++;
     if (e.restored === true) d.restores++;
     else if (e.event === "edit") {
       if (d.edits === 0 && typeof e.previous_text === "string") d.drafted = e.previous_text;
@@ -143,6 +143,16 @@ export class PeriodFold {
     if (revise && e.note) this.notes.set(e.draft_id, { role: e.drafted_by_role, text: e.note, atMs });
     else if (revise || e.event === "undo") this.notes.delete(e.draft_id);
   }
+}
+
+/**
+ * A decision that replaced one still inside its undo window (a change of mind:
+ * 👍 then 👎 or 😴, or 👎 then 👍): the first decision was undone. A note added
+ * after the 👎 (revise to revise) is not one.
+ */
+function changedMind(e: TransitionEntry): boolean {
+  if (e.event !== "decide") return false;
+  return e.from === "approved" || (e.from === "revise" && e.decision !== "revise");
 }
 
 function newFacts(e: TransitionEntry): DraftFacts {

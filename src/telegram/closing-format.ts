@@ -69,6 +69,21 @@ export function draftFate(
   }
 }
 
+/**
+ * What a reminder says under its head once it shows no buttons: an approval waiting out its window is no
+ * "no longer applies" (the reminder still takes a 👍 taken back, and the post shows the send time and ↩️ Undo);
+ * anything else is what became of the draft.
+ */
+function reminderTail(
+  draft: DraftRecord,
+  options: Pick<ReviewFormatOptions, "now" | "timeZone">,
+  fate: (lead: string) => FormattedText,
+): FormattedText {
+  if (draft.status !== "approved") return fate("No longer applies: ");
+  const at = timeMark(Date.parse(draft.approval?.at ?? draft.updated_at), "wdt", options.timeZone, options.now());
+  return timed("👍 Approved at ", at, ": its post shows the send time and ↩️ Undo.");
+}
+
 /** What a question said before it was used or overtaken, when it did not record its words (an older one). */
 const QUESTION_WORDS: Partial<Record<SurfaceState["asks"], string>> = {
   confirm: "Send to all its members?",
@@ -91,13 +106,13 @@ export function closedMessage(
     return { text: `${lead}${f.text}.`, entities: f.entities.map((e) => ({ ...e, offset: e.offset + lead.length })) };
   };
   if (surface.asks === "remind") {
-    const due =
-      surface.until === undefined ? [] : [" (it was to expire ", timeMark(surface.until, "wdt", options.timeZone, options.now()), ")"];
-    const head = timed(`⏰ Reminder: this draft (${draft.drafted_by_role}, for ${shortDestination(draft)})`, ...due, ".\n");
-    const tail = fate("No longer applies: ");
+    const due = surface.until === undefined ? [] : [", due to expire ", timeMark(surface.until, "wdt", options.timeZone, options.now())];
+    const head = timed(`⏰ Reminder: ${draft.drafted_by_role}'s draft for ${shortDestination(draft)}`, ...due, ".\n");
+    const tail = reminderTail(draft, options, fate);
     return { text: head.text + tail.text, entities: [...head.entities, ...shiftEntities(tail.entities, head.text.length)] };
   }
-  const head = `${surface.question ?? QUESTION_WORDS[surface.asks] ?? "Question."}\n\n`;
+  const asked = surface.asks === "edit" ? `✏️ Edit version ${surface.text_version}.` : (surface.question ?? QUESTION_WORDS[surface.asks]);
+  const head = `${asked ?? "Question."}\n\n`;
   if (chose !== null) return { text: head + chosenLine(surface, chose), entities: [] };
   const tail = fate("No longer applies: ");
   return { text: head + tail.text, entities: shiftEntities(tail.entities, head.length) };

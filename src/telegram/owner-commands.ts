@@ -8,7 +8,7 @@ import { ownerHalt, ownerResume, type OwnerSwitchDeps } from "../owner/owner-swi
 import { pendingPage } from "../owner/pending-text.js";
 import { pendingTaps } from "./pending-taps.js";
 import { topicOf } from "./review-topics.js";
-import { killSwitchLine, statusText, type StatusReport } from "../owner/status-report.js";
+import { killSwitchLine, statusMessage, type StatusReport } from "../owner/status-report.js";
 import { authorizeActor, type ActorFacts } from "../reactions/authorize.js";
 import { ownerHaltPresent, type KillSwitch } from "../send/kill-switch.js";
 import { CONFIRM_TTL_MS, haltIdentity, RESUME_ASKED, RESUME_PATTERN, RESUME_QUESTION, resumeButton } from "./resume-confirmations.js";
@@ -76,8 +76,8 @@ type Answer =
   | string
   | {
       readonly text: string;
-      readonly buttons: InlineKeyboardMarkup;
-      readonly sent: (messageId: number) => Promise<void>;
+      readonly buttons?: InlineKeyboardMarkup;
+      readonly sent?: (messageId: number) => Promise<void>;
       /** The topic to answer in (/pending typed in one); absent: the main thread. */
       readonly thread?: number | null;
       /** Its times (date_time entities), if any. */
@@ -116,7 +116,7 @@ export function ownerCommands(options: OwnerCommandOptions): OwnerCommandHandler
       const page = pendingPage(options.drafts(), options.now(), 0, undefined, role);
       return { text: page.text, buttons: page.buttons, sent: async () => {}, thread, entities: page.entities };
     },
-    status: async () => statusText(await options.status()),
+    status: async () => statusMessage(await options.status()),
     help: async () => helpText(options.deferForMs),
     report: (ctx) => reportAnswer(options, ctx.from?.id ?? 0),
     halt: (ctx) => serial(() => haltAnswer(options, switchDeps, actorOf(ctx))),
@@ -153,7 +153,7 @@ export function ownerCommands(options: OwnerCommandOptions): OwnerCommandHandler
       if (answer === null) return;
       if (typeof answer === "string") return void (await options.say(answer));
       const messageId = await options.say(answer.text, answer.buttons, answer.thread, answer.entities);
-      if (typeof messageId === "number") await answer.sent(messageId);
+      if (typeof messageId === "number") await answer.sent?.(messageId);
     },
   );
 

@@ -16,7 +16,8 @@ import {
   type FormattedText,
   type ReviewFormatOptions,
 } from "./review-format.js";
-import { BurstTracker } from "./burst-summary.js";
+import { burstSummaryText, BurstTracker, burstWhere, followingRoles, type Burst } from "./burst-summary.js";
+import { DailyLegend } from "./daily-legend.js";
 import { closedMessage, reminderMessage } from "./closing-format.js";
 import { StatusEdits } from "./status-edits.js";
 import { LANE, REVIEW_CHAT_LIMITS, ReviewLane, type Lane, type ReviewChatLimits, type Turn } from "./review-lane.js";
@@ -65,6 +66,10 @@ const NO_PREVIEW: LinkPreviewOptions = { is_disabled: true };
 export class TelegramReviewChat implements ReviewChat {
   private readonly lane: ReviewLane;
   private readonly format: ReviewFormatOptions;
+  /** Which posts show the legend of reactions: one a day. */
+  private readonly legend = new DailyLegend();
+  /** The desk's drafts, once it exists: a replaced draft's post names the version that replaced it. */
+  private drafts: ((draftId: string) => DraftRecord | undefined) | null = null;
   private readonly burst = new BurstTracker();
   /** The ids of the bot's latest messages here (see isOwnMessage). */
   private readonly own = new Set<number>();
@@ -72,7 +77,13 @@ export class TelegramReviewChat implements ReviewChat {
 
   constructor(private readonly options: TelegramReviewChatOptions) {
     this.lane = new ReviewLane(options.clock, options.limits ?? REVIEW_CHAT_LIMITS);
-    this.format = { deferForMs: options.deferForMs, timeZone: options.timeZone, now: () => options.clock.now() };
+    this.format = {
+      deferForMs: options.deferForMs,
+      timeZone: options.timeZone,
+      now: () => options.clock.now(),
+      draftById: (id) => this.drafts?.(id),
+      legend: (draft) => this.legend.shows(draft.draft_id),
+    };
     const { api, chatId, clock, log } = options;
     this.statuses = new StatusEdits({
       api,
@@ -90,6 +101,10 @@ export class TelegramReviewChat implements ReviewChat {
     return this.own.has(messageId);
   }
 
+  useDrafts(get: (draftId: string) => DraftRecord | undefined): void {
+    this.drafts = get;
+  }
+
   claimFreeSlot(): boolean {
     return this.lane.claimFreeSlot();
   }
@@ -101,24 +116,30 @@ export class TelegramReviewChat implements ReviewChat {
    */
   async post(draft: DraftRecord, onCall?: () => void): Promise<ReviewPost> {
     const waiting = {};
-    if (this.burst.add(waiting, draft.drafted_by_role)) void this.announceBurst();
+    this.legend.posting(draft.draft_id, this.options.clock.now());
+    const { burst, started } = this.burst.add(waiting, draft.drafted_by_role);
+    if (burst !== null && started) void this.announceBurst(burst);
     const { sent, thread } = await this.lane
       .run(LANE.post, async (turn) => {
-        this.burst.remove(waiting);
+        this.burstPostDone(waiting);
         onCall?.();
         const paced: PacedCall = (fn) => this.attempt(turn, fn);
         const thread = await this.threadForPost(draft, paced);
         try {
-          return { sent: await this.sendPost(draft, thread, paced), thread };
+          const sent = await this.sendPost(draft, thread, paced);
+          this.burstPosted(burst, draft, thread);
+          return { sent, thread };
         } catch (err) {
           // The owner deleted the role's topic: a new one is made, and the post goes there.
           if (thread === null || this.options.topics === undefined || !isThreadGone(err)) throw err;
           await this.options.topics.lost(thread);
           const again = await this.threadForPost(draft, paced);
-          return { sent: await this.sendPost(draft, again, paced), thread: again };
+          const sent = await this.sendPost(draft, again, paced);
+          this.burstPosted(burst, draft, again);
+          return { sent, thread: again };
         }
       })
-      .finally(() => this.burst.remove(waiting));
+      .finally(() => this.burstPostDone(waiting));
     const { message, header } = sent;
     if (header !== null) this.statuses.noteHeader(draft.draft_id, header.message_id);
     const split = header === null ? {} : { headerMessageId: header.message_id };
@@ -198,16 +219,52 @@ export class TelegramReviewChat implements ReviewChat {
     return { message, header };
   }
 
-  /** One line before a burst's posts, counting the drafts waiting when it goes out by role (see BURST_MIN_WAITING). */
-  private async announceBurst(): Promise<void> {
+  /** One line before a burst's posts, counting its drafts by role (see BURST_MIN_WAITING) and saying where they go. */
+  private async announceBurst(burst: Burst): Promise<void> {
     const { api, chatId } = this.options;
     await this.lane
       .run(LANE.notice, async (turn) => {
-        const text = this.burst.summary();
-        if (text !== null)
-          await this.attempt(turn, () => api.sendMessage(chatId, text, { ...this.where(), link_preview_options: NO_PREVIEW }));
+        let text = "";
+        const sent = await this.attempt(turn, () => {
+          burst.summaryStarted = true;
+          // Counted when its call starts: the posts that went before it are not among those that follow it.
+          text = this.burstText(burst);
+          return api.sendMessage(chatId, text, { ...this.where(), link_preview_options: NO_PREVIEW });
+        });
+        burst.shown = { messageId: sent.message_id, text };
       })
       .catch((err: unknown) => this.options.log.warn({ err }, "could not post the summary of a burst of drafts"));
+  }
+
+  /** A post of a burst no longer waits; at the burst's end its summary is corrected once if it grew or went elsewhere. */
+  private burstPostDone(waiting: object): void {
+    const ended = this.burst.remove(waiting);
+    if (ended === null) return;
+    const { api, chatId } = this.options;
+    void this.lane
+      .run(LANE.notice, async (turn) => {
+        const text = this.burstText(ended);
+        if (ended.shown === null || text === ended.shown.text) return;
+        const { messageId } = ended.shown;
+        await this.attempt(turn, () => api.editMessageText(chatId, messageId, text, { link_preview_options: NO_PREVIEW }));
+      })
+      .catch((err: unknown) => this.options.log.warn({ err }, "could not correct the summary of a burst of drafts"));
+  }
+
+  /** Where a post of a burst went, and whether before its summary (then the summary does not count it). */
+  private burstPosted(burst: Burst | null, draft: DraftRecord, thread: number | null): void {
+    if (burst === null) return;
+    burst.threads.add(thread);
+    if (!burst.summaryStarted) burst.early.push(draft.drafted_by_role);
+  }
+
+  /** The burst's summary: the posts that follow it (all of them, should every one have gone before it), and where. */
+  private burstText(burst: Burst): string {
+    const topics = this.options.topics;
+    const guess = topics?.perRole === true ? "topics" : "below";
+    const where = burstWhere(burst, topics?.main ?? this.options.threadId ?? null, guess);
+    const following = followingRoles(burst);
+    return burstSummaryText(following.length > 0 ? following : burst.roles, where) ?? "";
   }
 
   /** Shows the draft's status on its post, as it is when the edit's turn comes (see status-edits.ts). */
@@ -274,17 +331,19 @@ export class TelegramReviewChat implements ReviewChat {
     // A message that showed an ↩️ Undo in place of the post says the draft's status, as the post would.
     if (surface.asks === "undo") return this.statuses.endUndo({ chatId: surface.chat_id, messageId: surface.message_id }, draft);
     const { text, entities } = closedMessage(surface, draft, chose, this.format);
-    await this.editSurface(surface, chose === null ? LANE.notice : LANE.answer, text, entities, { inline_keyboard: [] });
+    // An ✏️ Edit prompt carries a ForceReply, no inline keyboard: its text changes, it has no buttons to take off.
+    const markup = surface.asks === "edit" ? undefined : { inline_keyboard: [] };
+    await this.editSurface(surface, chose === null ? LANE.notice : LANE.answer, text, entities, markup);
   }
 
   /** Edits a question or reminder to `text` with `markup`; "not modified" is no failure. */
-  private async editSurface(surface: SurfaceState, lane: Lane, text: string, entities: MessageEntity[], markup: InlineKeyboardMarkup) {
+  private async editSurface(surface: SurfaceState, lane: Lane, text: string, entities: MessageEntity[], markup?: InlineKeyboardMarkup) {
     try {
       await this.once(lane, () =>
         this.options.api.editMessageText(surface.chat_id, surface.message_id, text, {
           entities,
           link_preview_options: NO_PREVIEW,
-          reply_markup: markup,
+          ...(markup === undefined ? {} : { reply_markup: markup }),
         }),
       );
     } catch (err) {

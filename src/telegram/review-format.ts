@@ -12,6 +12,7 @@ import { countdownLine, diffEntities, flowButtons, reviseUndoUntil, versionLines
 import { answeringBlock, sendButtonText, senderLine, senderLineTime } from "../business/sender-text.js";
 import { hasRemovedItems, removedItemCount } from "../drafts/keep-removed.js";
 import { revisionNoteLine } from "./revision-answer.js";
+import { reviewLink } from "../owner/pending-text.js";
 
 /** What the review post says besides the draft itself. */
 export interface ReviewFormatOptions {
@@ -22,6 +23,13 @@ export interface ReviewFormatOptions {
   readonly now: () => number;
   /** True once the roles a revision note went to acknowledged it (the status says "told", not "queued for"). */
   readonly noteTold?: boolean;
+  /**
+   * Whether a draft's post shows the legend of reactions (👍 send · 👎 revise · 😴 defer); absent: always. The
+   * review chat shows it once a day, not on every post.
+   */
+  readonly legend?: (draft: DraftRecord) => boolean;
+  /** The draft of this id, for a replaced draft's post to name the version that replaced it (absent: named by nothing more). */
+  readonly draftById?: (draftId: string) => DraftRecord | undefined;
 }
 
 /** A message's text with its entities (never a parse_mode: the draft is data). */
@@ -76,7 +84,7 @@ export function invisibleLine(text: string): string | null {
 
 /** The header's lines: who drafted it, who will read it, when it expires, what redaction removed, hidden characters. */
 export function reviewHeaderLines(draft: DraftRecord, options: ReviewFormatOptions): string[] {
-  const open = !settled(draft);
+  const open = showsExpiry(draft);
   const lines = [
     `✏️ DRAFT (${draft.drafted_by_role}) — for ${audienceLine(draft)}`,
     senderLine(draft, options.now(), options.timeZone),
@@ -90,6 +98,11 @@ export function reviewHeaderLines(draft: DraftRecord, options: ReviewFormatOptio
 
 const EXPIRES = "Expires ";
 
+/** The header says when the draft expires while it awaits a decision; a deferred one's status line says it already ("Deferred until"). */
+function showsExpiry(draft: DraftRecord): boolean {
+  return !settled(draft) && draft.status !== "deferred";
+}
+
 /** When the draft expires, as the client renders it: relative ("in 23 hours"), an absolute time under it. */
 function expiryMark(draft: DraftRecord, options: Pick<ReviewFormatOptions, "now" | "timeZone">): TimeMark {
   return timeMark(Date.parse(draft.expires_at), "r", options.timeZone, options.now());
@@ -98,7 +111,7 @@ function expiryMark(draft: DraftRecord, options: Pick<ReviewFormatOptions, "now"
 /** The date_time entities of the header's times in `header`: when the person last wrote, when the draft expires (until it is settled). */
 function headerTimeEntities(draft: DraftRecord, header: string, options: ReviewFormatOptions): MessageEntity[] {
   const wrote = senderLineTime(draft, options.now(), options.timeZone);
-  const expires = settled(draft) ? [] : [{ mark: expiryMark(draft, options), before: EXPIRES }];
+  const expires = showsExpiry(draft) ? [{ mark: expiryMark(draft, options), before: EXPIRES }] : [];
   return timeEntitiesIn(header, [...(wrote === null ? [] : [wrote]), ...expires]);
 }
 
@@ -115,6 +128,18 @@ export function reviewHeader(draft: DraftRecord, options: ReviewFormatOptions): 
   return reviewHeaderLines(draft, options).join("\n");
 }
 
+/** The line above the draft's quote when the post quotes the message it answers too. */
+export const DRAFT_LABEL = "📝 The draft:";
+
+/**
+ * The legend of decisions shows while the post takes them: not once decided, nor while a halt lasts (a 👍 then
+ * could only halt again; the status line says when 👍 Send comes back).
+ */
+function showsLegend(draft: DraftRecord, options: Pick<ReviewFormatOptions, "legend">): boolean {
+  if (options.legend?.(draft) === false) return false;
+  return !settled(draft) && !(draft.status === "halted" && draft.halt_lasts);
+}
+
 /** The footer: the decision keys. */
 export function reviewFooter(options: ReviewFormatOptions): string {
   return `👍 send · 👎 revise (or reply with a note) · 😴 defer ${formatDuration(options.deferForMs)}`;
@@ -129,11 +154,13 @@ export function reviewPost(draft: DraftRecord, options: ReviewFormatOptions): Re
   const lines = reviewHeader(draft, options);
   // The message it answers, quoted as data under the header (src/business/sender-text.ts).
   const answering = answeringBlock(draft, lines.length, options.now(), options.timeZone);
-  const header = lines + answering.text;
+  // Two quotes in a row (the message answered, then the draft): the draft's is labelled, so it is clear where it begins.
+  const header = lines + answering.text + (answering.quoted === true ? `\n${DRAFT_LABEL}` : "");
   // Once decided, the post shows the outcome and the draft, and no legend of decisions it no longer takes.
-  const footer = settled(draft) ? null : reviewFooter(options);
+  const footer = showsLegend(draft, options) ? reviewFooter(options) : null;
   const text = footer === null ? `${header}\n${draft.draft_text}` : `${header}\n${draft.draft_text}\n${footer}`;
-  if (text.length <= TELEGRAM_TEXT_LIMIT) {
+  // Its form (one message, or a header and the draft) never depends on whether the legend shows today: measured with it.
+  if (`${header}\n${draft.draft_text}\n${reviewFooter(options)}`.length <= TELEGRAM_TEXT_LIMIT) {
     return {
       kind: "single",
       message: {
@@ -159,16 +186,21 @@ function splitHeader(draft: DraftRecord, options: ReviewFormatOptions): Formatte
   const lines = reviewHeader(draft, options);
   const answering = answeringBlock(draft, lines.length, options.now(), options.timeZone);
   const header = lines + answering.text;
-  const footer = settled(draft) ? null : reviewFooter(options);
-  const note = `⬇️ The draft (${count(draft.draft_text.length)} characters) is the reply to this message; decide on it there.`;
+  // This message takes no decision: the legend, when it shows, says where the reactions go (on the draft's message).
+  const footer = showsLegend(draft, options) ? reviewFooter(options) : null;
+  const chars = count(draft.draft_text.length);
+  const note =
+    footer === null
+      ? `⬇️ The draft (${chars} characters) is the reply to this message; decide on it there.`
+      : `⬇️ The draft (${chars} characters) is the reply to this message; decide on it there, not here: ${footer}.`;
   return {
-    text: [header, footer, note].filter((l) => l !== null).join("\n"),
+    text: [header, note].join("\n"),
     entities: [...headerTimeEntities(draft, header, options), ...answering.entities, ...diffEntities(draft, header)],
   };
 }
 
 /** A one-line account of the draft's status, for the top of the edited review message. */
-export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions, "now" | "timeZone" | "noteTold">): string {
+export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions, "now" | "timeZone" | "noteTold" | "draftById">): string {
   const when = (iso: string) => absoluteTime(Date.parse(iso), "wdt", options.timeZone, options.now());
   const clockTime = (ms: number) => absoluteTime(ms, "T", options.timeZone);
   switch (draft.status) {
@@ -186,6 +218,7 @@ export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions
     case "sent":
       return `✅ Sent${draft.sent_as === "owner" ? " as you" : ""} at ${when(draft.sent_at ?? draft.updated_at)}.`;
     case "revise": {
+      if (draft.revised_by !== null) return replacedLine(draft, draft.revised_by, options);
       const undo = reviseUndoUntil(draft, options.now());
       const line = draft.revision_note ? `✍️ Revise: ${draft.revision_note}` : "✍️ Sent back for revision.";
       const lines = [line, ...(undo === null ? [] : [`↩️ Undo until ${clockTime(undo)}`])];
@@ -211,11 +244,29 @@ export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions
 }
 
 /**
+ * A sent-back (or superseded) draft a later one replaced: which role's new version, and where it is (a link to
+ * its post where the review chat has links, else "below"), so the post no longer says the note waits for a role.
+ */
+function replacedLine(draft: DraftRecord, laterId: string, options: Pick<ReviewFormatOptions, "draftById">): string {
+  const later = options.draftById?.(laterId);
+  const note = draft.revision_note ? `✍️ Revise: ${draft.revision_note}\n` : "";
+  if (later === undefined) return `${note}🔁 Replaced by a new version (${laterId}).`;
+  const link =
+    later.review_chat_id === null || later.review_message_id === null ? null : reviewLink(later.review_chat_id, later.review_message_id);
+  const elsewhere = later.review_thread_id !== draft.review_thread_id ? ` (in ${later.drafted_by_role}'s topic)` : " (below)";
+  const where = link !== null ? `: ${link}` : later.review_message_id === null ? " (being posted)" : elsewhere;
+  return `${note}🔁 Replaced by ${later.drafted_by_role}'s new version${where}.`;
+}
+
+/**
  * The status line with its times under date_time entities (the client shows
  * them in its own zone and form): the send time and ↩️ Undo's end, the end
  * of a deferral, the time of the send.
  */
-export function statusText(draft: DraftRecord, options: Pick<ReviewFormatOptions, "now" | "timeZone" | "noteTold">): FormattedText {
+export function statusText(
+  draft: DraftRecord,
+  options: Pick<ReviewFormatOptions, "now" | "timeZone" | "noteTold" | "draftById">,
+): FormattedText {
   const text = statusLine(draft, options);
   const at = (iso: string | null, format: "wdt" | "T", before: string) =>
     iso === null ? [] : [{ mark: timeMark(Date.parse(iso), format, options.timeZone, options.now()), before }];
@@ -238,7 +289,8 @@ export function statusText(draft: DraftRecord, options: Pick<ReviewFormatOptions
 function haltedLine(draft: DraftRecord): string {
   const reason = draft.reason ?? "the kill switch is on";
   if (draft.halt_lasts) return `⛔ Approved, but not sent: ${reason}. 👍 Send comes back here when the halt ends.`;
-  if (/^kill switch/.test(reason)) return `⛔ Not sent: ${reason}. The halt is over: 👍 Send approves it again.`;
+  if (/^kill switch/.test(reason))
+    return `⛔ Not sent: ${reason}. The halt is over: 👍 Send approves it again. A 👍 reaction given before does not count: take it away and add it again.`;
   // The identity's failure: a 👍 tries as the owner again, which works only once its cause is gone (the reply below says what would).
   const until = /^not sent as you/.test(reason) ? " as you once that changes, or see the reply below" : "";
   return `⛔ Approved, but not sent: ${reason}. Approve again (👍) to send${until}.`;

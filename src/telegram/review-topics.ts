@@ -85,6 +85,11 @@ export class ReviewTopics {
     return this.options.settings.threadId;
   }
 
+  /** True when drafts go to their role's topic: REVIEW_TOPICS=role, no REVIEW_THREAD_ID, and the chat was found to have topics. */
+  get perRole(): boolean {
+    return this.wanted && this.availability?.ok === true;
+  }
+
   /** The role whose topic this thread is (/pending there lists its drafts); null: none. */
   roleOf(threadId: number): Role | null {
     return this.wanted ? this.options.store.roleOf(threadId) : null;

@@ -84,6 +84,8 @@ describe("sending as the owner through the real daemon", () => {
     expect(Math.abs(times[0]!.unix_time - (Math.floor(Date.now() / 1000) - 2 * HOUR_S))).toBeLessThan(60);
     // Anna's words and the draft each sit in a quote entity: data, and her /halt is no command.
     expect(quotes(p)).toEqual(["Are we still on for Friday? /halt", "Yes, 7 pm at the usual place."]);
+    // Two quotes in a row: the draft's is labelled, so it is clear where the draft begins (issue 35, point 2).
+    expect(p.text).toContain("Are we still on for Friday? /halt\n📝 The draft:\nYes, 7 pm at the usual place.");
     expect((p.entities ?? []).some((e) => e.type === "bot_command")).toBe(false);
     expect(buttons(p.message)[0]?.text).toBe("👍 Send as you to Anna");
 

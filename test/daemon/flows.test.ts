@@ -156,9 +156,17 @@ describe("edit before approve", () => {
     const refused = (await auditLines(live.daemon.harnessDir)).filter((l) => l.kind === "decision_refused");
     expect(refused.map((l) => [l.user_id, l.reason])).toEqual([[STRANGER, "not_a_reviewer"]]);
 
-    // The prompt was for version 1: a second reply to it is an outdated edit, refused with a pointer.
+    // The prompt was for version 1: it was retired when version 2 was posted (issue 35, point 4), and a second reply
+    // to it is refused with a pointer to the live post and the way to a new prompt.
+    expect(live.double.message(OWNER, prompt.messageId)?.text).toBe(
+      "✏️ Edit version 1.\n\nNo longer applies: the draft was edited: version 2 is its new post.",
+    );
     live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "Lunch at 13:00?", replyToMessageId: prompt.messageId });
-    await eventually(() => repliesTo(v2.review_message_id).some((m) => m.text.includes("out of date")), 10_000, "outdated edit answered");
+    await eventually(
+      () => repliesTo(v2.review_message_id).some((m) => m.text.includes("that ✏️ Edit prompt no longer applies")),
+      10_000,
+      "outdated edit answered",
+    );
     expect((await get(live.daemon, a.draft_id)).draft_text).toBe("Lunch at 12:30?");
   });
 
@@ -210,7 +218,8 @@ describe("revisions as a chain", () => {
     // Most of the words changed (issue 25 point 7): the post says so and shows the new text, no word-by-word diff.
     expect(text).toContain("✏️ Rewritten: most of the words differ from the earlier draft.");
     expect(text).not.toContain("Changes:");
-    expect(text).toContain("\nMeeting: Friday 10:00, room 4.\n");
+    // The draft in full (the last line: the legend of reactions shows on the day's first post only).
+    expect(text).toMatch(/\nMeeting: Friday 10:00, room 4\.(\n|$)/);
     expect((post(b.review_message_id)!.entities ?? []).filter((e) => e.type === "strikethrough")).toEqual([]);
     expect(await get(live.daemon, a.draft_id)).toMatchObject({ status: "revise", revised_by: b.draft_id });
     expect(b).toMatchObject({ revises: a.draft_id, previous_text: "Dear all, the meeting is on Thursday at 10 in room 4." });
@@ -226,6 +235,31 @@ describe("revisions as a chain", () => {
     const b = await submitPosted(live.daemon, "Second try", { revises: a.draft_id });
     expect(await get(live.daemon, a.draft_id)).toMatchObject({ status: "revise", reason: "superseded", revised_by: b.draft_id });
     await eventually(() => buttons(a.review_message_id) === "[]", 10_000, "superseded post without buttons");
+    // It says which version replaced it, and where (issue 35, point 7): a private review chat has no links, so below.
+    await eventually(
+      () => live.double.message(OWNER, a.review_message_id)?.text?.startsWith("🔁 Replaced by Scribe's new version (below).\n"),
+      10_000,
+      "the replaced post names the new version",
+    );
+  });
+
+  it("a sent-back draft's post stops saying its note is queued once another role's new version replaces it", async () => {
+    await live.start(FAST);
+    const a = await submitPosted(live.daemon, "First try");
+    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "Margot: shorter please", replyToMessageId: a.review_message_id });
+    await eventually(async () => (await get(live.daemon, a.draft_id)).status === "revise", 10_000, "sent back");
+    const b = await submitPosted(live.daemon, "Shorter.", { revises: a.draft_id, drafted_by_role: "Margot" });
+    const shown = await eventually(
+      () => {
+        const text = live.double.message(OWNER, a.review_message_id)?.text ?? "";
+        return text.includes("🔁 Replaced by Margot's new version (below)") ? text : null;
+      },
+      10_000,
+      "the replaced post names the new version",
+    );
+    expect(shown).toMatch(/^✍️ Revise: Margot: shorter please\n🔁 Replaced by Margot's new version \(below\)\.\n/);
+    expect(shown).not.toContain("Queued for");
+    expect(b.revises).toBe(a.draft_id);
   });
 });
 

@@ -32,13 +32,17 @@ describe("an approval while sends are halted (the owner's HALT)", () => {
     expect(halted).toMatchObject({ halt_lasts: true, approval: null, send_after: null, reason: expect.stringMatching(/^kill switch: /) });
     const shownHalted = await eventually(() => history().find((v) => v.text?.startsWith("⛔")), 10_000, "the post says halted");
     expect(shownHalted.text).toMatch(/^⛔ Approved, but not sent: kill switch: .*👍 Send comes back here when the halt ends\./);
-    // While the halt lasts, no 👍 that could only halt again.
+    // While the halt lasts, no 👍 that could only halt again: no button, and no legend that says "👍 send" (issue 35, point 8).
     expect(offersSend(shownHalted)).toBe(false);
+    expect(shownHalted.text).not.toContain("👍 send ·");
 
     await rm(halt);
     const offered = await eventually(() => history().find((v) => v.at > shownHalted.at && offersSend(v)), 10_000, "👍 Send offered again");
     expect(offered.text).toMatch(/^⛔ Not sent: kill switch: .*The halt is over: 👍 Send approves it again\./);
     expect((await draftRecord(live.daemon, d.draft_id)).halt_lasts).toBe(false);
+    // The 👍 reaction from before the halt still sits on the post and counts for nothing: the post says what to do.
+    expect(offered.text).toContain("A 👍 reaction given before does not count: take it away and add it again.");
+    expect(offered.text).toContain("👍 send ·");
     // Until now the post never showed a send time nor ↩️ Undo.
     expect(history().some((v) => /Sending at|↩️ Undo/.test(`${v.text} ${keyboard(v)}`))).toBe(false);
 

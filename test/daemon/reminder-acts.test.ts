@@ -41,7 +41,9 @@ async function reminded(text: string, env: Record<string, string> = {}): Promise
 function closed(reminder: SentMessage): Promise<string> {
   return eventually(
     () =>
-      textOf(reminder.messageId).includes("No longer applies") && buttons(reminder.messageId).length === 0 && textOf(reminder.messageId),
+      /No longer applies|👍 Approved at/.test(textOf(reminder.messageId)) &&
+      buttons(reminder.messageId).length === 0 &&
+      textOf(reminder.messageId),
     10_000,
     "the reminder closed",
   );
@@ -69,7 +71,9 @@ describe("the ⏰ reminder acts as its post", () => {
     // The approval waited out UNDO_WINDOW like one on the post.
     expect(sent.at - reactedAt).toBeGreaterThanOrEqual(2_000);
     await eventually(async () => (await get(d.draft_id)).status === "sent", 10_000, "sent");
-    expect(await closed(reminder)).toMatch(/No longer applies: the draft was (approved|sent) at /);
+    expect(await closed(reminder)).toMatch(
+      /👍 Approved at .*: its post shows the send time and ↩️ Undo\.$|No longer applies: the draft was sent at /,
+    );
     expect((await auditLines(live.daemon.harnessDir)).filter((l) => l.kind === "decision_refused")).toEqual([]);
   });
 
@@ -78,8 +82,11 @@ describe("the ⏰ reminder acts as its post", () => {
     const open = textOf(reminder.messageId);
     live.double.injectReaction({ chatId: OWNER, messageId: reminder.messageId, userId: OWNER, newEmojis: ["👍"] });
     await eventually(async () => (await get(d.draft_id)).status === "approved", 10_000, "approved");
-    // Approved: no buttons (a 👍 Send there would be a trap), and it says so; it never offers ↩️ Undo itself.
-    expect(await closed(reminder)).toMatch(/No longer applies: the draft was approved at .*; its post shows the send\.$/);
+    // Approved: no buttons (a 👍 Send there would be a trap), and it says so: not "no longer applies" while its 👍 can
+    // still be taken back, and where the send time and ↩️ Undo are (issue 35, point 5); it never offers ↩️ Undo itself.
+    const approved = await closed(reminder);
+    expect(approved).toMatch(/\n👍 Approved at .*: its post shows the send time and ↩️ Undo\.$/);
+    expect(approved).not.toContain("No longer applies");
     live.double.injectReaction({ chatId: OWNER, messageId: reminder.messageId, userId: OWNER, oldEmojis: ["👍"], newEmojis: [] });
     await eventually(async () => (await get(d.draft_id)).status === "pending", 10_000, "undone");
     await eventually(() => textOf(reminder.messageId) === open && buttons(reminder.messageId).length > 0, 10_000, "open again");
@@ -157,7 +164,7 @@ describe("the ⏰ reminder acts as its post", () => {
     expect(buttons(reminder.messageId).length).toBeGreaterThan(0);
     live.double.injectReaction({ chatId: OWNER, messageId: d.review_message_id, userId: OWNER, newEmojis: ["👎"] });
     const text = await closed(reminder);
-    expect(text).toMatch(/^⏰ Reminder: this draft \(Scribe, for Destination\) \(it was to expire \w{3} \d+ \w{3} \d\d:\d\d\)\.\n/);
+    expect(text).toMatch(/^⏰ Reminder: Scribe's draft for Destination, due to expire \w{3} \d+ \w{3} \d\d:\d\d\.\n/);
     expect(text).toContain("No longer applies: the draft was sent back for revision.");
     // The deadline it named is still under its date_time entity.
     expect(live.double.message(OWNER, reminder.messageId)?.entities?.some((e) => e.type === "date_time")).toBe(true);

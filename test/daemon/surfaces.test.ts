@@ -109,8 +109,11 @@ describe("an edit prompt is no place to decide (row 1)", () => {
       expect(answer).toMatch(/^⚠️ Not applied: the edit prompt only takes a new text .*Decide on the live post, version 2/);
       expect(await get(a.draft_id)).toMatchObject({ status: "pending", text_version: 2 });
       expect(sentToBig()).toHaveLength(0);
+      // The prompt was retired when version 2 was posted (issue 35, point 4): it says so, and takes nothing more.
+      const retired = live.double.message(OWNER, prompt.messageId)?.text;
+      expect(retired).toBe("✏️ Edit version 1.\n\nNo longer applies: the draft was edited: version 2 is its new post.");
       const onPrompt = (await refusals()).filter((l) => l.review_message_id === prompt.messageId);
-      expect(onPrompt).toEqual([expect.objectContaining({ reason: "wrong_surface", emoji: "👍", channel: "reaction" })]);
+      expect(onPrompt).toEqual([expect.objectContaining({ reason: "surface_used", emoji: "👍", channel: "reaction" })]);
       // After a kill -9 Telegram delivers the ✏️ Edit tap again: its prompt is recorded with its update, so it is not refused anew.
       expect((await refusals()).filter((l) => l.review_message_id === a.review_message_id)).toEqual([]);
     });

@@ -133,6 +133,38 @@ describe("a topic per role", () => {
   });
 });
 
+describe("a burst with topics (issue 35 point 1)", () => {
+  it("one summary in the main thread counts every draft of the burst and says they went into their roles' topics", async () => {
+    const d = await live.start();
+    // Topics made first, so the burst's posts need no createForumTopic between them.
+    for (const role of ["Scribe", "CoS", "Margot"]) await submit(d, role, `${role} warms up.`);
+    const roles = ["Scribe", "CoS", "Margot", "Scribe"];
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        d.request("POST", "/drafts", payload(`Burst ${i}.`, { drafted_by_role: roles[i % 4], originating_intent_id: `b-${i}` })),
+      ),
+    );
+    expect(answers.every((a) => a.status === 201)).toBe(true);
+    const posts = () => inReview().filter((m) => m.text.includes("Burst "));
+    await eventually(() => posts().length === 12, 20_000, "12 review posts");
+    const summary = await eventually(
+      () => {
+        const found = mainThread().filter((m) => m.text.startsWith("📥"));
+        if (found.length !== 1) return null;
+        const after = posts().filter((p) => p.message.message_id > found[0]!.message.message_id).length;
+        // The summary counts the drafts that came after it (the first may have gone at once), corrected at the burst's end.
+        return found[0]!.text.startsWith(`📥 ${after} new drafts:`) ? found[0]! : null;
+      },
+      10_000,
+      "the burst's summary, counting its drafts",
+    );
+    // Roles in order of arrival (12 requests at once: any order).
+    expect(summary.text).toMatch(/^📥 1[0-2] new drafts: \d+ \w+, \d+ \w+, \d+ \w+, each in its role's topic\.$/);
+    for (const role of ["Scribe", "CoS", "Margot"]) expect(summary.text).toContain(` ${role}`);
+    expect(summary.text).not.toContain("below");
+  });
+});
+
 describe("/pending", () => {
   it("inside a role's topic lists that role's drafts, answered there; in the main thread lists all", async () => {
     const d = await live.start();

@@ -9,7 +9,8 @@ import type { DraftRecord } from "../../src/drafts/record.js";
 import { memoryLog, tempDir } from "../store/helpers.js";
 import { draftIn, T0 } from "../support/drafts.js";
 
-// Issue 25: questions and reminders a draft left behind say so; posts, edit prompts and notices are never closed here.
+// Issue 25: questions and reminders a draft left behind say so; posts and notices are never closed here.
+// Issue 35 point 4: an ✏️ Edit prompt is retired too once the draft no longer awaits a decision at the version it showed.
 
 const opened: AuditLog[] = [];
 afterEach(async () => {
@@ -60,10 +61,13 @@ describe("closing what a draft left behind", () => {
     expect(stillHolds(surfaces.at(CHAT, 50)!, pending, T0)).toBe(true);
   });
 
-  it("sent: the reminder and the question are used up and say so; the post, the notice and the edit prompt are left alone", async () => {
+  it("sent: the reminder, the question and the edit prompt are used up and say so; the post and the notice are left alone", async () => {
     const surfaces = await surfacesOf(pending);
     const sent = { ...pending, status: "sent" as const, sent_at: new Date(T0).toISOString() };
-    expect(await run(surfaces, sent)).toEqual({ edits: ["close:50:sent:null", "close:51:sent:null"], used: [50, 51] });
+    expect(await run(surfaces, sent)).toEqual({
+      edits: ["close:50:sent:null", "close:51:sent:null", "close:53:sent:null"],
+      used: [50, 51, 53],
+    });
     // Once closed, never again.
     expect((await run(surfaces, sent)).edits).toEqual([]);
   });
@@ -72,17 +76,24 @@ describe("closing what a draft left behind", () => {
     const surfaces = await surfacesOf(pending);
     const shows = new Map<number, string>();
     const approved = { ...pending, status: "approved" as const, send_after: new Date(T0 + 5_000).toISOString() };
-    expect(await run(surfaces, approved, shows)).toEqual({ edits: ["close:50:approved:null", "close:51:approved:null"], used: [51] });
+    expect(await run(surfaces, approved, shows)).toEqual({
+      edits: ["close:50:approved:null", "close:51:approved:null", "close:53:approved:null"],
+      used: [51, 53],
+    });
+    // The edit prompt stays retired: a new ✏️ Edit tap on the post makes a new one.
     expect(await run(surfaces, { ...pending, undone_at: new Date(T0).toISOString() }, shows)).toEqual({
       edits: ["reopen:50"],
-      used: [51],
+      used: [51, 53],
     });
   });
 
-  it("a deferral (a new deadline) or a new version closes the reminder; a new version closes the question too", async () => {
+  it("a deferral (a new deadline) or a new version closes the reminder; a new version closes the question and the edit prompt too", async () => {
     const deferred = { ...pending, status: "deferred" as const, expires_at: new Date(deadline + 86_400_000).toISOString() };
     expect(await run(await surfacesOf(pending), deferred)).toEqual({ edits: ["close:50:deferred:null"], used: [50] });
     const v2 = { ...pending, text_version: 2, review_message_id: 60 };
-    expect(await run(await surfacesOf(pending), v2)).toEqual({ edits: ["close:50:pending:null", "close:51:pending:null"], used: [50, 51] });
+    expect(await run(await surfacesOf(pending), v2)).toEqual({
+      edits: ["close:50:pending:null", "close:51:pending:null", "close:53:pending:null"],
+      used: [50, 51, 53],
+    });
   });
 });

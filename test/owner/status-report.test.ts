@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildStatusReport, statusText } from "../../src/owner/status-report.js";
+import { buildStatusReport, statusMessage, statusText } from "../../src/owner/status-report.js";
 
 const noon = new Date(2030, 0, 2, 12).getTime();
 const yesterday = new Date(2030, 0, 1, 23).toISOString();
@@ -45,6 +45,20 @@ describe("buildStatusReport", () => {
       "Queued for the review chat: 1 · being sent: 0",
       "Today (since 2030-01-02 00:00): 1 queued, 1 pending, 1 sent, 1 revise",
       "Daily digest: at 07:00",
+    ]);
+  });
+});
+
+describe("/status in the review chat (issue 35, point 9)", () => {
+  it("puts each time under a date_time entity, as every other message of the bot's does", () => {
+    const drafts = [{ status: "pending" as const, updated_at: thisMorning }];
+    const report = buildStatusReport({ mode: "live", nowMs: noon, drafts, killSwitch: { halted: false }, digestHour: null });
+    const shown = statusMessage({ ...report, last_reaction_at: thisMorning });
+    expect(shown.text).toBe(statusText({ ...report, last_reaction_at: thisMorning }));
+    const times = shown.entities.map((e) => [shown.text.slice(e.offset, e.offset + e.length), e.type === "date_time" && e.unix_time]);
+    expect(times).toEqual([
+      ["2030-01-02 00:00", new Date(2030, 0, 2).getTime() / 1000],
+      ["2030-01-02 09:00", new Date(2030, 0, 2, 9).getTime() / 1000],
     ]);
   });
 });

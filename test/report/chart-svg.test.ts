@@ -36,6 +36,13 @@ function segmentNumbers(svg: string): string[] {
 }
 
 describe("the report picture", () => {
+  it("says once, in the header, that the period before had no drafts, not once per role", () => {
+    const svg = reportSvg(report({ Scribe: row({ drafts: 2, sent: 2 }), CoS: row({ drafts: 1, sent: 1 }), Margot: row({ drafts: 1 }) }));
+    expect(svg).toContain("The week before: no drafts to compare with");
+    expect(svg).not.toContain("to compare with.");
+    expect(svg.match(/compare with/g)).toHaveLength(1);
+  });
+
   it("labels every segment with its number, a one-draft segment beside a large one too", () => {
     const svg = reportSvg(
       report({

@@ -33,6 +33,23 @@ function line(
 }
 
 describe("the report's numbers from a period's transition lines", () => {
+  it("counts a change of mind as an undone decision: 👍 then 👎, 👍 then 😴, 👎 then 👍; a note after the 👎 is none", () => {
+    const fold = new PeriodFold({ sinceMs: T0, untilMs: T0 + 600 * MIN });
+    fold.add(T0, line("a", "created", "pending"));
+    fold.add(T0 + MIN, line("a", "decide", "approved", { decision: "send" }));
+    fold.add(T0 + MIN + 5000, line("a", "decide", "revise", { from: "approved", decision: "revise", note: "shorter" }));
+    fold.add(T0 + MIN + 9000, line("a", "decide", "revise", { from: "revise", decision: "revise", note: "much shorter" }));
+    fold.add(T0, line("b", "created", "pending"));
+    fold.add(T0 + MIN, line("b", "decide", "approved", { decision: "send" }));
+    fold.add(T0 + MIN + 5000, line("b", "decide", "deferred", { from: "approved", decision: "defer" }));
+    fold.add(T0, line("c", "created", "pending"));
+    fold.add(T0 + MIN, line("c", "decide", "revise", { decision: "revise" }));
+    fold.add(T0 + MIN + 5000, line("c", "decide", "approved", { from: "revise", decision: "send" }));
+    const period = { sinceMs: T0, untilMs: T0 + 600 * MIN };
+    const report = buildReport(period, periodNumbers(fold.drafts.values()), periodNumbers([]));
+    expect(report.roles.Scribe).toMatchObject({ drafts: 3, undone: 3 });
+  });
+
   it("counts outcomes per draft, undone decisions, edits before approval and the time to the decision that stood", () => {
     const fold = new PeriodFold({ sinceMs: T0, untilMs: T0 + 600 * MIN });
     // a: posted, approved after 10 min, undone, approved again after 30 min, sent.

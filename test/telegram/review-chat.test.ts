@@ -50,6 +50,37 @@ describe("the review chat's pace by kind (simulated clock)", () => {
     expect(all.filter((t) => t.startsWith("📥"))).toHaveLength(1);
   });
 
+  it("a burst that grows after its summary went out: the summary is corrected once, at the burst's end, to count them all", async () => {
+    await chat.stop();
+    chat = reviewChatOnDouble(double, String(OWNER), clock, { timeZone: undefined });
+    const post = (i: number) => chat.post(draftIn("queued", { draft_id: `d_${i}`, draft_text: `Post ${i}`, drafted_by_role: "Scribe" }));
+    const first = Array.from({ length: 8 }, (_, i) => post(i));
+    await chat.whenIdle();
+    await advance(2_000);
+    const summary = double.messages(OWNER).find((m) => m.text.startsWith("📥"))!;
+    expect(summary.text).toBe("📥 7 new drafts: 7 Scribe. They follow below.");
+    const more = Array.from({ length: 4 }, (_, i) => post(8 + i));
+    await advance(20_000);
+    await Promise.all([...first, ...more]);
+    expect(double.message(OWNER, summary.message.message_id)?.text).toBe("📥 11 new drafts: 11 Scribe. They follow below.");
+    expect(double.history(OWNER, summary.message.message_id)).toHaveLength(2);
+  });
+
+  it("shows the legend of reactions on the first post of a day, not on every post (issue 35, point 9)", async () => {
+    const LEGEND = "👍 send · 👎 revise";
+    const post = async (i: number) => {
+      const made = chat.post(draftIn("queued", { draft_id: `d_${i}`, draft_text: `Post ${i}` }));
+      await advance(1_500);
+      return double.message(OWNER, (await made).reviewMessageId)?.text ?? "";
+    };
+    expect(await post(1)).toContain(LEGEND);
+    expect(await post(2)).not.toContain(LEGEND);
+    expect(await post(3)).not.toContain(LEGEND);
+    await advance(24 * 3_600_000);
+    expect(await post(4)).toContain(LEGEND);
+    expect(await post(5)).not.toContain(LEGEND);
+  });
+
   it("a group review chat keeps 20 a minute", () => {
     expect(reviewChatLimits("-1001234567890")).toEqual(REVIEW_CHAT_LIMITS);
     expect(reviewChatLimits("5550001").perMinute).toBe(Number.POSITIVE_INFINITY);

@@ -29,6 +29,43 @@ function single(post: ReturnType<typeof reviewPost>) {
   return post.message;
 }
 
+describe("a long draft's header (issue 35, point 3)", () => {
+  it("says its legend is for the draft's message below, not for the header, which takes no decision", () => {
+    const long = draftIn("pending", { draft_text: "x".repeat(4_090) });
+    const post = reviewPost(long, opts);
+    if (post.kind !== "split") throw new Error("expected a split post");
+    expect(post.header.text).toMatch(/is the reply to this message; decide on it there, not here: 👍 send · 👎 revise/);
+    const quiet = reviewPost(long, { ...opts, legend: () => false });
+    if (quiet.kind !== "split") throw new Error("expected a split post");
+    expect(quiet.header.text).toMatch(/is the reply to this message; decide on it there\.$/);
+  });
+});
+
+describe("a replaced draft's post (issue 35, point 7)", () => {
+  it("names the role whose new version replaced it, with a link to its post where the review chat has links", () => {
+    const later = draftIn("pending", {
+      draft_id: "d_later",
+      drafted_by_role: "Margot",
+      review_chat_id: "-1001234500000",
+      review_message_id: 77,
+    });
+    const earlier = draftIn("revise", { revision_note: "shorter", revised_by: "d_later", review_chat_id: "-1001234500000" });
+    const lookup = { ...opts, draftById: (id: string) => (id === "d_later" ? later : undefined) };
+    expect(statusLine(earlier, lookup)).toBe("✍️ Revise: shorter\n🔁 Replaced by Margot's new version: https://t.me/c/1234500000/77.");
+    expect(statusLine(earlier, opts)).toBe("✍️ Revise: shorter\n🔁 Replaced by a new version (d_later).");
+  });
+});
+
+describe("a deferred draft's post (issue 35, point 9)", () => {
+  it("says when it now expires once, in its status line, not again as Expires in the header", () => {
+    const deferred = draftIn("deferred", { expires_at: new Date(T0 + 48 * 3_600_000).toISOString() });
+    const text = editedReviewText(deferred, opts)!.text;
+    expect(text).toMatch(/^😴 Deferred until /);
+    expect(text).not.toContain("Expires ");
+    expect(single(reviewPost(draftIn("pending"), opts)).text).toContain("Expires ");
+  });
+});
+
 describe("the review post", () => {
   it("names the role and destination, holds the text exactly inside a blockquote entity, and lists the keys", () => {
     const text = "Hi *all* <b>x</b> [y](z)";

@@ -1,5 +1,5 @@
 import { readEnvFile, setEnvValues, writeEnvFile } from "./env-file.js";
-import { mergeAllowList, piiAllowProblem, readGivenList, readOwnDetails } from "./own-details.js";
+import { mergeAllowList, piiAllowProblem, readGivenList } from "./own-details.js";
 import { isYes } from "./write-plan.js";
 
 /** What the PII_ALLOW step needs of the setup session. */
@@ -61,10 +61,14 @@ export async function piiAllowStep(t: PiiStepTalk): Promise<PiiStepOutcome | { r
   return writeMerged(t, values);
 }
 
-/** One question, asked again (twice at most) while the answer holds a value that is not one; "" skips. */
+/**
+ * One question, asked again (twice at most) while the answer holds a value that is neither a phone number nor
+ * an email address; "" skips. Either kind counts in either answer: an email address typed beside a number on
+ * the phone line is taken too, not asked for again.
+ */
 async function askList(t: PiiStepTalk, question: string, kind: "phone" | "email"): Promise<string[]> {
   for (let attempt = 0; ; attempt++) {
-    const answer = readOwnDetails(await t.ask(question), kind);
+    const answer = readGivenList(await t.ask(question));
     if (answer.invalid.length === 0) return [...answer.values];
     const what = kind === "phone" ? "a phone number (7 to 15 digits, + and spaces allowed)" : "an email address";
     t.say(`  Not ${what}: ${answer.invalid.map((v) => `"${v}"`).join(", ")}.`);

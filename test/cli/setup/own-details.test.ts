@@ -94,6 +94,17 @@ describe("setup's PII_ALLOW step", () => {
     expect(await readFile(t.envPath, "utf8")).toBe("TELEGRAM_BOT_TOKEN=1:x\nPII_ALLOW=+61412345678,Owner@Tao.example\n");
   });
 
+  it("takes a number and an email address typed together on the phone line, both, without asking again", async () => {
+    const t = await talk({}, ["+61 412 345 678, owner@tao.example", "", "y"]);
+    expect(await piiAllowStep(t)).toEqual({ added: 2, written: true });
+    expect(t.asked).toEqual([
+      "Your phone numbers, with country code (e.g. +61 412 345 678), comma-separated; Enter skips: ",
+      "Your email addresses, comma-separated; Enter skips: ",
+      `Write PII_ALLOW=+61 412 345 678,owner@tao.example to ${t.envPath}? [Y/n] `,
+    ]);
+    expect(await readFile(t.envPath, "utf8")).toContain("PII_ALLOW=+61 412 345 678,owner@tao.example\n");
+  });
+
   it("skips on empty answers, leaves .env alone on 'n', and says so", async () => {
     const empty = await talk({}, ["", ""]);
     expect(await piiAllowStep(empty)).toEqual({ added: 0, written: false });
