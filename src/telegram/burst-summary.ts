@@ -16,22 +16,28 @@ export interface Burst {
   readonly roles: string[];
   /** The threads its posts went to (null: the main thread), as they were posted. */
   readonly threads: Set<number | null>;
-  /** The roles of its posts that went out before its summary (the summary counts those that follow it). */
-  readonly early: string[];
-  /** True from the moment its summary's call starts: posts after it follow the summary in the chat. */
-  summaryStarted: boolean;
+  /** Its posts made so far: role and message id (the summary counts those that follow it in the chat). */
+  readonly posted: Array<{ readonly role: string; readonly messageId: number }>;
   /** The summary as the review chat shows it, once it went out. */
   shown: { readonly messageId: number; readonly text: string } | null;
 }
 
 /**
+ * How long, in review-chat gaps (one message's pace), a burst lasts after its
+ * last waiting post took its turn: drafts that come within it still belong to
+ * it (the owner sees one stream of posts under one summary), not to a new one.
+ */
+export const BURST_LINGER_GAPS = 5;
+
+/**
  * Tracks the review posts waiting for their turn in the review chat, so that
  * a burst gets exactly one summary line before its posts. The burst ends when
- * nothing waits any more; the next one gets its own summary.
+ * nothing has waited for BURST_LINGER_GAPS gaps; the next one gets its own summary.
  */
 export class BurstTracker {
   private readonly waiting = new Map<object, string>();
   private current: Burst | null = null;
+  private drainedAt: number | null = null;
 
   /**
    * Notes a post that starts waiting: the burst it belongs to (null: none), and whether this post made that
@@ -39,32 +45,45 @@ export class BurstTracker {
    */
   add(token: object, role: string): { readonly burst: Burst | null; readonly started: boolean } {
     this.waiting.set(token, role);
+    this.drainedAt = null;
     if (this.current !== null) {
       this.current.roles.push(role);
       return { burst: this.current, started: false };
     }
     if (this.waiting.size < BURST_MIN_WAITING) return { burst: null, started: false };
-    this.current = { roles: [...this.waiting.values()], threads: new Set(), early: [], summaryStarted: false, shown: null };
+    this.current = { roles: [...this.waiting.values()], threads: new Set(), posted: [], shown: null };
     return { burst: this.current, started: true };
   }
 
-  /** The post's turn came (or it failed): it no longer waits. Returns the burst that ended with it, if one did. */
-  remove(token: object): Burst | null {
+  /** The post's turn came (or it failed): it no longer waits. True when a burst has nothing waiting now (see `end`). */
+  remove(token: object, now: number): boolean {
     this.waiting.delete(token);
-    if (this.waiting.size > 0 || this.current === null) return null;
+    if (this.waiting.size > 0 || this.current === null) return false;
+    this.drainedAt ??= now;
+    return true;
+  }
+
+  /** Ends the burst once nothing has waited for `lingerMs`: it is returned (its summary may need a correction). */
+  end(now: number, lingerMs: number): Burst | null {
+    if (this.current === null || this.drainedAt === null || now - this.drainedAt < lingerMs) return null;
     const ended = this.current;
     this.current = null;
+    this.drainedAt = null;
     return ended;
   }
 }
 
-/** The roles of the posts a burst's summary counts: those that follow it (all but the ones posted before it). */
+/**
+ * The roles of the posts a burst's summary counts: those that follow it in the chat. A post made before the
+ * summary (a lower message id; before it went out: every post made so far) stands above it and is not counted.
+ */
 export function followingRoles(burst: Burst): string[] {
-  const early = [...burst.early];
+  const shown = burst.shown?.messageId ?? Number.POSITIVE_INFINITY;
+  const above = burst.posted.filter((p) => p.messageId < shown).map((p) => p.role);
   return burst.roles.filter((role) => {
-    const at = early.indexOf(role);
+    const at = above.indexOf(role);
     if (at < 0) return true;
-    early.splice(at, 1);
+    above.splice(at, 1);
     return false;
   });
 }

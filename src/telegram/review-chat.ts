@@ -16,7 +16,7 @@ import {
   type FormattedText,
   type ReviewFormatOptions,
 } from "./review-format.js";
-import { burstSummaryText, BurstTracker, burstWhere, followingRoles, type Burst } from "./burst-summary.js";
+import { BURST_LINGER_GAPS, burstSummaryText, BurstTracker, burstWhere, followingRoles, type Burst } from "./burst-summary.js";
 import { DailyLegend } from "./daily-legend.js";
 import { closedMessage, reminderMessage } from "./closing-format.js";
 import { StatusEdits } from "./status-edits.js";
@@ -127,7 +127,7 @@ export class TelegramReviewChat implements ReviewChat {
         const thread = await this.threadForPost(draft, paced);
         try {
           const sent = await this.sendPost(draft, thread, paced);
-          this.burstPosted(burst, draft, thread);
+          this.burstPosted(burst, draft, thread, sent.message.message_id);
           return { sent, thread };
         } catch (err) {
           // The owner deleted the role's topic: a new one is made, and the post goes there.
@@ -135,7 +135,7 @@ export class TelegramReviewChat implements ReviewChat {
           await this.options.topics.lost(thread);
           const again = await this.threadForPost(draft, paced);
           const sent = await this.sendPost(draft, again, paced);
-          this.burstPosted(burst, draft, again);
+          this.burstPosted(burst, draft, again, sent.message.message_id);
           return { sent, thread: again };
         }
       })
@@ -226,8 +226,7 @@ export class TelegramReviewChat implements ReviewChat {
       .run(LANE.notice, async (turn) => {
         let text = "";
         const sent = await this.attempt(turn, () => {
-          burst.summaryStarted = true;
-          // Counted when its call starts: the posts that went before it are not among those that follow it.
+          // Counted when its call starts; a post whose answer was still on its way is corrected at the burst's end.
           text = this.burstText(burst);
           return api.sendMessage(chatId, text, { ...this.where(), link_preview_options: NO_PREVIEW });
         });
@@ -236,12 +235,24 @@ export class TelegramReviewChat implements ReviewChat {
       .catch((err: unknown) => this.options.log.warn({ err }, "could not post the summary of a burst of drafts"));
   }
 
-  /** A post of a burst no longer waits; at the burst's end its summary is corrected once if it grew or went elsewhere. */
+  /**
+   * A post of a burst no longer waits. Once nothing has waited for BURST_LINGER_GAPS gaps the burst ends, and its
+   * summary is corrected once if it grew or its posts went elsewhere than it said.
+   */
   private burstPostDone(waiting: object): void {
-    const ended = this.burst.remove(waiting);
-    if (ended === null) return;
+    const { clock } = this.options;
+    if (!this.burst.remove(waiting, clock.now())) return;
+    const lingerMs = BURST_LINGER_GAPS * (this.options.limits ?? REVIEW_CHAT_LIMITS).gapMs;
+    clock.setTimeout(() => {
+      const ended = this.burst.end(clock.now(), lingerMs);
+      if (ended !== null) void this.correctBurst(ended);
+    }, lingerMs);
+  }
+
+  /** The summary of a burst that ended, said again if what it says changed (one edit at most). */
+  private async correctBurst(ended: Burst): Promise<void> {
     const { api, chatId } = this.options;
-    void this.lane
+    await this.lane
       .run(LANE.notice, async (turn) => {
         const text = this.burstText(ended);
         if (ended.shown === null || text === ended.shown.text) return;
@@ -251,11 +262,11 @@ export class TelegramReviewChat implements ReviewChat {
       .catch((err: unknown) => this.options.log.warn({ err }, "could not correct the summary of a burst of drafts"));
   }
 
-  /** Where a post of a burst went, and whether before its summary (then the summary does not count it). */
-  private burstPosted(burst: Burst | null, draft: DraftRecord, thread: number | null): void {
+  /** Where a post of a burst went, and its message id (one above the summary is not counted by it). */
+  private burstPosted(burst: Burst | null, draft: DraftRecord, thread: number | null, messageId: number): void {
     if (burst === null) return;
     burst.threads.add(thread);
-    if (!burst.summaryStarted) burst.early.push(draft.drafted_by_role);
+    burst.posted.push({ role: draft.drafted_by_role, messageId });
   }
 
   /** The burst's summary: the posts that follow it (all of them, should every one have gone before it), and where. */

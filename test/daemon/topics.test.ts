@@ -147,9 +147,13 @@ describe("a burst with topics (issue 35 point 1)", () => {
     expect(answers.every((a) => a.status === 201)).toBe(true);
     const posts = () => inReview().filter((m) => m.text.includes("Burst "));
     await eventually(() => posts().length === 12, 20_000, "12 review posts");
+    let seen = "";
     const summary = await eventually(
       () => {
         const found = mainThread().filter((m) => m.text.startsWith("📥"));
+        seen = `${found.map((m) => `${m.message.message_id}: ${m.text}`).join(" | ")}; posts ${posts()
+          .map((p) => p.message.message_id)
+          .join(",")}`;
         if (found.length !== 1) return null;
         const after = posts().filter((p) => p.message.message_id > found[0]!.message.message_id).length;
         // The summary counts the drafts that came after it (the first may have gone at once), corrected at the burst's end.
@@ -157,7 +161,9 @@ describe("a burst with topics (issue 35 point 1)", () => {
       },
       10_000,
       "the burst's summary, counting its drafts",
-    );
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}; seen: ${seen}`);
+    });
     // Roles in order of arrival (12 requests at once: any order).
     expect(summary.text).toMatch(/^📥 1[0-2] new drafts: \d+ \w+, \d+ \w+, \d+ \w+, each in its role's topic\.$/);
     for (const role of ["Scribe", "CoS", "Margot"]) expect(summary.text).toContain(` ${role}`);
