@@ -137,6 +137,8 @@ export class ReviewerActions {
   decide(request: DecisionRequest): Promise<DecisionOutcome> {
     const action: SurfaceAction = request.asBot === true ? "asbot" : request.confirmed === true ? "confirm" : "decide";
     return this.act(request, action, request.decision, async (draft, surface) => {
+      // An ↩️ Undo message takes a change of mind while the approval it offers to undo waits; no new decision.
+      if (surface.asks === "undo" && draft.status !== "approved") return { ok: false, reason: "wrong_surface" };
       // An approval made while sends are halted is answered as halted at once (contract v4); so is one that
       // waited behind earlier updates about its message while a halt came and went: the halt came after the tap.
       const halted = request.decision === "send" ? ((await this.deps.sendsHalted?.(request.receivedAt)) ?? null) : null;

@@ -57,7 +57,9 @@ const PERMITS: Record<SurfaceAsks, Permit> = {
   // The ⏰ reminder: a tap, a reaction or a reply on it counts as on the post it stands for.
   remind: { actions: ["decide", "prompt", "edit", "undo", "restore"], livePost: true },
   edit: { actions: ["edit"] },
-  undo: { actions: ["undo"] },
+  // A message showing an approval's ↩️ Undo (in place of a deleted post): an undo, or a change of mind (👎, 😴, a
+  // note) while that approval waits (reviewer-actions refuses a decision there once the draft is no longer approved).
+  undo: { actions: ["undo", "decide"] },
   confirm: { actions: ["confirm"], question: true },
   resume: { actions: ["resume"], question: true },
   asbot: { actions: ["asbot"], question: true },

@@ -20,11 +20,13 @@ import {
 import { LANE, type ReviewLane, type Turn } from "./review-lane.js";
 
 /**
- * How long a send may hold the review chat's turn (ms, see `sendTurn`): a
- * destination call slower than this lets the turn go, and its edit follows
- * as any other end of an offer of Undo.
+ * How long a send may go unanswered before its post drops its ↩️ Undo (ms,
+ * see `sendTurn`): a destination call slower than this gets "📤 Sending…" on
+ * the post at once, in the send's turn, and lets the turn go; its outcome
+ * follows as any other edit. A faster one has its outcome shown in that turn,
+ * one edit for both.
  */
-export const SEND_TURN_HOLD_MS = 2_000;
+export const SENDING_SHOWN_AFTER_MS = 300;
 
 /** How many messages' last shown content is remembered (to skip edits that would change nothing). */
 const SHOWING_KEPT = 1_000;
@@ -156,14 +158,21 @@ export class StatusEdits {
    * Runs `work` (a send to a destination: no review-chat call) in the review
    * chat's next top-priority turn, then edits the post in that same turn, so
    * the edit that ends its ↩️ Undo follows the send by one call. A send slower
-   * than SEND_TURN_HOLD_MS lets the turn go (`shown` hears null).
+   * than SENDING_SHOWN_AFTER_MS gets "📤 Sending…" (no Undo) then, and lets the
+   * turn go (`shown` hears null).
    */
   sendTurn<T>(work: () => Promise<T>, latest: () => DraftRecord | undefined, shown: (s: StatusShown | null) => void): Promise<T> {
     let value: Promise<T> | undefined;
     const job = this.deps.lane.run(LANE.end, async (turn) => {
       await turn();
       value = work();
-      if (!(await this.deps.lane.settlesWithin(value, SEND_TURN_HOLD_MS))) return shown(null);
+      if (!(await this.deps.lane.settlesWithin(value, SENDING_SHOWN_AFTER_MS))) {
+        // A slow answer: the post drops its ↩️ Undo now, with the send under way ("📤 Sending…"), and lets the turn
+        // go; the outcome is shown when it comes. An Undo tapped now could no longer work.
+        const sending = latest();
+        if (sending?.review_message_id != null && sending.status === "sending") await this.edit(sending, usedOnce(turn));
+        return shown(null);
+      }
       const current = latest();
       shown(current?.review_message_id == null ? null : await this.edit(current, usedOnce(turn)));
     });

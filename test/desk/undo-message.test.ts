@@ -116,3 +116,47 @@ describe("an ↩️ Undo shown in a new message because the post could not be ed
     expect(used).toHaveLength(1);
   });
 });
+
+describe("a change of mind on an ↩️ Undo shown in its own message (issue 32, B6)", () => {
+  for (const [how, decision, note, emoji, channel] of [
+    ["a note replied to it", "revise", "Mention the projector too", null, "reply"],
+    ["a 👎 on it", "revise", null, "👎", "reaction"],
+    ["a 😴 on it", "defer", null, "😴", "reaction"],
+  ] as const) {
+    it(`${how}, inside the window: the approval is undone and the new decision applies; nothing is sent`, async () => {
+      const clock = new SimulatedClock(wallClockNow());
+      t = await openCore(clock);
+      const d = await submitPosted(t, "Changed my mind on a deleted post");
+      const undoId = await approvedOnDeletedPost(t, d);
+      const outcome = await t.core.desk.decide({
+        reviewChatId: d.review_chat_id!,
+        reviewMessageId: undoId,
+        decision,
+        ...(note === null ? {} : { note }),
+        actor: { user_id: REVIEWER, channel, emoji, update_id: null },
+        actedAt: clock.now(),
+      });
+      expect(outcome.ok).toBe(true);
+      await t.core.desk.settle();
+      expect(t.core.desk.get(d.draft_id)).toMatchObject({ status: decision === "defer" ? "deferred" : "revise", approval: null });
+      if (note !== null) expect(t.core.desk.get(d.draft_id)?.revision_note).toBe(note);
+      await clock.advance(60_000, () => t!.core.desk.settle());
+      expect(t.core.desk.get(d.draft_id)?.status).not.toBe("sent");
+      // The Undo message no longer offers an Undo.
+      expect(undoButton(double.history(CHAT, undoId).at(-1))).toBe(false);
+    });
+  }
+
+  it("once the approval was undone, a decision on the old Undo message is refused: it was never a post", async () => {
+    const clock = new SimulatedClock(wallClockNow());
+    t = await openCore(clock);
+    const d = await submitPosted(t, "Undone, then a 👍 on the Undo message");
+    const undoId = await approvedOnDeletedPost(t, d);
+    const actor = { user_id: REVIEWER, channel: "reaction" as const, emoji: "👍", update_id: null };
+    expect((await t.core.desk.undo({ reviewChatId: d.review_chat_id!, reviewMessageId: undoId, actor })).ok).toBe(true);
+    await t.core.desk.settle();
+    const again = await t.core.desk.decide({ reviewChatId: d.review_chat_id!, reviewMessageId: undoId, decision: "send", actor });
+    expect(again.ok).toBe(false);
+    expect(t.core.desk.get(d.draft_id)?.status).toBe("pending");
+  });
+});
