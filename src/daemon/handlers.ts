@@ -5,7 +5,8 @@ import type { Config } from "../config/config.js";
 import type { Logger } from "../log/logger.js";
 import { businessUpdates } from "../telegram/business-updates.js";
 import { decisionHandlers } from "../telegram/decision-handlers.js";
-import { stampReceived } from "../telegram/received-at.js";
+import type { Update } from "grammy/types";
+import { madeWhileDown, stampReceived } from "../telegram/received-at.js";
 import type { OwnerFeatures } from "./owner-features.js";
 
 /** What the bot's handlers are built from. */
@@ -22,6 +23,8 @@ export interface HandlerDeps {
   readonly showTold?: (draftId: string) => Promise<unknown>;
   /** Updates that waited while the daemon was down (a ↩️ among them has no date the daemon can know). */
   readonly heldWhileDown: ReadonlySet<number>;
+  /** When Telegram last answered a getUpdates before this start (the update journal's note), or null: unknown. */
+  readonly lastSeenBeforeStop?: () => number | null;
 }
 
 /** The key under which updates about one review message run in order. */
@@ -39,7 +42,9 @@ function reviewMessageKey(ctx: Context): string | undefined {
  */
 export function installHandlers(bot: Bot, deps: HandlerDeps): void {
   const { config, core, owner, log } = deps;
-  bot.use(stampReceived(core.desk.clock));
+  // An update that waited while the daemon was down counts from when it was made, not from this start.
+  const heldAt = (u: Update) => (deps.heldWhileDown.has(u.update_id) ? madeWhileDown(u, deps.lastSeenBeforeStop?.() ?? null) : undefined);
+  bot.use(stampReceived(core.desk.clock, heldAt));
   bot.use(sequentialize(reviewMessageKey));
   // Before the decision handlers, which refuse any button they do not know.
   bot.use(owner.reactionWatch);

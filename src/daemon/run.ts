@@ -63,6 +63,8 @@ async function runUntilStopped(config: Config, log: Logger, env: DaemonEnv, stop
     const owner = startOwnerFeatures(base, chat, core, feed);
     const updates = installUpdateHandlers(base, chat.reviewChat, core, owner, feed);
     const journal = await openUpdateJournal(base, chat.reviewChat, feed.health);
+    // The updates that waited while the daemon was down count from when they were made (B1 of issue 32).
+    updates.lastSeen.before = journal.journal.polledBefore;
     const started = await startUp({
       bot,
       core,

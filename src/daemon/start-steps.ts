@@ -155,9 +155,11 @@ export function startOwnerFeatures(base: DaemonBase, chat: OpenReviewChat, core:
 }
 
 /** What the update handlers share with the start: the updates that waited while the daemon was down. */
-interface UpdateHandling {
+export interface UpdateHandling {
   /** A ↩️ tap among them has no date the daemon can know. */
   readonly heldWhileDown: Set<number>;
+  /** When Telegram last answered before this start (set once the update journal is open): a tap among them was made after it. */
+  readonly lastSeen: { before: number | null };
 }
 
 /** The bot's handlers: decisions, replies, owner commands, business updates. */
@@ -169,6 +171,7 @@ export function installUpdateHandlers(
   feed: Feeds,
 ): UpdateHandling {
   const heldWhileDown = new Set<number>();
+  const lastSeen: { before: number | null } = { before: null };
   installHandlers(bot, {
     config,
     core,
@@ -178,8 +181,9 @@ export function installUpdateHandlers(
     delivered: (id) => feed.deliveries.delivered(id),
     showTold: (id) => reviewChat.showTold(id, () => core.desk.get(id)),
     heldWhileDown,
+    lastSeenBeforeStop: () => lastSeen.before,
   });
-  return { heldWhileDown };
+  return { heldWhileDown, lastSeen };
 }
 
 /** The journal of fetched updates, and the getUpdates call that reports to /healthz and retries. */

@@ -236,3 +236,48 @@ describe("an approval given before expires_at is a decision", () => {
     expect(reviewChat().some((t) => t.includes("Expired without a decision"))).toBe(false);
   }, 60_000);
 });
+
+describe("decisions that waited while the daemon was down are judged by when they were made (issue 32, B1)", () => {
+  it("a 👍 reaction, a 👍 Send tap and a reply 👍 made while down, then `draft-review halt` and `resume`: none is sent, each is offered again", async () => {
+    const env = { UNDO_WINDOW: "0" };
+    await live.start(env);
+    const drafts = [];
+    for (const text of ["By reaction", "By button", "By reply"]) drafts.push(await submitPosted(live.daemon, text));
+    const { cwd, harnessDir } = live.daemon;
+    await live.daemon.stop("SIGTERM");
+    const [byReaction, byButton, byReply] = drafts as [Rec, Rec, Rec];
+    // Telegram keeps the owner's decisions until the daemon asks again.
+    live.double.injectReaction({ chatId: OWNER, messageId: byReaction.review_message_id, userId: OWNER, newEmojis: ["👍"] });
+    live.double.injectCallback({
+      chatId: OWNER,
+      messageId: byButton.review_message_id,
+      userId: OWNER,
+      data: `v1:send:${byButton.draft_id}`,
+    });
+    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "👍", replyToMessageId: byReply.review_message_id });
+    // Then, still while down, a halt and its end from the shell: after every decision above.
+    for (const command of ["halt", "resume"]) {
+      const run = await runBin([command], { cwd, env: { HARNESS_DIR: harnessDir } });
+      expect(run.code, run.stderr).toBe(0);
+    }
+    await live.start(env, { dirs: { cwd, harnessDir } });
+    for (const d of drafts) {
+      const halted = await outcome(d.draft_id, ["halted", "sent", "approved", "sending"], 30_000);
+      expect(halted.status, d.draft_text).toBe("halted");
+      expect(halted.reason).toMatch(/^kill switch: /);
+    }
+    expect(toGroup()).toHaveLength(0);
+    // Each post offers 👍 Send again (the halt is over); a new 👍, made after the resume, sends.
+    const post = (id: number) => live.double.message(OWNER, id);
+    for (const d of drafts)
+      await eventually(() => JSON.stringify(post(d.review_message_id)?.reply_markup ?? {}).includes("v1:send:"), 10_000, "👍 Send again");
+    live.double.injectCallback({
+      chatId: OWNER,
+      messageId: byButton.review_message_id,
+      userId: OWNER,
+      data: `v1:send:${byButton.draft_id}`,
+    });
+    await outcome(byButton.draft_id, ["sent"], 30_000);
+    expect(toGroup().map((m) => m.text)).toEqual(["By button"]);
+  }, 90_000);
+});
