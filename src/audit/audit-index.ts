@@ -137,13 +137,13 @@ export class AuditIndex {
    * Lines at or below the seq already indexed are skipped, so re-reading a
    * stretch of the file is harmless.
    */
-  add(envelope: AuditEnvelope, entry: AuditEntry | null, hash: string, offset: number): void {
+  add(envelope: AuditEnvelope, entry: AuditEntry | null, hash: string, offset: number, proven = true): void {
     if (envelope.seq <= this.lastSeq && this.lastSeq > 0) return;
     this.lastSeq = envelope.seq;
     this.lastHash = hash;
     if (entry === null) return;
     const at = Date.parse(envelope.ts);
-    this.noteShared(entry, at, envelope.seq, offset);
+    this.noteShared(entry, at, envelope.seq, offset, proven);
     const updateId = "update_id" in entry ? entry.update_id : undefined;
     if (typeof updateId === "number") this.updates.set(updateId, Number.isFinite(at) ? at : 0);
     if (entry.kind === "notice") {
@@ -151,7 +151,8 @@ export class AuditIndex {
         entry.reminder_for === undefined ? noticeKey(entry.draft_id, entry.status) : reminderKey(entry.draft_id, entry.reminder_for);
       this.notices.set(key, at);
     }
-    this.notePost(entry);
+    // A line the key does not prove (before the anchor: a log from before the key) makes no decision surface.
+    if (proven || isSurfaceFree(entry)) this.notePost(entry);
     if (entry.kind !== "transition") return;
     const known = this.drafts.get(entry.draft_id);
     if (!known || known.version < entry.version) {
@@ -165,20 +166,22 @@ export class AuditIndex {
   }
 
   /** Adds one proven line of the other project source (the CLI's owner halts, for the daemon); older seqs are skipped. */
-  addSibling(envelope: AuditEnvelope, entry: AuditEntry | null, hash: string, offset: number): void {
+  addSibling(envelope: AuditEnvelope, entry: AuditEntry | null, hash: string, offset: number, proven = true): void {
     if (envelope.seq <= this.sibling.seq && this.sibling.seq > 0) return;
     this.sibling = { seq: envelope.seq, hash };
-    if (entry !== null) this.noteShared(entry, Date.parse(envelope.ts), envelope.seq, offset);
+    if (entry !== null) this.noteShared(entry, Date.parse(envelope.ts), envelope.seq, offset, proven);
   }
 
   /** What both project sources' lines tell: the key anchor, owner halts. */
-  private noteShared(entry: AuditEntry, at: number, seq: number, offset: number): void {
-    if (entry.kind === "key_anchor" && this.anchor === null) this.anchor = { offset, seq };
+  private noteShared(entry: AuditEntry, at: number, seq: number, offset: number, proven: boolean): void {
+    if (entry.kind === "key_anchor" && proven && this.anchor === null) this.anchor = { offset, seq };
     if (!Number.isFinite(at)) return;
     const later = this.halt === null || at >= this.halt.at;
     if (entry.kind === "owner_halt" && later) this.halt = { at, lasting: true };
-    // A resume after a halt the log shows as lasting ends it (whether or not HALT was still there: fail closed, it was on until then).
-    if (entry.kind === "owner_resume" && later && (entry.changed || this.halt?.lasting === true)) this.halt = { at, lasting: false };
+    // A resume after a halt the log shows as lasting ends it (whether or not HALT was still there: fail closed, it was on until then);
+    // only a proven line ends one.
+    if (entry.kind === "owner_resume" && proven && later && (entry.changed || this.halt?.lasting === true))
+      this.halt = { at, lasting: false };
   }
 
   /**
@@ -402,4 +405,9 @@ function noticeKey(draftId: string, status: DraftStatus): string {
 /** A reminder's key among the notices: the draft and the deadline, with no ':' after the draft id (see retain). */
 function reminderKey(draftId: string, expiresAt: string): string {
   return `${draftId}:remind@${Date.parse(expiresAt)}`;
+}
+
+/** Entries of the post's bookkeeping that make no decision surface (status edits due and shown, replaced posts). */
+function isSurfaceFree(entry: AuditEntry): boolean {
+  return entry.kind === "status_due" || entry.kind === "status_shown" || entry.kind === "post_superseded";
 }

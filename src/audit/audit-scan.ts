@@ -37,6 +37,8 @@ export interface AuditScan {
   unprovenCount: number;
   /** The line number of the first line of ours with a proof, if any (a scan without the key cannot check it). */
   firstProof: number | null;
+  /** How many lines of our sources carry a proof the key verifies (none, with a key that carries proofs: another daemon's key). */
+  validProofs: number;
   /** The key anchor's line number, when what it vouches for is not what the lines before it say (they were edited). */
   anchorMismatch: number | null;
   /** Bytes after the file's last newline (someone's interrupted write); our next line must start on a new line. */
@@ -76,6 +78,7 @@ function emptyScan(): AuditScan {
     unproven: [],
     unprovenCount: 0,
     firstProof: null,
+    validProofs: 0,
     anchorMismatch: null,
     tailBytes: 0,
     bytesRead: 0,
@@ -104,8 +107,8 @@ export async function scanHandle(index: AuditIndex, fh: FileHandle, trust: ScanT
           if (source === trust.own && scan.unparseableCount++ < 20) scan.unparseable.push(lineNo);
           continue;
         }
-        const reason = trustLine(index, trust, source, parsed, line, scan, linesBefore + lineNo);
-        if (reason === null) takeLine(index, trust.own, source, parsed, line, offset, scan, linesBefore + lineNo);
+        const { reason, proven } = trustLine(index, trust, source, parsed, line, scan, linesBefore + lineNo);
+        if (reason === null) takeLine(index, { own: trust.own, source, proven }, parsed, line, offset, scan, linesBefore + lineNo);
         else if (scan.unprovenCount++ < 20) scan.unproven.push({ line: linesBefore + lineNo, offset, source, reason });
         return;
       }
@@ -129,15 +132,18 @@ function trustLine(
   line: Buffer,
   scan: AuditScan,
   lineNo: number,
-): string | null {
+): { readonly reason: string | null; readonly proven: boolean } {
   const head = source === trust.own ? { seq: index.lastSeq, hash: index.lastHash } : index.sibling;
   const proof = lineProof(trust.key, line, 0, line.length);
   if (proof !== "none" && scan.firstProof === null) scan.firstProof = lineNo;
+  if (proof === "valid") scan.validProofs++;
+  // Without a key nothing is proven, and the chain is all there is (the CLI before the daemon's first start).
+  const proven = proof === "valid" || trust.key === null;
   const chainOnly = trust.key === null || (proof === "none" && index.anchor === null);
   // Judged by the chain alone, a line at or below the head is one the index already has (our own, read again
   // after its append) or a stale copy: either way it adds nothing (index.add skips it), so it is not reported.
-  if (chainOnly && head.seq > 0 && parsed.envelope.seq <= head.seq) return null;
-  return whyNotOurs(proof, trust.key !== null, index.anchor !== null, head, parsed.envelope);
+  if (chainOnly && head.seq > 0 && parsed.envelope.seq <= head.seq) return { reason: null, proven };
+  return { reason: whyNotOurs(proof, trust.key !== null, index.anchor !== null, head, parsed.envelope), proven };
 }
 
 /**
@@ -168,27 +174,29 @@ export function whyNotOurs(
 /** Adds a line that is ours to the index (and checks what a key anchor vouches for). */
 function takeLine(
   index: AuditIndex,
-  own: string,
-  source: string,
+  from: { readonly own: string; readonly source: string; readonly proven: boolean },
   parsed: ParsedAuditLine,
   line: Buffer,
   offset: number,
   scan: AuditScan,
   lineNo: number,
 ): void {
+  const { own, source, proven } = from;
   const { envelope, entry } = parsed;
-  if (entry?.kind === "key_anchor" && index.anchor === null) {
+  if (entry?.kind === "key_anchor" && proven && index.anchor === null) {
     const heads = new Map(entry.chains.map((c) => [c.source, c]));
     const ownHead = source === own ? { seq: index.lastSeq, hash: index.lastHash } : index.sibling;
     const otherHead = source === own ? index.sibling : { seq: index.lastSeq, hash: index.lastHash };
     const mine = heads.get(source);
     const theirs = heads.get(source === own ? siblingSource(own) : own);
     if (mine?.hash !== ownHead.hash || (theirs !== undefined && theirs.hash !== otherHead.hash)) scan.anchorMismatch = lineNo;
+    // The anchor is never skipped (a line before it may claim its seq): from here on, only proven lines are ours.
+    index.anchor = { offset, seq: envelope.seq };
   }
   if (source === own) {
-    index.add(envelope, entry, lineHash(line), offset);
+    index.add(envelope, entry, lineHash(line), offset, proven);
     if (envelope.seq === index.lastSeq) index.head = [offset, offset + line.length];
   } else {
-    index.addSibling(envelope, entry, lineHash(line), offset);
+    index.addSibling(envelope, entry, lineHash(line), offset, proven);
   }
 }

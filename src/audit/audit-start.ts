@@ -54,9 +54,27 @@ export async function startAudit(fh: FileHandle, opts: AuditStartOptions): Promi
   const index = await startingIndex(fh, opts, key);
   const fromCheckpoint = index.scannedTo > 0 || index.lastSeq > 0;
   const scan = await scanHandle(index, fh, { key, own: opts.source });
+  if (key !== null && opts.key?.create === true) refuseForeignKey(opts, opts.key.path, scan, fromCheckpoint);
   // A key without its anchor (made by a start that stopped before writing it, or the log was replaced).
   const anchorOwed = opts.key?.create === true && key !== null && index.anchor === null;
   return { key, index, scan, fromCheckpoint, anchorOwed };
+}
+
+/**
+ * Refuses a key that proves none of its log's own lines (B4 of issue 32): the log carries proofs, yet not one
+ * verifies, not its key anchor, and no checkpoint was proven with it. That is another daemon's key (copied over,
+ * or swapped with its HARNESS_DIR): with it the daemon would write a second anchor and disown its own history,
+ * halts included. Refused like a missing key (78, naming the file), never started on.
+ */
+function refuseForeignKey(opts: AuditStartOptions, keyPath: string, scan: AuditScan, fromCheckpoint: boolean): void {
+  if (fromCheckpoint || scan.firstProof === null || scan.validProofs > 0) return;
+  throw new DataRefusalError(
+    keyPath,
+    null,
+    `it proves none of ${opts.path}'s lines (line ${scan.firstProof} and every other line with a proof was written with another key)`,
+    "It is not the key this log was written with. Put back the audit_key that came with this HARNESS_DIR (from a backup), " +
+      "or move the log aside to start a new one with this key.",
+  );
 }
 
 /**

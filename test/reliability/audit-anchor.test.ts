@@ -1,0 +1,127 @@
+/**
+ * Issue 32, B2-B4: the audit key proves its own log. Against the real daemon
+ * and the Bot API double:
+ * - B2: an unproven line inserted at the top of swarm.jsonl (claiming the
+ *   anchor's seq 1) no longer hides the key anchor: forged lines after it stay
+ *   another writer's, and a 👍 on the /help answer they name sends nothing;
+ * - B3: a log from before the key, with one foreign unkeyed line continuing its
+ *   chain, then the first start with the key: no line before the anchor makes
+ *   a decision surface, so that line gives the /help answer no control;
+ * - B4: another daemon's key, which proves none of the log's lines, refuses
+ *   the start with 78, naming the key file and what to do.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { readFile, rm, writeFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
+import { harnessPaths } from "../../src/app/paths.js";
+import { eventually, type DaemonProcess } from "../support/daemon-process.js";
+import { auditLines, draftRecord, GROUP, OWNER, payload, submitPending, useLiveDaemon } from "../support/live-fixture.js";
+
+const live = useLiveDaemon();
+const SOURCE = "telegram-draft-for-review";
+const sha = (s: string) => createHash("sha256").update(s).digest("hex");
+
+type Line = Record<string, any>;
+
+async function raw(harnessDir: string): Promise<string[]> {
+  return (await readFile(harnessPaths(harnessDir).audit, "utf8")).split("\n").filter((l) => l !== "");
+}
+
+/** A draft posted and the /help answer; the daemon stopped. */
+async function helpAnswered(): Promise<{ draft: Line; help: number; cwd: string; harnessDir: string }> {
+  await live.start({ UNDO_WINDOW: "0" });
+  const draft = await submitPending(live.daemon, payload("Never sent through a forged surface"));
+  const before = live.double.messages(OWNER).length;
+  live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "/help" });
+  const help = await live.reviewChatMessage(before, /^Commands \(reviewers only\)/, "the /help answer");
+  const { cwd, harnessDir } = live.daemon;
+  await live.daemon.stop("SIGTERM");
+  return { draft, help: help.messageId, cwd, harnessDir };
+}
+
+/** The post's own surface line, moved onto the /help answer as a ⏰ reminder of the draft (the measured attack), without its envelope. */
+async function forgedSurface(harnessDir: string, draft: Line, help: number): Promise<Line> {
+  const post = (await auditLines(harnessDir)).find((l) => l.kind === "surface" && l.message_id === draft.review_message_id)!;
+  const { ts: _t, seq: _s, prev_hash: _p, mac: _m, source: _src, ...shown } = post;
+  return { ...shown, message_id: help, asks: "remind", post: draft.review_message_id, until: Date.parse(draft.expires_at) };
+}
+
+/** Lines of our source continuing the sha256 chain from `last` (as a writer that read the log could make). */
+function chained(last: string, entries: Line[]): string[] {
+  const out: string[] = [];
+  for (const entry of entries) {
+    const line = JSON.stringify({
+      ts: new Date().toISOString(),
+      source: SOURCE,
+      seq: JSON.parse(last).seq + 1,
+      prev_hash: sha(last),
+      ...entry,
+    });
+    out.push(line);
+    last = line;
+  }
+  return out;
+}
+
+/** A 👍 on the /help answer is refused (audited), and nothing reaches the group. */
+async function thumbsOnHelpRefused(daemon: DaemonProcess, harnessDir: string, help: number, draft: Line): Promise<void> {
+  const tap = live.double.injectReaction({ chatId: OWNER, messageId: help, userId: OWNER, newEmojis: ["👍"] });
+  await eventually(
+    async () => (await auditLines(harnessDir)).some((l) => l.kind === "decision_refused" && l.update_id === tap.update.update_id),
+    10_000,
+    "the 👍 on the /help answer refused",
+  );
+  expect(await draftRecord(daemon, draft.draft_id)).toMatchObject({ status: "pending" });
+  expect(live.double.messages(GROUP)).toHaveLength(0);
+}
+
+describe("the audit key proves its own log", () => {
+  it("B2: a line inserted before the key anchor does not turn the key off", async () => {
+    const { draft, help, cwd, harnessDir } = await helpAnswered();
+    const lines = await raw(harnessDir);
+    const ours = lines.filter((l) => JSON.parse(l).source === SOURCE);
+    const forged = chained(ours.at(-1)!, [await forgedSurface(harnessDir, draft, help)]);
+    // The file rewritten: an unproven line of our source at the top, seq 1 like the anchor, and the forged surface at the end.
+    const top = JSON.stringify({ ts: new Date().toISOString(), source: SOURCE, seq: 1, prev_hash: "", kind: "note", text: "inserted" });
+    await writeFile(harnessPaths(harnessDir).audit, `${[top, ...lines, ...forged].join("\n")}\n`, { mode: 0o600 });
+    await rm(harnessPaths(harnessDir).auditIndex, { force: true });
+    const daemon = await live.start({ UNDO_WINDOW: "0" }, { dirs: { cwd, harnessDir } });
+    await thumbsOnHelpRefused(daemon, harnessDir, help, draft);
+  }, 60_000);
+
+  it("B3: a log from before the key with a foreign line continuing its chain: no line before the anchor makes a decision surface", async () => {
+    const { draft, help, cwd, harnessDir } = await helpAnswered();
+    // The same history as a daemon before the key wrote it: no proofs, the chain recomputed; no key, no checkpoint.
+    const unkeyed: string[] = [];
+    let prev = "";
+    for (const l of await raw(harnessDir)) {
+      const { mac: _m, ...rest } = JSON.parse(l);
+      if (rest.source !== SOURCE || rest.kind === "key_anchor") continue;
+      const line = JSON.stringify({ ...rest, seq: unkeyed.length + 1, prev_hash: prev === "" ? "" : sha(prev) });
+      unkeyed.push(line);
+      prev = line;
+    }
+    const foreign = chained(prev, [await forgedSurface(harnessDir, draft, help)]);
+    await writeFile(harnessPaths(harnessDir).audit, `${[...unkeyed, ...foreign].join("\n")}\n`, { mode: 0o600 });
+    await rm(harnessPaths(harnessDir).auditKey);
+    await rm(harnessPaths(harnessDir).auditIndex, { force: true });
+    const daemon = await live.start({ UNDO_WINDOW: "0" }, { dirs: { cwd, harnessDir } });
+    await thumbsOnHelpRefused(daemon, harnessDir, help, draft);
+  }, 60_000);
+
+  it("B4: another daemon's key refuses the start: exit 78, the key file named, what to do", async () => {
+    const { cwd, harnessDir } = await helpAnswered();
+    const key = harnessPaths(harnessDir).auditKey;
+    await writeFile(key, `${randomBytes(32).toString("hex")}\n`, { mode: 0o600 });
+    await rm(harnessPaths(harnessDir).haltRecord, { force: true });
+    const refused = await live.start({}, { dirs: { cwd, harnessDir }, waitUntilRunning: false });
+    expect(await refused.exited).toBe(78);
+    const stderr = refused.rawStderr();
+    expect(stderr).toContain("draft-review: cannot start.");
+    expect(stderr).toContain(`${key}: it proves none of`);
+    expect(stderr).toContain("Put back the audit_key that came with this HARNESS_DIR");
+    expect(stderr).not.toMatch(/\n\s+at /);
+    // Nothing was written with the wrong key: no second anchor.
+    expect((await auditLines(harnessDir)).filter((l) => l.kind === "key_anchor")).toHaveLength(1);
+  }, 60_000);
+});
