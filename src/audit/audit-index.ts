@@ -2,6 +2,9 @@ import { z } from "zod";
 import { STATUSES, type DraftStatus } from "../drafts/status.js";
 import { surfaceStateSchema, type AuditEntry, type AuditEntryOf, type AuditEnvelope } from "./audit-schema.js";
 import { SurfaceBook } from "./surface-book.js";
+import { audited, isSurfaceFree, noticeKey, reminderKey, type AuditedDraft } from "./index-entries.js";
+
+export type { AuditedDraft, SendOutcome } from "./index-entries.js";
 
 /**
  * What the daemon needs to know from its own audit lines, kept up to date on
@@ -36,27 +39,6 @@ import { SurfaceBook } from "./surface-book.js";
 export const FEED_SAMPLE_EVERY = 256;
 /** How long an update id is remembered after its line (Telegram keeps an update at most 24 h). */
 export const UPDATE_MEMORY_MS = 7 * 24 * 3_600_000;
-
-/** A draft's last audited change. */
-export interface AuditedDraft {
-  readonly version: number;
-  readonly to: DraftStatus;
-  /** When that change came out of `sending` with a final outcome: what recovery needs to bring a store that lost it level. */
-  readonly sendOutcome?: SendOutcome;
-}
-
-/** The outcome of a send as its audit line records it (see AuditedDraft). */
-export interface SendOutcome {
-  /** Telegram's message id (`sent`), else null. */
-  readonly sentMessageId: number | null;
-  /** Why it failed or is unknown, else null. */
-  readonly reason: string | null;
-  /** When the line was written (ms since the epoch), if its `ts` reads. */
-  readonly at: number | null;
-}
-
-/** Final statuses a change out of `sending` can reach. */
-const SEND_OUTCOMES: ReadonlySet<DraftStatus> = new Set<DraftStatus>(["sent", "failed", "outcome_unknown"]);
 
 /** The packed feed map: `seq.offset` pairs, base 36, comma-separated (empty: no samples). */
 const FEED_PACKED = /^(?:[0-9a-z]{1,10}\.[0-9a-z]{1,10}(?:,[0-9a-z]{1,10}\.[0-9a-z]{1,10})*)?$/;
@@ -389,25 +371,4 @@ function unpackFeed(packed: string): Array<[number, number]> {
     const dot = pair.indexOf(".");
     return [Number.parseInt(pair.slice(0, dot), 36), Number.parseInt(pair.slice(dot + 1), 36)];
   });
-}
-
-/** What the index keeps of a transition line: its version and status, and a send's outcome. */
-function audited(entry: AuditEntryOf<"transition">, at: number): AuditedDraft {
-  if (entry.from !== "sending" || !SEND_OUTCOMES.has(entry.to)) return { version: entry.version, to: entry.to };
-  const sendOutcome = { sentMessageId: entry.sent_message_id ?? null, reason: entry.reason, at: Number.isFinite(at) ? at : null };
-  return { version: entry.version, to: entry.to, sendOutcome };
-}
-
-function noticeKey(draftId: string, status: DraftStatus): string {
-  return `${draftId}:${status}`;
-}
-
-/** A reminder's key among the notices: the draft and the deadline, with no ':' after the draft id (see retain). */
-function reminderKey(draftId: string, expiresAt: string): string {
-  return `${draftId}:remind@${Date.parse(expiresAt)}`;
-}
-
-/** Entries of the post's bookkeeping that make no decision surface (status edits due and shown, replaced posts). */
-function isSurfaceFree(entry: AuditEntry): boolean {
-  return entry.kind === "status_due" || entry.kind === "status_shown" || entry.kind === "post_superseded";
 }
