@@ -41,6 +41,7 @@ describe("the desk explored: random owner actions, halts, audience changes, fail
     async () => {
       const kinds = new Map<string, string>();
       const started = Date.now();
+      const cpuBefore = process.cpuUsage();
       for (let seed = SEED; seed < SEED + SEEDS || totals.steps < BUDGET; seed++) {
         const report = await explore({ seed, numRuns: RUNS, maxSteps: MAX_STEPS, skip: SKIP });
         console.log(
@@ -48,8 +49,12 @@ describe("the desk explored: random owner actions, halts, audience changes, fail
         );
         if (report.failure && !kinds.has(violationKind(report.failure))) kinds.set(violationKind(report.failure), report.failure);
       }
-      const wall = ((Date.now() - started) / 1000).toFixed(0);
-      console.log(`explorer: ${totals.runs} runs, ${totals.steps} steps in all, ${wall} s; ${kinds.size} distinct violation(s)`);
+      const wallS = (Date.now() - started) / 1000;
+      const cpu = process.cpuUsage(cpuBefore);
+      const cpuS = (cpu.user + cpu.system) / 1e6;
+      console.log(
+        `explorer: ${totals.runs} runs, ${totals.steps} steps in all, ${wallS.toFixed(1)} s wall (${(totals.steps / wallS).toFixed(0)} steps/s), ${cpuS.toFixed(1)} s CPU (${(totals.steps / cpuS).toFixed(0)} steps per CPU second); ${kinds.size} distinct violation(s)`,
+      );
       console.log(`explorer: what the runs exercised: ${[...totals.seen].map(([k, n]) => `${k}: ${n}`).join("; ")}`);
       for (const failure of kinds.values()) console.log(`\n${failure}`);
       expect([...kinds.keys()]).toEqual([]);
