@@ -112,8 +112,10 @@ export class DeskHarness {
       processSwitchValue: undefined,
       envFilePath: join(dir, ".env"),
       // run.ts polls the kill switch every second; its file watch and the check at each send do not wait for a poll.
-      // Every 5 s here: a poll reads three files, and the explorer moves its clock by hours.
-      haltPollMs: 5000,
+      // Every 30 s here: a poll reads three files, the explorer moves its clock by hours, and a run's halts reach the
+      // daemon without a poll (.env writes get a look at once, /halt is its own); forged audit lines wait for the next look.
+      // At 5 s the polls were two thirds of a run's CPU time (node --cpu-prof, seed 777).
+      haltPollMs: 30_000,
       business: {
         botUsername: "explorer_bot",
         fetchConnection: businessConnectionCall(bot.api),
