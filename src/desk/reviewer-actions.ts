@@ -268,6 +268,20 @@ export class ReviewerActions {
       if (updateId !== null) seen.releaseUpdate(updateId);
       throw err;
     }
+    if (refusal.reason === "ambiguous_reaction") this.answerTwoDecisions(refusal, draft);
+  }
+
+  /**
+   * A reviewer's one update that added two decisions at once (👍 and 👎): nothing applied, and he is told so on
+   * the draft's post, instead of only the audit log knowing (D9 of issue 32). Nobody else is answered.
+   */
+  private answerTwoDecisions(refusal: RefusedDecision, draft: DraftRecord | undefined): void {
+    const userId = refusal.actor.user_id;
+    if (draft === undefined || userId === null || !this.deps.reviewerIds.has(userId) || this.deps.effects.closed) return;
+    const text = `⚠️ Not applied: ${refusal.actor.emoji ?? "two reactions"} added at once are two decisions; nothing changed. Leave the one you mean (take the other away), or tap a button.`;
+    const replyTo = draft.review_message_id ?? refusal.review_message_id ?? null;
+    const told = this.deps.reviewChat.answer(text, replyTo, draft.review_thread_id ?? null);
+    void this.deps.effects.track(told.then(() => {}).catch((err: unknown) => this.deps.log.warn({ err }, "could not answer the reviewer")));
   }
 
   /**
