@@ -76,7 +76,8 @@ export const undoRevise: Handler<"undo"> = (d, e, now) => {
  * passed on. Any other decision on a revise is refused as on any final draft.
  */
 export const noteOnRevise: Handler<"decide"> = (d, e, now) => {
-  if (e.decision !== "revise" || !e.note) return refuse(d, "final_state");
+  if (e.decision !== "revise") return reviseChangeOfMind(d, e, now);
+  if (!e.note) return refuse(d, "final_state");
   if (e.textVersion !== undefined && e.textVersion !== d.text_version) return refuse(d, "outdated_version");
   if (d.reason === "superseded" || d.revised_by !== null) return refuse(d, "note_superseded");
   if (d.revision_note) return refuse(d, "note_already_given");
@@ -86,4 +87,18 @@ export const noteOnRevise: Handler<"decide"> = (d, e, now) => {
   // The edit that ends the post's ↩️ Undo was armed for the version before; this one arms it again.
   const closes: Effect = { type: "show_status_at", draftId: d.draft_id, at: Date.parse(d.revise_undo.until) };
   return ok(draft, { type: "show_status", draftId: d.draft_id }, closes);
+};
+
+/**
+ * A 👍 or 😴 on a draft sent back for revision (its 👎 reaction changed)
+ * while the revise's ↩️ Undo would still count: the mirror of changeOfMind.
+ * The revise is undone and the new decision applies, in one step, bound like
+ * any decision; afterwards it is refused as on any final draft.
+ */
+const reviseChangeOfMind: Handler<"decide"> = (d, e, now) => {
+  const undone = undoRevise(d, { type: "undo", actor: e.actor, actedAt: e.actedAt === undefined ? now : e.actedAt }, now);
+  if (!undone.ok) return refuse(d, "final_state");
+  const decided = decideInTime(undone.draft, e, now);
+  if (!decided.ok) return refuse(d, decided.reason);
+  return ok({ ...decided.draft, version: d.version + 1 }, ...decided.effects);
 };

@@ -82,6 +82,27 @@ describe("a change of mind on an approved post", () => {
   });
 });
 
+describe("a change of mind on a post sent back for revision", () => {
+  it("👎 changed to 👍 inside the revise's undo window undoes the revise and approves: the draft goes out", async () => {
+    const { w, post } = await posted();
+    await w.react(post, "👎");
+    await w.advance(3_000);
+    await w.react(post, "👍");
+    await w.advance(120_000);
+    expect(w.model.sends.length).toBe(1);
+    expect(botMessagesAfter(w, post.id).filter((m) => /Not applied/.test(m.text))).toEqual([]);
+  });
+
+  it("👎 changed to 👍 after the revise's undo window is refused: nothing is sent", async () => {
+    const { w, post } = await posted();
+    await w.react(post, "👎");
+    await w.advance(31_500);
+    await w.react(post, "👍");
+    await w.advance(120_000);
+    expect(w.model.sends).toEqual([]);
+  });
+});
+
 describe("a 👍 on a post the halt holds already", () => {
   it("is answered with why nothing changed and where 👍 Send comes back", async () => {
     const { w, post } = await posted();

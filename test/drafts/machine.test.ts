@@ -501,15 +501,25 @@ describe("transition: a note after the 👎, within the revise's undo window", (
     });
   });
 
-  it("any other decision on a revise is refused as on a final draft: a 👎 again, a 👍, a 😴, a note for another text version", () => {
+  it("a 👎 again, or a note for another text version, is refused as on a final draft", () => {
     const revised = sentBack();
     expect(transition(revised, note(null), T0 + 1)).toMatchObject({ ok: false, reason: "final_state" });
-    expect(transition(revised, EVENTS.decide, T0 + 1)).toMatchObject({ ok: false, reason: "final_state" });
-    expect(transition(revised, { ...note(null), decision: "defer", deferMs: HOUR }, T0 + 1)).toMatchObject({
-      ok: false,
-      reason: "final_state",
-    });
     expect(transition(revised, note("shorter", { textVersion: 2 }), T0 + 1)).toMatchObject({ ok: false, reason: "outdated_version" });
+  });
+
+  it("a 👍 or 😴 inside the revise's undo window is a change of mind (D2): the revise is undone and the decision applies in one step", () => {
+    const revised = sentBack();
+    const approved = transition(revised, EVENTS.decide, T0 + 1);
+    expect(approved).toMatchObject({ ok: true, draft: { status: "approved", revise_undo: null, revision_note: null } });
+    if (approved.ok) expect(approved.draft.version).toBe(revised.version + 1);
+    const deferred = transition(revised, { ...note(null), decision: "defer", deferMs: HOUR }, T0 + 1);
+    expect(deferred).toMatchObject({ ok: true, draft: { status: "deferred", revise_undo: null } });
+  });
+
+  it("a 👍 or 😴 on a revise after its undo window, or on one a later version replaces, is refused as on a final draft", () => {
+    expect(transition(sentBack(), EVENTS.decide, T0 + UNDO)).toMatchObject({ ok: false, reason: "final_state" });
+    expect(transition(sentBack({ revise_undo: null }), EVENTS.decide, T0 + 1)).toMatchObject({ ok: false, reason: "final_state" });
+    expect(transition(sentBack({ revised_by: "d_later" }), EVENTS.decide, T0 + 1)).toMatchObject({ ok: false, reason: "final_state" });
   });
 });
 
