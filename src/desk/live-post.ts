@@ -81,6 +81,8 @@ export function refusalAnswer(
       if (status === "approved" || status === "sending") return "↩️ Too late to undo: the undo window is over and the draft is being sent.";
       return `↩️ Too late to undo: the draft is ${status}.`;
     }
+    if (reason === "not_your_decision")
+      return "↩️ Not undone: taking a reaction away undoes only your own decision, and another reviewer decided this draft. ↩️ Undo on the post takes it back.";
     // An undo of a draft that awaits a decision (nothing approved or sent back): said, not silent.
     if (reason === "not_applicable" && draft !== undefined) return `↩️ Nothing to undo: the draft is ${status}.`;
     return null;

@@ -245,7 +245,13 @@ export class ReviewerActions {
   /** Takes back an approval within UNDO_WINDOW: the draft returns to where it was before the 👍. */
   undo(request: ReviewerAction): Promise<DecisionOutcome> {
     const undo = { type: "undo" as const, actor: request.actor, ...(request.actedAt === undefined ? {} : { actedAt: request.actedAt }) };
-    return this.act(request, "undo", null, (draft) => this.deps.apply(draft.draft_id, undo));
+    return this.act(request, "undo", null, async (draft) => {
+      // A reaction taken away undoes only its own user's decision: another reviewer's 👍, refused as already approved,
+      // never counted, so taking it away must not undo the owner's approval (D1 of issue 32). ↩️ Undo and `undo` still do.
+      if (request.actor.channel === "reaction" && decidedBy(draft) !== null && decidedBy(draft) !== request.actor.user_id)
+        return { ok: false, reason: "not_your_decision" };
+      return this.deps.apply(draft.draft_id, undo);
+    });
   }
 
   /**
@@ -474,4 +480,10 @@ export class ReviewerActions {
     // A draft the store no longer holds (archived) is audited with the record it was given.
     await this.deps.audit.append([refusedEntry(refusal, draft && (this.deps.get(draft.draft_id) ?? draft))]);
   }
+}
+
+/** Who made the decision an undo would take back: the approval's reviewer, or the one who sent the draft back; null: unknown. */
+function decidedBy(draft: DraftRecord): number | null {
+  if (draft.status === "approved") return draft.approval?.actor.user_id ?? null;
+  return draft.decided_by?.user_id ?? null;
 }

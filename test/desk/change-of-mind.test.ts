@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { AUDIENCES } from "./explore/commands.js";
 import type { ChatMessage } from "./explore/fake-telegram.js";
 import { World } from "./explore/world.js";
+import { openTestCore, REVIEWER, submitPosted } from "../support/core.js";
 
 // The owner changes his mind, and what he does on an approved or halted post is always answered:
 // through run.ts's handlers and start-up (the explorer's World), its Telegram keeping every
@@ -120,5 +121,28 @@ describe("a 👍 on a post the halt holds already", () => {
       ),
     ]);
     expect(w.model.sends).toEqual([]);
+  });
+});
+
+describe("a reaction taken away undoes only its own user's decision (issue 32, D1)", () => {
+  it("a second reviewer's 👍, refused as already approved, taken away does not undo the owner's approval; the owner's own does", async () => {
+    const SECOND = 200000002;
+    const t = await openTestCore(undefined, { env: { UNDO_WINDOW: "30s", REVIEWER_USER_IDS: `${REVIEWER},${SECOND}` } });
+    try {
+      const d = await submitPosted(t, "Approved by the owner, not by the second reviewer");
+      const where = { reviewChatId: d.review_chat_id!, reviewMessageId: d.review_message_id! };
+      const actor = (user_id: number) => ({ user_id, channel: "reaction" as const, emoji: "👍", update_id: null });
+      expect((await t.core.desk.decide({ ...where, decision: "send", actor: actor(REVIEWER), actedAt: t.clock.now() })).ok).toBe(true);
+      // The second reviewer's 👍 never counted.
+      expect((await t.core.desk.decide({ ...where, decision: "send", actor: actor(SECOND), actedAt: t.clock.now() })).ok).toBe(false);
+      const theirs = await t.core.desk.undo({ ...where, actor: actor(SECOND), actedAt: t.clock.now() });
+      expect(theirs.ok).toBe(false);
+      expect(t.core.desk.get(d.draft_id)?.status).toBe("approved");
+      const mine = await t.core.desk.undo({ ...where, actor: actor(REVIEWER), actedAt: t.clock.now() });
+      expect(mine.ok).toBe(true);
+      expect(t.core.desk.get(d.draft_id)?.status).toBe("pending");
+    } finally {
+      await t.close();
+    }
   });
 });
