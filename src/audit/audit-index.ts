@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { STATUSES, type DraftStatus } from "../drafts/status.js";
-import { surfaceStateSchema, type AuditEntry, type AuditEntryOf, type AuditEnvelope } from "./audit-schema.js";
+import { surfaceStateSchema, type AuditEntry, type AuditEnvelope } from "./audit-schema.js";
 import { SurfaceBook } from "./surface-book.js";
 import { audited, isSurfaceFree, noticeKey, reminderKey, type AuditedDraft } from "./index-entries.js";
 
