@@ -125,9 +125,13 @@ describe("HARNESS_DIR/HALT removed by hand ends the owner's halt, once, in the a
   it("removed while the daemon runs: the end is audited at once; a 👍 given after it is sent after a restart, the approval from before the halt stays void", async () => {
     const env = { UNDO_WINDOW: "8s" };
     await live.start(env);
-    const a = await approve(live.daemon, await submitPosted(live.daemon, "Approved before the halt"));
+    // Both posted first, so that nothing stands between A's approval and the halt but the /halt itself: on a busy
+    // machine, posting B in between let A's window run out before the halt (it failed on two machines).
+    const posted = await submitPosted(live.daemon, "Approved before the halt");
     const b = await submitPosted(live.daemon, "Approved once HALT was removed");
+    const a = await approve(live.daemon, posted);
     await halt();
+    expect(Date.now()).toBeLessThan(Date.parse(a.send_after));
     const { harnessDir } = live.daemon;
     await rm(harnessPaths(harnessDir).ownerHalt);
     const [removal] = await eventually(async () => {
