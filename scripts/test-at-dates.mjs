@@ -30,6 +30,8 @@ const DATE_SENSITIVE = [
   "test/cli/cli.test.ts",
   "test/desk/archiving.test.ts",
   "test/owner",
+  "test/clock/local-when.test.ts",
+  "test/clock/week.test.ts",
   "test/test-mode",
   "test/report",
   "test/business",

@@ -9,7 +9,7 @@ import { HarnessDirError } from "./app/harness-guard.js";
 import { ApiTokenError } from "./app/api-token.js";
 import { LockHeldError } from "./store/lock.js";
 import { StoreCorruptError } from "./store/store-errors.js";
-import { DataRefusalError, DATA_REFUSAL_EXIT } from "./app/data-refusal.js";
+import { DataRefusalError, DATA_REFUSAL_EXIT } from "./store/data-refusal.js";
 import { runTestMode } from "./test-mode/run.js";
 
 /** The secrets no output may show, known once the configuration is read (the daemon adds its generated API token). */

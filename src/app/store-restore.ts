@@ -1,7 +1,7 @@
 import type { AuditedDraft } from "../audit/audit-index.js";
 import type { TransitionEntry } from "../audit/audit-schema.js";
 import { draftRecordSchema, type DraftRecord } from "../drafts/record.js";
-import { DataRefusalError } from "./data-refusal.js";
+import { DataRefusalError } from "../store/data-refusal.js";
 
 /**
  * At start, the draft store is checked against the daemon's own (proven)

@@ -1,6 +1,6 @@
 import { createSecretKey, randomBytes } from "node:crypto";
 import { open } from "node:fs/promises";
-import { DataRefusalError } from "../app/data-refusal.js";
+import { DataRefusalError } from "../store/data-refusal.js";
 import { errCode, errMessage, NOFOLLOW, writeFileDurably } from "../store/fs-util.js";
 import type { AuditKey } from "./line-proof.js";
 

@@ -1,5 +1,5 @@
 import type { FileHandle } from "node:fs/promises";
-import { DataRefusalError } from "../app/data-refusal.js";
+import { DataRefusalError } from "../store/data-refusal.js";
 import type { StoreLog } from "../store/jsonl-store.js";
 import { AuditIndex } from "./audit-index.js";
 import { createAuditKey, lostKeyRemedy, readAuditKey } from "./audit-key.js";

@@ -1,12 +1,12 @@
 import type { AuditEntryOf } from "../audit/audit-schema.js";
 import type { Clock } from "../clock/clock.js";
-import { KeyedQueue } from "../desk/keyed-queue.js";
+import { KeyedQueue } from "../serial/keyed-queue.js";
 import type { DraftRecord } from "../drafts/record.js";
 import type { Audience } from "../drafts/audience.js";
 import type { ChatLog, LoggedMessage } from "./chat-log.js";
 import type { ConnectionStore, OwnerConnection } from "./connection-store.js";
 import { ignoredNotice, type IgnoredConnection, type IgnoredConnections } from "./ignored-connections.js";
-import { localDayTime } from "../owner/local-time.js";
+import { localDayTime } from "../clock/local-time.js";
 import {
   chooseSender,
   isPersonChat,

@@ -1,7 +1,7 @@
 import type { MessageEntity } from "grammy/types";
 import type { DraftRecord } from "../drafts/record.js";
-import { absoluteTime, timeEntity, timeMark, type TimeMark } from "../owner/local-time.js";
-import { draftEntities } from "../telegram/draft-entities.js";
+import { absoluteTime, timeEntity, timeMark, type TimeMark } from "../clock/local-time.js";
+import { draftEntities } from "../drafts/draft-entities.js";
 import { replyTarget } from "../drafts/reply-target.js";
 
 /** The longest quote of the answered message on a review post (code points); longer ones are cut with "…". */

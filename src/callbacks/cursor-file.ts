@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DataRefusalError } from "../app/data-refusal.js";
+import { DataRefusalError } from "../store/data-refusal.js";
 import { errCode, readNoFollow, writeFileDurably } from "../store/fs-util.js";
 
 /** What the cursor file holds: the last event the receiver acknowledged (2xx). */

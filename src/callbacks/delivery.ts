@@ -1,5 +1,5 @@
 import type { Clock, TimerHandle } from "../clock/clock.js";
-import type { EventFeed, FeedEvent } from "../http/event-feed.js";
+import type { EventFeed, FeedEvent } from "../drafts/feed-event.js";
 import { backoffMs, CALLBACK_BACKOFF, type Backoff } from "../retry/backoff.js";
 import type { CallbackCursorFile } from "./cursor-file.js";
 import { postCallback, type PostOutcome } from "./post-event.js";

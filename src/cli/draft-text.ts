@@ -1,5 +1,5 @@
 import type { DraftRecord } from "../drafts/record.js";
-import { localWhenRelative, shortAge } from "../owner/local-time.js";
+import { localWhenRelative, shortAge } from "../clock/local-time.js";
 
 /** The fields of a record the human views show. */
 type Shown = Partial<DraftRecord> & Pick<DraftRecord, "draft_id" | "status">;

@@ -1,4 +1,4 @@
-import { nextLocalTime, type LocalTime } from "../owner/local-time.js";
+import { nextLocalTime, type LocalTime } from "./local-time.js";
 import type { Clock, TimerHandle } from "./clock.js";
 
 /**

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { hideTokenShapes } from "../log/token-shape.js";
 import { DAY_MS, formatDuration, readDuration } from "./duration.js";
 import { isKnownTimeZone } from "./time-zone.js";
-import { parseWeekday, type Weekday } from "../report/week.js";
+import { parseWeekday, type Weekday } from "../clock/week.js";
 
 /** Everything the daemon is configured with, parsed once from the environment. */
 export interface Config {

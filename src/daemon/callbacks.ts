@@ -3,7 +3,7 @@ import type { Core } from "../app/core.js";
 import { CallbackCursorFile } from "../callbacks/cursor-file.js";
 import { CallbackDelivery } from "../callbacks/delivery.js";
 import type { Config } from "../config/config.js";
-import type { EventFeed } from "../http/event-feed.js";
+import type { EventFeed } from "../drafts/feed-event.js";
 import type { Logger } from "../log/logger.js";
 
 /** Push callbacks as the daemon runs them: the delivery, and how to stop it. */

@@ -4,7 +4,7 @@ import { createDraft } from "../drafts/create.js";
 import { parseDraftPayload, type DraftPayload } from "../drafts/payload.js";
 import type { DraftRecord } from "../drafts/record.js";
 import type { DraftStatus } from "../drafts/status.js";
-import { KeyedQueue } from "./keyed-queue.js";
+import { KeyedQueue } from "../serial/keyed-queue.js";
 import type { AudienceSource, RemovedItems, ReviewChat } from "./ports.js";
 import { prepareDraftText, type Redactor } from "./draft-text.js";
 import { checkRevises, revisesFacts } from "./revises.js";

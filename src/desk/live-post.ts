@@ -1,6 +1,6 @@
 import type { Decision, DraftRecord } from "../drafts/record.js";
 import { isFinal } from "../drafts/status.js";
-import { localMinute } from "../owner/local-time.js";
+import { localMinute } from "../clock/local-time.js";
 import { reviewLink } from "../owner/pending-text.js";
 
 /** What a reviewer did that did not count. */

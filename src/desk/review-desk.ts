@@ -11,7 +11,7 @@ import type { DraftLedger } from "../send/send-path.js";
 import { transitionEntry, type RefusedDecision } from "./audit-entries.js";
 import type { DraftArchive } from "../store/archive.js";
 import { archiveDue } from "./archiving.js";
-import { KeyedQueue } from "./keyed-queue.js";
+import { KeyedQueue } from "../serial/keyed-queue.js";
 import type { Backoff } from "../retry/backoff.js";
 import type { RecoveryDesk, RecoveryFacts } from "./recovery.js";
 import type { AuditEntry, PostEntry } from "../audit/audit-schema.js";

@@ -1,6 +1,6 @@
 import type { Audience } from "./audience.js";
 import type { Answering, SendAs, Sender } from "./sender.js";
-import { localDayTime } from "../owner/local-time.js";
+import { localDayTime } from "../clock/local-time.js";
 
 /**
  * The owner's business connection as the choice reads it. Telegram Business's

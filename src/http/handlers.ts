@@ -3,7 +3,7 @@ import type { SubmitOutcome } from "../desk/intake.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { STATUSES, type DraftStatus } from "../drafts/status.js";
 import { isJsonContentType, MAX_BODY_BYTES, readJsonBody } from "./body.js";
-import type { EventFeed } from "./event-feed.js";
+import type { EventFeed } from "../drafts/feed-event.js";
 import type { StatusReport } from "../owner/status-report.js";
 import { ArchiveDamagedError } from "../store/archive.js";
 import { errorReply, reply, type JsonReply } from "./respond.js";

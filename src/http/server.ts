@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import { BEARER_CHALLENGE, BearerAuth } from "./auth.js";
-import type { EventFeed } from "./event-feed.js";
+import type { EventFeed } from "../drafts/feed-event.js";
 import type { ApiHealth, DraftIntake, DraftReader, HandlerDeps } from "./handlers.js";
 import { apiRoutes, matchRoute, type Route } from "./routes.js";
 import { errorReply, writeReply, type JsonReply } from "./respond.js";

@@ -1,7 +1,7 @@
 import { ROLES, type DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION, type DraftStatus } from "../drafts/status.js";
 import type { KillSwitchState } from "../send/kill-switch.js";
-import { localMinute } from "./local-time.js";
+import { localMinute } from "../clock/local-time.js";
 import { killSwitchLine } from "./status-report.js";
 
 /** One role's day. */

@@ -1,7 +1,7 @@
 import type { InlineKeyboardMarkup, MessageEntity } from "grammy/types";
 import type { DraftRecord, Role } from "../drafts/record.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
-import { timed, timeMark, type TimedText } from "./local-time.js";
+import { timed, timeMark, type TimedText } from "../clock/local-time.js";
 
 /** The fields of a draft that /pending shows (the audience, when resolved, names the destination). */
 export type PendingDraft = Pick<

@@ -3,7 +3,7 @@ import type { DraftRecord } from "../drafts/record.js";
 import { STATUSES, type DraftStatus } from "../drafts/status.js";
 import type { KillSwitchState } from "../send/kill-switch.js";
 import type { BusinessStatus } from "../business/owner-voice.js";
-import { localMinute, startOfLocalDay, timeEntitiesIn, type TimedText } from "./local-time.js";
+import { localMinute, startOfLocalDay, timeEntitiesIn, type TimedText } from "../clock/local-time.js";
 
 /** The statuses that are still moving: the queue depths /status reports. */
 export const OPEN_STATUSES = ["queued", "pending", "deferred", "halted", "approved", "sending"] as const satisfies readonly DraftStatus[];

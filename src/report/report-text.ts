@@ -1,4 +1,4 @@
-import { localDayTime, shortAge, zoneName } from "../owner/local-time.js";
+import { localDayTime, shortAge, zoneName } from "../clock/local-time.js";
 import type { Report, ReportRow } from "./report-model.js";
 
 /**

@@ -2,7 +2,7 @@ import type { AuditRecord } from "../audit/audit-schema.js";
 import { readAuditPeriod } from "./audit-period.js";
 import { postReport, type ReportPostDeps } from "./report-post.js";
 import { periodLabel } from "./report-text.js";
-import { lastDue, weekBefore, type Weekday } from "./week.js";
+import { lastDue, weekBefore, type Weekday } from "../clock/week.js";
 
 /**
  * The weekly report (REPORT_DAY), once per week across restarts and crashes.

@@ -1,4 +1,4 @@
-import { DataRefusalError } from "../app/data-refusal.js";
+import { DataRefusalError } from "./data-refusal.js";
 
 /**
  * A line in the middle of a store file (the draft store, the update journal)

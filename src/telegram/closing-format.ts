@@ -1,8 +1,8 @@
 import type { SurfaceState } from "../audit/audit-schema.js";
 import type { Decision, DraftRecord } from "../drafts/record.js";
-import { timed, timeMark } from "../owner/local-time.js";
+import { timed, timeMark } from "../clock/local-time.js";
 import { shortDestination } from "./audience-text.js";
-import { shiftEntities } from "./draft-entities.js";
+import { shiftEntities } from "../drafts/draft-entities.js";
 import { reviewFooter, type FormattedText, type ReviewFormatOptions } from "./review-format.js";
 
 /**

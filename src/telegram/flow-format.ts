@@ -2,7 +2,7 @@ import type { InlineKeyboardButton, MessageEntity } from "grammy/types";
 import { TELEGRAM_TEXT_LIMIT } from "../drafts/payload.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
-import { absoluteTime } from "../owner/local-time.js";
+import { absoluteTime } from "../clock/local-time.js";
 import { describeChange, REWRITE_SHARE, type ChangeView, type RichDiff } from "./word-diff.js";
 import { hintsText } from "../redact/hints.js";
 

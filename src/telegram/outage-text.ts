@@ -1,5 +1,5 @@
 import type { DraftRecord } from "../drafts/record.js";
-import { localMinute, roughDuration, zoneName } from "../owner/local-time.js";
+import { localMinute, roughDuration, zoneName } from "../clock/local-time.js";
 import { draftBullets } from "./draft-naming.js";
 
 /** How long Telegram keeps an update nobody fetched (getUpdates): a tap older than this at the next poll is gone. */

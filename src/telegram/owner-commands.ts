@@ -3,7 +3,7 @@ import type { BotCommand, InlineKeyboardMarkup, MessageEntity } from "grammy/typ
 import type { AuditEntry } from "../audit/audit-log.js";
 import { formatDuration } from "../config/duration.js";
 import type { DraftRecord, Role } from "../drafts/record.js";
-import { KeyedQueue } from "../desk/keyed-queue.js";
+import { KeyedQueue } from "../serial/keyed-queue.js";
 import { ownerHalt, ownerResume, type OwnerSwitchDeps } from "../owner/owner-switch.js";
 import { pendingPage } from "../owner/pending-text.js";
 import { pendingTaps } from "./pending-taps.js";

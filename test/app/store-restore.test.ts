@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AuditedDraft } from "../../src/audit/audit-index.js";
 import type { TransitionEntry } from "../../src/audit/audit-schema.js";
-import { DataRefusalError } from "../../src/app/data-refusal.js";
+import { DataRefusalError } from "../../src/store/data-refusal.js";
 import { restoreLostChanges, storeGaps } from "../../src/app/store-restore.js";
 import type { DraftRecord } from "../../src/drafts/record.js";
 import { transitionEntry } from "../../src/desk/audit-entries.js";

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { appendFile, chmod, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DataRefusalError } from "../../src/app/data-refusal.js";
+import { DataRefusalError } from "../../src/store/data-refusal.js";
 import { AuditLog, verifyAuditChain } from "../../src/audit/audit-log.js";
 import { readAuditKey } from "../../src/audit/audit-key.js";
 import { CLI_AUDIT_SOURCE, DEFAULT_AUDIT_SOURCE } from "../../src/audit/sources.js";

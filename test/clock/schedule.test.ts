@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { atLocalTime, startSchedule } from "../../src/clock/schedule.js";
 import { SimulatedClock } from "../../src/clock/simulated-clock.js";
-import { lastLocalTime, nextLocalTime, sameLocalDay, startOfLocalDay, type LocalTime } from "../../src/owner/local-time.js";
+import { lastLocalTime, nextLocalTime, sameLocalDay, startOfLocalDay, type LocalTime } from "../../src/clock/local-time.js";
 
 const H = 3_600_000;
 const tick = () => new Promise<void>((r) => setImmediate(r));

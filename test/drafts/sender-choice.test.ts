@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { chooseSender, type SenderFacts } from "../../src/drafts/sender-choice.js";
-import { localDayTime } from "../../src/owner/local-time.js";
+import { localDayTime } from "../../src/clock/local-time.js";
 
 const NOW = Date.parse("2026-12-01T12:00:00Z");
 const HOUR = 3_600_000;

@@ -3,7 +3,7 @@ import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
 import { STATUSES } from "../../src/drafts/status.js";
 import { MAX_BODY_BYTES } from "../../src/http/body.js";
-import type { FeedEvent } from "../../src/http/event-feed.js";
+import type { FeedEvent } from "../../src/drafts/feed-event.js";
 import { api, closeServersAfterEach, start, TOKEN } from "./api-helpers.js";
 import { payload } from "./memory-core.js";
 

@@ -3,7 +3,7 @@ import { SimulatedClock } from "../../src/clock/simulated-clock.js";
 import { Intake } from "../../src/desk/intake.js";
 import { ReviewDesk, type ReviewDeskOptions, type Transition } from "../../src/desk/review-desk.js";
 import type { DraftRecord } from "../../src/drafts/record.js";
-import type { EventFeed, FeedEvent, FeedPage } from "../../src/http/event-feed.js";
+import type { EventFeed, FeedEvent, FeedPage } from "../../src/drafts/feed-event.js";
 import { FakeReviewChat } from "../../src/test-mode/fake-review-chat.js";
 import { wallClockNow } from "../support/drafts.js";
 

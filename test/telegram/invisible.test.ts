@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { countInvisible } from "../../src/telegram/invisible.js";
-import { botCommandRanges } from "../../src/telegram/draft-entities.js";
+import { botCommandRanges } from "../../src/drafts/draft-entities.js";
 import { linkPreviewFor } from "../../src/telegram/link-preview.js";
 
 describe("invisible characters", () => {

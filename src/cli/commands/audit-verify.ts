@@ -1,5 +1,5 @@
 import { access } from "node:fs/promises";
-import { DataRefusalError } from "../../app/data-refusal.js";
+import { DataRefusalError } from "../../store/data-refusal.js";
 import { readAuditKey } from "../../audit/audit-key.js";
 import { CLI_AUDIT_SOURCE, DEFAULT_AUDIT_SOURCE, PROJECT_SOURCES } from "../../audit/sources.js";
 import { verifyAudit, type AuditVerdict, type ChainVerdict, type SourceReport } from "../../audit/verify-chain.js";

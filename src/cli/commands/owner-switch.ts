@@ -1,5 +1,5 @@
 import { userInfo } from "node:os";
-import { DataRefusalError } from "../../app/data-refusal.js";
+import { DataRefusalError } from "../../store/data-refusal.js";
 import { AuditLog } from "../../audit/audit-log.js";
 import { ownerHalt, ownerResume, type OwnerSwitchResult } from "../../owner/owner-switch.js";
 import { killSwitchLine } from "../../owner/status-report.js";

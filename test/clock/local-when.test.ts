@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { absoluteTime, localWhen, localWhenRelative, timed, timeEntitiesIn, timeMark } from "../../src/owner/local-time.js";
+import { absoluteTime, localWhen, localWhenRelative, timed, timeEntitiesIn, timeMark } from "../../src/clock/local-time.js";
 
 const NOW = Date.parse("2026-11-30T22:30:00Z");
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DATA_REFUSAL_EXIT, DataRefusalError } from "../../src/app/data-refusal.js";
+import { DATA_REFUSAL_EXIT, DataRefusalError } from "../../src/store/data-refusal.js";
 
 describe("DataRefusalError", () => {
   it("names the file, the line when there is one, what is wrong and what to do", () => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { lastDue, nextDue, parseWeekday, weekBefore } from "../../src/report/week.js";
+import { lastDue, nextDue, parseWeekday, weekBefore } from "../../src/clock/week.js";
 
 const HOUR = 3_600_000;
 

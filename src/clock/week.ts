@@ -1,5 +1,5 @@
-import { atLocalTime, type NextRun } from "../clock/schedule.js";
-import { lastLocalTime, localDayAt, nextLocalTime, type LocalTime } from "../owner/local-time.js";
+import { atLocalTime, type NextRun } from "./schedule.js";
+import { lastLocalTime, localDayAt, nextLocalTime, type LocalTime } from "./local-time.js";
 
 /**
  * The weekly report's calendar (REPORT_DAY): it is due at 09:00 local time

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { KeyedQueue } from "../../src/desk/keyed-queue.js";
+import { KeyedQueue } from "../../src/serial/keyed-queue.js";
 
 /** A task that finishes when told to, recording when it started and ended. */
 function gate(log: string[], name: string) {
