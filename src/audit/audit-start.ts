@@ -170,7 +170,16 @@ async function startingIndex(fh: FileHandle, opts: AuditStartOptions, key: Audit
     problem = read.problem;
   }
   const fields = { path: opts.checkpointPath, audit: opts.path, problem };
-  if (read.ok || !read.missing) opts.log.warn(fields, "the audit index checkpoint cannot be used; reading the whole audit log instead");
+  // A checkpoint proven with the key covers more than the log now holds: the log lost lines the daemon wrote (D10).
+  if (read.ok && (await fh.stat()).size < read.snapshot.scanned_to)
+    opts.log.warn(
+      { ...fields, lost_after_seq: read.snapshot.last_seq },
+      `${opts.path} was cut back: the daemon's own checkpoint says it held ${read.snapshot.scanned_to} bytes, up to line seq ${read.snapshot.last_seq}, ` +
+        "and it holds less now. What the lost lines recorded (decisions, halts) is gone from it: restore swarm.jsonl from a backup, " +
+        "then restart; `draft-review audit verify` shows what is there",
+    );
+  else if (read.ok || !read.missing)
+    opts.log.warn(fields, "the audit index checkpoint cannot be used; reading the whole audit log instead");
   else opts.log.info(fields, "no audit index checkpoint; reading the whole audit log");
   return new AuditIndex();
 }

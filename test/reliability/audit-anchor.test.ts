@@ -124,4 +124,14 @@ describe("the audit key proves its own log", () => {
     // Nothing was written with the wrong key: no second anchor.
     expect((await auditLines(harnessDir)).filter((l) => l.kind === "key_anchor")).toHaveLength(1);
   }, 60_000);
+
+  it("D10: swarm.jsonl cut back to its anchor line: the start says the log lost lines its own checkpoint saw", async () => {
+    const { cwd, harnessDir } = await helpAnswered();
+    const lines = await raw(harnessDir);
+    const anchor = lines.findIndex((l) => JSON.parse(l).kind === "key_anchor");
+    await writeFile(harnessPaths(harnessDir).audit, `${lines.slice(0, anchor + 1).join("\n")}\n`, { mode: 0o600 });
+    const daemon = await live.start({}, { dirs: { cwd, harnessDir } });
+    const warned = await daemon.waitForLog((l) => typeof l.msg === "string" && l.msg.includes("was cut back"));
+    expect(warned.msg).toMatch(/restore swarm\.jsonl from a backup/);
+  }, 60_000);
 });
