@@ -59,6 +59,12 @@ interface ChatQueue {
 const PER_CHAT_PER_SECOND = 1;
 const PER_GROUP_PER_MINUTE = 20;
 const GLOBAL_PER_SECOND = 30;
+/**
+ * The longest a 429 on one chat holds every other chat back (ms). Telegram's answers to a bot over its overall
+ * limit ask for seconds; a longer retry_after (599 s) is that chat's own flood limit, which the other chats do
+ * not share: they wait this long at most, the chat itself the whole time.
+ */
+export const GLOBAL_PAUSE_CAP_MS = 10_000;
 
 /**
  * The destination limiter the daemon uses. Time comes from `clock` (tests move
@@ -129,11 +135,12 @@ export function slidingWindowLimiter(clock: Clock, scale = 1): DestinationLimite
     },
     pause(chatId, ms) {
       // Every chat waits, not only the one that got the 429: a global 429 spread over many chats
-      // would otherwise keep Telegram's block alive for ever (measured: a livelock).
-      const until = clock.now() + ms / scale;
+      // would otherwise keep Telegram's block alive for ever (measured: a livelock). But only so long: a
+      // retry_after past GLOBAL_PAUSE_CAP_MS is that chat's own flood limit, and the others go on (D7 of issue 32).
+      const now = clock.now();
       const q = queueFor(chatId);
-      q.pausedUntil = Math.max(q.pausedUntil, until);
-      globalPausedUntil = Math.max(globalPausedUntil, until);
+      q.pausedUntil = Math.max(q.pausedUntil, now + ms / scale);
+      globalPausedUntil = Math.max(globalPausedUntil, now + Math.min(ms, GLOBAL_PAUSE_CAP_MS) / scale);
       pump();
     },
     async stop() {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SimulatedClock } from "../../src/clock/simulated-clock.js";
-import { slidingWindowLimiter } from "../../src/send/sliding-limiter.js";
+import { GLOBAL_PAUSE_CAP_MS, slidingWindowLimiter } from "../../src/send/sliding-limiter.js";
 
 /** Lets promise callbacks (a job's end, the limiter's next pump) run. */
 const flush = () => new Promise<void>((r) => setImmediate(r));
@@ -74,5 +74,13 @@ describe("slidingWindowLimiter", () => {
     await expect(first).resolves.toBe("sent");
     await limiter.stop();
     await expect(second).rejects.toThrow(/stopped/);
+  });
+
+  it("a long retry_after on one chat holds it back the whole time, the other chats only GLOBAL_PAUSE_CAP_MS (issue 32, D7)", async () => {
+    const spans = await run(["-1001", "-1002"], 2, { pause: { chat: "-1001", ms: 599_000 } });
+    const first = spans.filter((s) => s.chat === "-1001");
+    const other = spans.filter((s) => s.chat === "-1002");
+    expect(first[1]!.start - first[0]!.start).toBeGreaterThanOrEqual(599_000);
+    expect(Math.max(...other.map((s) => s.start))).toBeLessThanOrEqual(GLOBAL_PAUSE_CAP_MS + 2_000);
   });
 });
