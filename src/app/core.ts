@@ -265,6 +265,7 @@ function buildDesk(config: Config, edges: CoreEdges, parts: DeskParts, log: Logg
     // A halt that begins while approvals wait halts them at once (the send call's own verdict).
     approvalHalted: (draft) => approvalHalt(killSwitch, draft.approval?.at),
     removedItems,
+    redact: edges.redact,
     ...(edges.backoffs ? { postBackoff: edges.backoffs.reviewPost } : {}),
     log,
     makeSender: (ledger) => buildSendPath(config, edges, parts, ledger, log),

@@ -1,3 +1,4 @@
+import type { Redactor } from "./draft-text.js";
 import type { AuditLog } from "../audit/audit-log.js";
 import type { Clock } from "../clock/clock.js";
 import type { Effect } from "../drafts/effects.js";
@@ -80,6 +81,8 @@ export interface ReviewDeskOptions {
   readonly approvalHalted?: (draft: DraftRecord) => Promise<{ reason: string; lasting: boolean } | null>;
   /** The originals of redacted drafts, for 🔓 Keep the removed items; absent: none are kept. */
   readonly removedItems?: RemovedItems;
+  /** The redactor intake uses (🔓 Keep checks a kept original against it); absent or null: not checked. */
+  readonly redact?: Redactor | null;
 }
 
 /** A new review post is a decision surface: its line goes with the `posted` change. */

@@ -1,3 +1,4 @@
+import { prepareDraftText, type Redactor } from "./draft-text.js";
 import type { AuditLog } from "../audit/audit-log.js";
 import { isInertDraft } from "./test-drafts.js";
 import type { Clock } from "../clock/clock.js";
@@ -101,6 +102,8 @@ export interface ActionDeps {
   readonly sendsHalted?: SendsHalted | undefined;
   /** The originals of redacted drafts (🔓 Keep the removed items); absent: none were kept. */
   readonly removedItems?: RemovedItems | undefined;
+  /** The redactor intake used: a kept original must redact to exactly the text the post showed (absent: not checked). */
+  readonly redact?: Redactor | null | undefined;
   get(draftId: string): DraftRecord | undefined;
   apply(draftId: string, event: DraftEvent): Promise<TransitionResult>;
 }
@@ -196,7 +199,10 @@ export class ReviewerActions {
     return this.act(request, "restore", null, async (draft, surface) => {
       if (!hasRemovedItems(draft)) return { ok: false, reason: "nothing_removed" };
       const read = (await this.deps.removedItems?.read(draft.draft_id)) ?? { ok: false, reason: "missing", detail: "none kept" };
-      const kept = read.ok && read.kept.redacted_sha256 === draft.text_sha256 ? read.kept : null;
+      // The file is HARNESS_DIR's, and its own sha256 can be rewritten with it: what counts is that the original redacts,
+      // as intake did, to exactly the text the post showed (D4 of issue 32); anything else is refused as gone.
+      const kept =
+        read.ok && read.kept.redacted_sha256 === draft.text_sha256 && this.redactsToShown(read.kept.text, draft) ? read.kept : null;
       if (kept === null) {
         const why = read.ok ? "kept for another text" : `${read.reason}: ${read.detail}`;
         this.deps.log.warn({ draft_id: draft.draft_id, why }, "the removed items of a draft cannot be put back");
@@ -206,6 +212,13 @@ export class ReviewerActions {
       if (!prepared.ok) return { ok: false, reason: prepared.reason === "too_long" ? "restore_too_long" : "removed_items_gone" };
       return this.applyText(draft, surface, request, prepared, true);
     });
+  }
+
+  /** True when `original`, redacted as intake redacts, is exactly the draft's text (the post's); true when no redactor is known. */
+  private redactsToShown(original: string, draft: DraftRecord): boolean {
+    if (!this.deps.redact) return true;
+    const prepared = prepareDraftText(original, this.deps.redact);
+    return prepared.ok && prepared.text === draft.draft_text;
   }
 
   /** The ✏️ Edit button: the bot sends the current text to copy, with a ForceReply; a reply to it is the edit. */

@@ -164,6 +164,20 @@ describe("🔓 Keep the removed items", () => {
     expect(v2).toMatchObject({ draft_text: ORIGINAL, text_version: 2 });
   });
 
+  it("refuses a kept original edited in place (its own sha256 left as it was): it must redact to exactly what the post showed (issue 32, D4)", async () => {
+    const d = await live.start(FAST);
+    const draft = await submitPending(d, payload(ORIGINAL, { originating_intent_id: "tampered" }));
+    const kept = JSON.parse(await readFile(keptFile(d, draft.draft_id), "utf8"));
+    // Another number and one more sentence: the label would still name the original items.
+    const tampered = { ...kept, text: kept.text.replace(PHONE, "+61 499 999 999") + " Wire the deposit today." };
+    await writeFile(keptFile(d, draft.draft_id), JSON.stringify(tampered), { mode: 0o600 });
+    tapKeep(draft.review_message_id, draft.draft_id);
+    await eventually(() => repliesTo(draft.review_message_id).length === 1, 10_000, "the answer");
+    expect(repliesTo(draft.review_message_id)[0]!.text).toMatch(/^🔓 Not applied: the removed items are no longer kept/);
+    expect(await draftRecord(d, draft.draft_id)).toMatchObject({ status: "pending", text_version: 1, draft_text: REDACTED });
+    expect(live.double.messages(GROUP)).toHaveLength(0);
+  });
+
   it("answers clearly when the kept originals are damaged or missing, and changes nothing", async () => {
     const d = await live.start(FAST);
     const damaged = await submitPending(d, payload(ORIGINAL, { originating_intent_id: "damaged" }));
