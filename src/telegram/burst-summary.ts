@@ -29,6 +29,9 @@ export interface Burst {
  */
 export const BURST_LINGER_GAPS = 5;
 
+/** The shortest a burst lingers (ms), however fast the review chat is paced (a local double's scaled pace too). */
+export const BURST_LINGER_MIN_MS = 2_000;
+
 /**
  * Tracks the review posts waiting for their turn in the review chat, so that
  * a burst gets exactly one summary line before its posts. The burst ends when

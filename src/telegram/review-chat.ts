@@ -16,7 +16,15 @@ import {
   type FormattedText,
   type ReviewFormatOptions,
 } from "./review-format.js";
-import { BURST_LINGER_GAPS, burstSummaryText, BurstTracker, burstWhere, followingRoles, type Burst } from "./burst-summary.js";
+import {
+  BURST_LINGER_GAPS,
+  BURST_LINGER_MIN_MS,
+  burstSummaryText,
+  BurstTracker,
+  burstWhere,
+  followingRoles,
+  type Burst,
+} from "./burst-summary.js";
 import { DailyLegend } from "./daily-legend.js";
 import { closedMessage, reminderMessage } from "./closing-format.js";
 import { StatusEdits } from "./status-edits.js";
@@ -242,7 +250,7 @@ export class TelegramReviewChat implements ReviewChat {
   private burstPostDone(waiting: object): void {
     const { clock } = this.options;
     if (!this.burst.remove(waiting, clock.now())) return;
-    const lingerMs = BURST_LINGER_GAPS * (this.options.limits ?? REVIEW_CHAT_LIMITS).gapMs;
+    const lingerMs = Math.max(BURST_LINGER_MIN_MS, BURST_LINGER_GAPS * (this.options.limits ?? REVIEW_CHAT_LIMITS).gapMs);
     clock.setTimeout(() => {
       const ended = this.burst.end(clock.now(), lingerMs);
       if (ended !== null) void this.correctBurst(ended);

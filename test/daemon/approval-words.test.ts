@@ -129,7 +129,15 @@ describe("a revise within UNDO_WINDOW", () => {
     await eventually(async () => (await get(live.daemon, d.draft_id)).status === "pending", 10_000, "undone by ↩️ Undo");
 
     live.double.injectReaction({ chatId: OWNER, messageId: d.review_message_id, userId: OWNER, newEmojis: ["👎"] });
-    await eventually(async () => (await get(live.daemon, d.draft_id)).status === "revise", 10_000, "revise again");
+    const again = await eventually(
+      async () => {
+        const rec = await get(live.daemon, d.draft_id);
+        return rec.status === "revise" ? rec : null;
+      },
+      10_000,
+      "revise again",
+    );
+    const windowEnd = Date.parse(again.revise_undo.until);
     // The window ends: the post is edited once more, without ↩️ Undo.
     await eventually(
       () =>
@@ -146,7 +154,9 @@ describe("a revise within UNDO_WINDOW", () => {
       "too late",
     );
     expect((await get(live.daemon, d.draft_id)).status).toBe("revise");
-    // A 👍 on it now is answered, not silent.
+    // A 👍 on it now is answered, not silent. Telegram dates a reaction in whole seconds, and a 👎 changed to 👍 dated
+    // inside the window is a change of mind (D2): the 👍 is given a full second after the window (a precondition).
+    await eventually(() => Date.now() > windowEnd + 1_100, 10_000, "a second past the window");
     live.double.injectReaction({ chatId: OWNER, messageId: d.review_message_id, userId: OWNER, oldEmojis: ["👎"], newEmojis: ["👍"] });
     await eventually(
       () => repliesTo(d.review_message_id).some((m) => m.text.startsWith("⚠️ Not applied: this draft was sent back for revision")),

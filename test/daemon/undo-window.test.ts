@@ -156,6 +156,8 @@ describe("a crash between the 👍 and the edit that shows its Undo", () => {
     expect(sentAt(a.draft_text)! - undoShownAt(a)!).toBeGreaterThanOrEqual(UNDO_MS);
     const rec = await draftRecord(live.daemon, b.draft_id);
     expect(Date.parse(rec.sent_at) - tapped).toBeGreaterThan(UNDO_MS);
+    // "sent" in the record comes before the edit that shows it: wait for the post to stop offering Undo, then measure when it did.
+    for (const d of [a, b]) await eventually(() => !hasUndo(postHistory(d).at(-1)!), 10_000, "the Undo gone from the post");
     for (const d of [a, b]) expect(undoAfterSend(d, sentAt(d.draft_text)!)).toBeLessThanOrEqual(2_000);
   }, 90_000);
 });

@@ -47,12 +47,6 @@ async function transpileStore(): Promise<string> {
     });
     await writeFile(join(out, file.replace(/\.ts$/, ".js")), outputText);
   }
-  // The one module outside src/store that it imports: the refusal its damaged-line error is (store-errors.ts).
-  const app = join(out, "../app");
-  await mkdir(app, { recursive: true });
-  const refusal = await readFile(join(here, "../../src/app/data-refusal.ts"), "utf8");
-  const { outputText } = ts.transpileModule(refusal, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
-  await writeFile(join(app, "data-refusal.js"), outputText);
   return pathToFileURL(join(out, "jsonl-store.js")).href;
 }
 
