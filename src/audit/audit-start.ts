@@ -178,8 +178,7 @@ async function startingIndex(fh: FileHandle, opts: AuditStartOptions, key: Audit
         "and it holds less now. What the lost lines recorded (decisions, halts) is gone from it: restore swarm.jsonl from a backup, " +
         "then restart; `draft-review audit verify` shows what is there",
     );
-  else if (read.ok || !read.missing)
-    opts.log.warn(fields, "the audit index checkpoint cannot be used; reading the whole audit log instead");
+  if (read.ok || !read.missing) opts.log.warn(fields, "the audit index checkpoint cannot be used; reading the whole audit log instead");
   else opts.log.info(fields, "no audit index checkpoint; reading the whole audit log");
   return new AuditIndex();
 }
