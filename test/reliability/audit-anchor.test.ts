@@ -10,22 +10,21 @@
  * - B4: another daemon's key, which proves none of the log's lines, refuses
  *   the start with 78, naming the key file and what to do.
  */
-import { createHash, randomBytes } from "node:crypto";
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { rm, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { harnessPaths } from "../../src/app/paths.js";
+import { chainedLines, DAEMON_SOURCE, lineSha, rawAuditLines } from "../support/audit-forgery.js";
 import { eventually, type DaemonProcess } from "../support/daemon-process.js";
 import { auditLines, draftRecord, GROUP, OWNER, payload, submitPending, useLiveDaemon } from "../support/live-fixture.js";
 
 const live = useLiveDaemon();
-const SOURCE = "telegram-draft-for-review";
-const sha = (s: string) => createHash("sha256").update(s).digest("hex");
+const SOURCE = DAEMON_SOURCE;
+const sha = lineSha;
 
 type Line = Record<string, any>;
 
-async function raw(harnessDir: string): Promise<string[]> {
-  return (await readFile(harnessPaths(harnessDir).audit, "utf8")).split("\n").filter((l) => l !== "");
-}
+const raw = rawAuditLines;
 
 /** A draft posted and the /help answer; the daemon stopped. */
 async function helpAnswered(): Promise<{ draft: Line; help: number; cwd: string; harnessDir: string }> {
@@ -46,23 +45,6 @@ async function forgedSurface(harnessDir: string, draft: Line, help: number): Pro
   return { ...shown, message_id: help, asks: "remind", post: draft.review_message_id, until: Date.parse(draft.expires_at) };
 }
 
-/** Lines of our source continuing the sha256 chain from `last` (as a writer that read the log could make). */
-function chained(last: string, entries: Line[]): string[] {
-  const out: string[] = [];
-  for (const entry of entries) {
-    const line = JSON.stringify({
-      ts: new Date().toISOString(),
-      source: SOURCE,
-      seq: JSON.parse(last).seq + 1,
-      prev_hash: sha(last),
-      ...entry,
-    });
-    out.push(line);
-    last = line;
-  }
-  return out;
-}
-
 /** A 👍 on the /help answer is refused (audited), and nothing reaches the group. */
 async function thumbsOnHelpRefused(daemon: DaemonProcess, harnessDir: string, help: number, draft: Line): Promise<void> {
   const tap = live.double.injectReaction({ chatId: OWNER, messageId: help, userId: OWNER, newEmojis: ["👍"] });
@@ -80,7 +62,7 @@ describe("the audit key proves its own log", () => {
     const { draft, help, cwd, harnessDir } = await helpAnswered();
     const lines = await raw(harnessDir);
     const ours = lines.filter((l) => JSON.parse(l).source === SOURCE);
-    const forged = chained(ours.at(-1)!, [await forgedSurface(harnessDir, draft, help)]);
+    const forged = chainedLines(ours.at(-1)!, [await forgedSurface(harnessDir, draft, help)]);
     // The file rewritten: an unproven line of our source at the top, seq 1 like the anchor, and the forged surface at the end.
     const top = JSON.stringify({ ts: new Date().toISOString(), source: SOURCE, seq: 1, prev_hash: "", kind: "note", text: "inserted" });
     await writeFile(harnessPaths(harnessDir).audit, `${[top, ...lines, ...forged].join("\n")}\n`, { mode: 0o600 });
@@ -101,7 +83,7 @@ describe("the audit key proves its own log", () => {
       unkeyed.push(line);
       prev = line;
     }
-    const foreign = chained(prev, [await forgedSurface(harnessDir, draft, help)]);
+    const foreign = chainedLines(prev, [await forgedSurface(harnessDir, draft, help)]);
     await writeFile(harnessPaths(harnessDir).audit, `${[...unkeyed, ...foreign].join("\n")}\n`, { mode: 0o600 });
     await rm(harnessPaths(harnessDir).auditKey);
     await rm(harnessPaths(harnessDir).auditIndex, { force: true });

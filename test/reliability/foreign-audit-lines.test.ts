@@ -11,22 +11,17 @@
  * - an owner's halt the audit log records voids an older approval after a
  *   restart even when halt_record.json is gone.
  */
-import { createHash } from "node:crypto";
 import { appendFile, chmod, mkdir, readFile, rm, truncate, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { harnessPaths } from "../../src/app/paths.js";
+import { chainedLines, DAEMON_SOURCE, rawAuditLines } from "../support/audit-forgery.js";
 import { runBin } from "../support/cli-process.js";
 import { eventually, freshDirs, type DaemonProcess } from "../support/daemon-process.js";
 import { auditLines, draftRecord, GROUP, OWNER, payload, submitPending, useLiveDaemon } from "../support/live-fixture.js";
 
 const live = useLiveDaemon();
-const SOURCE = "telegram-draft-for-review";
-const sha = (s: string) => createHash("sha256").update(s).digest("hex");
-
-/** The audit log's raw lines. */
-async function rawLines(harnessDir: string): Promise<string[]> {
-  return (await readFile(harnessPaths(harnessDir).audit, "utf8")).split("\n").filter((l) => l !== "");
-}
+const SOURCE = DAEMON_SOURCE;
+const rawLines = rawAuditLines;
 
 /**
  * Appends lines that claim the daemon's source, each continuing the sha256 chain from the daemon's last
@@ -34,24 +29,11 @@ async function rawLines(harnessDir: string): Promise<string[]> {
  */
 async function appendForged(harnessDir: string, entries: Array<Record<string, unknown>>): Promise<number[]> {
   const lines = await rawLines(harnessDir);
-  let last = lines.filter((l) => JSON.parse(l).source === SOURCE).at(-1)!;
-  const numbers: number[] = [];
-  let text = "";
-  for (const entry of entries) {
-    const line = JSON.stringify({
-      ts: new Date().toISOString(),
-      source: SOURCE,
-      seq: JSON.parse(last).seq + 1,
-      prev_hash: sha(last),
-      ...entry,
-    });
-    text += `${line}\n`;
-    numbers.push(lines.length + numbers.length + 1);
-    last = line;
-  }
+  const forged = chainedLines(lines.filter((l) => JSON.parse(l).source === SOURCE).at(-1)!, entries);
+  const text = forged.map((line) => `${line}\n`).join("");
   // Another writer's own line after them: history, listed as such.
   await appendFile(harnessPaths(harnessDir).audit, `${text}{"ts":"${new Date().toISOString()}","source":"scribe","kind":"note"}\n`);
-  return numbers;
+  return forged.map((_, i) => lines.length + i + 1);
 }
 
 /** The warning a start logs for a line that claims our source without proof. */
