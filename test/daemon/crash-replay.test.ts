@@ -41,11 +41,20 @@ describe("after kill -9 and a restart", () => {
 
   it("an update in flight whose answer had begun is not answered twice", async () => {
     await live.start();
-    // The answer reaches Telegram, but the daemon dies before it hears back (and before it marks the update handled).
-    live.double.delayNext("sendMessage", 3000);
+    // The answer reaches Telegram, but the daemon dies before it hears back (and before it marks the update handled):
+    // the double holds its answer until the process is dead, however slow the machine (a 3 s delay was not always enough).
+    let killed!: () => void;
+    const dead = new Promise<void>((resolve) => (killed = resolve));
+    let called!: () => void;
+    const inCall = new Promise<void>((resolve) => (called = resolve));
+    live.double.answerWhen("sendMessage", async () => {
+      called();
+      await dead;
+    });
     const help = command("/help");
-    await live.double.waitForCall("sendMessage", (c) => String(c.params.chat_id) === String(OWNER));
+    await inCall;
     await live.daemon.stop("SIGKILL");
+    killed();
     await eventually(() => answersLike(HELP) === 1, 5_000, "the double accepted the cut-short answer");
     const journal = await readFile(harnessPaths(live.daemon.harnessDir).updates, "utf8");
     expect(journal).toContain(`"update_id":${help.update.update_id}`);
