@@ -60,7 +60,8 @@ export class BurstTracker {
 
   /** The post's turn came (or it failed): it no longer waits. True when a burst has nothing waiting now (see `end`). */
   remove(token: object, now: number): boolean {
-    this.waiting.delete(token);
+    // A post is removed when its turn comes and again when it ends (or fails): only the first counts.
+    if (!this.waiting.delete(token)) return false;
     if (this.waiting.size > 0 || this.current === null) return false;
     this.drainedAt ??= now;
     return true;
