@@ -29,6 +29,7 @@ import { ConnectionStore } from "../business/connection-store.js";
 import { IgnoredConnections } from "../business/ignored-connections.js";
 import { OwnerVoice, type FetchedConnection } from "../business/owner-voice.js";
 import { RemovedItemsStore } from "../store/removed-items.js";
+import type { ChannelSet } from "../channels/channel-set.js";
 
 export { harnessPaths };
 
@@ -63,6 +64,10 @@ export interface CoreEdges {
     readonly fetchConnection?: (id: string) => Promise<FetchedConnection>;
     readonly tell?: (text: string) => Promise<unknown>;
   };
+  /** Linear, email and Slack as configured (contract v5); absent: Telegram only. */
+  readonly channels?: ChannelSet | null;
+  /** Their rate limits (Slack per conversation, EMAIL_RATE); absent: `limiter`. */
+  readonly channelLimiter?: DestinationLimiter;
 }
 
 /** The running core: the desk, its intake, and how to close them. */
@@ -285,6 +290,8 @@ function buildSendPath(config: Config, edges: CoreEdges, parts: DeskParts, ledge
     ...(edges.backoffs ? { backoff: edges.backoffs.send, audienceBackoff: edges.backoffs.audienceCheck } : {}),
     ...(edges.audience ? { checkAudience: audienceCheck(edges.audience, config.audienceConfirmOver) } : {}),
     checkSender: (draft, fresh) => parts.voice.problemAtSend(draft, fresh),
+    channels: edges.channels ?? null,
+    ...(edges.channelLimiter ? { channelLimiter: edges.channelLimiter } : {}),
   });
 }
 
@@ -321,6 +328,7 @@ function buildIntake(
     removedItems: parts.removedItems,
     ...(edges.audience ? { audience: edges.audience } : {}),
     sender: parts.voice,
+    channels: edges.channels ?? null,
   });
 }
 

@@ -65,6 +65,8 @@ export const transitionEntrySchema = z.object({
   /** The revision note of a `revise` decision. */
   note: z.string().optional(),
   sent_message_id: int.optional(),
+  /** Where the sent message can be found (contract v5): Telegram's chat and message, Linear's comment, the email's Message-ID, Slack's ts. */
+  sent_ref: z.record(z.string(), z.union([z.string(), z.number(), z.null()])).optional(),
   /** While an approval waits out UNDO_WINDOW: when its send may start. */
   send_after: z.string().optional(),
   /** When Telegram accepted the message showing the approval's ↩️ Undo (the window counts from then). */

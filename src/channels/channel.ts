@@ -11,10 +11,8 @@
  */
 import type { z } from "zod";
 
-/** The channels a destination may name (contract v5, `destination.channel`). */
-export const CHANNEL_NAMES = ["telegram", "linear", "email", "slack"] as const;
-/** A channel's name as the payload spells it. */
-export type ChannelName = (typeof CHANNEL_NAMES)[number];
+export { CHANNEL_NAMES, type ChannelName } from "../drafts/destination.js";
+import type { ChannelName } from "../drafts/destination.js";
 
 /**
  * Where a sent message can be found again, as the record and the events carry

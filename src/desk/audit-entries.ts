@@ -59,6 +59,7 @@ export function transitionEntry(
     ...(draft.send_after !== null && draft.status === "approved" ? { send_after: draft.send_after } : {}),
     ...(draft.undo_shown_at !== null && draft.status === "approved" ? { undo_shown_at: draft.undo_shown_at } : {}),
     ...(draft.sent_message_id !== null ? { sent_message_id: draft.sent_message_id } : {}),
+    ...(draft.sent_ref !== null && draft.status === "sent" ? { sent_ref: draft.sent_ref } : {}),
     send_as: draft.send_as,
     sender: senderKindOf(draft),
     ...(draft.sent_as !== null ? { sent_as: draft.sent_as } : {}),

@@ -1,7 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Clock } from "../clock/clock.js";
 import { createDraft } from "../drafts/create.js";
-import { parseDraftPayload, type DraftPayload } from "../drafts/payload.js";
+import type { DraftPayload } from "../drafts/payload.js";
+import { parsePayload } from "../channels/destination-payload.js";
+import type { ChannelSet } from "../channels/channel-set.js";
 import type { DraftRecord } from "../drafts/record.js";
 import type { DraftStatus } from "../drafts/status.js";
 import { KeyedQueue } from "../serial/keyed-queue.js";
@@ -12,6 +14,7 @@ import type { ReviewDesk } from "./review-desk.js";
 import { chooseSender, type SenderChoice } from "../drafts/sender-choice.js";
 import type { SendAs } from "../drafts/sender.js";
 import type { Audience } from "../drafts/audience.js";
+import { offlineChannelAudience } from "../channels/offline-audience.js";
 
 /** Who a new draft goes out as (the owner's voice, src/business); absent: the bot only. */
 export interface SenderChooser {
@@ -57,6 +60,8 @@ export interface IntakeOptions {
   readonly testMode?: boolean;
   /** Where the text before redaction is kept aside, for 🔓 Keep the removed items; absent: not kept. */
   readonly removedItems?: RemovedItems;
+  /** The channels other than Telegram this daemon is configured for (contract v5); absent: none. */
+  readonly channels?: ChannelSet | null;
 }
 
 /** A draft id: sortable by creation time, unguessable after it. */
@@ -76,6 +81,7 @@ function payloadSha256(p: DraftPayload): string {
     ...(p.revises === null ? [] : [p.revises]),
     // Likewise only when not the defaults.
     ...(p.send_as === "bot" && p.reply_to_message_id === null ? [] : [p.send_as, p.reply_to_message_id]),
+    ...(p.destination == null ? [] : [p.destination]),
   ]);
   return createHash("sha256").update(canonical, "utf8").digest("hex");
 }
@@ -83,10 +89,11 @@ function payloadSha256(p: DraftPayload): string {
 /** The answer for a draft as it stands, with a warning when the bot cannot see or post to its destination. */
 export function answerFor(draft: DraftRecord, extra: readonly string[] = []): SubmitAnswer {
   const answer = { draft_id: draft.draft_id, review_message_id: draft.review_message_id, status: draft.status };
-  const problem = draft.audience?.problem ?? null;
+  const problem = draft.channel_audience?.problem ?? draft.audience?.problem ?? null;
+  const field = draft.destination === null ? "destination_chat_id" : "destination";
   const moved = draft.revises_destination;
   const warnings = [
-    ...(problem === null ? [] : [`destination_chat_id: ${problem}`]),
+    ...(problem === null ? [] : [`${field}: ${problem}`]),
     ...(moved === null
       ? []
       : [`destination_chat_id: differs from that of draft ${draft.revises} (${moved.chat_id}); the review post says so`]),
@@ -121,7 +128,7 @@ export class Intake {
   constructor(private readonly options: IntakeOptions) {}
 
   async submit(input: unknown): Promise<SubmitOutcome> {
-    const check = parseDraftPayload(input);
+    const check = parsePayload(input, this.options.channels ?? null);
     if (!check.ok) return { ok: false, kind: "invalid", field: check.field, error: check.error };
     const key = check.payload.idempotency_key;
     if (key === null) return this.accept(check.payload);
@@ -152,11 +159,9 @@ export class Intake {
     if (!revises.ok) return { ok: false, kind: "invalid", field: "revises", error: revises.error };
     const earlier = revises.earlier;
     const { text, redaction } = prepared;
-    const source = this.options.audience;
-    const choice = (await this.options.sender?.choose(payload, source ? (id) => source.resolve(id) : undefined)) ?? botOnly(payload);
+    const choice = await this.senderOf(payload);
     if (!choice.ok) return { ok: false, kind: "invalid", field: choice.field, error: choice.error };
-    // As the owner, the audience is the person the connection proves; the bot's own getChat may not know them.
-    const audience = choice.audience ?? (await this.options.audience?.resolve(payload.destination_chat_id)) ?? null;
+    const { audience, channelAudience } = await this.audienceOf(payload, text, choice);
     const now = clock.now();
     const draftId = (this.options.newDraftId ?? newDraftId)();
     if (prepared.unredacted !== undefined) await this.keepUnredacted(draftId, prepared.textSha256, prepared.unredacted);
@@ -175,6 +180,7 @@ export class Intake {
         // A plain bot draft keeps the record it always had (no named sender).
         sender: payload.send_as === "bot" ? null : choice.sender,
         answering: choice.answering,
+        channelAudience,
       },
       now,
     );
@@ -187,6 +193,27 @@ export class Intake {
     if (earlier !== null && !revises.archived) await desk.markRevised(earlier.draft_id, draft.draft_id);
     if (postNow) await desk.post(draft.draft_id);
     return { ok: true, created: true, answer: answerFor(desk.get(draft.draft_id) ?? draft, choice.warnings) };
+  }
+
+  /** Who the draft goes out as: on Telegram as send_as asks (the owner's voice, src/business); elsewhere as the channel's credentials. */
+  private async senderOf(payload: DraftPayload): Promise<SenderChoice> {
+    if (payload.destination != null) return botOnly(payload);
+    const source = this.options.audience;
+    return (await this.options.sender?.choose(payload, source ? (id) => source.resolve(id) : undefined)) ?? botOnly(payload);
+  }
+
+  /** Who will read it, read now for the post: Telegram's audience, or the other channel's. */
+  private async audienceOf(payload: DraftPayload, text: string, choice: Extract<SenderChoice, { ok: true }>) {
+    const channels = this.options.channels;
+    if (payload.destination != null && channels) {
+      const channelAudience = this.options.testMode
+        ? offlineChannelAudience(payload.destination, this.options.clock.now())
+        : await channels.readAudience(payload.destination, text, () => this.options.clock.now());
+      return { audience: null, channelAudience };
+    }
+    // As the owner, the audience is the person the connection proves; the bot's own getChat may not know them.
+    const audience = choice.audience ?? (await this.options.audience?.resolve(payload.destination_chat_id)) ?? null;
+    return { audience, channelAudience: null };
   }
 
   /**

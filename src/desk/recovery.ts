@@ -167,7 +167,10 @@ function planEach(all: readonly DraftRecord[], facts: RecoveryFacts, now: number
       continue;
     }
     if (draft.status === "sending") {
-      events.push({ draftId: id, event: { type: "send_unknown", reason: CRASH_DURING_SEND } });
+      // Linear and Slack can be asked whether the message is there (email cannot): the send path looks
+      // (channel-delivery.ts findLost) and never sends again what it cannot find out about.
+      if (draft.destination !== null) effects.push({ type: "send", draftId: id });
+      else events.push({ draftId: id, event: { type: "send_unknown", reason: CRASH_DURING_SEND } });
       continue;
     }
     // An approval given in time waits out its undo window even past expires_at (see expiryDue).

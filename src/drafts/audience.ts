@@ -122,6 +122,8 @@ interface Destined {
   readonly destination_chat_id: string;
   readonly destination_thread_id: number | null;
   readonly audience: Audience | null;
+  /** On Linear, email or Slack: what the post showed of who reads it (its fingerprint binds). */
+  readonly channel_audience?: { readonly fingerprint: string } | null;
 }
 
 /**
@@ -143,6 +145,8 @@ export function audienceFingerprint(d: Destined): string {
     a?.member_count ?? null,
     a?.can_post ?? null,
     a?.problem ?? null,
+    // Only when set, so Telegram drafts keep the fingerprint they always had.
+    ...(d.channel_audience ? [d.channel_audience.fingerprint] : []),
   ];
   return createHash("sha256").update(JSON.stringify(shown)).digest("hex").slice(0, 16);
 }
@@ -155,7 +159,18 @@ export function audienceFingerprint(d: Destined): string {
  * message 4711 (replyTarget: what the post shows is what the send does).
  * Records from before send_as existed go out as the bot.
  */
-export function sendIdentity(draft: Replying & { readonly destination_chat_id: string }): string {
+export function sendIdentity(
+  draft: Replying & {
+    readonly destination_chat_id: string;
+    readonly destination?: object | null;
+    readonly channel_audience?: { readonly fingerprint: string } | null;
+  },
+): string {
+  // Linear, email, Slack: the destination as given and the audience its post showed (contract v5).
+  if (draft.destination) {
+    const where = createHash("sha256").update(JSON.stringify(draft.destination)).digest("hex").slice(0, 16);
+    return `channel:${where}:${draft.channel_audience?.fingerprint ?? "unread"}`;
+  }
   const s = draft.sender;
   const who = s?.kind === "owner" ? `owner:${s.owner_user_id}:${s.connection_id}:${draft.destination_chat_id}` : "bot";
   return who + replyBinding(draft);

@@ -1,5 +1,6 @@
 import type { Effect } from "./effects.js";
 import type { Audience } from "./audience.js";
+import type { ChannelAudienceRecord } from "./destination.js";
 import type { DraftPayload } from "./payload.js";
 import type { DraftRecord, RedactionSummary, Role } from "./record.js";
 import type { Answering, Sender } from "./sender.js";
@@ -33,6 +34,8 @@ export interface NewDraftFacts {
   readonly sender?: Sender | null;
   /** The message it answers, when the daemon saw it. */
   readonly answering?: Answering | null;
+  /** Who will read it on a channel other than Telegram, read at intake; null or absent: Telegram, or not read. */
+  readonly channelAudience?: ChannelAudienceRecord | null;
 }
 
 /**
@@ -89,6 +92,10 @@ export function createDraft(payload: DraftPayload, facts: NewDraftFacts, now: nu
     answering: facts.answering ?? null,
     sent_as: null,
     expired_while_down: null,
+    destination: payload.destination ?? null,
+    channel_audience: facts.channelAudience ?? null,
+    send_reference: null,
+    sent_ref: null,
   };
   return {
     draft,

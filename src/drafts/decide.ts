@@ -9,6 +9,16 @@ import { iso, next, ok, rearm, refuse, type EventOf, type Handler, type Transiti
 // undo window, halted at once while sends are halted, or as the bot instead),
 // a revise, a deferral.
 
+/**
+ * True when a 👍 needs the extra tap: Telegram's audience over AUDIENCE_CONFIRM_OVER or unknown
+ * (needsConfirmation), or another channel that gave reasons (over a threshold, an external address
+ * never written to, an audience that could not be read).
+ */
+export function draftNeedsConfirmation(d: DraftRecord, confirmOver: number | null): boolean {
+  if (d.channel_audience !== null) return d.channel_audience.confirm_reasons.length > 0;
+  return needsConfirmation(d.audience, confirmOver);
+}
+
 /** The status an approval returns to on undo: the one it was given in. */
 function approvedFrom(status: DraftStatus): "pending" | "deferred" | "halted" {
   return status === "deferred" || status === "halted" ? status : "pending";
@@ -39,7 +49,7 @@ export const decideInTime: Handler<"decide"> = (d, e, now) => {
       // Sends are halted now: answered as halted at once, never with a send time or ↩️ Undo (contract v4).
       if (e.halted) return haltedApproval(d, e, e.halted, now);
       if (e.asBot) return sendAsBotInstead(d, e, now);
-      if (!e.confirmed && needsConfirmation(d.audience, e.confirmOver ?? null)) return refuse(d, "needs_confirmation");
+      if (!e.confirmed && draftNeedsConfirmation(d, e.confirmOver ?? null)) return refuse(d, "needs_confirmation");
       const approval = {
         actor: e.actor,
         at: iso(now),

@@ -1,4 +1,5 @@
 import type { Audience } from "./audience.js";
+import type { ChannelAudienceRecord, SentRefRecord } from "./destination.js";
 import type { Actor, Decision, RedactionSummary } from "./record.js";
 
 /**
@@ -98,17 +99,23 @@ export type DraftEvent =
       readonly reason: string;
       /** The destination as found at the send call, when it changed (shown with the draft for the new 👍). */
       readonly audience?: Audience;
+      /** On Linear, email or Slack: who reads it now, when that changed (the post shows it for the new 👍). */
+      readonly channelAudience?: ChannelAudienceRecord;
       /** A group that became a supergroup: its new id becomes the destination. */
       readonly destinationChatId?: string;
       /** The kill switch is halted now (not only a halt since the approval): no 👍 is offered until it ends. */
       readonly lasting?: boolean;
     }
-  /** The send path is about to call sendMessage: record the intent first. */
-  | { readonly type: "send_intent" }
+  /**
+   * The send path is about to call the channel: record the intent first. `reference`: the channel's own
+   * id chosen before the call (Linear's comment id, the email's Message-ID, Slack's metadata), kept from
+   * the draft's first send on; absent: Telegram, which has none.
+   */
+  | { readonly type: "send_intent"; readonly reference?: string }
   /** The call was definitely not made or not accepted (429, connection refused): back to `approved`. */
   | { readonly type: "send_retry"; readonly reason: string }
-  /** Telegram accepted the message. */
-  | { readonly type: "send_ok"; readonly messageId: number }
+  /** The channel accepted the message: Telegram's message id, or another channel's `sent_ref`. */
+  | { readonly type: "send_ok"; readonly messageId: number | null; readonly sentRef?: SentRefRecord }
   /** Telegram refused the message for good (400, 403, ...). */
   | { readonly type: "send_failed"; readonly reason: string }
   /** Nobody can tell whether Telegram got it (timeout after the request left, crash mid-send). */

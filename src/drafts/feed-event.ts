@@ -38,6 +38,8 @@ export interface FeedEvent extends Transition {
   readonly notify_roles?: readonly Role[];
   readonly reason?: string | null;
   readonly sent_message_id?: number | null;
+  /** Where the sent message can be found, on the event that sent it (contract v5). */
+  readonly sent_ref?: Readonly<Record<string, string | number | null>>;
   /** An `edited` event's text version after the edit. */
   readonly text_version?: number;
   /** An `edited` event's text before the edit. */

@@ -12,6 +12,7 @@ import {
   rearm,
   refuse,
   iso,
+  type EventOf,
   type Handler,
   type RefusalReason,
   type Table,
@@ -98,6 +99,7 @@ const expire: Handler<"expire"> = (d, e, now) => {
 const halt: Handler<"halt"> = (d, e, now) => {
   const moved = {
     ...(e.audience === undefined ? {} : { audience: e.audience }),
+    ...(e.channelAudience === undefined ? {} : { channel_audience: e.channelAudience }),
     ...(e.destinationChatId === undefined ? {} : { destination_chat_id: e.destinationChatId }),
   };
   const draft = next(d, now, {
@@ -138,7 +140,7 @@ const undoShown: Handler<"undo_shown"> = (d, e, now) => {
   );
 };
 
-const sendIntent: Handler<"send_intent"> = (d, _e, now) => {
+const sendIntent: Handler<"send_intent"> = (d, e, now) => {
   if (now >= expiryDue(d)) return refuse(d, "expired");
   if (!d.approval) return refuse(d, "no_approval");
   if (d.approval.text_sha256 !== d.text_sha256) return refuse(d, "text_changed");
@@ -146,7 +148,9 @@ const sendIntent: Handler<"send_intent"> = (d, _e, now) => {
   if (awaitsUndoShown(d)) return refuse(d, "undo_not_shown");
   // UNDO_WINDOW not over yet: the reviewer may still take the approval back.
   if (d.send_after !== null && now < Date.parse(d.send_after)) return refuse(d, "not_due");
-  return ok(next(d, now, { status: "sending" }));
+  // The reference stays the draft's once chosen: a lookup after a lost answer finds any send of it.
+  const reference = d.send_reference ?? e.reference ?? null;
+  return ok(next(d, now, { status: "sending", send_reference: reference }));
 };
 
 // No `send` effect: the send path decides when to try again (retry_after, backoff). The post shows the
@@ -155,10 +159,26 @@ const sendRetry: Handler<"send_retry"> = (d, e, now) =>
   ok(next(d, now, { status: "approved", reason: e.reason }), { type: "show_status", draftId: d.draft_id });
 
 const sendOk: Handler<"send_ok"> = (d, e, now) =>
-  ok(next(d, now, { status: "sent", sent_message_id: e.messageId, sent_at: iso(now), reason: null, sent_as: senderKindOf(d) }), {
-    type: "show_status",
-    draftId: d.draft_id,
-  });
+  ok(
+    next(d, now, {
+      status: "sent",
+      sent_message_id: e.messageId,
+      sent_ref: sentRefOf(d, e),
+      sent_at: iso(now),
+      reason: null,
+      sent_as: senderKindOf(d),
+    }),
+    {
+      type: "show_status",
+      draftId: d.draft_id,
+    },
+  );
+
+/** `sent_ref` (contract v5): the other channel's, or Telegram's chat and message id. */
+function sentRefOf(d: DraftRecord, e: EventOf<"send_ok">): DraftRecord["sent_ref"] {
+  if (e.sentRef !== undefined) return e.sentRef;
+  return e.messageId === null ? null : { chat_id: d.destination_chat_id, message_id: e.messageId };
+}
 
 const sendFailed: Handler<"send_failed"> = (d, e, now) =>
   ok(next(d, now, { status: "failed", reason: e.reason }), { type: "show_status", draftId: d.draft_id });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { StoredDestination } from "./destination.js";
 import { ROLES } from "./record.js";
 import { SEND_AS } from "./sender.js";
 import { isEmptyForTelegram, trimLikeTelegram } from "./telegram-text.js";
@@ -71,8 +72,12 @@ export const draftPayloadSchema = z.strictObject({
   reply_to_message_id: optionalId(),
 });
 
-/** A payload after validation (chat id as a string, optional fields as null). */
-export type DraftPayload = z.output<typeof draftPayloadSchema>;
+/**
+ * A payload after validation (chat id as a string, optional fields as null).
+ * `destination`: a channel other than Telegram (contract v5), checked by that
+ * channel (src/channels/destination-payload.ts); absent or null: Telegram.
+ */
+export type DraftPayload = z.output<typeof draftPayloadSchema> & { readonly destination?: StoredDestination | null };
 
 /** The outcome of checking a payload: the payload, or the fields at fault (the first in `field`) and why, all in `error`. */
 export type PayloadCheck =

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { audienceSchema } from "./audience.js";
+import { channelAudienceSchema, sentRefSchema, storedDestinationSchema } from "./destination.js";
 import { answeringSchema, SEND_AS, SENDER_KINDS, senderSchema } from "./sender.js";
 import { STATUSES } from "./status.js";
 
@@ -166,6 +167,22 @@ const draftRecordFields = z.object({
    * its post says that, not "without a decision". Null otherwise.
    */
   expired_while_down: z.object({ since: z.string(), until: z.string() }).nullable().default(null),
+  /**
+   * Where it goes on a channel other than Telegram (contract v5: Linear, email, Slack), the payload's
+   * `destination` as checked by its channel; null: Telegram (the destination_* fields). For such a
+   * draft `destination_chat_id` is only a label of the destination ("email", "slack:C0…").
+   */
+  destination: storedDestinationSchema.nullable().default(null),
+  /** Who will read it on that channel, as its post showed it; null for Telegram (see `audience`). */
+  channel_audience: channelAudienceSchema.nullable().default(null),
+  /**
+   * The channel's own id chosen before the send call and written with the `sending` intent (a Linear
+   * comment id, the email's Message-ID, Slack's metadata): after a lost answer or a crash the daemon
+   * looks for it instead of sending again. Null until a send starts; Telegram: null.
+   */
+  send_reference: z.string().nullable().default(null),
+  /** Where the sent message can be found (contract v5 `sent_ref`); null until sent. */
+  sent_ref: sentRefSchema.nullable().default(null),
 });
 
 /**

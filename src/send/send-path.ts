@@ -14,6 +14,8 @@ import type { SendMessageCall } from "./outcome.js";
 import type { OwnerProblem } from "../drafts/sender-choice.js";
 import { droppedReplyText } from "../business/sender-text.js";
 import { replyTarget } from "../drafts/reply-target.js";
+import type { ChannelSet } from "../channels/channel-set.js";
+import { ChannelDelivery } from "./channel-delivery.js";
 
 /** The halt reason of a draft whose destination Telegram would not describe at the send call (the contract's words). */
 export const AUDIENCE_UNCHECKED = "audience could not be checked";
@@ -64,6 +66,10 @@ export interface SendPathOptions {
   readonly backoff?: Backoff;
   /** How often an error that proves the message was not sent may be retried. Default 5. */
   readonly maxNotSentAttempts?: number;
+  /** Linear, email and Slack (contract v5), as configured; absent: Telegram only. */
+  readonly channels?: ChannelSet | null;
+  /** Their rate limits, keyed by the draft's destination label; absent: `limiter`. */
+  readonly channelLimiter?: DestinationLimiter;
 }
 
 /**
@@ -81,12 +87,32 @@ export class SendPath {
   /** One timer per draft waiting out UNDO_WINDOW (a new approval replaces the old timer). */
   private readonly undoWaits = new Map<string, { cancel(): void }>();
   private stopped = false;
+  /** Sends to Linear, email and Slack; null without them. */
+  private readonly delivery: ChannelDelivery | null;
 
-  constructor(private readonly options: SendPathOptions) {}
+  constructor(private readonly options: SendPathOptions) {
+    const channels = options.channels ?? null;
+    this.delivery =
+      channels === null
+        ? null
+        : new ChannelDelivery({
+            ledger: options.ledger,
+            channels,
+            now: () => options.clock.now(),
+            log: options.log,
+            haltProblem: (d) => this.haltProblem(d),
+            pause: (key, ms) => (options.channelLimiter ?? options.limiter).pause(key, ms),
+            retryLater: (id, ms) => this.retryLater(id, ms),
+            ...(options.backoff ? { backoff: options.backoff } : {}),
+            maxNotSentAttempts: options.maxNotSentAttempts ?? 5,
+          });
+  }
 
   /** Sends an approved draft when its destination has a free slot. Never throws. */
   async send(draftId: string): Promise<void> {
     const draft = this.options.ledger.get(draftId);
+    // Linear, email, Slack: a send found under way with no call running here is looked for, never repeated blindly.
+    if (draft?.status === "sending" && draft.destination !== null && this.delivery && !this.stopped) return this.delivery.findLost(draft);
     if (!draft || draft.status !== "approved" || this.stopped) {
       // Undone, halted or expired while its audience check waited: nothing of it is kept.
       this.unchecked.delete(draftId);
@@ -97,7 +123,8 @@ export class SendPath {
     const waitMs = undoWaitMs(draft, this.options.clock.now());
     if (waitMs > 0) return this.sendAfterUndoWindow(draftId, waitMs);
     try {
-      await this.options.limiter.schedule(draft.destination_chat_id, () => this.attempt(draftId));
+      const limiter = draft.destination !== null ? (this.options.channelLimiter ?? this.options.limiter) : this.options.limiter;
+      await limiter.schedule(draft.destination_chat_id, () => this.attempt(draftId));
     } catch (err) {
       if (!this.stopped)
         this.options.log.error({ draft_id: draftId, err }, "send path failed; the draft stays approved and is retried at the next start");
@@ -126,6 +153,7 @@ export class SendPath {
       await ledger.apply(draftId, { type: "halt", ...halted });
       return;
     }
+    if (draft.destination !== null) return this.deliverOnChannel(draft);
     if (!(await this.audienceAllows(draft))) return;
     const notAsOwner = await this.options.checkSender?.(draft, true);
     if (notAsOwner) return this.haltNotAsOwner(draftId, notAsOwner);
@@ -192,6 +220,21 @@ export class SendPath {
         return this.retryLater(draftId, backoffMs(this.options.backoff ?? SEND_BACKOFF, tries));
       }
     }
+  }
+
+  /** Linear, email or Slack: the channel's own checks and call (channel-delivery.ts), in the review turn after an undo window. */
+  private deliverOnChannel(draft: DraftRecord): Promise<void> {
+    const { ledger } = this.options;
+    if (this.delivery === null)
+      return ledger
+        .apply(draft.draft_id, {
+          type: "halt",
+          reason: `not sent: the ${draft.destination!.channel} channel is not configured on this daemon`,
+        })
+        .then(() => undefined);
+    const inTurn = (work: () => Promise<void>) =>
+      draft.send_after !== null && ledger.inReviewTurn ? ledger.inReviewTurn(draft.draft_id, work) : work();
+    return this.delivery.attempt(draft, inTurn);
   }
 
   /**

@@ -66,13 +66,49 @@ const GLOBAL_PER_SECOND = 30;
  */
 export const GLOBAL_PAUSE_CAP_MS = 10_000;
 
+/** One sliding window as a limiter is told it: at most `max` sends per `lengthMs`. */
+export interface WindowSpec {
+  readonly max: number;
+  readonly lengthMs: number;
+}
+
 /**
  * The destination limiter the daemon uses. Time comes from `clock` (tests move
  * a SimulatedClock). `scale` divides every window and pause, so benchmarks can
  * run Telegram's limits faster; default 1.
  */
 export function slidingWindowLimiter(clock: Clock, scale = 1): DestinationLimiter {
-  const global = new WindowLog(GLOBAL_PER_SECOND, 1000 / scale);
+  return keyedWindowLimiter(clock, {
+    scale,
+    global: { max: GLOBAL_PER_SECOND, lengthMs: 1000 },
+    windowsFor: (chatId) => [
+      { max: PER_CHAT_PER_SECOND, lengthMs: 1000 },
+      ...(isGroupChat(chatId) ? [{ max: PER_GROUP_PER_MINUTE, lengthMs: 60_000 }] : []),
+    ],
+    pauseCapMs: GLOBAL_PAUSE_CAP_MS,
+  });
+}
+
+/** How a keyed limiter is built: the windows of each key, one over all keys (or none), how far a pause holds the others. */
+export interface KeyedLimits {
+  readonly scale?: number;
+  /** A window every send counts in, whatever its key; null: none. */
+  readonly global: WindowSpec | null;
+  /** The windows of one key (a chat, a Slack conversation, the mailbox). */
+  readonly windowsFor: (key: string) => readonly WindowSpec[];
+  /** How long a pause of one key holds every other key back at most (ms); 0: not at all. */
+  readonly pauseCapMs: number;
+}
+
+/**
+ * Sliding windows per key, for Telegram's destinations and for the other
+ * channels' (Slack: one message a second per conversation; email: EMAIL_RATE
+ * a minute), counted from each job's end as explained above.
+ */
+export function keyedWindowLimiter(clock: Clock, limits: KeyedLimits): DestinationLimiter {
+  const scale = limits.scale ?? 1;
+  const global = limits.global === null ? null : new WindowLog(limits.global.max, limits.global.lengthMs / scale);
+  const shared = global === null ? [] : [global];
   const chats = new Map<string, ChatQueue>();
   let timer: TimerHandle | undefined;
   let stopped = false;
@@ -80,7 +116,7 @@ export function slidingWindowLimiter(clock: Clock, scale = 1): DestinationLimite
   let globalPausedUntil = 0;
 
   const readyAt = (q: ChatQueue, now: number) =>
-    Math.max(q.pausedUntil, globalPausedUntil, global.readyAt(now), ...q.logs.map((l) => l.readyAt(now)));
+    Math.max(q.pausedUntil, globalPausedUntil, ...shared.map((l) => l.readyAt(now)), ...q.logs.map((l) => l.readyAt(now)));
   const pump = (): void => {
     if (stopped) return;
     const now = clock.now();
@@ -92,8 +128,7 @@ export function slidingWindowLimiter(clock: Clock, scale = 1): DestinationLimite
         next = Math.min(next, at);
         continue;
       }
-      const logs = [global, ...q.logs];
-      for (const l of logs) l.start();
+      for (const l of [...shared, ...q.logs]) l.start();
       q.running = true;
       // Round robin: the chat that just got a slot goes to the back of the line.
       chats.delete(chatId);
@@ -106,15 +141,14 @@ export function slidingWindowLimiter(clock: Clock, scale = 1): DestinationLimite
   const queueFor = (chatId: string): ChatQueue => {
     let q = chats.get(chatId);
     if (!q) {
-      const logs = [new WindowLog(PER_CHAT_PER_SECOND, 1000 / scale)];
-      if (isGroupChat(chatId)) logs.push(new WindowLog(PER_GROUP_PER_MINUTE, 60_000 / scale));
+      const logs = limits.windowsFor(chatId).map((w) => new WindowLog(w.max, w.lengthMs / scale));
       chats.set(chatId, (q = { jobs: [], logs, running: false, pausedUntil: 0 }));
     }
     return q;
   };
   const finish = (q: ChatQueue) => {
     const now = clock.now();
-    for (const l of [global, ...q.logs]) l.end(now);
+    for (const l of [...shared, ...q.logs]) l.end(now);
     q.running = false;
     pump();
   };
@@ -140,7 +174,7 @@ export function slidingWindowLimiter(clock: Clock, scale = 1): DestinationLimite
       const now = clock.now();
       const q = queueFor(chatId);
       q.pausedUntil = Math.max(q.pausedUntil, now + ms / scale);
-      globalPausedUntil = Math.max(globalPausedUntil, now + Math.min(ms, GLOBAL_PAUSE_CAP_MS) / scale);
+      globalPausedUntil = Math.max(globalPausedUntil, now + Math.min(ms, limits.pauseCapMs) / scale);
       pump();
     },
     async stop() {

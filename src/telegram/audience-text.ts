@@ -1,5 +1,16 @@
 import { audienceUnknown, isPublic, type Audience } from "../drafts/audience.js";
 import type { DraftRecord } from "../drafts/record.js";
+import type { ChannelAudienceRecord } from "../drafts/destination.js";
+
+/** `text` on one line, cut to `max` characters with an ellipsis. */
+function cutTo(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+function capital(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
 
 /** `1,234`. */
 export function count(n: number): string {
@@ -28,7 +39,10 @@ export const UNKNOWN_COUNT = "⚠️ audience unknown (Telegram did not give the
  * ⚠️ audience unknown without the count; or the bare chat id when it could
  * not be resolved, with why.
  */
-export function audienceLine(draft: Pick<DraftRecord, "destination_chat_id" | "destination_thread_id" | "audience">): string {
+export function audienceLine(
+  draft: Pick<DraftRecord, "destination_chat_id" | "destination_thread_id" | "audience"> & Partial<Pick<DraftRecord, "channel_audience">>,
+): string {
+  if (draft.channel_audience) return channelAudienceText(draft.channel_audience);
   const a = draft.audience;
   const topic = topicText(draft);
   if (a === null) return `chat ${draft.destination_chat_id}${topic}`;
@@ -49,12 +63,34 @@ export function audienceLine(draft: Pick<DraftRecord, "destination_chat_id" | "d
   return parts.join(" · ") + problemText(a);
 }
 
+/** Channel names as the post says them. */
+const CHANNEL_WORD: Record<ChannelAudienceRecord["channel"], string> = { linear: "Linear", email: "email", slack: "Slack" };
+
+/**
+ * Who will read a draft on Linear, email or Slack: the channel's own lines
+ * (where, as whom, to whom), the readers counted, and ⚠️ why it cannot be
+ * reached. The first line follows "for" in the header.
+ */
+export function channelAudienceText(a: ChannelAudienceRecord): string {
+  const readers = a.reader_count === null ? "⚠️ audience unknown" : `${count(a.reader_count)} reader${a.reader_count === 1 ? "" : "s"}`;
+  const [first, ...rest] = a.lines;
+  return [
+    `${CHANNEL_WORD[a.channel]}: ${first ?? "(destination)"} · ${readers}`,
+    ...rest.map((l) => `  ${l}`),
+    ...(a.problem === null ? [] : [`⚠️ ${a.problem}`]),
+  ].join("\n");
+}
+
 function problemText(a: Audience): string {
   return a.problem === null ? "" : `\n⚠️ ${a.problem}`;
 }
 
 /** A short name of the destination for a button: the title or name (cut to fit), else the chat id. */
-export function shortDestination(draft: Pick<DraftRecord, "destination_chat_id" | "audience">, max = 28): string {
+export function shortDestination(
+  draft: Pick<DraftRecord, "destination_chat_id" | "audience"> & Partial<Pick<DraftRecord, "channel_audience">>,
+  max = 28,
+): string {
+  if (draft.channel_audience) return cutTo(draft.channel_audience.lines[0] ?? draft.destination_chat_id, max);
   const a = draft.audience;
   const name = a !== null && a.kind !== "unknown" && a.title !== null ? a.title : draft.destination_chat_id;
   const flat = name.replace(/\s+/g, " ").trim();
@@ -66,7 +102,12 @@ export function shortDestination(draft: Pick<DraftRecord, "destination_chat_id" 
  * The question asked after a 👍 for a large audience: `Send to 1,234 members
  * of “Title” (@name)?`; for an audience Telegram did not tell, that it is not known.
  */
-export function confirmQuestion(draft: Pick<DraftRecord, "destination_chat_id" | "audience">): string {
+export function confirmQuestion(
+  draft: Pick<DraftRecord, "destination_chat_id" | "audience"> & Partial<Pick<DraftRecord, "channel_audience">>,
+): string {
+  const ca = draft.channel_audience;
+  if (ca)
+    return `Send to ${cutTo(ca.lines[0] ?? draft.destination_chat_id, 60)}? ${capital(ca.confirm_reasons.join("; "))}. Your 👍 counts once you confirm.`;
   const a = draft.audience;
   const where = a?.title && a.kind !== "unknown" ? `“${a.title}”` : draft.destination_chat_id;
   const handle = a?.username ? ` (@${a.username}, public)` : "";

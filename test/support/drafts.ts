@@ -90,6 +90,10 @@ export function draftIn(status: DraftStatus, overrides: Partial<DraftRecord> = {
     answering: null,
     sent_as: status === "sent" ? "bot" : null,
     expired_while_down: null,
+    destination: null,
+    channel_audience: null,
+    send_reference: null,
+    sent_ref: null,
     ...overrides,
   };
 }

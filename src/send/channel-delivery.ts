@@ -1,0 +1,208 @@
+import { randomUUID } from "node:crypto";
+import type { ChannelSet } from "../channels/channel-set.js";
+import type { ChannelSendOutcome, SendReference } from "../channels/channel.js";
+import type { OtherChannelName } from "../drafts/destination.js";
+import type { DraftRecord } from "../drafts/record.js";
+import { backoffMs, SEND_BACKOFF, type Backoff } from "../retry/backoff.js";
+import type { DraftLedger } from "./send-path.js";
+
+/** How the channel names itself on the post. */
+const CHANNEL_WORD: Readonly<Record<OtherChannelName, string>> = { linear: "Linear", email: "the SMTP server", slack: "Slack" };
+
+/** What a delivery on another channel needs from the send path that owns it. */
+export interface ChannelDeliveryOptions {
+  readonly ledger: DraftLedger;
+  readonly channels: ChannelSet;
+  readonly now: () => number;
+  readonly log: { warn(obj: object, msg: string): void };
+  /** Why the kill switch forbids the send now (checked again after the intent is on disk), or null. */
+  readonly haltProblem: (draft: DraftRecord) => Promise<{ reason: string; lasting: boolean } | null>;
+  /** Holds every send to this destination label back for `ms` (a rate-limit answer). */
+  readonly pause: (key: string, ms: number) => void;
+  /** Tries the whole guarded path again after `ms`. */
+  readonly retryLater: (draftId: string, ms: number) => void;
+  readonly backoff?: Backoff;
+  /** How often an error that proves the message was not sent may be retried. */
+  readonly maxNotSentAttempts: number;
+}
+
+/**
+ * The send of a draft to Linear, email or Slack (contract v5), behind the
+ * same guards as Telegram's (the send path checked the approval and the kill
+ * switch before this): the channel not halted for its credentials, the
+ * audience read again and compared with what the approval bound, the intent
+ * on disk with the reference chosen before the call, the switch once more,
+ * one call, and its outcome. A lost answer is looked for (Linear by the
+ * comment's id, Slack by the message's metadata); what cannot be found
+ * (email) ends `outcome_unknown` and is never sent again by itself.
+ */
+export class ChannelDelivery {
+  private readonly attempts = new Map<string, number>();
+  /** Drafts whose send call or lookup runs in this process: a `send` effect for them finds nothing to do. */
+  private readonly inFlight = new Set<string>();
+
+  constructor(private readonly options: ChannelDeliveryOptions) {}
+
+  /** Goes on from an approved draft whose approval and switch were checked: everything else, then the call. */
+  async attempt(draft: DraftRecord, inTurn: (work: () => Promise<void>) => Promise<void>): Promise<void> {
+    const { ledger } = this.options;
+    const name = draft.destination!.channel;
+    const halted = this.options.channels.haltedWhy(name);
+    if (halted !== null) {
+      await ledger.apply(draft.draft_id, {
+        type: "halt",
+        reason: `not sent: ${CHANNEL_WORD[name]} refused the daemon's credentials (${halted}); fix them and restart the daemon, then 👍 again`,
+      });
+      return;
+    }
+    if (this.options.channels.get(name) === undefined) {
+      await ledger.apply(draft.draft_id, { type: "halt", reason: `not sent: the ${name} channel is no longer configured on this daemon` });
+      return;
+    }
+    if (!(await this.audienceUnchanged(draft))) return;
+    return inTurn(() => this.sendNow(draft.draft_id));
+  }
+
+  /** True while a send or lookup of this draft runs here. */
+  busy(draftId: string): boolean {
+    return this.inFlight.has(draftId);
+  }
+
+  /**
+   * A draft found `sending` with no call running here (a crash, or a stop
+   * mid-send): the channel is asked whether the message is there. Found: sent.
+   * Absent: it was not sent, and goes through the whole guarded path again.
+   * Unknown: `outcome_unknown`, never sent again by itself.
+   */
+  async findLost(draft: DraftRecord): Promise<void> {
+    if (this.inFlight.has(draft.draft_id)) return;
+    this.inFlight.add(draft.draft_id);
+    try {
+      await this.settleLost(draft.draft_id, "the daemon stopped during the send");
+    } finally {
+      this.inFlight.delete(draft.draft_id);
+    }
+  }
+
+  /** The audience read again; a change halts the draft with the new audience shown for a new 👍. */
+  private async audienceUnchanged(draft: DraftRecord): Promise<boolean> {
+    const fresh = await this.options.channels.readAudience(draft.destination!, draft.draft_text, this.options.now);
+    if (fresh.fingerprint === draft.channel_audience?.fingerprint) return true;
+    const was = draft.channel_audience?.lines.join("; ") ?? "not read";
+    const reason = `the audience changed since the approval (it showed: ${was})`;
+    await this.options.ledger.apply(draft.draft_id, { type: "halt", reason, channelAudience: fresh });
+    this.options.ledger.runEffects([
+      {
+        type: "notify",
+        draftId: draft.draft_id,
+        text: `⛔ Not sent: ${reason}. Nothing went out. Look at who will read it now (the post above), then 👍 again to send.`,
+      },
+    ]);
+    return false;
+  }
+
+  private async sendNow(draftId: string): Promise<void> {
+    const { ledger } = this.options;
+    const intent = await ledger.apply(draftId, { type: "send_intent", reference: randomUUID() });
+    if (!intent.ok) {
+      if (intent.reason === "expired") await ledger.apply(draftId, { type: "expire" });
+      return;
+    }
+    const sending = intent.draft;
+    const haltedNow = await this.options.haltProblem(sending);
+    if (haltedNow !== null) {
+      await ledger.apply(draftId, { type: "halt", ...haltedNow });
+      return;
+    }
+    this.inFlight.add(draftId);
+    try {
+      const outcome = await this.call(sending);
+      await this.settle(sending, outcome);
+    } finally {
+      this.inFlight.delete(draftId);
+    }
+  }
+
+  /** The one call. Never throws: a channel that throws is a send whose outcome nobody knows. */
+  private async call(d: DraftRecord): Promise<ChannelSendOutcome> {
+    const channel = this.options.channels.get(d.destination!.channel)!;
+    try {
+      return await channel.send(channel.destinationSchema.parse(d.destination), d.draft_text, referenceOf(d));
+    } catch (err) {
+      return { kind: "unknown", reason: `unexpected error: ${(err as Error).message}` };
+    }
+  }
+
+  private async settle(d: DraftRecord, outcome: ChannelSendOutcome): Promise<void> {
+    const { ledger } = this.options;
+    const draftId = d.draft_id;
+    switch (outcome.kind) {
+      case "ok":
+        this.attempts.delete(draftId);
+        await ledger.apply(draftId, { type: "send_ok", messageId: null, sentRef: { ...outcome.sentRef } });
+        return;
+      case "refused":
+        this.attempts.delete(draftId);
+        await ledger.apply(draftId, { type: "send_failed", reason: outcome.reason });
+        return;
+      case "unknown":
+        return this.settleLost(draftId, outcome.reason);
+      case "retry_after":
+        // The limiter's key is the draft's destination label (destination-payload.ts): the conversation, the mailbox.
+        this.options.pause(d.destination_chat_id, outcome.seconds * 1000);
+        await ledger.apply(draftId, { type: "send_retry", reason: outcome.reason });
+        return this.options.retryLater(draftId, outcome.seconds * 1000);
+      case "not_sent":
+        return this.notSent(draftId, outcome.reason);
+    }
+  }
+
+  /** Not sent, provably: tried again on the backoff, then `failed`. */
+  private async notSent(draftId: string, reason: string): Promise<void> {
+    const { ledger } = this.options;
+    const tries = (this.attempts.get(draftId) ?? 0) + 1;
+    this.attempts.set(draftId, tries);
+    if (tries >= this.options.maxNotSentAttempts) {
+      this.attempts.delete(draftId);
+      await ledger.apply(draftId, { type: "send_failed", reason: `gave up after ${tries} attempts: ${reason}` });
+      return;
+    }
+    await ledger.apply(draftId, { type: "send_retry", reason });
+    this.options.retryLater(draftId, backoffMs(this.options.backoff ?? SEND_BACKOFF, tries));
+  }
+
+  /** The answer was lost (or the daemon stopped mid-send): look for the message before anything else. */
+  private async settleLost(draftId: string, why: string): Promise<void> {
+    const { ledger } = this.options;
+    const d = ledger.get(draftId);
+    if (!d || d.status !== "sending" || d.destination === null) return;
+    const channel = this.options.channels.get(d.destination.channel);
+    const lookup = channel
+      ? await channel
+          .findSent(channel.destinationSchema.parse(d.destination), referenceOf(d))
+          .catch((err: unknown) => ({ kind: "unknown" as const, reason: (err as Error).message }))
+      : { kind: "unknown" as const, reason: "the channel is no longer configured" };
+    this.attempts.delete(draftId);
+    if (lookup.kind === "found") {
+      await ledger.apply(draftId, { type: "send_ok", messageId: null, sentRef: { ...lookup.sentRef } });
+      return;
+    }
+    if (lookup.kind === "absent") {
+      this.options.log.warn({ draft_id: draftId, why }, "a send's answer was lost and the message is not there; sending again");
+      await ledger.apply(draftId, { type: "send_retry", reason: `${why}; the message is not there, so it is sent again` });
+      this.options.retryLater(draftId, backoffMs(this.options.backoff ?? SEND_BACKOFF, 1));
+      return;
+    }
+    await ledger.apply(draftId, { type: "send_unknown", reason: `${why}${referenceText(d)}; ${lookup.reason}` });
+  }
+}
+
+/** The reference the intent recorded, as the channel is given it. */
+function referenceOf(d: DraftRecord): SendReference {
+  return { draftId: d.draft_id, delivery: 1, reference: d.send_reference ?? d.draft_id };
+}
+
+/** For the owner: what to look for (the email's Message-ID is built from the reference). */
+function referenceText(d: DraftRecord): string {
+  return d.send_reference === null ? "" : ` (send reference ${d.send_reference})`;
+}
