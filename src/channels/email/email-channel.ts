@@ -3,7 +3,7 @@
  * draft, submitted over SMTP with nodemailer, at most once, to every
  * recipient the post showed or to none.
  */
-import type { Channel, ChannelIdentity, ChannelSendOutcome, LostSendLookup, SendReference } from "../channel.js";
+import type { Channel, ChannelAudience, ChannelIdentity, ChannelSendOutcome, LostSendLookup, SendReference } from "../channel.js";
 import type { Logger } from "../../log/logger.js";
 import { emailAudience } from "./audience.js";
 import type { EmailConfig } from "./config.js";
@@ -98,8 +98,20 @@ export function createEmailChannel(options: EmailChannelOptions): Channel<EmailD
       }
     },
 
-    async readAudience(destination: EmailDestination) {
-      return emailAudience(destination, { config, knownRecipient, nowMs: options.now() });
+    async readAudience(destination: EmailDestination): Promise<ChannelAudience> {
+      const nowMs = options.now();
+      const checked = emailDestinationSchema.safeParse(destination);
+      if (checked.success) return emailAudience(checked.data, { config, knownRecipient, nowMs });
+      const issue = checked.error.issues[0];
+      return {
+        channel: "email",
+        readerCount: null,
+        lines: [`From: ${config.fromText}`],
+        confirmReasons: ["the audience could not be read"],
+        problem: `the email destination is not valid (${issue?.path.join(".")}: ${issue?.message})`,
+        fingerprint: `invalid:${JSON.stringify(destination) ?? "undefined"}`,
+        checkedAt: new Date(nowMs).toISOString(),
+      };
     },
 
     async send(destination, text, reference) {

@@ -100,7 +100,7 @@ export class SmtpSession {
    * envelope object handed to `send` is the one nodemailer fills in with its
    * RCPT bookkeeping (`SMTPConnectionEnvelope.rejectedErrors`), and the
    * message stream is read only after the server's 354 to DATA, when every
-   * RCPT reply is in: if any was refused, the connection is closed before a
+   * RCPT reply is in: unless every one was accepted, the connection is closed before a
    * single byte of the message is written. The server never sees the final
    * "." and so never takes the message (RFC 5321 4.1.1.4).
    */
@@ -110,14 +110,16 @@ export class SmtpSession {
       to: [...email.envelopeTo],
       size: email.raw.length,
     };
-    let dataStarted = false;
-    let refused: readonly SmtpError[] | null = null;
+    let dataStarted = false as boolean;
+    let refused = null as readonly SmtpError[] | null;
     const body = new Readable({
       read: () => {
         if (dataStarted || refused !== null) return;
-        const rejected = envelope.rejectedErrors ?? [];
-        if (rejected.length > 0) {
-          refused = rejected;
+        // Go on only when nodemailer reports every recipient accepted; a refusal, or bookkeeping
+        // that is not there (a later nodemailer copying the envelope), stops the message.
+        const accepted = envelope.accepted ?? [];
+        if (accepted.length !== email.envelopeTo.length) {
+          refused = envelope.rejectedErrors ?? [];
           this.conn.close();
           return;
         }
@@ -127,7 +129,11 @@ export class SmtpSession {
       },
     });
     const sent = await this.step<{ response: string }>((done) => this.conn.send(envelope, body, done));
-    if (refused !== null) return { kind: "recipients_refused", refused };
+    if (refused !== null && refused.length > 0) return { kind: "recipients_refused", refused };
+    if (refused !== null) {
+      const error = { message: "nodemailer did not report every recipient as accepted", code: "ENOTCONFIRMED" };
+      return { kind: "failed", error, dataStarted: false };
+    }
     if (sent.ok) return { kind: "accepted", response: sent.value.response };
     const all = sent.error.rejectedErrors;
     if (!dataStarted && sent.error.command === "RCPT TO" && all && all.length > 0) return { kind: "recipients_refused", refused: all };

@@ -85,6 +85,15 @@ describe("the email audience", () => {
   });
 });
 
+describe("an audience that cannot be read", () => {
+  it("is a problem naming the field, with an unknown reader count and one more tap, never a throw", async () => {
+    const broken = { ...destination(), to: ["Anna <anna@example.com>"] };
+    const a = await audience(broken);
+    expect(a).toMatchObject({ readerCount: null, confirmReasons: ["the audience could not be read"] });
+    expect(a.problem).toMatch(/^the email destination is not valid \(to\.0: must be a plain address like anna@example\.org/);
+  });
+});
+
 describe("the channel's other parts", () => {
   it("has one rate key for the mailbox, whatever the destination", () => {
     const ch = createEmailChannel({ config, now: () => startedAt });

@@ -141,6 +141,14 @@ describe("the server's other answers", () => {
     expect(double.state.messages).toHaveLength(0);
   });
 
+  it("is not_sent when the server says 421 and closes during the envelope", async () => {
+    double.failNext("RCPT", 421, "4.3.2 Service shutting down, closing transmission channel");
+    const outcome = await channel().send(destination(), "text", reference(18));
+    expect(outcome.kind).toBe("not_sent");
+    expect(outcome.kind === "not_sent" && outcome.reason).toMatch(/nothing was sent$/);
+    expect(double.state.messages).toHaveLength(0);
+  });
+
   it("is refused on a 553 to MAIL FROM", async () => {
     double.failNext("MAIL", 553, "5.7.1 Sender address rejected: not owned by user phill");
     const outcome = await channel().send(destination(), "text", reference(10));
