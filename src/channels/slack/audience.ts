@@ -60,7 +60,8 @@ export async function readSlackAudience(ctx: SlackAudienceContext, d: SlackDesti
 
 function linesOf(facts: ConversationFacts, speaker: SlackSpeaker, quote: string | null, mentions: readonly string[]): string[] {
   const count = facts.members === null ? "members unknown" : `${facts.members.toLocaleString("en-US")} members`;
-  const lines = [facts.kind === "DM" ? `Slack ${facts.label}` : `Slack ${facts.label}: ${facts.kind}, ${count}`];
+  const where = facts.kind === "DM" ? "" : facts.kind === "group DM" ? `: ${count}` : `: ${facts.kind}, ${count}`;
+  const lines = [`Slack ${facts.label}${where}`];
   if (facts.extShared) lines.push("shared with other organizations (Slack Connect)");
   else if (facts.shared) lines.push("shared with other workspaces");
   lines.push(`as ${speaker.speaksAs}`);
