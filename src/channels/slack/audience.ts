@@ -6,15 +6,25 @@
  */
 import type { WebClient } from "@slack/web-api";
 import type { ChannelAudience } from "../channel.js";
-import { type ConversationFacts, readConversation, readThreadStart } from "./conversation.js";
+import { type ConversationFacts, personName, readConversation, readThreadStart } from "./conversation.js";
 import type { SlackDestination } from "./destination.js";
 import { describeFailure, type SlackFailure } from "./errors.js";
 import { fingerprintOf } from "./fingerprint.js";
 import { isTokenRefused, type SlackSpeaker } from "./identity.js";
-import { everyoneMentions } from "./mentions.js";
+import { everyoneMentions, groupMentions, personMentions } from "./mentions.js";
 
 /** The confirm reason when Slack could not tell who reads the conversation. */
 export const AUDIENCE_UNREADABLE = "the audience could not be read";
+
+/** People named in a line before "+N more". */
+const NAMED_PEOPLE_MAX = 10;
+
+/** The mentions of a text: everyone-mentions by kind, people by id, user groups by id and handle. */
+interface Mentions {
+  readonly everyone: string[];
+  readonly people: string[];
+  readonly groups: { id: string; label: string }[];
+}
 
 /** What the audience read needs besides the client. */
 export interface SlackAudienceContext {
@@ -29,7 +39,7 @@ export interface SlackAudienceContext {
 
 /** Reads the audience of `text` at `d`. */
 export async function readSlackAudience(ctx: SlackAudienceContext, d: SlackDestination, text: string): Promise<ChannelAudience> {
-  const mentions = everyoneMentions(text);
+  const mentions: Mentions = { everyone: everyoneMentions(text), people: personMentions(text), groups: groupMentions(text) };
   const speaker = await ctx.speaker();
   if (!speaker.ok) return failedAudience(ctx, d, mentions, speaker.failure);
   const conversation = await readConversation(ctx.client, d);
@@ -50,10 +60,10 @@ export async function readSlackAudience(ctx: SlackAudienceContext, d: SlackDesti
   return {
     channel: "slack",
     readerCount: facts.members,
-    lines: linesOf(facts, speaker.speaker, quote, mentions),
+    lines: [...linesOf(facts, speaker.speaker, quote, mentions.everyone), ...(await notifiedLines(ctx.client, mentions))],
     confirmReasons: confirmReasonsOf(facts, ctx.confirmOver),
     problem: null,
-    fingerprint: fingerprintOf({ facts, thread_ts: d.thread_ts, mentions, speaker: speaker.speaker.userId }),
+    fingerprint: fingerprintOf({ facts, thread_ts: d.thread_ts, mentions: mentionFacts(mentions), speaker: speaker.speaker.userId }),
     checkedAt: new Date(ctx.now()).toISOString(),
   };
 }
@@ -69,6 +79,28 @@ function linesOf(facts: ConversationFacts, speaker: SlackSpeaker, quote: string 
   const n = facts.members === null ? "?" : facts.members.toLocaleString("en-US");
   for (const m of mentions) lines.push(`${m} notifies everyone in ${facts.label} (${n})`);
   return lines;
+}
+
+/** The people and user groups the text mentions, by name (users.info; the id when it cannot be read). */
+async function notifiedLines(client: WebClient, mentions: Mentions): Promise<string[]> {
+  const lines: string[] = [];
+  if (mentions.people.length > 0) {
+    const shown = mentions.people.slice(0, NAMED_PEOPLE_MAX);
+    const names = await Promise.all(shown.map((id) => personName(client, id)));
+    const more = mentions.people.length - shown.length;
+    lines.push(`notifies ${names.join(", ")}${more > 0 ? ` +${more} more` : ""} (mentioned)`);
+  }
+  if (mentions.groups.length > 0) lines.push(groupLine(mentions.groups));
+  return lines;
+}
+
+function groupLine(groups: readonly { label: string }[]): string {
+  return `notifies the user group${groups.length === 1 ? "" : "s"} ${groups.map((g) => g.label).join(", ")}`;
+}
+
+/** What of the mentions an approval binds to: kinds, people and group ids. */
+function mentionFacts(m: Mentions): Record<string, string[]> {
+  return { everyone: m.everyone, people: m.people, groups: m.groups.map((g) => g.id) };
 }
 
 function confirmReasonsOf(facts: ConversationFacts, confirmOver: number | null): string[] {
@@ -100,7 +132,7 @@ function problemOf(d: SlackDestination, failure: SlackFailure): string | null {
  * destination cannot be reached, otherwise no count and a confirm reason
  * (fails closed: it may be as large as any).
  */
-function failedAudience(ctx: SlackAudienceContext, d: SlackDestination, mentions: string[], failure: SlackFailure): ChannelAudience {
+function failedAudience(ctx: SlackAudienceContext, d: SlackDestination, mentions: Mentions, failure: SlackFailure): ChannelAudience {
   const problem = problemOf(d, failure);
   if (problem !== null) return unreachedAudience(ctx, d, mentions, problem);
   const where = `Slack ${d.channel_id}${d.thread_ts === null ? "" : `, thread ${d.thread_ts}`}`;
@@ -111,18 +143,26 @@ function failedAudience(ctx: SlackAudienceContext, d: SlackDestination, mentions
 }
 
 /** No count, a confirm reason, and `problem` (null: only unread, worth a retry). */
-function unreachedAudience(ctx: SlackAudienceContext, d: SlackDestination, mentions: string[], problem: string | null): ChannelAudience {
+function unreachedAudience(ctx: SlackAudienceContext, d: SlackDestination, mentions: Mentions, problem: string | null): ChannelAudience {
   return {
     channel: "slack",
     readerCount: null,
     lines: [problem ?? `Slack ${d.channel_id}: ${AUDIENCE_UNREADABLE}`, ...mentionLines(d, mentions)],
     confirmReasons: [AUDIENCE_UNREADABLE],
     problem,
-    fingerprint: fingerprintOf({ id: d.channel_id, thread_ts: d.thread_ts, mentions, unread: problem ?? AUDIENCE_UNREADABLE }),
+    fingerprint: fingerprintOf({
+      id: d.channel_id,
+      thread_ts: d.thread_ts,
+      mentions: mentionFacts(mentions),
+      unread: problem ?? AUDIENCE_UNREADABLE,
+    }),
     checkedAt: new Date(ctx.now()).toISOString(),
   };
 }
 
-function mentionLines(d: SlackDestination, mentions: readonly string[]): string[] {
-  return mentions.map((m) => `${m} notifies everyone in ${d.channel_id}`);
+function mentionLines(d: SlackDestination, mentions: Mentions): string[] {
+  const lines = mentions.everyone.map((m) => `${m} notifies everyone in ${d.channel_id}`);
+  if (mentions.people.length > 0) lines.push(`notifies ${mentions.people.join(", ")} (mentioned)`);
+  if (mentions.groups.length > 0) lines.push(groupLine(mentions.groups));
+  return lines;
 }

@@ -43,6 +43,13 @@ export function slackConfigFromEnv(env: Record<string, string | undefined>): Sla
       error: "SLACK_TOKEN is not set: set it to a Slack user token (xoxp-…) or bot token (xoxb-…), or unset SLACK_API_URL",
     };
   }
+  if (token.startsWith("xoxe.")) {
+    return {
+      kind: "invalid",
+      error:
+        "SLACK_TOKEN is a rotating token (xoxe.…) that expires within 12 hours: turn token rotation off for the app and use its long-lived xoxp- or xoxb- token",
+    };
+  }
   const shape = TOKEN_SHAPE.exec(token);
   if (shape === null) {
     return {

@@ -96,7 +96,7 @@ function labelOf(kind: ConversationKind, name: string | null, id: string): strin
 }
 
 /** A DM's other person as people know them: real name, else display name, else handle, else the id. */
-async function personName(client: WebClient, user: string): Promise<string> {
+export async function personName(client: WebClient, user: string): Promise<string> {
   try {
     const answer = await client.users.info({ user });
     const u = answer.user;

@@ -18,9 +18,10 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 
 /**
  * Posts `text` to the destination once. What arrives is the text as given:
- * `parse: "none"` and `link_names: false` (Slack's defaults for chat.postMessage,
- * set so that no default of a later API version can change them) keep Slack
- * from turning plain "#name", "@name" or "@channel" into links or mentions;
+ * `parse: "none"` (chat.postMessage's documented default) and `link_names:
+ * false` (no linking of names) are set explicitly, so the request itself
+ * says that Slack must not turn plain "#name", "@name" or "@channel" into
+ * links or mentions, whatever the app's or a later API version's default;
  * markup written in the text (`<!channel>`, `<@U…>`, `<url|label>`, `*bold*`)
  * is Slack's own and arrives as written, which is why the review post names
  * every mention that notifies everyone. Unfurls are off: no preview the post

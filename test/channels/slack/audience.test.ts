@@ -74,6 +74,18 @@ describe("Slack audience: where, as whom, to whom", () => {
     expect(lines).toEqual(kinds.map((k) => `${k} notifies everyone in #general (300)`));
   });
 
+  it("names the people and user groups the text mentions (users.info), an unknown id as it is", async () => {
+    const a = await read(
+      C.design,
+      "<@U0ANNA0001> and <@U0BOB00001|bob>, <@U0GHOST001>, <!subteam^S0DESIGN1|@design-team> again <@U0ANNA0001>",
+    );
+    expect(a.lines).toContain("notifies Anna Smith, Bobby, U0GHOST001 (mentioned)");
+    expect(a.lines).toContain("notifies the user group @design-team");
+    const other = await read(C.design, "<@U0ANNA0001>");
+    expect(other.fingerprint).not.toBe(a.fingerprint);
+    expect(other.fingerprint).not.toBe((await read(C.design, "<@U0BOB00001>")).fingerprint);
+  });
+
   it("over AUDIENCE_CONFIRM_OVER asks for the extra tap; null never does", async () => {
     expect((await read(C.general)).confirmReasons).toEqual(["300 members in #general, over 200"]);
     const never = await channelFor(slack, { confirmOver: null }).readAudience(to(C.general), "hi");

@@ -87,6 +87,13 @@ describe("Slack configuration from the environment", () => {
     }
   });
 
+  it("says why a rotating token (xoxe.…) will not do", () => {
+    expect(slackConfigFromEnv({ SLACK_TOKEN: "xoxe.xoxp-1-Mi0yLTEyMzQ1Njc4OTAtMTIzNDU2Nzg5MA" })).toMatchObject({
+      kind: "invalid",
+      error: expect.stringMatching(/^SLACK_TOKEN is a rotating token/),
+    });
+  });
+
   it.each([
     "http://slack.example.com/api/",
     "ftp://127.0.0.1/api/",
