@@ -1,0 +1,11 @@
+/**
+ * The Slack channel (contract v5): a message in a conversation, in a thread
+ * when `thread_ts` is set, through @slack/web-api with its own retries off.
+ */
+export { AUDIENCE_UNREADABLE } from "./audience.js";
+export { createSlackChannel, SLACK_PER_CONVERSATION_MS, type SlackChannelOptions } from "./channel.js";
+export { SLACK_DEFAULT_API_URL, type SlackConfig, type SlackConfigResult, slackConfigFromEnv } from "./config.js";
+export { describeSlackDestination, type SlackDestination, slackDestinationSchema } from "./destination.js";
+export { everyoneMentions, type EveryoneMention } from "./mentions.js";
+export { SLACK_DEFAULT_RETRY_AFTER_SECONDS } from "./send-outcome.js";
+export { SLACK_METADATA_EVENT_TYPE, SLACK_TEXT_LIMIT } from "./send.js";
