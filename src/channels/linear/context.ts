@@ -23,8 +23,16 @@ export function failureOf(ctx: LinearContext, error: unknown): LinearFailure {
   return classifyLinearError(error, ctx.now(), Number((ctx.timeoutMs / 1000).toFixed(1)), ctx.scrub);
 }
 
-/** A failure as a send outcome. */
+/** A failure as a send outcome, its words saying what it means for the comment. */
 export function outcomeOf(f: LinearFailure): ChannelSendOutcome {
-  if (f.kind === "retry_after") return { kind: "retry_after", seconds: f.seconds, reason: f.reason };
-  return { kind: f.kind, reason: f.reason };
+  switch (f.kind) {
+    case "retry_after":
+      return { kind: "retry_after", seconds: f.seconds, reason: `${f.reason}: not sent` };
+    case "not_sent":
+      return { kind: "not_sent", reason: `${f.reason}: not sent` };
+    case "unknown":
+      return { kind: "unknown", reason: `${f.reason}: the comment may or may not exist` };
+    default:
+      return { kind: "refused", reason: f.reason };
+  }
 }

@@ -66,12 +66,12 @@ function causeCodes(error: unknown, depth = 0): string[] {
 function withoutAnswer(raw: unknown, timeoutSeconds: number): LinearFailure {
   const codes = causeCodes(raw);
   const before = codes.find((c) => BEFORE_REQUEST.has(c));
-  if (before !== undefined) return failure("not_sent", `Linear could not be reached (${before}): not sent`);
+  if (before !== undefined) return failure("not_sent", `Linear could not be reached (${before})`);
   if (codes.includes("TimeoutError") || codes.includes("AbortError")) {
-    return failure("unknown", `Linear did not answer within ${timeoutSeconds} s: the comment may or may not exist`);
+    return failure("unknown", `Linear did not answer within ${timeoutSeconds} s`);
   }
   const code = codes.find((c) => c !== "TypeError" && c !== "Error") ?? "connection lost";
-  return failure("unknown", `the connection to Linear broke before its answer (${code}): the comment may or may not exist`);
+  return failure("unknown", `the connection to Linear broke before its answer (${code})`);
 }
 
 function headerNumber(headers: Headers | undefined, name: string): number | null {
@@ -137,7 +137,7 @@ function answered(e: LinearError, status: number | undefined, nowMs: number, scr
   const message = words(e.errors?.[0]?.message ?? e.message, scrub);
   if (e.type === LinearErrorType.Ratelimited || codes.includes("RATELIMITED") || status === 429) {
     const seconds = rateLimitWaitSeconds(headers, nowMs);
-    return failure("retry_after", `Linear's rate limit: not sent, wait ${seconds} s`, { seconds });
+    return failure("retry_after", `Linear's rate limit, wait ${seconds} s`, { seconds });
   }
   switch (e.type) {
     case LinearErrorType.AuthenticationError:
@@ -153,10 +153,10 @@ function answered(e: LinearError, status: number | undefined, nowMs: number, scr
       return failure("refused", `Linear refused it: ${message}`, { invalidInput: true });
     }
     case LinearErrorType.LockTimeout:
-      return failure("not_sent", "Linear was busy (lock timeout): not sent");
+      return failure("not_sent", "Linear was busy (lock timeout)");
     case LinearErrorType.InternalError:
     case LinearErrorType.NetworkError:
-      return failure("unknown", `Linear failed (HTTP ${status ?? "?"}): the comment may or may not exist`);
+      return failure("unknown", `Linear failed (HTTP ${status ?? "?"})`);
     case LinearErrorType.FeatureNotAccessible:
     case LinearErrorType.UsageLimitExceeded:
     case LinearErrorType.UserError:
@@ -165,7 +165,10 @@ function answered(e: LinearError, status: number | undefined, nowMs: number, scr
     default:
       if (status !== undefined && status >= 400 && status < 500)
         return failure("refused", `Linear refused it (HTTP ${status}): ${message}`);
-      return failure("unknown", `Linear answered an error (HTTP ${status ?? "?"}): the comment may or may not exist`);
+      return failure(
+        "unknown",
+        status !== undefined && status >= 500 ? `Linear failed (HTTP ${status})` : `Linear answered an error (HTTP ${status ?? "?"})`,
+      );
   }
 }
 

@@ -129,6 +129,11 @@ export function rootResolvers(w: Workspace): View {
   return {
     viewer: () => views.user(viewer()),
     organization: () => views.org(),
+    team: (args: Args) => {
+      const team = w.teams.get(String(args.id)) ?? [...w.teams.values()].find((t) => t.key === args.id);
+      if (team === undefined) throw notFoundError("Team");
+      return views.team(team);
+    },
     issue: (args: Args) => {
       const issue = w.findIssue(String(args.id));
       if (issue === undefined) throw notFoundError("Issue");
