@@ -148,9 +148,8 @@ function answered(e: LinearError, status: number | undefined, nowMs: number, scr
       return failure("refused", `Linear forbids this to the key's owner: ${message || "forbidden"}`);
     case LinearErrorType.InvalidInput: {
       const entity = missingEntity(rawMessage, e.errors?.[0]?.message ?? "");
-      if (entity !== null)
-        return failure("refused", `${entity.toLowerCase()} not found in Linear`, { notFound: { entity, path: firstPath } });
-      return failure("refused", `Linear refused it: ${message}`, { invalidInput: true });
+      if (entity === null) return failure("refused", `Linear refused it: ${message}`, { invalidInput: true });
+      return failure("refused", `${entity.toLowerCase()} not found in Linear`, { notFound: { entity, path: firstPath } });
     }
     case LinearErrorType.LockTimeout:
       return failure("not_sent", "Linear was busy (lock timeout)");
@@ -163,13 +162,15 @@ function answered(e: LinearError, status: number | undefined, nowMs: number, scr
     case LinearErrorType.GraphqlError:
       return failure("refused", `Linear refused it: ${message}`);
     default:
-      if (status !== undefined && status >= 400 && status < 500)
-        return failure("refused", `Linear refused it (HTTP ${status}): ${message}`);
-      return failure(
-        "unknown",
-        status !== undefined && status >= 500 ? `Linear failed (HTTP ${status})` : `Linear answered an error (HTTP ${status ?? "?"})`,
-      );
+      return untyped(status, message);
   }
+}
+
+/** An error of a type this code does not know (Unknown, Other, a new one): by its HTTP status. */
+function untyped(status: number | undefined, message: string): LinearFailure {
+  if (status !== undefined && status >= 400 && status < 500) return failure("refused", `Linear refused it (HTTP ${status}): ${message}`);
+  if (status !== undefined && status >= 500) return failure("unknown", `Linear failed (HTTP ${status})`);
+  return failure("unknown", `Linear answered an error (HTTP ${status ?? "?"})`);
 }
 
 /**

@@ -88,7 +88,11 @@ describe("sending a Linear comment", () => {
 
   it("says not sent when Linear answered that it did nothing, or could not be reached at all", async () => {
     f.linear.failNext("commentCreate", linearAnswers.lockTimeout());
-    expect(await f.channel().send(f.dest(), "x", f.ref())).toMatchObject({ kind: "not_sent" });
+    expect(await f.channel().send(f.dest(), "x", f.ref())).toEqual({
+      kind: "not_sent",
+      reason: "Linear was busy (lock timeout): not sent",
+    });
+    expect(commentCreates()).toBe(1);
     const port = await closedPort();
     const refused = await f.channel({ apiUrl: `http://127.0.0.1:${port}/graphql` }).send(f.dest(), "x", f.ref());
     expect(refused).toEqual({ kind: "not_sent", reason: "Linear could not be reached (ECONNREFUSED): not sent" });
@@ -102,6 +106,19 @@ describe("sending a Linear comment", () => {
       expect(outcome).toMatchObject({ kind: "unknown", reason: expect.stringMatching(/may or may not exist/) });
       expect(commentCreates() - before).toBe(1);
     }
+  });
+
+  it("reads Linear's error type whatever HTTP status carries it, and an untyped 4xx as refused", async () => {
+    f.linear.failNext("commentCreate", linearAnswers.notFound("Issue", 400));
+    expect(await f.channel().send(f.dest(), "x", f.ref())).toMatchObject({
+      kind: "refused",
+      reason: expect.stringMatching(/^issue ENG-1 not found/),
+    });
+    f.linear.failNext("commentCreate", { status: 422, body: { errors: [{ message: "Unprocessable" }] } });
+    expect(await f.channel().send(f.dest(), "x", f.ref())).toEqual({
+      kind: "refused",
+      reason: "Linear refused it (HTTP 422): Unprocessable",
+    });
   });
 
   it("refuses a text over the limit and a reference that is not a UUID without calling Linear", async () => {

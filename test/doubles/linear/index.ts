@@ -27,14 +27,15 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import type { GraphQLError } from "graphql";
 import { type LinearAnswer, linearAnswers } from "./answers.js";
-import { checkRequest, run } from "./execute.js";
+import { type Checked, checkRequest, run } from "./execute.js";
+import { FaultPlan, type Hold } from "./faults.js";
 import { rootResolvers } from "./resolvers.js";
 import { Workspace } from "./workspace.js";
 
 export { type LinearAnswer, linearAnswers } from "./answers.js";
 export type { CommentSeed, IssueSeed, SyncSeed, TeamSeed, UserSeed } from "./workspace.js";
+export type { Hold } from "./faults.js";
 export { Workspace } from "./workspace.js";
 
 /** One request as the double received it. */
@@ -44,16 +45,6 @@ export interface ReceivedRequest {
   readonly variables: Record<string, unknown>;
   readonly authorization: string | undefined;
 }
-
-/** A request held by `holdNext`. */
-export interface Hold {
-  /** Resolves when the held request has arrived. */
-  readonly arrived: Promise<void>;
-  /** Lets the held request execute and answer. */
-  release(): void;
-}
-
-type Fault = { kind: "fail"; answer: LinearAnswer } | { kind: "lose" } | { kind: "hold"; arrive: () => void; gate: Promise<void> };
 
 /** What a test reads and changes. */
 export interface LinearDoubleState {
@@ -91,6 +82,69 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+type Body = { query?: unknown; variables?: Record<string, unknown>; operationName?: string };
+
+/** Reads and checks a request; null when it was answered already (not /graphql, not JSON, invalid against the schema). */
+async function accept(
+  req: IncomingMessage,
+  res: ServerResponse,
+  state: LinearDoubleState,
+): Promise<{ body: Body; checked: Checked & { ok: true } } | null> {
+  const raw = await readBody(req);
+  if (req.method !== "POST" || req.url?.split("?")[0] !== "/graphql") {
+    send(res, { status: 404, body: "<html>Not found</html>" });
+    return null;
+  }
+  let body: Body;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    send(res, { status: 400, body: { errors: [{ message: "Body is not JSON" }] } });
+    return null;
+  }
+  const query = typeof body.query === "string" ? body.query : "";
+  const checked = checkRequest(query, body.operationName);
+  if (!checked.ok) {
+    state.invalid.push({ query, errors: checked.errors.map((e) => e.message) });
+    send(res, {
+      status: 400,
+      body: { errors: checked.errors.map((e) => ({ message: e.message, extensions: { type: "graphql error" } })) },
+    });
+    return null;
+  }
+  return { body, checked };
+}
+
+/** Answers one request: recorded and counted, the key checked, a planned fault applied, else executed. */
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  state: LinearDoubleState,
+  faults: FaultPlan,
+  root: unknown,
+): Promise<void> {
+  const accepted = await accept(req, res, state);
+  if (accepted === null) return;
+  const { body, checked } = accepted;
+  const operationName = checked.operation.name?.value ?? null;
+  const authorization = req.headers.authorization;
+  state.requests.push({ operationName, rootFields: checked.rootFields, variables: body.variables ?? {}, authorization });
+  for (const f of checked.rootFields) state.calls.set(f, (state.calls.get(f) ?? 0) + 1);
+  if (authorization !== state.apiKey) return send(res, linearAnswers.authentication());
+  const fault = faults.take(checked.rootFields);
+  if (fault?.kind === "fail") return send(res, fault.answer);
+  if (fault?.kind === "hold") {
+    fault.arrive();
+    await fault.gate;
+  }
+  const result = await run(checked.document, root, body.variables, operationName ?? undefined);
+  if (fault?.kind === "lose") {
+    req.socket.destroy();
+    return;
+  }
+  if (!res.destroyed) send(res, { status: 200, body: result }, { "X-RateLimit-Requests-Remaining": "4999" });
+}
+
 /** Starts a Linear double on 127.0.0.1, port 0. */
 export async function startLinearDouble(opts: { apiKey?: string } = {}): Promise<LinearDouble> {
   const workspace = new Workspace();
@@ -102,70 +156,10 @@ export async function startLinearDouble(opts: { apiKey?: string } = {}): Promise
     invalid: [],
   };
   const root = rootResolvers(workspace);
-  const faults = new Map<string, Fault[]>();
-  const releases: (() => void)[] = [];
+  const faults = new FaultPlan();
   const sockets = new Set<Socket>();
-
-  const takeFault = (fields: readonly string[]): Fault | undefined => {
-    for (const f of fields) {
-      const queue = faults.get(f);
-      if (queue !== undefined && queue.length > 0) return queue.shift();
-    }
-    return undefined;
-  };
-  const addFault = (field: string, fault: Fault) => faults.set(field, [...(faults.get(field) ?? []), fault]);
-
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const raw = await readBody(req);
-    if (req.method !== "POST" || req.url?.split("?")[0] !== "/graphql") {
-      send(res, { status: 404, body: "<html>Not found</html>" });
-      return;
-    }
-    let body: { query?: unknown; variables?: Record<string, unknown>; operationName?: string };
-    try {
-      body = JSON.parse(raw);
-    } catch {
-      send(res, { status: 400, body: { errors: [{ message: "Body is not JSON" }] } });
-      return;
-    }
-    const query = typeof body.query === "string" ? body.query : "";
-    const checked = checkRequest(query, body.operationName);
-    if (!checked.ok) {
-      const messages = checked.errors.map((e: GraphQLError) => e.message);
-      state.invalid.push({ query, errors: messages });
-      send(res, {
-        status: 400,
-        body: { errors: checked.errors.map((e) => ({ message: e.message, extensions: { type: "graphql error" } })) },
-      });
-      return;
-    }
-    const operationName = checked.operation.name?.value ?? null;
-    const authorization = req.headers.authorization;
-    state.requests.push({ operationName, rootFields: checked.rootFields, variables: body.variables ?? {}, authorization });
-    for (const f of checked.rootFields) state.calls.set(f, (state.calls.get(f) ?? 0) + 1);
-    if (authorization !== state.apiKey) {
-      send(res, linearAnswers.authentication());
-      return;
-    }
-    const fault = takeFault(checked.rootFields);
-    if (fault?.kind === "fail") {
-      send(res, fault.answer);
-      return;
-    }
-    if (fault?.kind === "hold") {
-      fault.arrive();
-      await fault.gate;
-    }
-    const result = await run(checked.document, root, body.variables, operationName ?? undefined);
-    if (fault?.kind === "lose") {
-      req.socket.destroy();
-      return;
-    }
-    if (!res.destroyed) send(res, { status: 200, body: result }, { "X-RateLimit-Requests-Remaining": "4999" });
-  };
-
   const server: Server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
+    handle(req, res, state, faults, root).catch((error: unknown) => {
       if (!res.headersSent) send(res, { status: 500, body: { errors: [{ message: String(error) }] } });
     });
   });
@@ -175,26 +169,17 @@ export async function startLinearDouble(opts: { apiKey?: string } = {}): Promise
   });
   await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
   const { port } = server.address() as AddressInfo;
-
   return {
     url: `http://127.0.0.1:${port}/graphql`,
     get apiKey() {
       return state.apiKey;
     },
     state,
-    failNext: (field, answer) => addFault(field, { kind: "fail", answer }),
-    loseNext: (field) => addFault(field, { kind: "lose" }),
-    holdNext(field) {
-      let arrive = () => {};
-      let release = () => {};
-      const arrived = new Promise<void>((ok) => (arrive = ok));
-      const gate = new Promise<void>((ok) => (release = ok));
-      releases.push(release);
-      addFault(field, { kind: "hold", arrive, gate });
-      return { arrived, release };
-    },
+    failNext: (field, answer) => faults.add(field, { kind: "fail", answer }),
+    loseNext: (field) => faults.add(field, { kind: "lose" }),
+    holdNext: (field) => faults.hold(field),
     async close() {
-      for (const release of releases) release();
+      faults.releaseAll();
       for (const s of sockets) s.destroy();
       await new Promise<void>((ok) => server.close(() => ok()));
     },
