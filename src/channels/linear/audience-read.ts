@@ -3,7 +3,9 @@
  * (the SDK's lazy models would make one per relation): the viewer, the
  * issue with its team, the team's members, the issue's subscribers and
  * where it is synced, and the comment it answers. A team of more than 250
- * members (Linear's largest page) takes one more request per 250.
+ * members (Linear's largest page) takes one more request per 250; the
+ * subscribers are read up to 250 (an issue with more names them as a crowd
+ * anyway, and the team's count already asks for the extra tap).
  */
 import type { LinearClient } from "@linear/sdk";
 

@@ -157,8 +157,8 @@ describe("a send whose answer was lost", () => {
   it("is unknown when Linear does not answer in time; findSent says absent until Linear does it, then found", async () => {
     const hold = f.linear.holdNext("commentCreate");
     const ref = f.ref();
-    const outcome = await f.channel({ requestTimeoutMs: 300 }).send(f.dest(), "slow", ref);
-    expect(outcome).toMatchObject({ kind: "unknown", reason: "Linear did not answer within 0.3 s: the comment may or may not exist" });
+    const outcome = await f.channel({ requestTimeoutMs: 1_500 }).send(f.dest(), "slow", ref);
+    expect(outcome).toMatchObject({ kind: "unknown", reason: "Linear did not answer within 1.5 s: the comment may or may not exist" });
     await hold.arrived;
     expect(await f.channel().findSent(f.dest(), ref)).toEqual({ kind: "absent" });
     hold.release();
