@@ -4,8 +4,7 @@
  * issue with its team, the team's members, the issue's subscribers and
  * where it is synced, and the comment it answers. A team of more than 250
  * members (Linear's largest page) takes one more request per 250; the
- * subscribers are read up to 250 (an issue with more names them as a crowd
- * anyway, and the team's count already asks for the extra tap).
+ * subscribers are read up to 250, and the post says when there are more.
  */
 import type { LinearClient } from "@linear/sdk";
 
@@ -32,6 +31,8 @@ export interface LinearAudienceFacts {
   /** Every member of the team (all pages); null when more pages than we read. */
   readonly members: readonly LinearPerson[] | null;
   readonly subscribers: readonly LinearPerson[];
+  /** False when the issue has more than the 250 subscribers read. */
+  readonly allSubscribers: boolean;
   readonly synced: readonly LinearSync[];
   readonly parent: {
     readonly id: string;
@@ -54,7 +55,7 @@ export const AUDIENCE_QUERY = `query LinearAudience($issue: String!, $parent: St
   issue(id: $issue) {
     id identifier title
     team { id name key visibility members(first: 250) { nodes { ${PERSON} } pageInfo { hasNextPage endCursor } } }
-    subscribers(first: 250) { nodes { ${PERSON} } }
+    subscribers(first: 250) { nodes { ${PERSON} } pageInfo { hasNextPage } }
     syncedWith { ${SYNC_FIELDS} }
   }
   comment(id: $parent) @include(if: $withParent) { id body issueId user { name } syncedWith { ${SYNC_FIELDS} } }
@@ -77,7 +78,7 @@ type AudienceData = {
     identifier: string;
     title: string;
     team: { id: string; name: string; key: string; visibility: string; members: Page };
-    subscribers: { nodes: LinearPerson[] };
+    subscribers: { nodes: LinearPerson[]; pageInfo: { hasNextPage: boolean } };
     syncedWith: RawSync[] | null;
   };
   comment?: { id: string; body: string; issueId: string | null; user: { name: string } | null; syncedWith: RawSync[] | null };
@@ -133,6 +134,7 @@ export async function readAudienceFacts(client: () => LinearClient, issue: strin
     team: { id: i.team.id, name: i.team.name, key: i.team.key, visibility: i.team.visibility },
     members: await allMembers(client, i.team.id, i.team.members),
     subscribers: i.subscribers.nodes,
+    allSubscribers: !i.subscribers.pageInfo.hasNextPage,
     synced: (i.syncedWith ?? []).map(syncLabel),
     parent:
       parent === undefined

@@ -59,11 +59,12 @@ function notified(facts: LinearAudienceFacts, text: string): { people: LinearPer
   return { people: [...people.values()], unresolved };
 }
 
-function notifiesLine(people: readonly LinearPerson[], unresolved: readonly string[], teamKey: string): string {
-  const names = [...people.map((p) => p.name), ...unresolved.map((u) => `${u} (not in team ${teamKey})`)];
-  if (names.length === 0) return "notifies: nobody";
+function notifiesLine(people: readonly LinearPerson[], unresolved: readonly string[], facts: LinearAudienceFacts): string {
+  const names = [...people.map((p) => p.name), ...unresolved.map((u) => `${u} (not in team ${facts.team.key})`)];
+  const uncounted = facts.allSubscribers ? "" : " (over 250 subscribers: not all named)";
+  if (names.length === 0) return `notifies: nobody${uncounted}`;
   const shown = names.slice(0, MAX_NAMES).join(", ");
-  return `notifies: ${shown}${names.length > MAX_NAMES ? ` +${names.length - MAX_NAMES} more` : ""}`;
+  return `notifies: ${shown}${names.length > MAX_NAMES ? ` +${names.length - MAX_NAMES} more` : ""}${uncounted}`;
 }
 
 function syncedLine(synced: readonly LinearSync[]): string | null {
@@ -82,7 +83,7 @@ export function linearAudience(facts: LinearAudienceFacts, text: string, confirm
   const lines = [
     `Linear ${facts.issue.identifier} · ${clip(facts.issue.title, 80)}`,
     `team ${team.name} (${visibility}) · ${readerCount === null ? "members not counted" : `${readerCount} members`}`,
-    notifiesLine(people, unresolved, team.key),
+    notifiesLine(people, unresolved, facts),
     syncedLine(synced),
     facts.parent === null
       ? null
@@ -102,6 +103,7 @@ export function linearAudience(facts: LinearAudienceFacts, text: string, confirm
     readers: readerCount,
     notifies: people.map((p) => p.id).sort(),
     unresolved: [...unresolved].sort(),
+    allSubscribers: facts.allSubscribers,
     synced: synced.map((s) => `${s.service}:${s.id}`).sort(),
     parent: facts.parent?.id ?? null,
     as: facts.viewer.id,

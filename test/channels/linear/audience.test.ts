@@ -85,6 +85,14 @@ describe("the audience of a Linear comment", () => {
     expect(audience.readerCount).toBe(303);
     expect(requests()).toBe(2);
   });
+
+  it("names ten of the people notified, counts the rest, and says when the issue has more subscribers than it read", async () => {
+    for (let i = 0; i < 260; i += 1) f.issue.subscriberIds.push(f.w.addUser({ name: `Sub ${i}`, displayName: `s${i}` }).id);
+    const line = (await f.channel().readAudience(f.dest(), "x")).lines[2];
+    expect(line).toBe(
+      "notifies: Anna Berg, Sub 0, Sub 1, Sub 2, Sub 3, Sub 4, Sub 5, Sub 6, Sub 7, Sub 8 +239 more (over 250 subscribers: not all named)",
+    );
+  });
 });
 
 describe("a Linear destination that cannot be reached or read", () => {
