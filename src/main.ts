@@ -11,6 +11,7 @@ import { LockHeldError } from "./store/lock.js";
 import { StoreCorruptError } from "./store/store-errors.js";
 import { DataRefusalError, DATA_REFUSAL_EXIT } from "./store/data-refusal.js";
 import { runTestMode } from "./test-mode/run.js";
+import { channelsFromEnv } from "./channels/configured.js";
 
 /** The secrets no output may show, known once the configuration is read (the daemon adds its generated API token). */
 const secrets: (string | null | undefined)[] = [];
@@ -35,6 +36,18 @@ async function main(): Promise<number> {
   }
   useReviewTimeZone(config.reviewTimeZone);
   secrets.push(config.telegram.token, config.api.token, config.callback?.secret);
+  // Linear, email, Slack (contract v5): read once; one set wrongly refuses the start, naming the variable.
+  const sentBefore = { known: (_address: string): boolean => false };
+  const channels = channelsFromEnv(process.env, {
+    now: Date.now,
+    confirmOver: config.audienceConfirmOver,
+    knownRecipient: (address) => sentBefore.known(address),
+  });
+  if (!channels.ok) {
+    process.stderr.write(`draft-review: cannot start.\n${channels.errors.join("\n")}\n`);
+    return 78;
+  }
+  secrets.push(...channels.secrets);
   const log = createLogger({
     level: config.logLevel,
     secrets,
@@ -48,7 +61,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const { runDaemon } = await import("./daemon/run.js");
-  return runDaemon(config, log, { processSwitchValue, redact: redactor, secrets });
+  return runDaemon(config, log, { processSwitchValue, redact: redactor, secrets, channels: { ...channels, sentBefore } });
 }
 
 main().then(

@@ -85,6 +85,8 @@ export interface Core {
   readonly archive: DraftArchive<DraftRecord>;
   /** Telegram Business: the owner's connection, what people wrote to him, the check at the send call. */
   readonly voice: OwnerVoice;
+  /** Linear, email and Slack as configured (contract v5); null: Telegram only. */
+  readonly channels: ChannelSet | null;
   close(): Promise<void>;
 }
 
@@ -121,6 +123,7 @@ export async function openCore(config: Config, log: Logger, edges: CoreEdges): P
       archiving,
       archive,
       voice,
+      channels: edges.channels ?? null,
       async close() {
         await archiving.stop();
         killSwitch.stop();

@@ -54,6 +54,8 @@ export class ChannelSet {
   async readAudience(destination: StoredDestination, text: string, now: () => number): Promise<ChannelAudienceRecord> {
     const channel = this.get(destination.channel);
     if (channel === undefined) return unreadable(destination.channel, "the channel is not configured on this daemon", now);
+    const halted = this.haltedWhy(destination.channel);
+    if (halted !== null) return haltedAudience(destination.channel, halted, now);
     try {
       const parsed = channel.destinationSchema.parse(destination);
       return audienceRecord(await channel.readAudience(parsed, text));
@@ -73,6 +75,19 @@ export function audienceRecord(a: ChannelAudience): ChannelAudienceRecord {
     problem: a.problem,
     fingerprint: a.fingerprint,
     checked_at: a.checkedAt,
+  };
+}
+
+/** The audience of a channel halted for its credentials: nothing can be read there, and nothing is sent. */
+function haltedAudience(channel: OtherChannelName, why: string, now: () => number): ChannelAudienceRecord {
+  return {
+    channel,
+    reader_count: null,
+    lines: [`⛔ ${channel} refused the daemon's credentials`],
+    confirm_reasons: [],
+    problem: `${channel} refused the daemon's credentials (${why}): nothing is sent there until they are fixed and the daemon restarted`,
+    fingerprint: `halted:${why}`,
+    checked_at: new Date(now()).toISOString(),
   };
 }
 

@@ -88,7 +88,8 @@ function otherChannelPayload(
   const d = channel.destinationSchema.safeParse(destination);
   if (!d.success) return refusal(`destination.${fieldOf(d.error)}`, firstMessage(d.error));
   const text = draftText(rest.draft_text, channel.maxLength, name);
-  const others = otherChannelPayloadSchema.safeParse(rest);
+  const { draft_text: _text, ...fields } = rest;
+  const others = otherChannelPayloadSchema.safeParse(fields);
   if (typeof text === "string" && others.success) {
     const payload: DraftPayload = {
       ...others.data,

@@ -3,7 +3,7 @@ import { parse as parseDotenv } from "dotenv";
 import { hideTokenShapes } from "../log/token-shape.js";
 
 /** The `.env` variables that hold secrets. */
-const SECRET_NAMES = ["TELEGRAM_BOT_TOKEN", "DRAFT_API_TOKEN"] as const;
+const SECRET_NAMES = ["TELEGRAM_BOT_TOKEN", "DRAFT_API_TOKEN", "LINEAR_API_KEY", "SLACK_TOKEN", "SMTP_URL"] as const;
 
 /** Whether a `.env` text holds a secret: a token variable with a value, or anything shaped like a bot token. */
 export function envTextHoldsSecret(text: string): boolean {

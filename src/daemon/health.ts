@@ -11,6 +11,8 @@ export interface HealthReport {
   readonly warnings?: readonly string[];
   /** The owner's Telegram Business connection (drafts sent as him): information, never a reason to fail. */
   readonly business?: { readonly connected: boolean; readonly enabled: boolean; readonly can_reply: boolean };
+  /** Channels halted because their service refused the daemon's credentials (contract v5): no send call is made there. */
+  readonly channels_halted?: readonly { readonly channel: string; readonly reason: string }[];
 }
 
 /** What the health is built from. */
@@ -28,6 +30,8 @@ export interface DaemonHealthOptions {
   readonly warnings?: () => readonly string[];
   /** The business connection as the owner's voice has it; absent: not shown. */
   readonly business?: () => { readonly connected: boolean; readonly enabled: boolean; readonly can_reply: boolean };
+  /** Linear, email or Slack channels halted for their credentials; absent: none. */
+  readonly haltedChannels?: () => readonly { readonly channel: string; readonly reason: string }[];
 }
 
 /**
@@ -93,7 +97,15 @@ export class DaemonHealth {
       );
     }
     const archiving = this.options.archiving?.() ?? null;
-    const warnings = [...(archiving === null ? [] : [archiving]), ...(this.options.warnings?.() ?? [])];
+    const halted = this.options.haltedChannels?.() ?? [];
+    const warnings = [
+      ...(archiving === null ? [] : [archiving]),
+      ...(this.options.warnings?.() ?? []),
+      ...halted.map(
+        (h) =>
+          `${h.channel} refused the daemon's credentials (${h.reason}): its drafts are posted for review, none is sent; fix the credentials and restart`,
+      ),
+    ];
     const b = this.options.business?.();
     return {
       ok: reasons.length === 0,
@@ -101,6 +113,7 @@ export class DaemonHealth {
       ...(warnings.length === 0 ? {} : { warnings }),
       // Shown once the owner connected the bot (Telegram Business); absent otherwise.
       ...(b?.connected ? { business: { connected: true, enabled: b.enabled, can_reply: b.can_reply } } : {}),
+      ...(halted.length === 0 ? {} : { channels_halted: halted }),
     };
   }
 

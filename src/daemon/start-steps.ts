@@ -33,6 +33,9 @@ import { tellSwitchChanged } from "../owner/switch-notice.js";
 import { logDraftChanges } from "./draft-log.js";
 import { DeliveryWatch } from "./delivery-watch.js";
 import { startCallbacks } from "./callbacks.js";
+import { proveChannels, type ConfiguredChannels } from "../channels/configured.js";
+import { sentEmailTo } from "../channels/known-recipients.js";
+import { keyedWindowLimiter } from "../send/sliding-limiter.js";
 import { DaemonHealth } from "./health.js";
 import { installHandlers } from "./handlers.js";
 import type { StopSignal } from "./stop-signal.js";
@@ -43,6 +46,11 @@ export interface DaemonEnv {
   readonly redact: Redactor | null;
   /** The logger's secret list; the generated API token is added to it. */
   readonly secrets: (string | null | undefined)[];
+  /**
+   * Linear, email and Slack as the environment configures them (contract v5); `sentBefore.known` is
+   * set once the desk exists (an external address written to before needs no extra tap). Absent: none.
+   */
+  readonly channels?: Extract<ConfiguredChannels, { ok: true }> & { sentBefore: { known: (address: string) => boolean } };
 }
 
 /** What every step of the start needs: the settings, the connected bot, the clock, and the closers to register with. */
@@ -100,10 +108,23 @@ export async function openDaemonCore(base: DaemonBase, reviewChat: TelegramRevie
       tell: (text) => reviewChat.say(text),
     },
     secrets: env.secrets,
+    ...channelEdges(env, clock, rateScale),
   });
   // Closing the core waits for the desk work that is running.
   closers.push("core", () => core.close());
+  if (env.channels?.channels) {
+    env.channels.sentBefore.known = sentEmailTo(() => core.desk.everyDraft());
+    await proveChannels(env.channels.channels, log, (text) => reviewChat.say(text));
+  }
   return core;
+}
+
+/** Linear, email and Slack for the core, with their own rate windows (Slack per conversation, EMAIL_RATE). */
+function channelEdges(env: DaemonEnv, clock: Clock, rateScale: number) {
+  const configured = env.channels;
+  if (!configured?.channels) return {};
+  const channelLimiter = keyedWindowLimiter(clock, { scale: rateScale, global: null, windowsFor: configured.windowsFor, pauseCapMs: 0 });
+  return { channels: configured.channels, channelLimiter };
 }
 
 /** The event feed, /healthz's view, the draft log and the callbacks (CALLBACK_URL). */
@@ -123,6 +144,7 @@ export async function startFeeds({ config, log, clock, closers }: DaemonBase, co
     harnessDir: config.harnessDir,
     archiving: () => core.archiving.problem(),
     business: () => core.voice.status(),
+    haltedChannels: () => core.channels?.haltedChannels() ?? [],
     warnings: () => [...core.archive.problems(), ...(callbacks?.delivery.warning ? [callbacks.delivery.warning] : [])],
   });
   core.desk.onTransition(() => health.storeWritten());

@@ -1,5 +1,6 @@
 import type { InlineKeyboardButton, InlineKeyboardMarkup, MessageEntity } from "grammy/types";
 import { formatDuration } from "../config/duration.js";
+import { channelOf } from "../drafts/destination.js";
 import type { Decision, DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
 import { TELEGRAM_TEXT_LIMIT } from "../drafts/payload.js";
@@ -216,7 +217,7 @@ export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions
     case "halted":
       return haltedLine(draft);
     case "sent":
-      return `✅ Sent${draft.sent_as === "owner" ? " as you" : ""} at ${when(draft.sent_at ?? draft.updated_at)}.`;
+      return `✅ Sent${draft.sent_as === "owner" ? " as you" : ""} at ${when(draft.sent_at ?? draft.updated_at)}.${sentWhere(draft)}`;
     case "revise": {
       if (draft.revised_by !== null) return replacedLine(draft, draft.revised_by, options);
       const undo = reviseUndoUntil(draft, options.now());
@@ -237,10 +238,27 @@ export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions
         ? "⌛ Expired without a decision. Not sent."
         : "⌛ Expired: approved, but the send could not start in time (the destination was busy or unreachable). Not sent.";
     case "failed":
-      return `❌ Failed: Telegram said ${draft.reason ?? "no"}. Not sent.`;
+      return `❌ Failed: ${SERVICE_WORD[channelOf(draft)]} said ${draft.reason ?? "no"}. Not sent.`;
     case "outcome_unknown":
       return `⚠️ Outcome unknown: ${draft.reason ?? ""}. Not retried; check the destination.`;
   }
+}
+
+/** Who answered a send, as the failed line names it. */
+const SERVICE_WORD: Record<ReturnType<typeof channelOf>, string> = {
+  telegram: "Telegram",
+  linear: "Linear",
+  email: "the mail server",
+  slack: "Slack",
+};
+
+/** Where a message sent to Linear, email or Slack can be found: its link, or the email's Message-ID. */
+function sentWhere(draft: DraftRecord): string {
+  const ref = draft.destination === null ? null : draft.sent_ref;
+  if (ref === null) return "";
+  const link = ref.url ?? ref.permalink ?? null;
+  if (typeof link === "string" && link !== "") return ` ${link}`;
+  return typeof ref.message_id === "string" ? ` Message-ID ${ref.message_id}` : "";
 }
 
 /**

@@ -8,6 +8,7 @@ import { countLiveDrafts } from "../desk/test-drafts.js";
 import type { Redactor } from "../desk/intake.js";
 import type { Logger } from "../log/logger.js";
 import { unlimited } from "../send/limiter.js";
+import { offlineChannels } from "../channels/configured.js";
 import { offlineAudience } from "./offline-audience.js";
 import { FakeReviewChat } from "./fake-review-chat.js";
 import { runTestSession } from "./session.js";
@@ -42,6 +43,8 @@ export async function runTestMode(
     makeReviewChat: (existing, surfaces) => (chat = new FakeReviewChat(config.reviewChatId, existing, log, surfaces)),
     sendCall: async () => ({ kind: "ok", messageId: chat!.takeId() }),
     limiter: unlimited(),
+    // Every channel offline (contract v5): made-up audiences, nothing leaves this machine.
+    channels: offlineChannels(() => clock.now()),
     audience: offlineAudience(clock),
     redact: env.redact,
     processSwitchValue: env.processSwitchValue,

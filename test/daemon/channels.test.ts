@@ -1,0 +1,283 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { startEmailDouble, type EmailDouble } from "../doubles/email/email-double.js";
+import { linearAnswers, startLinearDouble, type LinearDouble } from "../doubles/linear/index.js";
+import { startSlackDouble, type SlackDouble } from "../doubles/slack/index.js";
+import { eventually } from "../support/daemon-process.js";
+import { draftRecord, OWNER, submitPending, useLiveDaemon } from "../support/live-fixture.js";
+
+/**
+ * Issue 33: the daemon with Linear, email and Slack pointed at local servers
+ * that answer as those services do. The review stays in Telegram (the Bot API
+ * double); only where an approved draft goes is new.
+ */
+
+const live = useLiveDaemon();
+let doubles: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  await Promise.all(doubles.map((d) => d.close()));
+  doubles = [];
+});
+
+type Rec = Record<string, any>;
+
+async function emailDouble(): Promise<EmailDouble> {
+  const d = await startEmailDouble();
+  doubles.push(d);
+  return d;
+}
+
+async function slackDouble(): Promise<SlackDouble> {
+  const d = await startSlackDouble();
+  doubles.push(d);
+  return d;
+}
+
+async function linearDouble(): Promise<LinearDouble> {
+  const d = await startLinearDouble();
+  doubles.push(d);
+  return d;
+}
+
+function draft(text: string, destination: Record<string, unknown>) {
+  return { draft_text: text, destination, drafted_by_role: "Scribe", originating_intent_id: "intent-ch" };
+}
+
+/** 👍 on the draft's post, as the owner. */
+function approve(postId: number) {
+  live.double.injectReaction({ chatId: OWNER, messageId: postId, userId: OWNER, newEmojis: ["👍"] });
+}
+
+const settled = (d: Awaited<ReturnType<typeof live.start>>, id: string, status: string) =>
+  eventually(async () => ((await draftRecord(d, id)) as Rec).status === status, 15_000, `draft ${status}`);
+
+describe("email", () => {
+  it("sends one plain-text email with to, cc and bcc shown on the post, and records its Message-ID", async () => {
+    const smtp = await emailDouble();
+    const d = await live.start({ SMTP_URL: smtp.url, EMAIL_FROM: "Phill <phill@example.com>" });
+    const text = "Hi Anna,\n\nThe contract is attached to the ticket.\n. A line with a dot.\n\nPhill";
+    const a = await submitPending(
+      d,
+      draft(text, {
+        channel: "email",
+        to: ["anna@example.com"],
+        cc: ["bob@example.com"],
+        bcc: ["carol@example.com"],
+        subject: "The contract",
+        in_reply_to: null,
+        references: [],
+      }),
+    );
+    const post = live.double.message(OWNER, a.review_message_id)!;
+    for (const who of ["anna@example.com", "bob@example.com", "carol@example.com", "The contract"]) expect(post.text).toContain(who);
+    approve(a.review_message_id);
+    await settled(d, a.draft_id, "sent");
+    expect(smtp.state.messages).toHaveLength(1);
+    const got = smtp.state.messages[0]!;
+    expect(got.body.toString("utf8")).toBe(text);
+    expect([...got.envelope.rcptTo].sort()).toEqual(["anna@example.com", "bob@example.com", "carol@example.com"]);
+    const rec = (await draftRecord(d, a.draft_id)) as Rec;
+    expect(rec.sent_ref.message_id).toBe(got.parsed.messageId);
+    expect(rec.sent_ref.message_id).toMatch(/^<.+@example\.com>$/);
+  }, 60_000);
+
+  it("asks the extra tap for an address outside EMAIL_FROM's domain, and names it", async () => {
+    const smtp = await emailDouble();
+    const d = await live.start({ SMTP_URL: smtp.url, EMAIL_FROM: "phill@example.com" });
+    const a = await submitPending(d, draft("Hello from Phill.", { channel: "email", to: ["x@elsewhere.org"], subject: "Hello" }));
+    expect(live.double.message(OWNER, a.review_message_id)!.text).toMatch(/x@elsewhere\.org.*external/);
+    const before = live.double.messages(OWNER).length;
+    approve(a.review_message_id);
+    await live.reviewChatMessage(before, /elsewhere\.org/, "the confirmation question");
+    expect(((await draftRecord(d, a.draft_id)) as Rec).status).toBe("pending");
+    expect(smtp.state.messages).toHaveLength(0);
+  }, 60_000);
+
+  it("a connection dropped after the message data ends outcome_unknown with its Message-ID, never sent again", async () => {
+    const smtp = await emailDouble();
+    const d = await live.start({ SMTP_URL: smtp.url, EMAIL_FROM: "phill@example.com" });
+    const a = await submitPending(d, draft("Lost on the way back.", { channel: "email", to: ["anna@example.com"], subject: "Hi" }));
+    smtp.dropNextAfterData();
+    approve(a.review_message_id);
+    await settled(d, a.draft_id, "outcome_unknown");
+    const rec = (await draftRecord(d, a.draft_id)) as Rec;
+    expect(rec.reason).toContain(smtp.state.messages[0]!.parsed.messageId!);
+    expect(smtp.state.calls.data).toBe(1);
+  }, 60_000);
+
+  it("a 550 for one recipient sends to none of them and ends failed with the reason on the post", async () => {
+    const smtp = await emailDouble();
+    const d = await live.start({ SMTP_URL: smtp.url, EMAIL_FROM: "phill@example.com" });
+    smtp.refuseRecipient("bob@example.com", 550, "5.1.1 No such user");
+    const a = await submitPending(
+      d,
+      draft("To both of you.", { channel: "email", to: ["anna@example.com", "bob@example.com"], subject: "Both" }),
+    );
+    approve(a.review_message_id);
+    await settled(d, a.draft_id, "failed");
+    expect(smtp.state.messages).toHaveLength(0);
+    await eventually(() => (live.double.message(OWNER, a.review_message_id)?.text ?? "").includes("bob@example.com"), 10_000, "the reason");
+  }, 60_000);
+});
+
+describe("Slack", () => {
+  function seed(slack: SlackDouble) {
+    const token = slack.addToken({ userId: "U0OWNER001", userName: "phill" }, "xoxp-test-token-1");
+    slack.addConversation({ id: "C0DESIGN01", name: "design", kind: "public", members: ["U0OWNER001", "U0ANNA0001", "U0BOB00001"] });
+    return token;
+  }
+
+  it("sends in the thread, names @channel on the post, and records channel, ts and permalink", async () => {
+    const slack = await slackDouble();
+    const token = seed(slack);
+    const root = slack.seedMessage("C0DESIGN01", { text: "Who reviews the mockups?", user: "U0ANNA0001" });
+    const d = await live.start({ SLACK_TOKEN: token, SLACK_API_URL: slack.url });
+    const text = "<!channel> I will review them *today*.";
+    const a = await submitPending(d, draft(text, { channel: "slack", channel_id: "C0DESIGN01", thread_ts: root }));
+    const post = live.double.message(OWNER, a.review_message_id)!.text;
+    expect(post).toContain("design");
+    expect(post).toMatch(/everyone/);
+    expect(post).toContain("Who reviews the mockups?");
+    approve(a.review_message_id);
+    await settled(d, a.draft_id, "sent");
+    const sent = slack.state.messages.get("C0DESIGN01")!.filter((m) => m.thread_ts === root && m.ts !== root);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.text).toBe(text);
+    const rec = (await draftRecord(d, a.draft_id)) as Rec;
+    expect(rec.sent_ref).toMatchObject({ channel: "C0DESIGN01", ts: sent[0]!.ts });
+  }, 60_000);
+
+  it("a lost answer is found by its metadata: sent once, not twice", async () => {
+    const slack = await slackDouble();
+    const token = seed(slack);
+    const d = await live.start({ SLACK_TOKEN: token, SLACK_API_URL: slack.url });
+    const a = await submitPending(d, draft("Lost answer, found message.", { channel: "slack", channel_id: "C0DESIGN01", thread_ts: null }));
+    slack.dropAfterHandling("chat.postMessage");
+    approve(a.review_message_id);
+    await settled(d, a.draft_id, "sent");
+    expect(slack.state.messages.get("C0DESIGN01")!.filter((m) => m.text === "Lost answer, found message.")).toHaveLength(1);
+    expect(slack.callCount("chat.postMessage")).toBe(1);
+  }, 60_000);
+
+  it("channel_not_found is a permanent refusal: failed, the reason on the post", async () => {
+    const slack = await slackDouble();
+    const token = seed(slack);
+    const d = await live.start({ SLACK_TOKEN: token, SLACK_API_URL: slack.url });
+    const a = await submitPending(d, draft("Hello.", { channel: "slack", channel_id: "C0DESIGN01", thread_ts: null }));
+    slack.failNext("chat.postMessage", "channel_not_found");
+    approve(a.review_message_id);
+    await settled(d, a.draft_id, "failed");
+    await eventually(() => /❌ Failed: Slack said/.test(live.double.message(OWNER, a.review_message_id)?.text ?? ""), 10_000, "the post");
+  }, 60_000);
+
+  it("an audience that grew past the confirmation threshold between the post and the 👍 halts the send", async () => {
+    const slack = await slackDouble();
+    const token = seed(slack);
+    const d = await live.start({ SLACK_TOKEN: token, SLACK_API_URL: slack.url, AUDIENCE_CONFIRM_OVER: "50" });
+    const a = await submitPending(d, draft("Small room.", { channel: "slack", channel_id: "C0DESIGN01", thread_ts: null }));
+    const conv = slack.state.conversations.get("C0DESIGN01")!;
+    for (let i = 0; i < 200; i++) conv.members.push(`U0MEMBER${String(i).padStart(3, "0")}`);
+    approve(a.review_message_id);
+    await settled(d, a.draft_id, "halted");
+    expect(slack.callCount("chat.postMessage")).toBe(0);
+    expect(((await draftRecord(d, a.draft_id)) as Rec).reason).toMatch(/audience changed/);
+  }, 60_000);
+
+  it("a token Slack refuses halts the channel at start: the review chat is told, /healthz names it, nothing is sent", async () => {
+    const slack = await slackDouble();
+    seed(slack);
+    const d = await live.start({ SLACK_TOKEN: "xoxp-not-a-known-token", SLACK_API_URL: slack.url });
+    await live.reviewChatMessage(0, /slack refused the daemon's credentials/i, "the notice");
+    const health = await d.request("GET", "/healthz");
+    expect(JSON.stringify(health.body)).toMatch(/slack refused/i);
+    const a = await submitPending(d, draft("Not with that token.", { channel: "slack", channel_id: "C0DESIGN01", thread_ts: null }));
+    approve(a.review_message_id);
+    await settled(d, a.draft_id, "halted");
+    expect(slack.callCount("chat.postMessage")).toBe(0);
+  }, 60_000);
+});
+
+describe("Linear", () => {
+  function seed(linear: LinearDouble) {
+    const ws = linear.state.workspace;
+    const me = ws.addUser({ name: "Phill Owner" }, { viewer: true });
+    const anna = ws.addUser({ name: "Anna Lee" });
+    const team = ws.addTeam({ key: "ENG", name: "Engineering", members: [me, anna] });
+    const issue = ws.addIssue(team, { title: "Login fails on Safari", subscribers: [me, anna] });
+    const parent = ws.addComment(issue, anna, "Can you confirm the fix is out?");
+    return { ws, issue, parent, id: ws.identifier(issue) };
+  }
+
+  it("comments in the thread, shows the issue and the comment it answers, and records comment id and url", async () => {
+    const linear = await linearDouble();
+    const { ws, issue, parent, id } = seed(linear);
+    const d = await live.start({ LINEAR_API_KEY: linear.apiKey, LINEAR_API_URL: linear.url });
+    const a = await submitPending(
+      d,
+      draft("Yes, it shipped this morning.", { channel: "linear", issue: id, parent_comment_id: parent.id }),
+    );
+    const post = live.double.message(OWNER, a.review_message_id)!.text;
+    expect(post).toContain(id);
+    expect(post).toContain("Login fails on Safari");
+    expect(post).toContain("Can you confirm the fix is out?");
+    approve(a.review_message_id);
+    await settled(d, a.draft_id, "sent");
+    const comments = [...ws.comments.values()].filter((c) => c.issueId === issue.id && c.parentId === parent.id);
+    expect(comments.map((c) => c.body)).toEqual(["Yes, it shipped this morning."]);
+    const rec = (await draftRecord(d, a.draft_id)) as Rec;
+    expect(rec.sent_ref.comment_id).toBe(comments[0]!.id);
+    expect(linear.state.invalid).toEqual([]);
+  }, 60_000);
+
+  it("a lost answer is settled by asking for the comment's id: one comment", async () => {
+    const linear = await linearDouble();
+    const { ws, issue, id } = seed(linear);
+    const d = await live.start({ LINEAR_API_KEY: linear.apiKey, LINEAR_API_URL: linear.url });
+    const a = await submitPending(d, draft("Looking into it.", { channel: "linear", issue: id, parent_comment_id: null }));
+    linear.loseNext("commentCreate");
+    approve(a.review_message_id);
+    await settled(d, a.draft_id, "sent");
+    expect([...ws.comments.values()].filter((c) => c.issueId === issue.id && c.body === "Looking into it.")).toHaveLength(1);
+  }, 60_000);
+
+  it("an issue Linear does not find is a permanent refusal", async () => {
+    const linear = await linearDouble();
+    const { id } = seed(linear);
+    const d = await live.start({ LINEAR_API_KEY: linear.apiKey, LINEAR_API_URL: linear.url });
+    const a = await submitPending(d, draft("Hello.", { channel: "linear", issue: id, parent_comment_id: null }));
+    linear.failNext("commentCreate", linearAnswers.notFound("Issue"));
+    approve(a.review_message_id);
+    await settled(d, a.draft_id, "failed");
+  }, 60_000);
+});
+
+describe("intake", () => {
+  it("a channel that is not configured is refused naming destination.channel and the variables to set", async () => {
+    const d = await live.start();
+    const res = await d.request("POST", "/drafts", draft("Hi.", { channel: "slack", channel_id: "C0DESIGN01", thread_ts: null }));
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body)).toMatch(/destination\.channel.*SLACK_TOKEN/);
+  }, 60_000);
+
+  it("destination with destination_chat_id is refused naming destination", async () => {
+    const smtp = await emailDouble();
+    const d = await live.start({ SMTP_URL: smtp.url, EMAIL_FROM: "phill@example.com" });
+    const res = await d.request("POST", "/drafts", {
+      ...draft("Hi.", { channel: "email", to: ["a@example.com"], subject: "S" }),
+      destination_chat_id: "-100123",
+    });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body)).toMatch(/destination/);
+  }, 60_000);
+
+  it("a subject with a line break is refused naming the field", async () => {
+    const smtp = await emailDouble();
+    const d = await live.start({ SMTP_URL: smtp.url, EMAIL_FROM: "phill@example.com" });
+    const res = await d.request(
+      "POST",
+      "/drafts",
+      draft("Hi.", { channel: "email", to: ["a@example.com"], subject: "S\r\nBcc: evil@x.org" }),
+    );
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body)).toMatch(/destination\.subject/);
+  }, 60_000);
+});
