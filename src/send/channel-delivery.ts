@@ -101,7 +101,18 @@ export class ChannelDelivery {
     return false;
   }
 
+  /** The intent, the switch again, the call, the outcome; marked in flight from before the intent, so no lookup runs meanwhile. */
   private async sendNow(draftId: string): Promise<void> {
+    if (this.inFlight.has(draftId)) return;
+    this.inFlight.add(draftId);
+    try {
+      await this.intentAndCall(draftId);
+    } finally {
+      this.inFlight.delete(draftId);
+    }
+  }
+
+  private async intentAndCall(draftId: string): Promise<void> {
     const { ledger } = this.options;
     const intent = await ledger.apply(draftId, { type: "send_intent", reference: randomUUID() });
     if (!intent.ok) {
@@ -114,13 +125,7 @@ export class ChannelDelivery {
       await ledger.apply(draftId, { type: "halt", ...haltedNow });
       return;
     }
-    this.inFlight.add(draftId);
-    try {
-      const outcome = await this.call(sending);
-      await this.settle(sending, outcome);
-    } finally {
-      this.inFlight.delete(draftId);
-    }
+    await this.settle(sending, await this.call(sending));
   }
 
   /** The one call. Never throws: a channel that throws is a send whose outcome nobody knows. */

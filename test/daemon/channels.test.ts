@@ -250,6 +250,41 @@ describe("Linear", () => {
   }, 60_000);
 });
 
+describe("the kill switch", () => {
+  it("halts a send on every channel: nothing reaches Linear, the SMTP server or Slack", async () => {
+    const smtp = await emailDouble();
+    const slack = await slackDouble();
+    const token = slack.addToken({ userId: "U0OWNER001", userName: "phill" }, "xoxp-test-token-1");
+    slack.addConversation({ id: "C0DESIGN01", name: "design", kind: "public", members: ["U0OWNER001"] });
+    const linear = await linearDouble();
+    const ws = linear.state.workspace;
+    const me = ws.addUser({ name: "Phill Owner" }, { viewer: true });
+    const issue = ws.addIssue(ws.addTeam({ key: "ENG", name: "Engineering", members: [me] }), { title: "T" });
+    const d = await live.start({
+      TAO_SWARM_ENABLED: "false",
+      SMTP_URL: smtp.url,
+      EMAIL_FROM: "phill@example.com",
+      SLACK_TOKEN: token,
+      SLACK_API_URL: slack.url,
+      LINEAR_API_KEY: linear.apiKey,
+      LINEAR_API_URL: linear.url,
+    });
+    const drafts = [
+      draft("Email, halted.", { channel: "email", to: ["anna@example.com"], subject: "S" }),
+      draft("Slack, halted.", { channel: "slack", channel_id: "C0DESIGN01", thread_ts: null }),
+      draft("Linear, halted.", { channel: "linear", issue: ws.identifier(issue), parent_comment_id: null }),
+    ];
+    for (const body of drafts) {
+      const a = await submitPending(d, body);
+      approve(a.review_message_id);
+      await settled(d, a.draft_id, "halted");
+    }
+    expect(smtp.state.calls.data).toBe(0);
+    expect(slack.callCount("chat.postMessage")).toBe(0);
+    expect(linear.state.calls.get("commentCreate") ?? 0).toBe(0);
+  }, 60_000);
+});
+
 describe("intake", () => {
   it("a channel that is not configured is refused naming destination.channel and the variables to set", async () => {
     const d = await live.start();
