@@ -112,6 +112,17 @@ describe("Slack send: every documented error is its outcome kind", () => {
     expect(slack.messages(C.design)).toHaveLength(0);
   });
 
+  it("the double's own posting limit (one a second per conversation) comes back as retry_after, the message not posted", async () => {
+    slack.state.perConversationMs = 1000;
+    slack.state.perConversationBurst = 1;
+    const channel = channelFor(slack);
+    expect((await channel.send(to(C.design), "first", ref(30))).kind).toBe("ok");
+    expect(await channel.send(to(C.design), "second", ref(31))).toMatchObject({ kind: "retry_after", seconds: 1 });
+    expect((await channel.send(to(C.general), "elsewhere", ref(32))).kind).toBe("ok");
+    expect(slack.messages(C.design).map((m) => m.text)).toEqual(["first"]);
+    expect(slack.callCount("chat.postMessage")).toBe(3);
+  });
+
   it("a 429 without a usable Retry-After waits the default, and a ratelimited answer with HTTP 200 too", async () => {
     slack.httpErrorNext("chat.postMessage", 429);
     expect(await channelFor(slack).send(to(C.design), "hi", ref(12))).toMatchObject({

@@ -28,7 +28,9 @@
  * - `callCount(method)`: every call counted, faulted ones too;
  *   `received`: each request's method, content type and arguments.
  * - `state.perConversationMs = 1000`: Slack's posting limit, enforced with
- *   429s (counted in `state.rateLimited`).
+ *   429s and Retry-After (counted in `state.rateLimited`): a token bucket of
+ *   `state.perConversationBurst` messages (default 3) refilled one per
+ *   interval, so a sender at the limit never gets a 429 and a faster one does.
  */
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";

@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Args } from "./args.js";
 import type { FaultPlan } from "./faults.js";
 import { type Answer, METHODS } from "./methods.js";
+import { PostingLimiter } from "./rate-limit.js";
 import type { SlackDoubleState, TokenIdentity } from "./state.js";
 
 /** One request as the double received it (for tests that check what the client sent). */
@@ -29,15 +30,15 @@ export interface ServerParts {
 
 /** Starts listening on 127.0.0.1, port 0. */
 export async function listen(parts: ServerParts): Promise<Server> {
-  const lastPost = new Map<string, number>();
+  const limiter = new PostingLimiter();
   const server = createServer((req, res) => {
-    void handle(parts, lastPost, req, res).catch(() => res.destroy());
+    void handle(parts, limiter, req, res).catch(() => res.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return server;
 }
 
-async function handle(parts: ServerParts, lastPost: Map<string, number>, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(parts: ServerParts, limiter: PostingLimiter, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const method = /^\/api\/([A-Za-z.]+)$/.exec(req.url ?? "")?.[1];
   const raw = await readBody(req);
   if (req.method !== "POST" || method === undefined) return send(res, { status: 404, body: { ok: false, error: "unknown_method" } });
@@ -56,7 +57,7 @@ async function handle(parts: ServerParts, lastPost: Map<string, number>, req: In
     args: withoutToken(parsed.args),
     bearer: auth !== undefined,
   });
-  const answer = answerCall(parts, lastPost, method, token, parsed.args);
+  const answer = answerCall(parts, limiter, method, token, parsed.args);
   if (fault?.kind === "drop") return void req.socket.destroy();
   if (fault?.kind === "hold") {
     fault.handled();
@@ -65,7 +66,7 @@ async function handle(parts: ServerParts, lastPost: Map<string, number>, req: In
   send(res, answer);
 }
 
-function answerCall(parts: ServerParts, lastPost: Map<string, number>, method: string, token: string | undefined, args: Args): Answer {
+function answerCall(parts: ServerParts, limiter: PostingLimiter, method: string, token: string | undefined, args: Args): Answer {
   const { state } = parts;
   if (token === undefined || token === "") return { body: { ok: false, error: "not_authed" } };
   if (state.revokedTokens.has(token)) return { body: { ok: false, error: "token_revoked" } };
@@ -74,15 +75,16 @@ function answerCall(parts: ServerParts, lastPost: Map<string, number>, method: s
   const handler = METHODS[method];
   if (handler === undefined) return { body: { ok: false, error: "unknown_method" } };
   const nowMs = parts.now();
-  if (method === "chat.postMessage" && state.perConversationMs !== null && typeof args.channel === "string") {
-    const last = lastPost.get(args.channel);
-    if (last !== undefined && nowMs - last < state.perConversationMs) {
+  const limited = method === "chat.postMessage" && state.perConversationMs !== null && typeof args.channel === "string";
+  if (limited) {
+    const wait = limiter.retryAfter(String(args.channel), nowMs, state.perConversationMs!, state.perConversationBurst);
+    if (wait !== null) {
       state.rateLimited.set(method, (state.rateLimited.get(method) ?? 0) + 1);
-      return errorAnswer("ratelimited", 429, Math.max(1, Math.ceil((state.perConversationMs - (nowMs - last)) / 1000)));
+      return errorAnswer("ratelimited", 429, wait);
     }
   }
   const answer = handler({ state, caller, args, nowMs });
-  if (method === "chat.postMessage" && answer.body.ok === true && typeof args.channel === "string") lastPost.set(args.channel, nowMs);
+  if (limited && answer.body.ok === true) limiter.take(String(args.channel), nowMs, state.perConversationMs!, state.perConversationBurst);
   return answer;
 }
 

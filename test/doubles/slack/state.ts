@@ -69,6 +69,8 @@ export interface SlackDoubleState {
   readonly rateLimited: Map<string, number>;
   /** Per-conversation posting limit enforced with 429s, in ms between messages; null: none. */
   perConversationMs: number | null;
+  /** How many messages may come at once before the limit bites (Slack allows short bursts); default 3. */
+  perConversationBurst: number;
 }
 
 /** A fresh world: the workspace "Acme", no tokens, people or conversations. */
@@ -85,6 +87,7 @@ export function emptyState(): SlackDoubleState {
     calls: new Map(),
     rateLimited: new Map(),
     perConversationMs: null,
+    perConversationBurst: 3,
   };
 }
 
