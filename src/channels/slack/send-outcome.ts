@@ -47,7 +47,7 @@ const MAYBE_POSTED = new Set(["internal_error", "fatal_error", "service_unavaila
 export function sendOutcomeOf(failure: SlackFailure): ChannelSendOutcome {
   switch (failure.kind) {
     case "platform":
-      return platformOutcome(failure.code, failure.retryAfterSeconds);
+      return platformOutcome(failure.code, failure.retryAfterSeconds, failure.needed);
     case "rate_limited":
       return rateLimited(failure.retryAfterSeconds);
     case "http":
@@ -65,7 +65,7 @@ export function sendOutcomeOf(failure: SlackFailure): ChannelSendOutcome {
   }
 }
 
-function platformOutcome(code: string, retryAfterSeconds: number | null): ChannelSendOutcome {
+function platformOutcome(code: string, retryAfterSeconds: number | null, needed: string | undefined): ChannelSendOutcome {
   if (code === "ratelimited" || code === "rate_limited") return rateLimited(retryAfterSeconds);
   if (MAYBE_POSTED.has(code)) {
     return { kind: "unknown", reason: `Slack answered ${code}: the message may be there; the daemon looks before sending again` };
@@ -75,6 +75,9 @@ function platformOutcome(code: string, retryAfterSeconds: number | null): Channe
     return { kind: "not_sent", reason: "Slack received the request cut short (request_timeout): not sent, it will be tried again" };
   if (TOKEN_REFUSED_CODES.has(code)) {
     return { kind: "refused", reason: `Slack refused the token (${code}): set a valid SLACK_TOKEN and restart` };
+  }
+  if (code === "missing_scope" && needed !== undefined) {
+    return { kind: "refused", reason: `the Slack token lacks the ${needed} scope: add it and reinstall the app (missing_scope)` };
   }
   const words = REFUSALS[code];
   return { kind: "refused", reason: words === undefined ? `Slack refused the message (${code})` : `${words} (${code})` };

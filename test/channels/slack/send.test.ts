@@ -88,6 +88,12 @@ describe("Slack send: every documented error is its outcome kind", () => {
     },
   );
 
+  it("missing_scope names the scope Slack says is needed", async () => {
+    slack.failNext("chat.postMessage", "missing_scope", { extra: { needed: "chat:write", provided: "channels:read" } });
+    const outcome = await channelFor(slack).send(to(C.design), "hi", ref(33));
+    expect(outcome).toEqual({ kind: "refused", reason: expect.stringContaining("lacks the chat:write scope") });
+  });
+
   it.each(["invalid_auth", "token_revoked", "account_inactive"])("%s says the token was refused", async (code) => {
     slack.failNext("chat.postMessage", code);
     const outcome = await channelFor(slack).send(to(C.design), "hi", ref(9));

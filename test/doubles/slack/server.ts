@@ -45,7 +45,10 @@ async function handle(parts: ServerParts, limiter: PostingLimiter, req: Incoming
   parts.state.calls.set(method, (parts.state.calls.get(method) ?? 0) + 1);
   const fault = parts.faults.take(method);
   if (fault?.kind === "reset") return void req.socket.destroy();
-  if (fault?.kind === "error") return send(res, errorAnswer(fault.error, fault.status, fault.retryAfter));
+  if (fault?.kind === "error") {
+    const answer = errorAnswer(fault.error, fault.status, fault.retryAfter);
+    return send(res, { ...answer, body: { ...answer.body, ...fault.extra } });
+  }
   if (fault?.kind === "http") return sendRaw(res, fault.status, fault.retryAfter);
   const parsed = parseArgs(req.headers["content-type"] ?? "", raw);
   if ("error" in parsed) return send(res, { body: { ok: false, error: parsed.error } });
@@ -57,7 +60,9 @@ async function handle(parts: ServerParts, limiter: PostingLimiter, req: Incoming
     args: withoutToken(parsed.args),
     bearer: auth !== undefined,
   });
-  const answer = answerCall(parts, limiter, method, token, parsed.args);
+  const scopes = token === undefined ? undefined : parts.state.tokens.get(token)?.scopes;
+  const handled = answerCall(parts, limiter, method, token, parsed.args);
+  const answer = scopes === undefined ? handled : { ...handled, headers: { ...handled.headers, "X-OAuth-Scopes": scopes.join(",") } };
   if (fault?.kind === "drop") return void req.socket.destroy();
   if (fault?.kind === "hold") {
     fault.handled();

@@ -10,6 +10,8 @@ export interface TokenIdentity {
   readonly userName: string;
   /** Set for a bot token (xoxb-…): its messages carry this bot_id. */
   readonly botId?: string;
+  /** The token's scopes: sent as X-OAuth-Scopes on every answer to it, as Slack does; absent: no header. */
+  readonly scopes?: readonly string[];
 }
 
 /** A person of the workspace. */
