@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SLACK_DEFAULT_RETRY_AFTER_SECONDS, SLACK_METADATA_EVENT_TYPE } from "../../../src/channels/slack/index.js";
 import type { SlackDouble } from "../../doubles/slack/index.js";
@@ -38,6 +39,20 @@ describe("Slack send: what arrives", () => {
     const post = slack.received.find((r) => r.method === "chat.postMessage");
     expect(post?.contentType).toBe("application/x-www-form-urlencoded");
     expect(post?.bearer).toBe(true);
+  });
+
+  it("any text of whole Unicode characters arrives exactly as given (form-encoded by the library, read back by the double)", async () => {
+    const channel = channelFor(slack);
+    let n = 100;
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: "binary", minLength: 1, maxLength: 120 }), async (text) => {
+        n += 1;
+        const outcome = await channel.send(to(C.design), text, ref(n));
+        expect(outcome.kind).toBe("ok");
+        expect(slack.messages(C.design).at(-1)?.text).toBe(text);
+      }),
+      { numRuns: 60 },
+    );
   });
 
   it("posts in the thread when thread_ts is set, and as the app with a bot token", async () => {
