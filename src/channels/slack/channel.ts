@@ -44,7 +44,10 @@ export interface SlackChannelOptions {
   readonly findSentLookbackMs?: number;
   /** Pages of 200 messages a lookup reads at most before it answers "unknown" (default 25). */
   readonly findSentMaxPages?: number;
-  /** The wait between a send of this process that ended unknown and a lookup of it (default 5 s; 0 in tests). */
+  /**
+   * The wait between a send that ended unknown (in this process, or begun at
+   * `sendStartedAt` before a restart) and a lookup of it (default 5 s; 0 in tests).
+   */
   readonly findSentSettleMs?: number;
   /** How the lookup waits (default a timer); tests pass one that moves their clock. */
   readonly sleep?: (ms: number) => Promise<void>;
@@ -81,7 +84,7 @@ export function createSlackChannel(options: SlackChannelOptions): Channel<SlackD
       return outcome;
     },
     findSent: async (d, reference) => {
-      await unsure.settle(reference.reference, options.now());
+      await unsure.settle(reference.reference, options.sendStartedAt?.(reference) ?? null, options.now());
       const found = await findSlackSent(lookup, d, reference);
       if (found.kind !== "unknown") unsure.forget(reference.reference);
       return found;
@@ -105,10 +108,13 @@ class UnsureSends {
     if (this.endedAt.size > UNSURE_KEPT) this.endedAt.delete(this.endedAt.keys().next().value!);
   }
 
-  /** Waits until the send of `reference` (if it ended unknown here) is `settleMs` old. */
-  async settle(reference: string, nowMs: number): Promise<void> {
-    const ended = this.endedAt.get(reference);
-    const wait = ended === undefined ? 0 : ended + this.settleMs - nowMs;
+  /**
+   * Waits until the send of `reference` is `settleMs` old: from when it ended
+   * unknown here, or (after a restart) from when the record says it began.
+   */
+  async settle(reference: string, startedAt: number | null, nowMs: number): Promise<void> {
+    const from = Math.max(this.endedAt.get(reference) ?? Number.NEGATIVE_INFINITY, startedAt ?? Number.NEGATIVE_INFINITY);
+    const wait = from + this.settleMs - nowMs;
     if (wait > 0) await this.sleep(wait);
   }
 

@@ -51,6 +51,15 @@ describe("Slack findSent after a lost answer", () => {
     expect(waits).toHaveLength(1);
   });
 
+  it("after a restart, waits from when the record says the send began (sendStartedAt)", async () => {
+    const now = Date.now();
+    const waits: number[] = [];
+    const sleep = async (ms: number) => void waits.push(ms);
+    const channel = channelFor(slack, { now: () => now, findSentSettleMs: 5_000, sleep, sendStartedAt: () => now - 2_000 });
+    expect((await channel.findSent(to(C.design), ref(13))).kind).toBe("absent");
+    expect(waits).toEqual([3_000]);
+  });
+
   it("says absent after a complete read when the message never arrived (reset before Slack handled it)", async () => {
     const channel = channelFor(slack);
     await channel.send(to(C.design), "an earlier one", ref(2));
