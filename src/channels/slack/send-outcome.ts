@@ -71,8 +71,9 @@ function platformOutcome(code: string, retryAfterSeconds: number | null, needed:
     return { kind: "unknown", reason: `Slack answered ${code}: the message may be there; the daemon looks before sending again` };
   }
   // Documented as "the POST data was either missing or truncated": nothing was posted.
-  if (code === "request_timeout")
+  if (code === "request_timeout") {
     return { kind: "not_sent", reason: "Slack received the request cut short (request_timeout): not sent, it will be tried again" };
+  }
   if (TOKEN_REFUSED_CODES.has(code)) {
     return { kind: "refused", reason: `Slack refused the token (${code}): set a valid SLACK_TOKEN and restart` };
   }
@@ -84,6 +85,10 @@ function platformOutcome(code: string, retryAfterSeconds: number | null, needed:
 }
 
 function rateLimited(seconds: number | null): ChannelSendOutcome {
-  const wait = seconds === null ? SLACK_DEFAULT_RETRY_AFTER_SECONDS : Math.max(1, seconds);
+  if (seconds === null) {
+    const wait = SLACK_DEFAULT_RETRY_AFTER_SECONDS;
+    return { kind: "retry_after", seconds: wait, reason: `Slack rate-limited the message without saying for how long: waiting ${wait} s` };
+  }
+  const wait = Math.max(1, seconds);
   return { kind: "retry_after", seconds: wait, reason: `Slack asked to wait ${wait} s before the next message` };
 }
