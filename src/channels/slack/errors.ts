@@ -21,7 +21,7 @@ import { ErrorCode } from "@slack/web-api";
 /** One failed call, as the channel reasons about it. */
 export type SlackFailure =
   /** Slack answered ok:false with this error code. */
-  | { readonly kind: "platform"; readonly code: string; readonly retryAfterSeconds: number | null }
+  | { readonly kind: "platform"; readonly code: string; readonly retryAfterSeconds: number | null; readonly needed?: string }
   /** HTTP 429: wait this many seconds (null: Slack sent no usable Retry-After). */
   | { readonly kind: "rate_limited"; readonly retryAfterSeconds: number | null }
   /** Another HTTP status than 200. */
@@ -57,12 +57,14 @@ const UNREACHED_CODES = new Set([
 export function readSlackError(error: unknown): SlackFailure {
   const code = (error as { code?: unknown } | null)?.code;
   if (code === ErrorCode.PlatformError) {
-    const data = (error as { data?: { error?: unknown; response_metadata?: { retryAfter?: unknown } } }).data;
+    const data = (error as { data?: { error?: unknown; needed?: unknown; response_metadata?: { retryAfter?: unknown } } }).data;
     const retryAfter = data?.response_metadata?.retryAfter;
     return {
       kind: "platform",
       code: typeof data?.error === "string" ? data.error : "unknown_error",
       retryAfterSeconds: typeof retryAfter === "number" ? retryAfter : null,
+      // missing_scope answers name the scope the method needs.
+      ...(typeof data?.needed === "string" && /^[a-z:.,_]+$/.test(data.needed) ? { needed: data.needed } : {}),
     };
   }
   if (code === ErrorCode.RateLimitedError) {
@@ -103,7 +105,10 @@ export const TOKEN_REFUSED_CODES = new Set(["invalid_auth", "not_authed", "token
 export function describeFailure(failure: SlackFailure): string {
   switch (failure.kind) {
     case "platform":
-      return TOKEN_REFUSED_CODES.has(failure.code) ? `Slack refused the token (${failure.code})` : `Slack answered ${failure.code}`;
+      if (TOKEN_REFUSED_CODES.has(failure.code)) return `Slack refused the token (${failure.code})`;
+      return failure.needed === undefined
+        ? `Slack answered ${failure.code}`
+        : `Slack answered ${failure.code} (the token needs ${failure.needed})`;
     case "rate_limited":
       return "Slack rate-limited the call";
     case "http":

@@ -47,7 +47,7 @@ const MAYBE_POSTED = new Set(["internal_error", "fatal_error", "service_unavaila
 export function sendOutcomeOf(failure: SlackFailure): ChannelSendOutcome {
   switch (failure.kind) {
     case "platform":
-      return platformOutcome(failure.code, failure.retryAfterSeconds);
+      return platformOutcome(failure.code, failure.retryAfterSeconds, failure.needed);
     case "rate_limited":
       return rateLimited(failure.retryAfterSeconds);
     case "http":
@@ -65,22 +65,30 @@ export function sendOutcomeOf(failure: SlackFailure): ChannelSendOutcome {
   }
 }
 
-function platformOutcome(code: string, retryAfterSeconds: number | null): ChannelSendOutcome {
+function platformOutcome(code: string, retryAfterSeconds: number | null, needed: string | undefined): ChannelSendOutcome {
   if (code === "ratelimited" || code === "rate_limited") return rateLimited(retryAfterSeconds);
   if (MAYBE_POSTED.has(code)) {
     return { kind: "unknown", reason: `Slack answered ${code}: the message may be there; the daemon looks before sending again` };
   }
   // Documented as "the POST data was either missing or truncated": nothing was posted.
-  if (code === "request_timeout")
+  if (code === "request_timeout") {
     return { kind: "not_sent", reason: "Slack received the request cut short (request_timeout): not sent, it will be tried again" };
+  }
   if (TOKEN_REFUSED_CODES.has(code)) {
     return { kind: "refused", reason: `Slack refused the token (${code}): set a valid SLACK_TOKEN and restart` };
+  }
+  if (code === "missing_scope" && needed !== undefined) {
+    return { kind: "refused", reason: `the Slack token lacks the ${needed} scope: add it and reinstall the app (missing_scope)` };
   }
   const words = REFUSALS[code];
   return { kind: "refused", reason: words === undefined ? `Slack refused the message (${code})` : `${words} (${code})` };
 }
 
 function rateLimited(seconds: number | null): ChannelSendOutcome {
-  const wait = seconds === null ? SLACK_DEFAULT_RETRY_AFTER_SECONDS : Math.max(1, seconds);
+  if (seconds === null) {
+    const wait = SLACK_DEFAULT_RETRY_AFTER_SECONDS;
+    return { kind: "retry_after", seconds: wait, reason: `Slack rate-limited the message without saying for how long: waiting ${wait} s` };
+  }
+  const wait = Math.max(1, seconds);
   return { kind: "retry_after", seconds: wait, reason: `Slack asked to wait ${wait} s before the next message` };
 }

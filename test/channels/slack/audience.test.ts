@@ -136,6 +136,11 @@ describe("Slack audience: what cannot be reached, and what cannot be read", () =
     expect(a.lines).toContain(`@here notifies everyone in ${C.design}`);
   });
 
+  it("a missing read scope leaves it unread, naming the scope", async () => {
+    slack.failNext("conversations.info", "missing_scope", { extra: { needed: "groups:read" } });
+    expect((await read(C.secret)).lines[0]).toContain("the token needs groups:read");
+  });
+
   it("a lost answer or a closed server leaves it unread too, never throws", async () => {
     slack.dropAfterHandling("conversations.info");
     expect((await read(C.design)).confirmReasons).toEqual([AUDIENCE_UNREADABLE]);

@@ -31,6 +31,35 @@ describe("Slack findSent after a lost answer", () => {
     expect(read?.args).toMatchObject({ channel: C.design, include_all_metadata: "true" });
   });
 
+  it("after a send of this process ended unknown, waits until it is findSentSettleMs old before it reads (a late landing is found)", async () => {
+    let now = Date.now();
+    const waits: number[] = [];
+    const late = { event_type: SLACK_METADATA_EVENT_TYPE, event_payload: { draft_id: "d-11", delivery: 1, reference: ref(11).reference } };
+    // Slack is still working on the request when the answer is lost: the message lands during the wait.
+    const sleep = async (ms: number) => {
+      waits.push(ms);
+      now += ms;
+      slack.seedMessage(C.design, { text: "late", user: OWNER, metadata: late });
+    };
+    const channel = channelFor(slack, { now: () => now, findSentSettleMs: 5_000, sleep });
+    slack.resetBeforeHandling("chat.postMessage");
+    expect((await channel.send(to(C.design), "late", ref(11))).kind).toBe("unknown");
+    now += 1_200;
+    expect((await channel.findSent(to(C.design), ref(11))).kind).toBe("found");
+    expect(waits).toEqual([3_800]);
+    expect((await channel.findSent(to(C.design), ref(12))).kind).toBe("absent");
+    expect(waits).toHaveLength(1);
+  });
+
+  it("after a restart, waits from when the record says the send began (sendStartedAt)", async () => {
+    const now = Date.now();
+    const waits: number[] = [];
+    const sleep = async (ms: number) => void waits.push(ms);
+    const channel = channelFor(slack, { now: () => now, findSentSettleMs: 5_000, sleep, sendStartedAt: () => now - 2_000 });
+    expect((await channel.findSent(to(C.design), ref(13))).kind).toBe("absent");
+    expect(waits).toEqual([3_000]);
+  });
+
   it("says absent after a complete read when the message never arrived (reset before Slack handled it)", async () => {
     const channel = channelFor(slack);
     await channel.send(to(C.design), "an earlier one", ref(2));

@@ -68,7 +68,14 @@ export function channelFor(
   const parsed = slackConfigFromEnv({ SLACK_TOKEN: options.token ?? USER_TOKEN, SLACK_API_URL: options.url ?? slack.url });
   if (parsed.kind !== "ok") throw new Error(`fixture config: ${parsed.kind}`);
   const { token: _, url: __, ...rest } = options;
-  return createSlackChannel({ now: () => Date.now(), confirmOver: 200, timeoutMs: 5_000, ...rest, config: parsed.config });
+  return createSlackChannel({
+    now: () => Date.now(),
+    confirmOver: 200,
+    timeoutMs: 5_000,
+    findSentSettleMs: 0,
+    ...rest,
+    config: parsed.config,
+  });
 }
 
 /** A parsed destination. */

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SLACK_PER_CONVERSATION_MS } from "../../../src/channels/slack/index.js";
+import { SLACK_PER_CONVERSATION_MS, SLACK_SCOPES } from "../../../src/channels/slack/index.js";
 import type { SlackDouble } from "../../doubles/slack/index.js";
 import { BOT_TOKEN, C, channelFor, closedPort, startWorkspace, to, USER_TOKEN } from "./fixture.js";
 
@@ -30,6 +30,20 @@ describe("Slack whoAmI (auth.test)", () => {
   it("a token the workspace does not know is refused (invalid_auth from the double's own check)", async () => {
     const id = await channelFor(slack, { token: "xoxb-0000000000-0000000000-notknownnotknown" }).whoAmI();
     expect(id).toMatchObject({ ok: false, credentialsRefused: true });
+  });
+
+  it("a token whose scopes Slack lists without chat:write is refused: nothing could ever be sent", async () => {
+    slack.addToken(
+      { userId: "U0READER01", userName: "reader", scopes: ["channels:read", "users:read"] },
+      "xoxp-5555555555-reader-only-token",
+    );
+    const id = await channelFor(slack, { token: "xoxp-5555555555-reader-only-token" }).whoAmI();
+    expect(id).toEqual({ ok: false, credentialsRefused: true, reason: expect.stringContaining("chat:write") });
+    slack.addToken({ userId: "U0WRITER01", userName: "writer", scopes: [...SLACK_SCOPES] }, "xoxp-6666666666-full-scopes-token");
+    expect(await channelFor(slack, { token: "xoxp-6666666666-full-scopes-token" }).whoAmI()).toEqual({
+      ok: true,
+      speaksAs: "writer in Acme (as you)",
+    });
   });
 
   it("Slack out of reach or failing is not a refusal of the credentials", async () => {

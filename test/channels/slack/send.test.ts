@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SLACK_DEFAULT_RETRY_AFTER_SECONDS, SLACK_METADATA_EVENT_TYPE } from "../../../src/channels/slack/index.js";
 import type { SlackDouble } from "../../doubles/slack/index.js";
@@ -38,6 +39,20 @@ describe("Slack send: what arrives", () => {
     const post = slack.received.find((r) => r.method === "chat.postMessage");
     expect(post?.contentType).toBe("application/x-www-form-urlencoded");
     expect(post?.bearer).toBe(true);
+  });
+
+  it("any text of whole Unicode characters arrives exactly as given (form-encoded by the library, read back by the double)", async () => {
+    const channel = channelFor(slack);
+    let n = 100;
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: "binary", minLength: 1, maxLength: 120 }), async (text) => {
+        n += 1;
+        const outcome = await channel.send(to(C.design), text, ref(n));
+        expect(outcome.kind).toBe("ok");
+        expect(slack.messages(C.design).at(-1)?.text).toBe(text);
+      }),
+      { numRuns: 60 },
+    );
   });
 
   it("posts in the thread when thread_ts is set, and as the app with a bot token", async () => {
@@ -88,6 +103,12 @@ describe("Slack send: every documented error is its outcome kind", () => {
     },
   );
 
+  it("missing_scope names the scope Slack says is needed", async () => {
+    slack.failNext("chat.postMessage", "missing_scope", { extra: { needed: "chat:write", provided: "channels:read" } });
+    const outcome = await channelFor(slack).send(to(C.design), "hi", ref(33));
+    expect(outcome).toEqual({ kind: "refused", reason: expect.stringContaining("lacks the chat:write scope") });
+  });
+
   it.each(["invalid_auth", "token_revoked", "account_inactive"])("%s says the token was refused", async (code) => {
     slack.failNext("chat.postMessage", code);
     const outcome = await channelFor(slack).send(to(C.design), "hi", ref(9));
@@ -110,6 +131,17 @@ describe("Slack send: every documented error is its outcome kind", () => {
     expect(slack.callCount("chat.postMessage")).toBe(1);
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(slack.messages(C.design)).toHaveLength(0);
+  });
+
+  it("the double's own posting limit (one a second per conversation) comes back as retry_after, the message not posted", async () => {
+    slack.state.perConversationMs = 1000;
+    slack.state.perConversationBurst = 1;
+    const channel = channelFor(slack);
+    expect((await channel.send(to(C.design), "first", ref(30))).kind).toBe("ok");
+    expect(await channel.send(to(C.design), "second", ref(31))).toMatchObject({ kind: "retry_after", seconds: 1 });
+    expect((await channel.send(to(C.general), "elsewhere", ref(32))).kind).toBe("ok");
+    expect(slack.messages(C.design).map((m) => m.text)).toEqual(["first"]);
+    expect(slack.callCount("chat.postMessage")).toBe(3);
   });
 
   it("a 429 without a usable Retry-After waits the default, and a ratelimited answer with HTTP 200 too", async () => {

@@ -97,13 +97,31 @@ describe("Slack double: bodies and tokens", () => {
 });
 
 describe("Slack double: rate limit and faults", () => {
-  it("enforces one message a second per conversation with a 429 and Retry-After, when asked", async () => {
+  it("enforces one message a second per conversation, after a short burst, with a 429 and Retry-After", async () => {
+    let now = Date.now();
+    await slack.close();
+    slack = await startSlackDouble({ now: () => now });
+    slack.addToken({ userId: ME, userName: "draftbot" }, TOKEN);
+    slack.addConversation({ id: "C0DESIGN01", name: "design", kind: "public", members: [ME] });
+    slack.addConversation({ id: "C0OTHER001", name: "other", kind: "public", members: [ME] });
     slack.state.perConversationMs = 1000;
-    expect((await json("chat.postMessage", { channel: "C0DESIGN01", text: "1" })).status).toBe(200);
-    const second = await json("chat.postMessage", { channel: "C0DESIGN01", text: "2" });
-    expect(second).toMatchObject({ status: 429, retryAfter: "1", json: { ok: false, error: "ratelimited" } });
-    expect(slack.state.rateLimited.get("chat.postMessage")).toBe(1);
-    expect(slack.messages("C0DESIGN01")).toHaveLength(1);
+    slack.state.perConversationBurst = 2;
+    const post = (channel = "C0DESIGN01") => json("chat.postMessage", { channel, text: "m" });
+    expect((await post()).status).toBe(200);
+    expect((await post()).status).toBe(200);
+    expect(await post()).toMatchObject({ status: 429, retryAfter: "1", json: { ok: false, error: "ratelimited" } });
+    expect((await post("C0OTHER001")).status).toBe(200);
+    now += 1000;
+    expect((await post()).status).toBe(200);
+    expect((await post()).status).toBe(429);
+    // A sender that waited for the bucket to refill and then keeps to the interval, give or take 40 ms.
+    now += 2000;
+    for (let i = 0; i < 10; i += 1) {
+      now += 1000 + (i % 2 === 0 ? -40 : 40);
+      expect((await post()).status).toBe(200);
+    }
+    expect(slack.state.rateLimited.get("chat.postMessage")).toBe(2);
+    expect(slack.messages("C0DESIGN01")).toHaveLength(13);
   });
 
   it("fails the next call with an error, a 429 or an HTTP status, then answers normally", async () => {

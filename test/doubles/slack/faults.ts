@@ -7,7 +7,14 @@
 /** What happens to one call instead of (or around) its normal answer. */
 export type Fault =
   /** Answer `{"ok":false,"error":…}` without handling the call (status 200, or 429 for ratelimited). */
-  | { readonly kind: "error"; readonly error: string; readonly status: number; readonly retryAfter: number | null }
+  | {
+      readonly kind: "error";
+      readonly error: string;
+      readonly status: number;
+      readonly retryAfter: number | null;
+      /** More fields of the answer (missing_scope's `needed` and `provided`). */
+      readonly extra: Readonly<Record<string, unknown>>;
+    }
   /** Answer this HTTP status with a non-JSON body, unhandled (a proxy's or load balancer's error). */
   | { readonly kind: "http"; readonly status: number; readonly retryAfter: number | null }
   /** Handle the call (a message is stored), then destroy the socket without answering. */

@@ -15,9 +15,9 @@
  * helpers below do the common cases.
  *
  * Fault hooks (each applies to the next call(s) of one method, in order):
- * - `failNext(method, error, {status?, retryAfter?, times?})`: answer
- *   `{"ok":false,"error":error}` without handling; "ratelimited" defaults to
- *   HTTP 429 with Retry-After (1 s unless said).
+ * - `failNext(method, error, {status?, retryAfter?, times?, extra?})`: answer
+ *   `{"ok":false,"error":error, ...extra}` without handling; "ratelimited"
+ *   defaults to HTTP 429 with Retry-After (1 s unless said).
  * - `httpErrorNext(method, status, {retryAfter?, times?})`: a non-JSON answer
  *   with that HTTP status (a 503 from a load balancer), unhandled.
  * - `dropAfterHandling(method, times?)`: the lost answer: the call is handled
@@ -28,7 +28,9 @@
  * - `callCount(method)`: every call counted, faulted ones too;
  *   `received`: each request's method, content type and arguments.
  * - `state.perConversationMs = 1000`: Slack's posting limit, enforced with
- *   429s (counted in `state.rateLimited`).
+ *   429s and Retry-After (counted in `state.rateLimited`): a token bucket of
+ *   `state.perConversationBurst` messages (default 3) refilled one per
+ *   interval, so a sender at the limit never gets a 429 and a faster one does.
  */
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -60,7 +62,11 @@ export interface SlackDouble {
   seedMessage(channel: string, message: Omit<StoredMessage, "type" | "ts"> & { ts?: string }): string;
   /** The messages in a conversation, oldest first. */
   messages(channel: string): readonly StoredMessage[];
-  failNext(method: string, error: string, options?: { status?: number; retryAfter?: number | null; times?: number }): void;
+  failNext(
+    method: string,
+    error: string,
+    options?: { status?: number; retryAfter?: number | null; times?: number; extra?: Record<string, unknown> },
+  ): void;
   httpErrorNext(method: string, status: number, options?: { retryAfter?: number | null; times?: number }): void;
   dropAfterHandling(method: string, times?: number): void;
   resetBeforeHandling(method: string, times?: number): void;
@@ -101,7 +107,8 @@ export async function startSlackDouble(options: { now?: () => number } = {}): Pr
     failNext(method, error, o = {}) {
       const limited = error === "ratelimited" || error === "rate_limited";
       const retryAfter = o.retryAfter === undefined ? (limited ? 1 : null) : o.retryAfter;
-      faults.add(method, { kind: "error", error, status: o.status ?? (limited ? 429 : 200), retryAfter }, o.times);
+      const status = o.status ?? (limited ? 429 : 200);
+      faults.add(method, { kind: "error", error, status, retryAfter, extra: o.extra ?? {} }, o.times);
     },
     httpErrorNext: (method, status, o = {}) => faults.add(method, { kind: "http", status, retryAfter: o.retryAfter ?? null }, o.times),
     dropAfterHandling: (method, times) => faults.add(method, { kind: "drop" }, times),

@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Args } from "./args.js";
 import type { FaultPlan } from "./faults.js";
 import { type Answer, METHODS } from "./methods.js";
+import { PostingLimiter } from "./rate-limit.js";
 import type { SlackDoubleState, TokenIdentity } from "./state.js";
 
 /** One request as the double received it (for tests that check what the client sent). */
@@ -29,22 +30,25 @@ export interface ServerParts {
 
 /** Starts listening on 127.0.0.1, port 0. */
 export async function listen(parts: ServerParts): Promise<Server> {
-  const lastPost = new Map<string, number>();
+  const limiter = new PostingLimiter();
   const server = createServer((req, res) => {
-    void handle(parts, lastPost, req, res).catch(() => res.destroy());
+    void handle(parts, limiter, req, res).catch(() => res.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return server;
 }
 
-async function handle(parts: ServerParts, lastPost: Map<string, number>, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(parts: ServerParts, limiter: PostingLimiter, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const method = /^\/api\/([A-Za-z.]+)$/.exec(req.url ?? "")?.[1];
   const raw = await readBody(req);
   if (req.method !== "POST" || method === undefined) return send(res, { status: 404, body: { ok: false, error: "unknown_method" } });
   parts.state.calls.set(method, (parts.state.calls.get(method) ?? 0) + 1);
   const fault = parts.faults.take(method);
   if (fault?.kind === "reset") return void req.socket.destroy();
-  if (fault?.kind === "error") return send(res, errorAnswer(fault.error, fault.status, fault.retryAfter));
+  if (fault?.kind === "error") {
+    const answer = errorAnswer(fault.error, fault.status, fault.retryAfter);
+    return send(res, { ...answer, body: { ...answer.body, ...fault.extra } });
+  }
   if (fault?.kind === "http") return sendRaw(res, fault.status, fault.retryAfter);
   const parsed = parseArgs(req.headers["content-type"] ?? "", raw);
   if ("error" in parsed) return send(res, { body: { ok: false, error: parsed.error } });
@@ -56,7 +60,9 @@ async function handle(parts: ServerParts, lastPost: Map<string, number>, req: In
     args: withoutToken(parsed.args),
     bearer: auth !== undefined,
   });
-  const answer = answerCall(parts, lastPost, method, token, parsed.args);
+  const scopes = token === undefined ? undefined : parts.state.tokens.get(token)?.scopes;
+  const handled = answerCall(parts, limiter, method, token, parsed.args);
+  const answer = scopes === undefined ? handled : { ...handled, headers: { ...handled.headers, "X-OAuth-Scopes": scopes.join(",") } };
   if (fault?.kind === "drop") return void req.socket.destroy();
   if (fault?.kind === "hold") {
     fault.handled();
@@ -65,7 +71,7 @@ async function handle(parts: ServerParts, lastPost: Map<string, number>, req: In
   send(res, answer);
 }
 
-function answerCall(parts: ServerParts, lastPost: Map<string, number>, method: string, token: string | undefined, args: Args): Answer {
+function answerCall(parts: ServerParts, limiter: PostingLimiter, method: string, token: string | undefined, args: Args): Answer {
   const { state } = parts;
   if (token === undefined || token === "") return { body: { ok: false, error: "not_authed" } };
   if (state.revokedTokens.has(token)) return { body: { ok: false, error: "token_revoked" } };
@@ -74,15 +80,16 @@ function answerCall(parts: ServerParts, lastPost: Map<string, number>, method: s
   const handler = METHODS[method];
   if (handler === undefined) return { body: { ok: false, error: "unknown_method" } };
   const nowMs = parts.now();
-  if (method === "chat.postMessage" && state.perConversationMs !== null && typeof args.channel === "string") {
-    const last = lastPost.get(args.channel);
-    if (last !== undefined && nowMs - last < state.perConversationMs) {
+  const limited = method === "chat.postMessage" && state.perConversationMs !== null && typeof args.channel === "string";
+  if (limited) {
+    const wait = limiter.retryAfter(String(args.channel), nowMs, state.perConversationMs!, state.perConversationBurst);
+    if (wait !== null) {
       state.rateLimited.set(method, (state.rateLimited.get(method) ?? 0) + 1);
-      return errorAnswer("ratelimited", 429, Math.max(1, Math.ceil((state.perConversationMs - (nowMs - last)) / 1000)));
+      return errorAnswer("ratelimited", 429, wait);
     }
   }
   const answer = handler({ state, caller, args, nowMs });
-  if (method === "chat.postMessage" && answer.body.ok === true && typeof args.channel === "string") lastPost.set(args.channel, nowMs);
+  if (limited && answer.body.ok === true) limiter.take(String(args.channel), nowMs, state.perConversationMs!, state.perConversationBurst);
   return answer;
 }
 

@@ -10,6 +10,8 @@ export interface TokenIdentity {
   readonly userName: string;
   /** Set for a bot token (xoxb-…): its messages carry this bot_id. */
   readonly botId?: string;
+  /** The token's scopes: sent as X-OAuth-Scopes on every answer to it, as Slack does; absent: no header. */
+  readonly scopes?: readonly string[];
 }
 
 /** A person of the workspace. */
@@ -69,6 +71,8 @@ export interface SlackDoubleState {
   readonly rateLimited: Map<string, number>;
   /** Per-conversation posting limit enforced with 429s, in ms between messages; null: none. */
   perConversationMs: number | null;
+  /** How many messages may come at once before the limit bites (Slack allows short bursts); default 3. */
+  perConversationBurst: number;
 }
 
 /** A fresh world: the workspace "Acme", no tokens, people or conversations. */
@@ -85,6 +89,7 @@ export function emptyState(): SlackDoubleState {
     calls: new Map(),
     rateLimited: new Map(),
     perConversationMs: null,
+    perConversationBurst: 3,
   };
 }
 
