@@ -3,6 +3,7 @@ import { CHANNEL_NAMES, type OtherChannelName, type StoredDestination } from "..
 import { draftPayloadSchema, parseDraftPayload, TELEGRAM_TEXT_LIMIT, type DraftPayload, type PayloadCheck } from "../drafts/payload.js";
 import { isEmptyForTelegram, trimLikeTelegram } from "../drafts/telegram-text.js";
 import { CHANNEL_VARIABLES, type ChannelSet } from "./channel-set.js";
+import { firstAsPayload, isRefusal, parseChoices } from "./choices-payload.js";
 
 /** The v1-v4 fields that name a Telegram destination: a payload with `destination` carries none of them. */
 const TELEGRAM_FIELDS = ["destination_chat_id", "destination_thread_id", "reply_to_message_id", "send_as"] as const;
@@ -36,8 +37,11 @@ const refusal = (field: string, error: string): Refusal => ({ ok: false, field, 
  * limit. Without `destination` it is the v1-v4 payload, unchanged.
  */
 export function parsePayload(input: unknown, channels: ChannelSet | null): PayloadCheck {
-  if (typeof input !== "object" || input === null || Array.isArray(input) || !Object.hasOwn(input, "destination"))
-    return parseDraftPayload(input);
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return parseDraftPayload(input);
+  const fields = input as Record<string, unknown>;
+  if ((fields.destinations !== undefined && fields.destinations !== null) || Object.hasOwn(fields, "choose"))
+    return choicesPayload(fields, channels);
+  if (!Object.hasOwn(input, "destination")) return parseDraftPayload(input);
   const { destination, ...rest } = input as Record<string, unknown>;
   if (destination === null || destination === undefined) return parseDraftPayload(rest);
   const both = TELEGRAM_FIELDS.filter((f) => Object.hasOwn(rest, f));
@@ -53,6 +57,51 @@ export function parsePayload(input: unknown, channels: ChannelSet | null): Paylo
   if (typeof channel !== "string" || !(CHANNEL_NAMES as readonly string[]).includes(channel))
     return refusal("destination.channel", `must be one of ${CHANNEL_NAMES.map((c) => `"${c}"`).join(", ")}`);
   return otherChannelPayload(channel as OtherChannelName, destination, rest, channels);
+}
+
+/**
+ * `destinations` (Wave 3): 2 to 5 destinations on any channels, each checked
+ * as a single `destination` would be, and `choose`. The first is the payload's
+ * own destination (the role's recommendation); the text fits every channel.
+ */
+function choicesPayload(input: Record<string, unknown>, channels: ChannelSet | null): PayloadCheck {
+  const { destinations, choose, destination, ...rest } = input;
+  if (destinations === undefined || destinations === null) return refusal("choose", "is given only with destinations");
+  if (destination !== undefined && destination !== null)
+    return refusal("destinations", "give either destination or destinations, not both");
+  const both = TELEGRAM_FIELDS.filter((f) => Object.hasOwn(rest, f));
+  if (both.length > 0) return refusal("destinations", `give either destinations or ${both.join(", ")}, not both`);
+  const parsed = parseChoices(destinations, choose, (d, field) => otherDestination(d, field, channels));
+  if (isRefusal(parsed)) return parsed;
+  let text: string | Refusal = typeof rest.draft_text === "string" ? rest.draft_text : "";
+  for (const d of parsed.destinations) {
+    if (d.channel === "telegram") continue;
+    const channel = channels!.get(d.channel)!;
+    text = draftText(rest.draft_text, channel.maxLength, d.channel);
+    if (typeof text !== "string") return text;
+  }
+  const { draft_text: _t, ...others } = rest;
+  const checked = parseDraftPayload({ ...others, draft_text: rest.draft_text, destination_chat_id: "1" });
+  if (!checked.ok) return checked;
+  const first = firstAsPayload(parsed.destinations[0]!, destinationLabel);
+  const payload: DraftPayload = { ...checked.payload, ...first, destinations: parsed.destinations, choose: parsed.choose };
+  return { ok: true, payload };
+}
+
+/** One destination on Linear, email or Slack: that channel configured, its own schema; refusals name `field`. */
+function otherDestination(destination: unknown, field: string, channels: ChannelSet | null): StoredDestination | Refusal {
+  const name = (destination as Record<string, unknown>).channel;
+  if (typeof name !== "string" || !(CHANNEL_NAMES as readonly string[]).includes(name))
+    return refusal(`${field}.channel`, `must be one of ${CHANNEL_NAMES.map((c) => `"${c}"`).join(", ")}`);
+  const channel = channels?.get(name as OtherChannelName);
+  if (channel === undefined)
+    return refusal(
+      `${field}.channel`,
+      `"${name}" is not configured on this daemon: set ${CHANNEL_VARIABLES[name as OtherChannelName]} and restart it`,
+    );
+  const d = channel.destinationSchema.safeParse(destination);
+  if (!d.success) return refusal(`${field}.${fieldOf(d.error)}`, firstMessage(d.error));
+  return d.data as StoredDestination;
 }
 
 /** Telegram's `destination` object, as the v1-v4 fields it stands for. */

@@ -15,6 +15,8 @@ import { chooseSender, type SenderChoice } from "../drafts/sender-choice.js";
 import type { SendAs } from "../drafts/sender.js";
 import type { Audience } from "../drafts/audience.js";
 import { offlineChannelAudience } from "../channels/offline-audience.js";
+import { destinationLabel } from "../channels/destination-payload.js";
+import { destinationOf, type Choice } from "../drafts/choices.js";
 
 /** Who a new draft goes out as (the owner's voice, src/business); absent: the bot only. */
 export interface SenderChooser {
@@ -82,6 +84,7 @@ function payloadSha256(p: DraftPayload): string {
     // Likewise only when not the defaults.
     ...(p.send_as === "bot" && p.reply_to_message_id === null ? [] : [p.send_as, p.reply_to_message_id]),
     ...(p.destination == null ? [] : [p.destination]),
+    ...(p.destinations == null ? [] : [p.destinations, p.choose ?? "one"]),
   ]);
   return createHash("sha256").update(canonical, "utf8").digest("hex");
 }
@@ -161,7 +164,11 @@ export class Intake {
     const { text, redaction } = prepared;
     const choice = await this.senderOf(payload);
     if (!choice.ok) return { ok: false, kind: "invalid", field: choice.field, error: choice.error };
-    const { audience, channelAudience } = await this.audienceOf(payload, text, choice);
+    const choices = await this.choicesOf(payload, text);
+    const first = choices ? destinationOf(choices[0]!) : null;
+    const { audience, channelAudience } = first
+      ? { audience: first.audience, channelAudience: first.channel_audience }
+      : await this.audienceOf(payload, text, choice);
     const now = clock.now();
     const draftId = (this.options.newDraftId ?? newDraftId)();
     if (prepared.unredacted !== undefined) await this.keepUnredacted(draftId, prepared.textSha256, prepared.unredacted);
@@ -181,6 +188,7 @@ export class Intake {
         sender: payload.send_as === "bot" ? null : choice.sender,
         answering: choice.answering,
         channelAudience,
+        choices,
       },
       now,
     );
@@ -200,6 +208,38 @@ export class Intake {
     if (payload.destination != null) return botOnly(payload);
     const source = this.options.audience;
     return (await this.options.sender?.choose(payload, source ? (id) => source.resolve(id) : undefined)) ?? botOnly(payload);
+  }
+
+  /** The destinations the owner picks among, each with who will read it, read now for the post; null: one destination. */
+  private async choicesOf(payload: DraftPayload, text: string): Promise<Choice[] | null> {
+    if (!payload.destinations) return null;
+    const { channels, audience, testMode, clock } = this.options;
+    return Promise.all(
+      payload.destinations.map(async (d, i): Promise<Choice> => {
+        const index = i + 1;
+        if (d.channel === "telegram") {
+          const a = (await audience?.resolve(d.chat_id)) ?? null;
+          return {
+            index,
+            destination: null,
+            destination_chat_id: d.chat_id,
+            destination_thread_id: d.thread_id,
+            audience: a,
+            channel_audience: null,
+          };
+        }
+        const read =
+          testMode || !channels ? offlineChannelAudience(d, clock.now()) : await channels.readAudience(d, text, () => clock.now());
+        return {
+          index,
+          destination: d,
+          destination_chat_id: destinationLabel(d),
+          destination_thread_id: null,
+          audience: null,
+          channel_audience: read,
+        };
+      }),
+    );
   }
 
   /** Who will read it, read now for the post: Telegram's audience, or the other channel's. */

@@ -105,6 +105,7 @@ export function refusalAnswer(
   if (reason.startsWith("note_") && draft) return noteAnswer(reason, draft);
   if (reason === "halted" && draft)
     return `⛔ Still not sent: sends are halted (${draft.reason ?? "kill switch"}), and a 👍 now does not count. 👍 Send comes back on the post when the halt ends.`;
+  if (reason === "not_a_choice") return choiceAnswer(draft);
   if (reason === "already_approved") return approvedAnswer(status, decision);
   // An "ok" replied to an approved draft's post: it is approved already.
   if (reason === "not_awaiting_decision" && (status === "approved" || status === "sending")) return approvedAnswer(status, "send");
@@ -125,6 +126,14 @@ function approvedAnswer(status: string, decision: Decision | null): string {
     return decision === "send" ? "👍 Already approved: its send has started." : "⚠️ Not applied: the draft's send has started.";
   if (decision === "send") return "👍 Already approved: it goes out as its post shows.";
   return "⚠️ Not applied: the draft is approved and can no longer be undone, so it goes out as its post shows. /halt stops every send not yet made.";
+}
+
+/** A number that names no destination of the post: what the post lists, and that nothing was sent. */
+function choiceAnswer(draft: DraftRecord | undefined): string {
+  const n = draft?.choices?.length ?? 0;
+  if (n === 0)
+    return "⚠️ Not applied: this draft has one destination, so a number picks nothing. 👍 sends it; a note (not just a number) sends it back for revision.";
+  return `⚠️ Not applied: the post lists destinations 1 to ${n}. Reply with one of those numbers, or tap its button. Nothing was sent.`;
 }
 
 function finalAnswer(status: string): string {

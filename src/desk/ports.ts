@@ -179,6 +179,8 @@ export interface DecisionRequest extends ReviewerAction {
   readonly note?: string | null;
   /** The reviewer's "Yes, send" tap for a large audience. */
   readonly confirmed?: boolean;
+  /** Among several destinations: the one a button or a reply's number picked (from 1); absent: the first, or the confirmation's. */
+  readonly destination?: number;
   /** "🤖 Send as the bot instead" on a draft the owner's identity could not send: a new approval, as the bot (a claim its surface checks). */
   readonly asBot?: boolean;
   /**

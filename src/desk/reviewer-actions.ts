@@ -1,3 +1,4 @@
+import { withChoice } from "../drafts/choices.js";
 import { prepareDraftText, type Redactor } from "./draft-text.js";
 import type { AuditLog } from "../audit/audit-log.js";
 import { isInertDraft } from "./test-drafts.js";
@@ -156,6 +157,7 @@ export class ReviewerActions {
         confirmOver: this.deps.confirmOver ?? null,
         // The surface, not the button's data, says whether this is the confirmation tap.
         confirmed: surface.asks === "confirm",
+        ...(request.destination === undefined ? {} : { destination: request.destination }),
         undoMs: this.deps.undoWindowMs ?? 0,
         textVersion: surface.text_version ?? draft.text_version,
         ...(surface.audience === null ? {} : { audience: surface.audience }),
@@ -167,7 +169,7 @@ export class ReviewerActions {
         // approved draft inside the approval's (a change of mind).
         ...(request.actedAt == null ? {} : { actedAt: request.actedAt }),
       });
-      if (!result.ok && result.reason === "needs_confirmation") this.askConfirmation(draft.draft_id);
+      if (!result.ok && result.reason === "needs_confirmation") this.askConfirmation(draft.draft_id, request.destination ?? 1);
       return result;
     });
   }
@@ -332,8 +334,10 @@ export class ReviewerActions {
   }
 
   /** Posts the large-audience question for a draft (ahead of queued posts); a failure is logged. */
-  private askConfirmation(draftId: string): void {
-    const draft = this.deps.get(draftId);
+  private askConfirmation(draftId: string, destination: number): void {
+    const stored = this.deps.get(draftId);
+    // Among several destinations the question names the one picked, and its identity says which (see decide.ts).
+    const draft = stored && stored.choices !== null ? (withChoice(stored, destination) ?? stored) : stored;
     if (!draft) return;
     const asked = async (): Promise<void> => {
       const { messageId, question } = await this.deps.reviewChat.askConfirmation(draft);

@@ -1,3 +1,4 @@
+import { withChoice } from "../drafts/choices.js";
 import type { AuditLog } from "../audit/audit-log.js";
 import type { AuditEntryOf, SurfaceAsks, SurfaceState } from "../audit/audit-schema.js";
 import { audienceFingerprint, sendIdentity } from "../drafts/audience.js";
@@ -90,6 +91,8 @@ export interface Shown {
   readonly halt?: string | null;
   /** The draft's live review post: a `decide` surface elsewhere is a replaced post. */
   readonly liveMessageId?: number | null;
+  /** Among several destinations: the identity of each (a surface showing any of them still holds). */
+  readonly identities?: readonly string[];
 }
 
 /** A draft as a surface shows it. */
@@ -100,6 +103,7 @@ export function shownOfDraft(draft: DraftRecord): Shown {
     audience: audienceFingerprint(draft),
     identity: sendIdentity(draft),
     liveMessageId: draft.review_message_id,
+    ...(draft.choices === null ? {} : { identities: draft.choices.map((c) => sendIdentity(withChoice(draft, c.index)!)) }),
   };
 }
 
@@ -192,7 +196,7 @@ export function judgeSurface(surface: SurfaceState, now: Shown, act: Act, claim:
   if (surface.text_version !== now.text_version) return no("outdated_version");
   // Only an edit prompt written before surfaces existed lacks an audience: it asks for a text, not a decision.
   if (surface.audience !== now.audience && !(surface.audience === null && surface.asks === "edit")) return no("outdated_audience");
-  if (surface.identity !== now.identity) return no("outdated_identity");
+  if (surface.identity !== now.identity && !now.identities?.includes(surface.identity)) return no("outdated_identity");
   if (surface.asks === "resume" && (surface.halt ?? null) !== (now.halt ?? null)) return no("outdated_halt");
   return notTapped ? no("taps_only") : { ok: true };
 }

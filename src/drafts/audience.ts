@@ -124,6 +124,33 @@ interface Destined {
   readonly audience: Audience | null;
   /** On Linear, email or Slack: what the post showed of who reads it (its fingerprint binds). */
   readonly channel_audience?: { readonly fingerprint: string } | null;
+  /** The destinations the owner picks among (src/drafts/choices.ts): the post shows them all. */
+  readonly choices?: readonly ShownChoice[] | null;
+}
+
+/** What the post shows of one choice (see choices.ts). */
+interface ShownChoice {
+  readonly index: number;
+  readonly destination_chat_id: string;
+  readonly destination_thread_id: number | null;
+  readonly audience: Audience | null;
+  readonly channel_audience: { readonly fingerprint: string } | null;
+}
+
+/**
+ * A fingerprint of every choice as the post shows them (where, and who reads
+ * each): a decision made on a post that showed other choices is outdated.
+ * The same whichever choice the draft currently goes to.
+ */
+export function choicesFingerprint(choices: readonly ShownChoice[]): string {
+  const shown = choices.map((c) => [
+    c.index,
+    c.destination_chat_id,
+    c.destination_thread_id,
+    c.audience,
+    c.channel_audience?.fingerprint ?? null,
+  ]);
+  return createHash("sha256").update(JSON.stringify(shown)).digest("hex").slice(0, 16);
 }
 
 /**
@@ -133,6 +160,7 @@ interface Destined {
  * surface whose fingerprint is no longer the draft's is outdated.
  */
 export function audienceFingerprint(d: Destined): string {
+  if (d.choices) return choicesFingerprint(d.choices);
   const a = d.audience;
   const shown = [
     d.destination_chat_id,

@@ -1,6 +1,7 @@
 import type { Effect } from "./effects.js";
 import type { Audience } from "./audience.js";
 import type { ChannelAudienceRecord } from "./destination.js";
+import type { Choice } from "./choices.js";
 import type { DraftPayload } from "./payload.js";
 import type { DraftRecord, RedactionSummary, Role } from "./record.js";
 import type { Answering, Sender } from "./sender.js";
@@ -36,6 +37,8 @@ export interface NewDraftFacts {
   readonly answering?: Answering | null;
   /** Who will read it on a channel other than Telegram, read at intake; null or absent: Telegram, or not read. */
   readonly channelAudience?: ChannelAudienceRecord | null;
+  /** The destinations the owner picks among, each with its audience read at intake; the first is the draft's own. */
+  readonly choices?: readonly Choice[] | null;
 }
 
 /**
@@ -96,6 +99,10 @@ export function createDraft(payload: DraftPayload, facts: NewDraftFacts, now: nu
     channel_audience: facts.channelAudience ?? null,
     send_reference: null,
     sent_ref: null,
+    choices: facts.choices ? [...facts.choices] : null,
+    choose: facts.choices ? (payload.choose ?? "one") : null,
+    chosen: null,
+    deliveries: [],
   };
   return {
     draft,

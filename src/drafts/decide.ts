@@ -2,6 +2,7 @@ import { audienceFingerprint, needsConfirmation, sendIdentity } from "./audience
 import type { Effect } from "./effects.js";
 import type { DraftRecord } from "./record.js";
 import { senderKindOf } from "./sender.js";
+import { withChoice } from "./choices.js";
 import type { DraftStatus } from "./status.js";
 import { iso, next, ok, rearm, refuse, type EventOf, type Handler, type TransitionResult } from "./transition-kit.js";
 
@@ -17,6 +18,30 @@ import { iso, next, ok, rearm, refuse, type EventOf, type Handler, type Transiti
 export function draftNeedsConfirmation(d: DraftRecord, confirmOver: number | null): boolean {
   if (d.channel_audience !== null) return d.channel_audience.confirm_reasons.length > 0;
   return needsConfirmation(d.audience, confirmOver);
+}
+
+/**
+ * True when `identity` is what the decision's message showed: the draft's, or
+ * for a draft with several destinations, that of one of them (a confirmation
+ * question names the one it asks about).
+ */
+function showsIdentity(d: DraftRecord, identity: string): boolean {
+  if (identity === sendIdentity(d)) return true;
+  return d.choices?.some((c) => identity === sendIdentity(withChoice(d, c.index)!)) === true;
+}
+
+/**
+ * Which destination a `send` picks: the one the button or the reply's number
+ * named; for the confirmation tap, the one its question named (its identity);
+ * otherwise (a 👍 reaction or reply) the first, the role's recommendation.
+ */
+function pickedIndex(d: DraftRecord, e: EventOf<"decide">): number {
+  if (e.destination != null) return e.destination;
+  if (e.confirmed && e.identity !== undefined) {
+    const named = d.choices?.find((c) => sendIdentity(withChoice(d, c.index)!) === e.identity);
+    if (named) return named.index;
+  }
+  return 1;
 }
 
 /** The status an approval returns to on undo: the one it was given in. */
@@ -39,10 +64,17 @@ export const decide: Handler<"decide"> = (d, e, now) => {
  * before its deadline, or a change of mind inside an undo window (the
  * approval was in time, and the window may run past `expires_at`).
  */
-export const decideInTime: Handler<"decide"> = (d, e, now) => {
+export const decideInTime: Handler<"decide"> = (shown, e, now) => {
+  let d = shown;
   if (e.textVersion !== undefined && e.textVersion !== d.text_version) return refuse(d, "outdated_version");
   if (e.audience !== undefined && e.audience !== audienceFingerprint(d)) return refuse(d, "outdated_audience");
-  if (e.identity !== undefined && e.identity !== sendIdentity(d)) return refuse(d, "outdated_identity");
+  if (e.identity !== undefined && !showsIdentity(d, e.identity)) return refuse(d, "outdated_identity");
+  // Among several destinations (contract v5): the one picked, bound like the rest to what the post showed.
+  if (d.choices !== null && e.decision === "send" && !e.asBot) {
+    const picked = withChoice(d, pickedIndex(d, e));
+    if (picked === null) return refuse(d, "not_a_choice");
+    d = picked;
+  } else if (e.destination !== undefined && e.destination !== null && d.choices === null) return refuse(d, "not_a_choice");
   const common = { decided_by: e.actor, undone_at: null, halt_lasts: false };
   switch (e.decision) {
     case "send": {

@@ -20,6 +20,11 @@ export type DraftEvent =
       readonly deferMs: number;
       /** AUDIENCE_CONFIRM_OVER: over this many members a `send` needs `confirmed`; null or absent: never. */
       readonly confirmOver?: number | null;
+      /**
+       * Among several destinations (payload `destinations`): the one a button or a reply's number
+       * picked (from 1). Absent: the first (a 👍), or the one the confirmation question named.
+       */
+      readonly destination?: number | null;
       /** The reviewer's extra tap ("Yes, send") for a large audience. */
       readonly confirmed?: boolean;
       /** How long an approval waits before its send, in milliseconds (UNDO_WINDOW); 0 or absent: at once. */

@@ -100,6 +100,7 @@ const halt: Handler<"halt"> = (d, e, now) => {
   const moved = {
     ...(e.audience === undefined ? {} : { audience: e.audience }),
     ...(e.channelAudience === undefined ? {} : { channel_audience: e.channelAudience }),
+    ...choiceMoved(d, e),
     ...(e.destinationChatId === undefined ? {} : { destination_chat_id: e.destinationChatId }),
   };
   const draft = next(d, now, {
@@ -113,6 +114,22 @@ const halt: Handler<"halt"> = (d, e, now) => {
   });
   return ok(draft, { type: "show_status", draftId: d.draft_id }, ...rearm(d, draft));
 };
+
+/** Among several destinations: the chosen one's audience as found at the send call, so the post shows it for the new 👍. */
+function choiceMoved(d: DraftRecord, e: EventOf<"halt">): Partial<DraftRecord> {
+  if (d.choices === null || d.chosen === null || (e.audience === undefined && e.channelAudience === undefined)) return {};
+  const choices = d.choices.map((c) =>
+    c.index !== d.chosen
+      ? c
+      : {
+          ...c,
+          ...(e.audience === undefined ? {} : { audience: e.audience }),
+          ...(e.channelAudience === undefined ? {} : { channel_audience: e.channelAudience }),
+          ...(e.destinationChatId === undefined ? {} : { destination_chat_id: e.destinationChatId }),
+        },
+  );
+  return { choices };
+}
 
 /** The halt that stopped a draft ended: its post offers 👍 Send again (a new approval, bound like any other). */
 const haltLifted: Handler<"halt_lifted"> = (d, _e, now) => {

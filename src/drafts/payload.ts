@@ -18,7 +18,8 @@ function optionalId() {
 
 export const TELEGRAM_TEXT_LIMIT = 4096;
 
-const chatId = z.union([
+/** A Telegram chat id as a payload may give it: a non-zero integer, or its string, or a public @username. */
+export const chatIdSchema = z.union([
   z
     .number()
     .int()
@@ -43,7 +44,7 @@ export const draftPayloadSchema = z.strictObject({
         ctx.addIssue({ code: "custom", message: `is ${sent} UTF-16 code units long; Telegram allows ${TELEGRAM_TEXT_LIMIT}` });
       }
     }),
-  destination_chat_id: chatId.transform(String),
+  destination_chat_id: chatIdSchema.transform(String),
   destination_thread_id: optionalId(),
   drafted_by_role: z.enum(ROLES),
   originating_intent_id: z.string().min(1, "must not be empty").max(256),
@@ -77,7 +78,23 @@ export const draftPayloadSchema = z.strictObject({
  * `destination`: a channel other than Telegram (contract v5), checked by that
  * channel (src/channels/destination-payload.ts); absent or null: Telegram.
  */
-export type DraftPayload = z.output<typeof draftPayloadSchema> & { readonly destination?: StoredDestination | null };
+export type DraftPayload = z.output<typeof draftPayloadSchema> & {
+  readonly destination?: StoredDestination | null;
+  /**
+   * `destinations` (contract v5, Wave 3), each as the channel checked it, Telegram's as
+   * `{channel:"telegram", chat_id, thread_id}`; the first is also the payload's own destination.
+   */
+  readonly destinations?: readonly (StoredDestination | TelegramChoice)[] | null;
+  /** How the owner picks among `destinations`. */
+  readonly choose?: "one" | "any";
+};
+
+/** A Telegram destination among `destinations`: a chat and a topic, sent as the bot. */
+export interface TelegramChoice {
+  readonly channel: "telegram";
+  readonly chat_id: string;
+  readonly thread_id: number | null;
+}
 
 /** The outcome of checking a payload: the payload, or the fields at fault (the first in `field`) and why, all in `error`. */
 export type PayloadCheck =

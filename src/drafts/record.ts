@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { audienceSchema } from "./audience.js";
 import { channelAudienceSchema, sentRefSchema, storedDestinationSchema } from "./destination.js";
+import { choiceSchema, CHOOSE_MODES, deliverySchema } from "./choices.js";
 import { answeringSchema, SEND_AS, SENDER_KINDS, senderSchema } from "./sender.js";
 import { STATUSES } from "./status.js";
 
@@ -183,6 +184,18 @@ const draftRecordFields = z.object({
   send_reference: z.string().nullable().default(null),
   /** Where the sent message can be found (contract v5 `sent_ref`); null until sent. */
   sent_ref: sentRefSchema.nullable().default(null),
+  /**
+   * The destinations the owner picks among (payload `destinations`), numbered from 1, each with the
+   * audience its post showed; null: one destination. The destination fields above are those of the
+   * choice the draft goes to (the first, the role's recommendation, until the owner picks another).
+   */
+  choices: z.array(choiceSchema).nullable().default(null),
+  /** How he picks: `one` (a send button per destination) or `any`; null without choices. */
+  choose: z.enum(CHOOSE_MODES).nullable().default(null),
+  /** The choice an approval picked (its index); null before, and without choices. */
+  chosen: z.number().int().min(1).max(5).nullable().default(null),
+  /** One entry per chosen destination: its index, status, sent_ref and reason (contract v5); empty before a choice. */
+  deliveries: z.array(deliverySchema).default([]),
 });
 
 /**

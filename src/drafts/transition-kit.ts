@@ -1,6 +1,7 @@
 import type { Effect } from "./effects.js";
 import type { DraftEvent, DraftEventType } from "./events.js";
 import type { DraftRecord } from "./record.js";
+import { deliveriesOf } from "./choices.js";
 import type { DraftStatus } from "./status.js";
 
 // What every handler of the draft state machine is made of: the result type,
@@ -37,6 +38,8 @@ export type RefusalReason =
   | "note_already_given"
   /** A note for a draft sent back because a later version replaced it (or one a later version already answers): not passed on. */
   | "note_superseded"
+  /** A destination number the draft does not have (a reply "4" to a post that lists 3, or to a draft with one destination). */
+  | "not_a_choice"
   /** A 👍 on a draft that a halt holds already, while that halt lasts: its post says so, and it waits for the halt's end. */
   | "halted";
 
@@ -57,7 +60,9 @@ export const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The next version of `draft`: status and fields changed, version bumped, updated_at set. */
 export function next(draft: DraftRecord, now: number, changes: Partial<DraftRecord>): DraftRecord {
-  return { ...draft, ...changes, version: draft.version + 1, updated_at: iso(now) };
+  const changed = { ...draft, ...changes, version: draft.version + 1, updated_at: iso(now) };
+  // A draft the owner picks a destination for keeps its deliveries level with its status (contract v5).
+  return changed.choices === null ? changed : { ...changed, deliveries: deliveriesOf(changed) };
 }
 
 /** A transition that applies, with the effects to run. */

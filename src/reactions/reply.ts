@@ -8,7 +8,12 @@ export interface ReplyDecision {
   readonly emoji: string | null;
   /** The revision note (free text), or null. */
   readonly note: string | null;
+  /** A reply that is only a number (1-5): send to that destination of the post's list (contract v5). */
+  readonly destination?: number;
 }
+
+/** A whole reply that is one destination's number. */
+const DESTINATION_NUMBER = /^[1-5]$/;
 
 /**
  * Reads a reviewer's reply to a review message (contract: "Decisions"): a
@@ -19,6 +24,7 @@ export function readReply(text: string): ReplyDecision {
   const trimmed = text.trim();
   const decision = decisionForEmoji(trimmed);
   if (decision !== null) return { decision, emoji: trimmed, note: null };
+  if (DESTINATION_NUMBER.test(trimmed)) return { decision: "send", emoji: null, note: null, destination: Number(trimmed) };
   return { decision: "revise", emoji: null, note: text };
 }
 

@@ -1,6 +1,7 @@
 import { audienceUnknown, isPublic, type Audience } from "../drafts/audience.js";
 import type { DraftRecord } from "../drafts/record.js";
-import type { ChannelAudienceRecord } from "../drafts/destination.js";
+import type { ChannelAudienceRecord, StoredDestination } from "../drafts/destination.js";
+import { describeDestination } from "../channels/describe.js";
 
 /** `text` on one line, cut to `max` characters with an ellipsis. */
 function cutTo(text: string, max: number): string {
@@ -40,9 +41,10 @@ export const UNKNOWN_COUNT = "⚠️ audience unknown (Telegram did not give the
  * not be resolved, with why.
  */
 export function audienceLine(
-  draft: Pick<DraftRecord, "destination_chat_id" | "destination_thread_id" | "audience"> & Partial<Pick<DraftRecord, "channel_audience">>,
+  draft: Pick<DraftRecord, "destination_chat_id" | "destination_thread_id" | "audience"> &
+    Partial<Pick<DraftRecord, "channel_audience" | "destination">>,
 ): string {
-  if (draft.channel_audience) return channelAudienceText(draft.channel_audience);
+  if (draft.channel_audience) return channelAudienceText(draft.channel_audience, draft.destination ?? null);
   const a = draft.audience;
   const topic = topicText(draft);
   if (a === null) return `chat ${draft.destination_chat_id}${topic}`;
@@ -71,14 +73,11 @@ const CHANNEL_WORD: Record<ChannelAudienceRecord["channel"], string> = { linear:
  * (where, as whom, to whom), the readers counted, and ⚠️ why it cannot be
  * reached. The first line follows "for" in the header.
  */
-export function channelAudienceText(a: ChannelAudienceRecord): string {
+export function channelAudienceText(a: ChannelAudienceRecord, destination: StoredDestination | null = null): string {
   const readers = a.reader_count === null ? "⚠️ audience unknown" : `${count(a.reader_count)} reader${a.reader_count === 1 ? "" : "s"}`;
-  const [first, ...rest] = a.lines;
-  return [
-    `${CHANNEL_WORD[a.channel]}: ${first ?? "(destination)"} · ${readers}`,
-    ...rest.map((l) => `  ${l}`),
-    ...(a.problem === null ? [] : [`⚠️ ${a.problem}`]),
-  ].join("\n");
+  const where = destination === null ? `${CHANNEL_WORD[a.channel]}: ${a.lines[0] ?? "(destination)"}` : describeDestination(destination);
+  const rest = destination === null ? a.lines.slice(1) : a.lines;
+  return [`${where} · ${readers}`, ...rest.map((l) => `  ${l}`), ...(a.problem === null ? [] : [`⚠️ ${a.problem}`])].join("\n");
 }
 
 function problemText(a: Audience): string {
@@ -87,9 +86,10 @@ function problemText(a: Audience): string {
 
 /** A short name of the destination for a button: the title or name (cut to fit), else the chat id. */
 export function shortDestination(
-  draft: Pick<DraftRecord, "destination_chat_id" | "audience"> & Partial<Pick<DraftRecord, "channel_audience">>,
+  draft: Pick<DraftRecord, "destination_chat_id" | "audience"> & Partial<Pick<DraftRecord, "channel_audience" | "destination">>,
   max = 28,
 ): string {
+  if (draft.destination) return cutTo(describeDestination(draft.destination), max);
   if (draft.channel_audience) return cutTo(draft.channel_audience.lines[0] ?? draft.destination_chat_id, max);
   const a = draft.audience;
   const name = a !== null && a.kind !== "unknown" && a.title !== null ? a.title : draft.destination_chat_id;
@@ -103,11 +103,11 @@ export function shortDestination(
  * of “Title” (@name)?`; for an audience Telegram did not tell, that it is not known.
  */
 export function confirmQuestion(
-  draft: Pick<DraftRecord, "destination_chat_id" | "audience"> & Partial<Pick<DraftRecord, "channel_audience">>,
+  draft: Pick<DraftRecord, "destination_chat_id" | "audience"> & Partial<Pick<DraftRecord, "channel_audience" | "destination">>,
 ): string {
   const ca = draft.channel_audience;
   if (ca)
-    return `Send to ${cutTo(ca.lines[0] ?? draft.destination_chat_id, 60)}? ${capital(ca.confirm_reasons.join("; "))}. Your 👍 counts once you confirm.`;
+    return `Send to ${cutTo(draft.destination ? describeDestination(draft.destination) : (ca.lines[0] ?? draft.destination_chat_id), 60)}? ${capital(ca.confirm_reasons.join("; "))}. Your 👍 counts once you confirm.`;
   const a = draft.audience;
   const where = a?.title && a.kind !== "unknown" ? `“${a.title}”` : draft.destination_chat_id;
   const handle = a?.username ? ` (@${a.username}, public)` : "";

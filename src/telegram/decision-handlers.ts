@@ -191,6 +191,7 @@ export function buttonHandler(o: DecisionHandlerOptions) {
         ...receivedAtOf(ctx.update),
         decision,
         confirmed: data.confirmed,
+        ...(data.destination === null ? {} : { destination: data.destination }),
         asBot,
         actor: { ...actor, emoji: data.confirmed ? "✅" : asBot ? "🤖" : null },
       });
@@ -247,7 +248,14 @@ export function replyHandler(o: DecisionHandlerOptions) {
       // "ok", "send": no note and no decision yet; the bot asks with buttons, as a reply to the reviewer's message.
       if (reply.kind === "ask") return o.desk.askApproval({ ...where, note: reply.note, replyTo: m.message_id });
       // Dated by Telegram: a note after a 👎 counts if written inside the revise's undo window.
-      return o.desk.decide({ ...where, decision: reply.decision, note: reply.note, actedAt: m.date * 1000, ...receivedAtOf(ctx.update) });
+      return o.desk.decide({
+        ...where,
+        decision: reply.decision,
+        note: reply.note,
+        ...(reply.destination === undefined ? {} : { destination: reply.destination }),
+        actedAt: m.date * 1000,
+        ...receivedAtOf(ctx.update),
+      });
     });
     if (reply.kind === "decide" && outcome?.ok) followNote(o, outcome.draft);
   };

@@ -1,6 +1,7 @@
 import type { InlineKeyboardButton, InlineKeyboardMarkup, MessageEntity } from "grammy/types";
 import { formatDuration } from "../config/duration.js";
 import { channelOf } from "../drafts/destination.js";
+import { withChoice } from "../drafts/choices.js";
 import type { Decision, DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
 import { TELEGRAM_TEXT_LIMIT } from "../drafts/payload.js";
@@ -87,7 +88,7 @@ export function invisibleLine(text: string): string | null {
 export function reviewHeaderLines(draft: DraftRecord, options: ReviewFormatOptions): string[] {
   const open = showsExpiry(draft);
   const lines = [
-    `✏️ DRAFT (${draft.drafted_by_role}) — for ${audienceLine(draft)}`,
+    draft.choices === null ? `✏️ DRAFT (${draft.drafted_by_role}) — for ${audienceLine(draft)}` : choicesLines(draft),
     senderLine(draft, options.now(), options.timeZone),
     open ? `${EXPIRES}${expiryMark(draft, options).text}, unless decided.` : null,
     redactionLine(draft),
@@ -217,7 +218,7 @@ export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions
     case "halted":
       return haltedLine(draft);
     case "sent":
-      return `✅ Sent${draft.sent_as === "owner" ? " as you" : ""} at ${when(draft.sent_at ?? draft.updated_at)}.${sentWhere(draft)}`;
+      return `✅ Sent${chosenText(draft)}${draft.sent_as === "owner" ? " as you" : ""} at ${when(draft.sent_at ?? draft.updated_at)}.${sentWhere(draft)}`;
     case "revise": {
       if (draft.revised_by !== null) return replacedLine(draft, draft.revised_by, options);
       const undo = reviseUndoUntil(draft, options.now());
@@ -251,6 +252,11 @@ const SERVICE_WORD: Record<ReturnType<typeof channelOf>, string> = {
   email: "the mail server",
   slack: "Slack",
 };
+
+/** Among several destinations: which one it went to (" to 2 · #design"); empty otherwise. */
+function chosenText(draft: DraftRecord): string {
+  return draft.choices === null || draft.chosen === null ? "" : ` to ${draft.chosen} · ${shortDestination(draft)}`;
+}
 
 /** Where a message sent to Linear, email or Slack can be found: its link, or the email's Message-ID. */
 function sentWhere(draft: DraftRecord): string {
@@ -325,13 +331,16 @@ export function callbackData(action: ButtonAction, draftId: string): string {
 /** Reads callback data back; it is untrusted, so anything unexpected is null. */
 export function readCallbackData(
   data: string | undefined,
-): { action: ButtonAction; decision: Decision | null; draftId: string; confirmed: boolean } | null {
+): { action: ButtonAction; decision: Decision | null; draftId: string; confirmed: boolean; destination: number | null } | null {
+  // "Send to N" among several destinations (contract v5): a send, naming its destination.
+  const to = /^v1:to([1-5]):([A-Za-z0-9_-]{1,56})$/.exec(data ?? "");
+  if (to) return { action: "send", decision: "send", draftId: to[2]!, confirmed: false, destination: Number(to[1]) };
   const m = /^v1:(send|revise|defer|confirm|edit|undo|asbot|keep):([A-Za-z0-9_-]{1,56})$/.exec(data ?? "");
   if (!m) return null;
   const action = m[1] as ButtonAction;
   const confirmed = action === "confirm";
   const decision = confirmed || action === "asbot" ? "send" : action === "edit" || action === "undo" || action === "keep" ? null : action;
-  return { action, decision, draftId: m[2]!, confirmed };
+  return { action, decision, draftId: m[2]!, confirmed, destination: null };
 }
 
 /**
@@ -345,7 +354,7 @@ export function reviewKeyboard(
 ): InlineKeyboardMarkup {
   if (settled(draft)) return { inline_keyboard: flowButtons(draft, options.now?.()) };
   // While the halt that stopped it lasts, a 👍 could only halt again: none is offered (see haltedLine).
-  const send = draft.status === "halted" && draft.halt_lasts ? [] : [[sendButton(draft)]];
+  const send = draft.status === "halted" && draft.halt_lasts ? [] : draft.choices !== null ? choiceButtons(draft) : [[sendButton(draft)]];
   return {
     inline_keyboard: [
       ...send,
@@ -357,6 +366,35 @@ export function reviewKeyboard(
       ...(offersKeep(draft) ? [[{ text: "🔓 Keep the removed items", callback_data: callbackData("keep", draft.draft_id) }]] : []),
     ],
   };
+}
+
+/** Among several destinations: one send button each, numbered as the post lists them ("👍 Send to 2 · #design"). */
+function choiceButtons(draft: DraftRecord): InlineKeyboardButton[][] {
+  return (draft.choices ?? []).map((c) => {
+    const view = withChoice(draft, c.index) ?? draft;
+    const text = `👍 Send to ${c.index} · ${shortDestination(view)}`;
+    return [{ text, callback_data: `v1:to${c.index}:${draft.draft_id}`, style: "success" } as InlineKeyboardButton];
+  });
+}
+
+/**
+ * The header's first lines for a draft with several destinations: the role,
+ * then each destination numbered with who reads it, the first marked as the
+ * role's recommendation (what a 👍 sends to) and the one picked, if any.
+ */
+function choicesLines(draft: DraftRecord): string {
+  const choices = draft.choices ?? [];
+  const lines = [
+    `✏️ DRAFT (${draft.drafted_by_role}) — choose one of ${choices.length} destinations (👍 sends to 1, ${draft.drafted_by_role}'s pick; tap a button or reply with a number for another):`,
+  ];
+  for (const c of choices) {
+    const view = withChoice(draft, c.index) ?? draft;
+    const mark = [c.index === 1 ? "⭐ recommended" : null, settled(draft) && draft.chosen === c.index ? "✔️ chosen" : null].filter(
+      (m) => m !== null,
+    );
+    lines.push(`${c.index}. ${audienceLine(view)}${mark.length > 0 ? ` (${mark.join(", ")})` : ""}`);
+  }
+  return lines.join("\n");
 }
 
 function sendButton(draft: DraftRecord): InlineKeyboardButton {

@@ -8,6 +8,8 @@ export const testCommandSchema = z.discriminatedUnion("cmd", [
     review_message_id: z.number().int(),
     emoji: z.string().min(1),
     user_id: z.number().int().optional(),
+    /** Among several destinations: a tap on that one's send button (from 1). */
+    destination: z.number().int().min(1).max(5).optional(),
   }),
   z.strictObject({
     cmd: z.literal("reply"),

@@ -73,7 +73,9 @@ async function handle(command: TestCommand, o: TestSessionOptions): Promise<Answ
       const decision = decisionForEmoji(command.emoji);
       if (decision === null)
         return { error: `emoji: ${command.emoji} is not a decision; use 👍 (send), 👎 or ❌ (revise), 😴 or ⏳ (defer)` };
-      return decide(o, command.review_message_id, decision, actorOf(o, command.user_id, command.emoji), null);
+      // `destination`: a tap on that send button of a post with several destinations (contract v5).
+      if (command.destination !== undefined && decision !== "send") return { error: "destination: only a 👍 picks a destination" };
+      return decide(o, command.review_message_id, decision, actorOf(o, command.user_id, command.emoji), null, command.destination);
     }
     case "reply": {
       const reply = readReplyAction(command.text, desk.isEditPrompt(command.review_message_id));
@@ -83,7 +85,7 @@ async function handle(command: TestCommand, o: TestSessionOptions): Promise<Answ
       // "ok" alone is no note: the draft stays as it is, and the bot asks (live: with buttons).
       if (reply.kind === "ask")
         return act(o, command.review_message_id, (where) => desk.askApproval({ ...where, actor, note: reply.note }));
-      return decide(o, command.review_message_id, reply.decision, actor, reply.note);
+      return decide(o, command.review_message_id, reply.decision, actor, reply.note, reply.destination);
     }
     case "edit": {
       const actor = actorOf(o, command.user_id, "✏️", "reply");
@@ -194,8 +196,10 @@ async function decide(
   decision: ReturnType<typeof decisionForEmoji> & {},
   actor: Actor,
   note: string | null,
+  destination?: number,
 ): Promise<Answer> {
-  const answer = await act(o, reviewMessageId, (where) => o.core.desk.decide({ ...where, decision, actor, note }));
+  const picked = destination === undefined ? {} : { destination };
+  const answer = await act(o, reviewMessageId, (where) => o.core.desk.decide({ ...where, decision, actor, note, ...picked }));
   if ("error" in answer) return answer;
   const { draft_id, status, refused } = answer;
   return refused === undefined ? { draft_id, status } : { draft_id, status, refused };

@@ -3,7 +3,7 @@ import { startEmailDouble, type EmailDouble } from "../doubles/email/email-doubl
 import { linearAnswers, startLinearDouble, type LinearDouble } from "../doubles/linear/index.js";
 import { startSlackDouble, type SlackDouble } from "../doubles/slack/index.js";
 import { eventually } from "../support/daemon-process.js";
-import { draftRecord, OWNER, submitPending, useLiveDaemon } from "../support/live-fixture.js";
+import { draftRecord, GROUP, OWNER, submitPending, useLiveDaemon } from "../support/live-fixture.js";
 
 /**
  * Issue 33: the daemon with Linear, email and Slack pointed at local servers
@@ -247,6 +247,44 @@ describe("Linear", () => {
     linear.failNext("commentCreate", linearAnswers.notFound("Issue"));
     approve(a.review_message_id);
     await settled(d, a.draft_id, "failed");
+  }, 60_000);
+});
+
+describe("he picks the recipient (choose one)", () => {
+  const group = { channel: "telegram", chat_id: String(GROUP), thread_id: null };
+  const mail = { channel: "email", to: ["anna@example.com"], subject: "Choice" };
+
+  it("lists the destinations numbered with a send button each; a tap on 2 sends there, 👍 sends to 1, a reply '2' to 2", async () => {
+    const smtp = await emailDouble();
+    const d = await live.start({ SMTP_URL: smtp.url, EMAIL_FROM: "phill@example.com" });
+    const body = (text: string) => ({ ...draft(text, mail), destination: undefined, destinations: [group, mail] });
+    const a = await submitPending(d, body("By the button."));
+    const post = live.double.message(OWNER, a.review_message_id)!;
+    expect(post.text).toMatch(/1\. .*Destination/);
+    expect(post.text).toMatch(/2\. email to anna@example\.com · 1 reader/);
+    const buttons = JSON.stringify(post.reply_markup);
+    expect(buttons).toContain(`v1:to1:${a.draft_id}`);
+    expect(buttons).toContain(`v1:to2:${a.draft_id}`);
+    live.double.injectCallback({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, data: `v1:to2:${a.draft_id}` });
+    await settled(d, a.draft_id, "sent");
+    expect(smtp.state.messages.map((m) => m.body.toString("utf8"))).toEqual(["By the button."]);
+    expect(live.double.messages(GROUP)).toHaveLength(0);
+    expect(((await draftRecord(d, a.draft_id)) as Rec).deliveries).toMatchObject([{ index: 2, status: "sent" }]);
+
+    const b = await submitPending(d, body("By the thumbs up."));
+    approve(b.review_message_id);
+    await settled(d, b.draft_id, "sent");
+    expect(live.double.messages(GROUP).map((m) => m.text)).toEqual(["By the thumbs up."]);
+
+    const c = await submitPending(d, body("By the number."));
+    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "2", replyToMessageId: c.review_message_id });
+    await settled(d, c.draft_id, "sent");
+    expect(smtp.state.messages.map((m) => m.body.toString("utf8"))).toEqual(["By the button.", "By the number."]);
+    await eventually(
+      () => /✅ Sent to 2 · /.test(live.double.message(OWNER, c.review_message_id)?.text ?? ""),
+      10_000,
+      "the post says where",
+    );
   }, 60_000);
 });
 

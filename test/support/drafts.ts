@@ -94,6 +94,10 @@ export function draftIn(status: DraftStatus, overrides: Partial<DraftRecord> = {
     channel_audience: null,
     send_reference: null,
     sent_ref: null,
+    choices: null,
+    choose: null,
+    chosen: null,
+    deliveries: [],
     ...overrides,
   };
 }
