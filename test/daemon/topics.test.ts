@@ -156,20 +156,27 @@ describe("a topic per role", () => {
     expect(deletionNotice()).toHaveLength(1);
   }, 60_000);
 
-  it("a topic deleted while the daemon is down, its draft approved: the send's outcome is said in the main thread, naming the draft", async () => {
-    const d = await live.start({ UNDO_WINDOW: "8s" });
+  it("a topic deleted while the daemon is down, after a 👍 whose Undo it had not heard shown: at start the Undo and the outcome are said in the main thread", async () => {
+    const d = await live.start({ UNDO_WINDOW: "3s" });
     const a = await submit(d, "CoS", "Lunch at 12.");
+    // Telegram takes the edit that shows the ↩️ Undo, the daemon dies before its answer, and the owner deletes the topic.
+    live.double.answerWhen("editMessageText", async () => {
+      await d.stop("SIGKILL");
+      expect(live.double.deleteTopic(OWNER, threadOf(a.review_message_id)!)).toBe(true);
+    });
     live.double.injectCallback({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, data: `v1:send:${a.draft_id}` });
-    await eventually(async () => (await draftRecord(d, a.draft_id)).undo_shown_at !== null, 10_000, "the Undo shown on the post");
-    await d.stop("SIGKILL");
-    expect(live.double.deleteTopic(OWNER, threadOf(a.review_message_id)!)).toBe(true);
-    const again = await live.start({ UNDO_WINDOW: "8s" }, { dirs: { cwd: d.cwd, harnessDir: d.harnessDir } });
+    await d.exited;
+    const again = await live.start({ UNDO_WINDOW: "3s" }, { dirs: { cwd: d.cwd, harnessDir: d.harnessDir } });
+    const lead = "🗂 The topic “CoS” was deleted, and this draft's post with it: CoS → Destination: “Lunch at 12.”\n";
+    const undo = await live.reviewChatMessage(0, (t) => t.startsWith(`${lead}👍 Approved · Sending at`), "the Undo in the main thread");
+    expect(undo.message.message_thread_id).toBeUndefined();
     await eventually(async () => (await draftRecord(again, a.draft_id)).status === "sent", 15_000, "A sent after the restart");
-    const told = await live.reviewChatMessage(0, (t) => t.includes("✅ Sent at"), "the outcome told");
-    expect(told.text).toMatch(
-      /^🗂 The topic “CoS” was deleted, and this draft's post with it: CoS → Destination: “Lunch at 12\.”\n✅ Sent at /,
+    await eventually(
+      async () => (live.double.message(OWNER, undo.messageId) as { text?: string } | undefined)?.text?.startsWith(`${lead}✅ Sent at`),
+      10_000,
+      "the outcome said there",
     );
-    expect(told.message.message_thread_id).toBeUndefined();
+    expect(live.double.messages(GROUP).map((m) => m.text)).toEqual(["Lunch at 12."]);
   }, 60_000);
 
   it("a damaged topics file: the topics are made again, the owner is told, nothing crashes", async () => {
