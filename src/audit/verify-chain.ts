@@ -48,6 +48,15 @@ export interface AuditVerdict {
   readonly others: OtherWriter[];
   /** The line of the key anchor, if the log has one. */
   readonly anchorLine: number | null;
+  /**
+   * The lines of our sources before the key anchor are not the chain it recorded (a line inserted, edited or
+   * deleted there since the key was made): where, and why. Null when they are, or there is no anchor.
+   */
+  readonly anchorMismatch: { readonly line: number; readonly source: string; readonly reason: string } | null;
+  /** Of `unprovenCount`, the lines after the key anchor: another writer's lines in our name (foreign). */
+  readonly unprovenAfterAnchor: number;
+  /** The key given proves none of the log's lines that carry a proof: the first of them. Null when it proves one, or none carries any. */
+  readonly foreignKey: { readonly firstProof: number } | null;
   /** Lines carrying a proof that could not be checked (no key given). */
   readonly uncheckedProofs: number;
 }
@@ -78,7 +87,10 @@ export async function verifyAudit(path: string, key: AuditKey | null, sources: r
   let unprovenCount = 0;
   const others = new Map<string, { count: number; lines: number[] }>();
   let anchorLine: number | null = null;
+  let anchorMismatch: { line: number; source: string; reason: string } | null = null;
+  let unprovenAfterAnchor = 0;
   let uncheckedProofs = 0;
+  const proofs = { first: null as number | null, valid: 0 };
   const fh = await open(path, "r");
   try {
     await readLines(fh, (buf, start, end, lineNo, offset) => {
@@ -94,12 +106,19 @@ export async function verifyAudit(path: string, key: AuditKey | null, sources: r
       const s = state.get(source)!;
       const proof = lineProof(key, line, 0, line.length);
       if (proof !== "none" && key === null) uncheckedProofs++;
+      if (proof !== "none") proofs.first ??= lineNo;
+      if (proof === "valid") proofs.valid++;
       const reason = whyNotOurs(proof, key !== null, anchorLine !== null, s, parsed.envelope);
       if (reason !== null) {
-        if (sources.includes(source) && unprovenCount++ < 100) unproven.push({ line: lineNo, offset, source, reason });
+        if (!sources.includes(source)) return;
+        if (anchorLine !== null) unprovenAfterAnchor++;
+        if (unprovenCount++ < 100) unproven.push({ line: lineNo, offset, source, reason });
         return;
       }
-      if (parsed.entry?.kind === "key_anchor" && anchorLine === null) anchorLine = lineNo;
+      if (parsed.entry?.kind === "key_anchor" && anchorLine === null) {
+        anchorLine = lineNo;
+        anchorMismatch = mismatchAt(parsed.entry.chains, state, lineNo, sources);
+      }
       if (s.broken === null) s.broken = chainBreak(parsed.envelope, s, lineNo);
       s.seq = parsed.envelope.seq;
       s.hash = lineHash(line);
@@ -113,9 +132,50 @@ export async function verifyAudit(path: string, key: AuditKey | null, sources: r
     const { lines, preKey, broken } = state.get(source)!;
     return { source, lines, preKey, broken };
   });
-  const ok = unprovenCount === 0 && reports.every((r) => r.broken === null);
+  const ok = unprovenCount === 0 && anchorMismatch === null && reports.every((r) => r.broken === null);
   const otherList = [...others].map(([source, o]) => ({ source, count: o.count, lines: o.lines }));
-  return { ok, sources: reports, unproven, unprovenCount, others: otherList, anchorLine, uncheckedProofs };
+  const foreignKey = key !== null && proofs.first !== null && proofs.valid === 0 ? { firstProof: proofs.first } : null;
+  return {
+    ok,
+    sources: reports,
+    unproven,
+    unprovenCount,
+    others: otherList,
+    anchorLine,
+    anchorMismatch,
+    unprovenAfterAnchor,
+    foreignKey,
+    uncheckedProofs,
+  };
+}
+
+/**
+ * The key anchor at `lineNo` records where each of our chains stood when the key was made. When the lines
+ * before it end elsewhere, one was inserted, edited or deleted since: said once, and each chain goes on from
+ * the head the anchor recorded (so the anchor itself, and what follows it, are judged as written).
+ */
+function mismatchAt(
+  chains: readonly { readonly source: string; readonly seq: number; readonly hash: string }[],
+  state: Map<string, SourceState>,
+  lineNo: number,
+  asked: readonly string[],
+): { line: number; source: string; reason: string } | null {
+  let mismatch: { line: number; source: string; reason: string } | null = null;
+  for (const head of chains) {
+    const s = state.get(head.source);
+    if (s === undefined || (s.seq === head.seq && s.hash === head.hash)) continue;
+    if (asked.includes(head.source))
+      mismatch ??= {
+        line: lineNo,
+        source: head.source,
+        reason:
+          `the key anchor records ${head.source}'s lines before it as ending at seq ${head.seq}, but they end at seq ${s.seq}: ` +
+          "a line before the anchor was inserted, edited or deleted since the key was made",
+      };
+    s.seq = head.seq;
+    s.hash = head.hash;
+  }
+  return mismatch;
 }
 
 /** Counts a line of another writer (a line of one of our sources not asked about counts as such too). */
@@ -161,6 +221,7 @@ export async function verifyAuditChain(
   const report = v.sources[0]!;
   const first = [...v.unproven.map((u) => ({ line: u.line, reason: `a line claims this source without valid proof: ${u.reason}` }))];
   if (report.broken !== null) first.push(report.broken);
+  if (v.anchorMismatch !== null) first.push(v.anchorMismatch);
   first.sort((a, b) => a.line - b.line);
   return first.length > 0 ? { ok: false, line: first[0]!.line, reason: first[0]!.reason } : { ok: true, lines: report.lines };
 }

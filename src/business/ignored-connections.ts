@@ -85,7 +85,7 @@ export class IgnoredConnections {
 }
 
 /** "Bob Reviewer (@bob, user 2002)": an account named for the review chat, with the id OWNER_USER_ID takes. */
-function accountWithId(a: { readonly name?: string; readonly username?: string | null; readonly user_id: number }): string {
+export function accountWithId(a: { readonly name?: string; readonly username?: string | null; readonly user_id: number }): string {
   if (a.name === undefined) return `user ${a.user_id}`;
   return `${a.name} (${a.username ? `@${a.username}, ` : ""}user ${a.user_id})`;
 }

@@ -5,7 +5,7 @@ import type { DraftRecord } from "../drafts/record.js";
 import type { Audience } from "../drafts/audience.js";
 import type { ChatLog, LoggedMessage } from "./chat-log.js";
 import type { ConnectionStore, OwnerConnection } from "./connection-store.js";
-import { ignoredNotice, type IgnoredConnection, type IgnoredConnections } from "./ignored-connections.js";
+import { accountWithId, ignoredNotice, type IgnoredConnection, type IgnoredConnections } from "./ignored-connections.js";
 import { localDayTime } from "../clock/local-time.js";
 import {
   chooseSender,
@@ -17,6 +17,7 @@ import {
   type SenderFacts,
 } from "../drafts/sender-choice.js";
 import type { SendAs } from "../drafts/sender.js";
+import { businessStatusOf, type BusinessStatus } from "./saved-status.js";
 
 /** A User as Telegram sends it (the fields the daemon reads). */
 interface TelegramUser {
@@ -72,42 +73,24 @@ export interface OwnerVoiceOptions {
   readonly fetchConnection?: (id: string) => Promise<FetchedConnection>;
 }
 
-/** The business connection as /status, `draft-review status` and /healthz show it. */
-export interface BusinessStatus {
-  readonly connected: boolean;
-  readonly connection_id: string | null;
-  readonly user_id: number | null;
-  readonly user_name: string | null;
-  readonly enabled: boolean;
-  readonly can_reply: boolean;
-  readonly checked_at: string | null;
-  /** Private chats whose person wrote in the last 24 h (the owner can answer them as himself). */
-  readonly open_chats: number;
-}
-
-/** The connection and the open chats as /status, `draft-review status` and /healthz show them (running or not). */
-export function businessStatusOf(
-  c: OwnerConnection | null,
-  chats: { openChats(now: number, windowMs: number): number },
-  now: number,
-): BusinessStatus {
-  return {
-    connected: c !== null,
-    connection_id: c?.id ?? null,
-    user_id: c?.user_id ?? null,
-    user_name: c?.user_name ?? null,
-    enabled: c?.enabled ?? false,
-    can_reply: c?.can_reply ?? false,
-    checked_at: c?.checked_at ?? null,
-    open_chats: chats.openChats(now, REPLY_WINDOW_MS),
-  };
-}
-
 function nameOf(u: { readonly first_name: string; readonly last_name?: string }): string {
   return u.last_name ? `${u.first_name} ${u.last_name}` : u.first_name;
 }
 
 const CHATBOTS = "Settings → Telegram Business → Chatbots";
+
+/**
+ * Telegram names another account than the owner's for the connection a
+ * draft was approved to go through: it cannot go as him through it, now or
+ * later (the connection is forgotten; a new one needs a new draft).
+ */
+function anotherAccount(u: TelegramUser): OwnerProblem {
+  const who = accountWithId({ name: nameOf(u), username: u.username ?? null, user_id: u.id });
+  return {
+    why: `Telegram now names another account, ${who}, as the owner of the business connection this draft was to go through`,
+    until: null,
+  };
+}
 
 /**
  * The daemon's side of Telegram Business: the one connection it may send
@@ -234,7 +217,8 @@ export class OwnerVoice {
    * let it, or null. The connection must be the owner's and the very one the
    * approval bound (its id and its user). With `fresh`, Telegram is asked for
    * the connection first (no answer: it cannot go: evidence that cannot be
-   * had fails closed).
+   * had fails closed; an answer naming another account for its id: it cannot
+   * go, and the saved connection is forgotten, whatever the file says).
    */
   async problemAtSend(draft: DraftRecord, fresh: boolean): Promise<OwnerProblem | null> {
     const s = draft.sender;
@@ -250,8 +234,10 @@ export class OwnerVoice {
       if (!fetched.ok && !fetched.gone) {
         return { why: `the business connection could not be checked (${fetched.reason})`, until: "Telegram answers again" };
       }
-      if (fetched.ok) await this.onConnection(fetched.connection, null);
-      else if (this.connection?.id === s.connection_id) {
+      if (fetched.ok) {
+        await this.onConnection(fetched.connection, null);
+        if (fetched.connection.user.id !== s.owner_user_id) return anotherAccount(fetched.connection.user);
+      } else if (this.connection?.id === s.connection_id) {
         const c = this.connection;
         await this.queue.run("business", () => this.forget(c, "removed in Telegram (getBusinessConnection)", null));
       }
@@ -301,7 +287,12 @@ export class OwnerVoice {
     const known = this.connection;
     const canReply = bc.rights?.can_reply === true;
     const facts = { connection_id: bc.id, user_id: bc.user.id, enabled: bc.is_enabled, can_reply: canReply, update_id: updateId };
-    if (bc.user.id !== this.options.ownerUserId) return this.ignoreOther(bc, facts);
+    if (bc.user.id !== this.options.ownerUserId) {
+      // The saved connection's own id, now another account's: the account Telegram names counts, never the one saved.
+      if (known?.id === bc.id)
+        await this.forget(known, `Telegram names another account for it (user ${bc.user.id}), not the owner's`, updateId);
+      return this.ignoreOther(bc, facts);
+    }
     if (!bc.is_enabled) {
       if (known && known.id !== bc.id) return;
       return this.forget(

@@ -33,3 +33,8 @@ export function sendAfterShown(d: DraftRecord, at: number, sendAt: number | null
   const provisional = Date.parse(d.send_after!);
   return Math.max(provisional, at + pendingUndoWindowMs(d), sendAt ?? provisional);
 }
+
+/** A send time shown to the second, never earlier than the window allows. */
+export function wholeSecondAfter(ms: number): number {
+  return Math.ceil(ms / 1000) * 1000;
+}

@@ -2,7 +2,7 @@ import type { CallbackStatus } from "../callbacks/delivery.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { STATUSES, type DraftStatus } from "../drafts/status.js";
 import type { KillSwitchState } from "../send/kill-switch.js";
-import type { BusinessStatus } from "../business/owner-voice.js";
+import type { BusinessStatus } from "../business/saved-status.js";
 import { localMinute, startOfLocalDay, timeEntitiesIn, type TimedText } from "../clock/local-time.js";
 
 /** The statuses that are still moving: the queue depths /status reports. */

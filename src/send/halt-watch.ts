@@ -231,7 +231,12 @@ export async function approvalHalt(
   const verdict = await killSwitch.check();
   if (verdict.halted) return { reason: `kill switch: ${verdict.reason}`, lasting: true };
   const voided = haltVoidsApproval(approvedAt, killSwitch.lastHalt?.() ?? null);
-  return voided === null ? null : { reason: `kill switch: ${voided}`, lasting: false };
+  if (voided === null) return null;
+  // The halt seen may have begun while that look ran (HALT written meanwhile): look again, so a halt that lasts is
+  // never called over (its post would offer 👍 Send while sends are halted).
+  const again = await killSwitch.check();
+  if (again.halted) return { reason: `kill switch: ${again.reason}`, lasting: true };
+  return { reason: `kill switch: ${voided}`, lasting: false };
 }
 
 /**

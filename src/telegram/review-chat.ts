@@ -28,6 +28,7 @@ import {
 import { DailyLegend } from "./daily-legend.js";
 import { closedMessage, reminderMessage } from "./closing-format.js";
 import { StatusEdits } from "./status-edits.js";
+import { goneTopicLead, withLead } from "./topic-gone.js";
 import { LANE, REVIEW_CHAT_LIMITS, ReviewLane, type Lane, type ReviewChatLimits, type Turn } from "./review-lane.js";
 import type { PacedCall, ReviewTopics } from "./review-topics.js";
 
@@ -101,6 +102,8 @@ export class TelegramReviewChat implements ReviewChat {
       chatId,
       log,
       threadOf: (draft) => this.threadOf(draft),
+      leadOf: (draft) => this.leadOf(draft),
+      topicLost: (thread) => this.options.topics?.lost(thread) ?? Promise.resolve(),
       attempt: (turn, fn) => this.attempt(turn, fn),
     });
   }
@@ -455,17 +458,30 @@ export class TelegramReviewChat implements ReviewChat {
     await this.lane.whenIdle();
   }
 
-  /** Sends `message` (a text, or one with entities: times) as a reply to the draft's post, in `lane`; resolves with its id. */
+  /**
+   * Sends `message` (a text, or one with entities: times) as a reply to the
+   * draft's post, in `lane`; resolves with its id. A post whose topic was
+   * deleted cannot be replied to: the message goes to the main thread, naming the draft.
+   */
   private async replyTo(draft: DraftRecord, lane: Lane, message: string | FormattedText, markup?: InlineKeyboardMarkup): Promise<number> {
-    const { text, entities } = typeof message === "string" ? { text: message, entities: [] } : message;
+    const lead = this.leadOf(draft);
+    const { text, entities } = withLead(lead, typeof message === "string" ? { text: message, entities: [] } : message);
     const other = { ...(markup ? { reply_markup: markup } : {}), ...(entities.length > 0 ? { entities } : {}) };
-    const sent = await this.sendReply(lane, draft.review_chat_id, this.threadOf(draft), draft.review_message_id, text, other);
+    const replyTo = lead === "" ? draft.review_message_id : null;
+    const sent = await this.sendReply(lane, draft.review_chat_id, this.threadOf(draft), replyTo, text, other);
     return sent.message_id;
   }
 
-  /** The thread of a draft's review post: its role's topic, or the main thread. */
+  /** The thread of a draft's review post: its role's topic, or the main thread (also when that topic was deleted). */
   private threadOf(draft: DraftRecord): number | null {
-    return draft.review_thread_id ?? this.options.threadId;
+    const thread = draft.review_thread_id;
+    return thread === null || this.options.topics?.deleted(thread) === true ? this.options.threadId : thread;
+  }
+
+  /** The words that start a message about the draft when its post went with its deleted topic; "" otherwise. */
+  private leadOf(draft: DraftRecord): string {
+    const thread = draft.review_thread_id;
+    return thread !== null && this.options.topics?.deleted(thread) === true ? goneTopicLead(draft) : "";
   }
 
   /**

@@ -278,3 +278,12 @@ export class ReviewLane {
     this.pump();
   }
 }
+
+/** A turn already taken: the first call uses it, later ones (a 429's retry) wait for their own. */
+export function usedOnce(turn: Turn): Turn {
+  let used = false;
+  return async () => {
+    if (used) return turn();
+    used = true;
+  };
+}

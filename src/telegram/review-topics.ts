@@ -54,6 +54,16 @@ type Availability = { readonly ok: true } | { readonly ok: false; readonly notic
 
 const OFF_HINT = "or set REVIEW_TOPICS=off to keep one stream";
 
+/** What the owner is told, once (its key kept as told), of a role topic Telegram said was deleted. */
+function deletedNotice(role: Role, threadId: number): TopicNotice {
+  return {
+    key: `deleted:${threadId}`,
+    text:
+      `🗂 The topic “${role}” was deleted, so ${role}'s drafts go to a new topic “${role}”. ` +
+      "Posts that were in the deleted topic went with it: /pending lists the drafts still awaiting your decision.",
+  };
+}
+
 /**
  * The review chat's topics, one per role (REVIEW_TOPICS=role, the default
  * where the chat has topics): which thread a role's post goes to, made once
@@ -78,6 +88,8 @@ export class ReviewTopics {
           "A new topic is made for each role as its next draft comes; the old topics stay as they are, and you may delete them.",
       });
     }
+    // A deletion not yet told (a restart came first) is told with the next post, as in the run that saw it.
+    for (const d of options.store.deletedTopics()) this.due.push(deletedNotice(d.role, d.thread_id));
   }
 
   /** The main thread: REVIEW_THREAD_ID, or the chat itself (null). Commands, summaries and reports go there. */
@@ -122,17 +134,22 @@ export class ReviewTopics {
   async lost(threadId: number): Promise<void> {
     const role = this.options.store.roleOf(threadId);
     if (role === null) return;
-    await this.options.store.setTopic(role, null);
     this.options.log.warn(
       { role, thread_id: threadId },
       "the role's topic in the review chat was deleted; a new one is made for its next post",
     );
-    this.due.push({
-      key: "",
-      text:
-        `🗂 The topic “${role}” was deleted, so ${role}'s drafts go to a new topic “${role}”. ` +
-        "Posts that were in the deleted topic went with it: /pending lists the drafts still awaiting your decision.",
-    });
+    try {
+      await this.options.store.lose(role, threadId);
+    } catch (err) {
+      // Forgotten in memory all the same: this run makes a new topic and says so; a restart may not know it was deleted.
+      this.options.log.error({ err, role }, "could not write the review chat's topics file; the deleted topic is forgotten in this run");
+    }
+    this.due.push(deletedNotice(role, threadId));
+  }
+
+  /** True when Telegram said this thread, a role's topic, was deleted (also before a restart): messages about its posts go elsewhere. */
+  deleted(threadId: number): boolean {
+    return this.wanted && this.options.store.wasDeleted(threadId);
   }
 
   /** Records that a notice was told (those with a key are told once, also across restarts). */

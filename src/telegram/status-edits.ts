@@ -2,10 +2,10 @@ import type { Api } from "grammy";
 import type { InlineKeyboardMarkup, LinkPreviewOptions, Message } from "grammy/types";
 import type { Clock } from "../clock/clock.js";
 import type { StatusShown } from "../desk/ports.js";
-import { awaitsUndoShown, pendingUndoWindowMs } from "../drafts/undo-window.js";
+import { awaitsUndoShown, pendingUndoWindowMs, wholeSecondAfter } from "../drafts/undo-window.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { isFinal } from "../drafts/status.js";
-import { isNotModified, withoutToken } from "./classify.js";
+import { isNotModified, isThreadGone, withoutToken } from "./classify.js";
 import { flowButtons, offersUndo } from "./flow-format.js";
 import { linkPreviewFor } from "./link-preview.js";
 import {
@@ -17,7 +17,8 @@ import {
   type FormattedText,
   type ReviewFormatOptions,
 } from "./review-format.js";
-import { LANE, type ReviewLane, type Turn } from "./review-lane.js";
+import { LANE, usedOnce, type ReviewLane, type Turn } from "./review-lane.js";
+import { withLead } from "./topic-gone.js";
 
 /**
  * How long a send may go unanswered before its post drops its ↩️ Undo (ms,
@@ -43,6 +44,10 @@ export interface StatusEditDeps {
   readonly log: { warn(obj: object, msg: string): void };
   /** The thread of a draft's review post (its role's topic, or the main thread; null: the chat itself): replies go there. */
   threadOf(draft: DraftRecord): number | null;
+  /** The words that start a message about the draft whose post went with its deleted topic (then it replies to nothing); "". */
+  leadOf(draft: DraftRecord): string;
+  /** Telegram said the thread is gone: its topic is forgotten (threadOf and leadOf change). */
+  topicLost(thread: number): Promise<void>;
   /** One call in its turn, waiting out a 429 (TelegramReviewChat's). */
   attempt<T>(turn: Turn, fn: () => Promise<T>): Promise<T>;
 }
@@ -68,11 +73,6 @@ interface View {
   readonly status: FormattedText;
   /** What the message shows, as one string: equal keys, equal content. */
   readonly key: string;
-}
-
-/** A send time shown to the second, never earlier than the window allows. */
-function wholeSecondAfter(ms: number): number {
-  return Math.ceil(ms / 1000) * 1000;
 }
 
 /**
@@ -128,7 +128,7 @@ export class StatusEdits {
   endUndo(where: UndoMessage, draft: DraftRecord): Promise<void> {
     return this.deps.lane.run(LANE.end, async (turn) => {
       const status = this.view(draft, this.deps.clock.now()).status;
-      await this.showOnUndoMessage(where, status, turn);
+      await this.showOnUndoMessage(where, withLead(this.deps.leadOf(draft), status), turn);
     });
   }
 
@@ -264,9 +264,9 @@ export class StatusEdits {
     const chatId = draft.review_chat_id ?? this.deps.chatId;
     try {
       let shown = view;
-      const message = await this.deps.attempt(turn, () => {
+      const message = await this.reply(draft, turn, () => {
         shown = this.view(draft, clock.now());
-        return this.reply(draft, shown.status, { inline_keyboard: flowButtons(shown.shown, clock.now()) });
+        return { status: shown.status, markup: { inline_keyboard: flowButtons(shown.shown, clock.now()) } };
       });
       this.keepUndo(draft.draft_id, { chatId, messageId: message.message_id });
       return { draft, at: clock.now(), sendAt: shown.sendAt, undoMessageId: message.message_id };
@@ -285,10 +285,10 @@ export class StatusEdits {
     const undo = this.undoMessages.get(draft.draft_id);
     if (undo === undefined || offersUndo(view.shown, this.deps.clock.now())) return false;
     // Once its Undo ended it is not edited again: true while it still says the status.
-    if (undo.ended) return this.showing.get(undo.where.messageId)?.key === undoEndedKey(view.status);
+    if (undo.ended) return this.showing.get(undo.where.messageId)?.key === undoEndedKey(withLead(this.deps.leadOf(draft), view.status));
     undo.ended = true;
     try {
-      await this.showOnUndoMessage(undo.where, view.status, turn);
+      await this.showOnUndoMessage(undo.where, withLead(this.deps.leadOf(draft), view.status), turn);
       return true;
     } catch (err) {
       this.deps.log.warn({ err, draft_id: draft.draft_id }, "could not take ↩️ Undo off its message");
@@ -320,24 +320,41 @@ export class StatusEdits {
     if (this.undoMessages.size > SHOWING_KEPT) this.undoMessages.delete(this.undoMessages.keys().next().value!);
   }
 
-  private async statusReply(draft: DraftRecord, text: FormattedText, turn: Turn): Promise<void> {
+  private async statusReply(draft: DraftRecord, status: FormattedText, turn: Turn): Promise<void> {
     try {
-      await this.deps.attempt(turn, () => this.reply(draft, text));
+      await this.reply(draft, turn, () => ({ status }));
     } catch (err) {
       this.deps.log.warn({ err, draft_id: draft.draft_id }, "could not tell the reviewers the draft's status");
     }
   }
 
-  private reply(draft: DraftRecord, { text, entities }: FormattedText, markup?: InlineKeyboardMarkup) {
-    const replyTo = draft.review_message_id;
+  /**
+   * A reply to the draft's post (`make` renders it at the call), in its thread; when Telegram says that is gone (the
+   * role's topic deleted, with the post), in the main thread, naming the draft: the owner is told at once.
+   */
+  private async reply(draft: DraftRecord, turn: Turn, make: () => { status: FormattedText; markup?: InlineKeyboardMarkup }) {
+    const send = () => {
+      const { status, markup } = make();
+      const lead = this.deps.leadOf(draft);
+      const { text, entities } = withLead(lead, status);
+      const [where, replyTo] = [this.deps.threadOf(draft), lead === "" ? draft.review_message_id : null];
+      return this.deps.api.sendMessage(draft.review_chat_id ?? this.deps.chatId, text, {
+        ...(where === null ? {} : { message_thread_id: where }),
+        ...(entities.length > 0 ? { entities } : {}),
+        link_preview_options: NO_PREVIEW,
+        ...(markup ? { reply_markup: markup } : {}),
+        ...(replyTo === null ? {} : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }),
+      });
+    };
     const thread = this.deps.threadOf(draft);
-    return this.deps.api.sendMessage(draft.review_chat_id ?? this.deps.chatId, text, {
-      ...(thread === null ? {} : { message_thread_id: thread }),
-      ...(entities.length > 0 ? { entities } : {}),
-      link_preview_options: NO_PREVIEW,
-      ...(markup ? { reply_markup: markup } : {}),
-      ...(replyTo === null ? {} : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }),
-    });
+    try {
+      return await this.deps.attempt(turn, send);
+    } catch (err) {
+      if (thread === null || !isThreadGone(err)) throw err;
+      await this.deps.topicLost(thread);
+      if (this.deps.threadOf(draft) === thread) throw err;
+      return this.deps.attempt(turn, send);
+    }
   }
 
   /** The draft's status rendered at `now`; an approval whose ↩️ Undo is not shown yet gets its send time from `now`. */
@@ -377,13 +394,4 @@ function repliedTo(answer: unknown): number | undefined {
 /** What a message that showed an ↩️ Undo shows once it ended: the status alone. */
 function undoEndedKey(status: FormattedText): string {
   return JSON.stringify(["undo ended", status.text, status.entities]);
-}
-
-/** A turn already taken: the first call uses it, later ones (a 429's retry) wait for their own. */
-function usedOnce(turn: Turn): Turn {
-  let used = false;
-  return async () => {
-    if (used) return turn();
-    used = true;
-  };
 }

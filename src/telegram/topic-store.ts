@@ -4,6 +4,8 @@ import { errCode, errMessage, readNoFollow, writeFileDurably } from "../store/fs
 
 /** At most this many notices are remembered as told (the oldest go first). */
 const TOLD_MAX = 50;
+/** At most this many deleted topics are remembered (the oldest go first). */
+const DELETED_MAX = 50;
 
 const topicSchema = z.object({
   /** The topic's message_thread_id, as createForumTopic answered. */
@@ -20,6 +22,11 @@ const fileSchema = z.object({
   topics: z.partialRecord(z.enum(ROLES), topicSchema),
   /** Keys of the notices the review chat was told (each once, also across restarts). */
   told: z.array(z.string()).max(TOLD_MAX),
+  /** Role topics Telegram said were deleted (their thread ids, the last DELETED_MAX): messages about their posts go to the main thread. */
+  deleted: z
+    .array(z.object({ thread_id: z.number().int().positive(), role: z.enum(ROLES) }))
+    .max(DELETED_MAX)
+    .default([]),
 });
 type TopicFile = z.infer<typeof fileSchema>;
 
@@ -44,7 +51,7 @@ export class TopicStore {
 
   /** Reads the file for `chatId` (absent, or of another chat: empty). `path` null: in memory only. */
   static async open(path: string | null, chatId: string): Promise<OpenedTopics> {
-    const empty: TopicFile = { version: 1, chat_id: chatId, topics: {}, told: [] };
+    const empty: TopicFile = { version: 1, chat_id: chatId, topics: {}, told: [], deleted: [] };
     if (path === null) return { store: new TopicStore(null, empty), damaged: null };
     let text: string;
     try {
@@ -75,6 +82,24 @@ export class TopicStore {
     if (topic === null) delete topics[role];
     else topics[role] = topic;
     await this.write({ ...this.file, topics });
+  }
+
+  /** The role's topic `threadId` was deleted (Telegram said so): forgotten as its topic, remembered as deleted, durably. */
+  async lose(role: Role, threadId: number): Promise<void> {
+    const topics = { ...this.file.topics };
+    if (topics[role]?.thread_id === threadId) delete topics[role];
+    const deleted = [...this.file.deleted.filter((d) => d.thread_id !== threadId), { thread_id: threadId, role }].slice(-DELETED_MAX);
+    await this.write({ ...this.file, topics, deleted });
+  }
+
+  /** The role topics known to be deleted, oldest first. */
+  deletedTopics(): readonly { readonly thread_id: number; readonly role: Role }[] {
+    return this.file.deleted;
+  }
+
+  /** True when the thread was a role's topic that Telegram said was deleted. */
+  wasDeleted(threadId: number): boolean {
+    return this.file.deleted.some((d) => d.thread_id === threadId);
   }
 
   /** True once the notice with this key was told. */

@@ -148,6 +148,53 @@ describe("one owner: only OWNER_USER_ID's business connection sends as the owner
   }, 60_000);
 });
 
+describe("the account Telegram names is the one that counts (issue 32, D5)", () => {
+  it("getBusinessConnection at the send names another account for the owner's connection id: the saved one is forgotten and nothing goes 'as you'", async () => {
+    const d = await live.start(TWO_REVIEWERS);
+    bobExists();
+    const { connectionId } = await annaWrote(d);
+    const a = await submit(d, answer("On my way.", { send_as: "owner" }));
+    expect(post(a.review_message_id).text).toMatch(/🗣 As you \(Owner, @owner\), in your chat with Anna/);
+    // Telegram now says the id is Bob's, and sends no update about it: only the check at the send can see it.
+    live.double.moveBusiness(connectionId, BOB);
+    tap(a.review_message_id, `v1:send:${a.draft_id}`);
+    await statusIs(d, a.draft_id, "halted");
+    expect((await record(d, a.draft_id)).reason).toBe(
+      "not sent as you: Telegram now names another account, Bob (@bob_r, user 2220002), as the owner of the business connection " +
+        "this draft was to go through",
+    );
+    const offer = await live.reviewChatMessage(0, /^⛔ Not sent as you/, "the reviewer told");
+    expect(offer.text).toMatch(/^⛔ Not sent as you: Telegram now names another account, Bob \(@bob_r, user 2220002\)/);
+    expect(toFriend()).toEqual([]);
+    expect(sendCalls().filter((p) => p.business_connection_id !== undefined)).toEqual([]);
+    // The saved connection is forgotten (audited with why), and the id is Bob's: ignored like any other account's.
+    expect((await connectionLines(d)).map((l) => [l.outcome, l.user_id, l.reason])).toEqual([
+      ["kept", OWNER, "connected"],
+      ["forgotten", OWNER, `Telegram names another account for it (user ${BOB}), not the owner's`],
+      ["ignored", BOB, "not_the_owner"],
+    ]);
+    expect((await d.request("GET", "/status")).body.business).toMatchObject({ connected: false });
+    expect(await pathExists(join(d.harnessDir, "business_connection.json"))).toBe(false);
+  }, 40_000);
+
+  it("the check at start names another account for the saved connection's id: forgotten before any draft is posted as the owner", async () => {
+    await live.start(TWO_REVIEWERS);
+    bobExists();
+    const { connectionId } = await annaWrote(live.daemon);
+    live.double.moveBusiness(connectionId, BOB);
+    const d = await live.restart(TWO_REVIEWERS);
+    await eventually(async () => (await connectionLines(d)).some((l) => l.outcome === "forgotten"), 10_000, "forgotten at start");
+    expect((await connectionLines(d)).map((l) => [l.outcome, l.user_id])).toEqual([
+      ["kept", OWNER],
+      ["forgotten", OWNER],
+      ["ignored", BOB],
+    ]);
+    const a = await submit(d, answer("Noted.", { send_as: "owner" }));
+    expect(buttons(post(a.review_message_id).message).filter((b) => /as you/.test(b))).toEqual([]);
+    expect(post(a.review_message_id).text).toContain(`🤖 As ${BOT}, not as you`);
+  }, 40_000);
+});
+
 describe("what cannot happen is said before the tap", () => {
   it("send_as owner to a person who never wrote: the post says why, names the person, and offers only the bot; a 👍 sends as the bot", async () => {
     const d = await live.start();

@@ -26,6 +26,8 @@ const threadOf = (messageId: number) => live.double.message(OWNER, messageId)?.m
 /** The bot's messages in the review chat's main thread (no topic). */
 const mainThread = () => inReview().filter((m) => m.message.message_thread_id === undefined);
 const topicsFile = (d: DaemonProcess) => join(d.harnessDir, "review_topics.json");
+const buttonsOf = (m: { readonly reply_markup?: { readonly inline_keyboard?: unknown } } | undefined) =>
+  ((m?.reply_markup?.inline_keyboard ?? []) as Array<Array<{ text: string }>>).flat().map((b) => b.text);
 
 describe("a topic per role", () => {
   it("is made once per role, named after it; each role's posts go there; the topics survive a restart", async () => {
@@ -120,6 +122,62 @@ describe("a topic per role", () => {
     expect(mainThread().filter((m) => m.text.includes("was deleted"))).toHaveLength(1);
     expect(live.double.callCount("createForumTopic")).toBe(2);
   });
+
+  it("a topic deleted right after a 👍 (issue 32, D3): the ↩️ Undo and the outcome are said at once in the main thread, naming the draft; the deletion is told with the next post, after a restart too", async () => {
+    const d = await live.start({ UNDO_WINDOW: "3s" });
+    const a = await submit(d, "Scribe", "Send A.");
+    const old = threadOf(a.review_message_id)!;
+    live.double.injectCallback({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, data: `v1:send:${a.draft_id}` });
+    // Deleted before the daemon hears of the tap: the post, and the topic its answers would go to, are gone.
+    expect(live.double.deleteTopic(OWNER, old)).toBe(true);
+    const lead = "🗂 The topic “Scribe” was deleted, and this draft's post with it: Scribe → Destination: “Send A.”\n";
+    const undo = await live.reviewChatMessage(0, (t) => t.startsWith(`${lead}👍 Approved · Sending at`), "the Undo in the main thread");
+    expect(undo.message.message_thread_id).toBeUndefined();
+    expect(undo.text).toMatch(/ · ↩️ Undo$/);
+    expect(buttonsOf(undo.message)).toEqual(["↩️ Undo"]);
+    await eventually(async () => (await draftRecord(d, a.draft_id)).status === "sent", 15_000, "A sent");
+    await eventually(
+      async () => (live.double.message(OWNER, undo.messageId) as { text?: string } | undefined)?.text?.startsWith(`${lead}✅ Sent at`),
+      10_000,
+      "the outcome said there",
+    );
+    expect(buttonsOf(live.double.message(OWNER, undo.messageId))).toEqual([]);
+    expect(live.double.messages(GROUP).map((m) => m.text)).toEqual(["Send A."]);
+    const deletionNotice = () =>
+      mainThread().filter((m) => m.text.startsWith("🗂 The topic “Scribe” was deleted, so Scribe's drafts go to a new topic"));
+    expect(deletionNotice()).toEqual([]);
+
+    // The daemon restarts before Scribe's next draft: the deletion is still told, once, with that post.
+    const again = await live.restart();
+    const b = await submit(again, "Scribe", "Two.");
+    expect(threadOf(b.review_message_id)).not.toBe(old);
+    expect(deletionNotice()).toHaveLength(1);
+    await submit(again, "Scribe", "Three.");
+    expect(deletionNotice()).toHaveLength(1);
+  }, 60_000);
+
+  it("a topic deleted while the daemon is down, after a 👍 whose Undo it had not heard shown: at start the Undo and the outcome are said in the main thread", async () => {
+    const d = await live.start({ UNDO_WINDOW: "3s" });
+    const a = await submit(d, "CoS", "Lunch at 12.");
+    // Telegram takes the edit that shows the ↩️ Undo, the daemon dies before its answer, and the owner deletes the topic.
+    live.double.answerWhen("editMessageText", async () => {
+      await d.stop("SIGKILL");
+      expect(live.double.deleteTopic(OWNER, threadOf(a.review_message_id)!)).toBe(true);
+    });
+    live.double.injectCallback({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, data: `v1:send:${a.draft_id}` });
+    await d.exited;
+    const again = await live.start({ UNDO_WINDOW: "3s" }, { dirs: { cwd: d.cwd, harnessDir: d.harnessDir } });
+    const lead = "🗂 The topic “CoS” was deleted, and this draft's post with it: CoS → Destination: “Lunch at 12.”\n";
+    const undo = await live.reviewChatMessage(0, (t) => t.startsWith(`${lead}👍 Approved · Sending at`), "the Undo in the main thread");
+    expect(undo.message.message_thread_id).toBeUndefined();
+    await eventually(async () => (await draftRecord(again, a.draft_id)).status === "sent", 15_000, "A sent after the restart");
+    await eventually(
+      async () => (live.double.message(OWNER, undo.messageId) as { text?: string } | undefined)?.text?.startsWith(`${lead}✅ Sent at`),
+      10_000,
+      "the outcome said there",
+    );
+    expect(live.double.messages(GROUP).map((m) => m.text)).toEqual(["Lunch at 12."]);
+  }, 60_000);
 
   it("a damaged topics file: the topics are made again, the owner is told, nothing crashes", async () => {
     const d = await live.start();

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
@@ -25,6 +25,11 @@ async function posted(d: DaemonProcess, text: string): Promise<{ draft_id: strin
   });
 }
 
+const haltRecord = (d: DaemonProcess) =>
+  readFile(join(d.harnessDir, "halt_record.json"), "utf8").then(
+    (t) => JSON.parse(t) as { ended_at: string | null },
+    () => null,
+  );
 const record = async (d: DaemonProcess, id: string) => (await d.request("GET", `/drafts/${id}`)).body;
 const approve = (messageId: number, old: string[] = []) =>
   live.double.injectReaction({ chatId: OWNER, messageId, userId: OWNER, oldEmojis: old, newEmojis: ["👍"] });
@@ -58,7 +63,14 @@ describe("the kill switch halts on any HALT entry and any halting .env line (liv
   it("a halt that begins during a 429 wait halts the approval at once; lifted before the retry, it stays void; a new 👍 sends", async () => {
     await live.start();
     const d = await posted(live.daemon, "Wait for it");
-    live.double.failNext("sendMessage", { error_code: 429, description: "Too Many Requests: retry after 3", retry_after: 3, times: 1 });
+    // Telegram answers 429 to every send until the halt has come and gone: whether the daemon sees HALT before the
+    // retry's timer (3 s on its real clock) or after, nothing can go out meanwhile, however loaded the machine.
+    live.double.failNext("sendMessage", {
+      error_code: 429,
+      description: "Too Many Requests: retry after 3",
+      retry_after: 3,
+      times: 10_000,
+    });
     approve(d.review_message_id);
     await eventually(async () => /retry after/i.test((await record(live.daemon, d.draft_id)).reason ?? ""), 10_000, "the 429 recorded");
     expect((await record(live.daemon, d.draft_id)).status).toBe("approved");
@@ -66,18 +78,37 @@ describe("the kill switch halts on any HALT entry and any halting .env line (liv
     // The owner halts: the waiting approval is halted at once (contract v4), not at its retry.
     const halt = join(live.daemon.harnessDir, "HALT");
     await writeFile(halt, "{}\n", { mode: 0o600 });
-    await eventually(async () => (await record(live.daemon, d.draft_id)).status === "halted", 5_000, "halted at once");
+    await eventually(async () => (await record(live.daemon, d.draft_id)).status === "halted", 10_000, "halted at once");
     expect(await record(live.daemon, d.draft_id)).toMatchObject({ approval: null, halt_lasts: true });
     // Before the retry, the halt is lifted again (or someone deletes HALT): the approval stays void.
     await rm(halt);
-    await eventually(async () => (await record(live.daemon, d.draft_id)).halt_lasts === false, 5_000, "the halt is lifted");
+    await eventually(async () => (await record(live.daemon, d.draft_id)).halt_lasts === false, 10_000, "the halt is lifted");
     expect((await record(live.daemon, d.draft_id)).reason).toMatch(/^kill switch: halted by the owner/);
     expect(live.double.messages(GROUP)).toHaveLength(0);
+    live.double.clearFaults();
 
     // A new 👍 (removed and given again) sends it.
     live.double.injectReaction({ chatId: OWNER, messageId: d.review_message_id, userId: OWNER, oldEmojis: ["👍"], newEmojis: [] });
     approve(d.review_message_id);
     await eventually(() => live.double.messages(GROUP).length === 1, 10_000, "sent after a new 👍");
+  });
+
+  it("a halt that begins while the send call is under way halts the approval when its 429 comes back, not at its retry", async () => {
+    await live.start();
+    const d = await posted(live.daemon, "Not in ten minutes");
+    const halt = join(live.daemon.harnessDir, "HALT");
+    // The owner halts while Telegram holds the call, and the daemon sees it (its halt record says a halt lasts) while
+    // the draft is still being sent: nothing waits to be voided then. The answer is a 429 that asks for ten minutes.
+    const until = async () => {
+      await writeFile(halt, "{}\n", { mode: 0o600 });
+      await eventually(async () => (await haltRecord(live.daemon))?.ended_at === null, 10_000, "the halt seen");
+    };
+    live.double.failNext("sendMessage", { error_code: 429, description: "Too Many Requests: retry after 600", retry_after: 600, until });
+    approve(d.review_message_id);
+    await eventually(async () => (await record(live.daemon, d.draft_id)).status === "halted", 10_000, "halted when the 429 came back");
+    expect(await record(live.daemon, d.draft_id)).toMatchObject({ approval: null, halt_lasts: true });
+    expect((await record(live.daemon, d.draft_id)).reason).toMatch(/^kill switch: halted by the owner/);
+    expect(live.double.messages(GROUP)).toHaveLength(0);
   });
 });
 

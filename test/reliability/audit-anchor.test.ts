@@ -9,12 +9,16 @@
  *   a decision surface, so that line gives the /help answer no control;
  * - B4: another daemon's key, which proves none of the log's lines, refuses
  *   the start with 78, naming the key file and what to do.
+ * `draft-review audit verify` says each case in words: lines before the anchor
+ * that are not those it recorded, foreign lines after it, history from before
+ * the key (which made no decision surface), another log's key.
  */
 import { randomBytes } from "node:crypto";
 import { rm, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { harnessPaths } from "../../src/app/paths.js";
 import { chainedLines, DAEMON_SOURCE, lineSha, rawAuditLines } from "../support/audit-forgery.js";
+import { runBin } from "../support/cli-process.js";
 import { eventually, type DaemonProcess } from "../support/daemon-process.js";
 import { auditLines, draftRecord, GROUP, OWNER, payload, submitPending, useLiveDaemon } from "../support/live-fixture.js";
 
@@ -25,6 +29,9 @@ const sha = lineSha;
 type Line = Record<string, any>;
 
 const raw = rawAuditLines;
+
+/** `draft-review audit verify` on the harness, as the operator runs it (the daemon stopped). */
+const verify = (cwd: string, harnessDir: string) => runBin(["audit", "verify"], { cwd, env: { HARNESS_DIR: harnessDir } });
 
 /** A draft posted and the /help answer; the daemon stopped. */
 async function helpAnswered(): Promise<{ draft: Line; help: number; cwd: string; harnessDir: string }> {
@@ -67,6 +74,19 @@ describe("the audit key proves its own log", () => {
     const top = JSON.stringify({ ts: new Date().toISOString(), source: SOURCE, seq: 1, prev_hash: "", kind: "note", text: "inserted" });
     await writeFile(harnessPaths(harnessDir).audit, `${[top, ...lines, ...forged].join("\n")}\n`, { mode: 0o600 });
     await rm(harnessPaths(harnessDir).auditIndex, { force: true });
+    // `audit verify` says both: the lines before the anchor are not those it recorded, and the forged line after it is foreign.
+    const v = await verify(cwd, harnessDir);
+    expect(v.code, v.stdout).toBe(1);
+    expect(v.stdout).toContain(
+      `BROKEN before the key anchor (line 2): the key anchor records ${SOURCE}'s lines before it as ending at seq 0, but they end at seq 1: ` +
+        "a line before the anchor was inserted, edited or deleted since the key was made. Those lines prove nothing, and none of them made a decision surface.",
+    );
+    const forgedAt = lines.length + 2;
+    expect(v.stdout).toContain(`line ${forgedAt} (byte `);
+    expect(v.stdout).toContain(
+      "It comes after the key anchor (line 2) without valid proof: written by another process in our name (foreign); " +
+        "the daemon takes no such line into account, and it decides nothing",
+    );
     const daemon = await live.start({ UNDO_WINDOW: "0" }, { dirs: { cwd, harnessDir } });
     await thumbsOnHelpRefused(daemon, harnessDir, help, draft);
   }, 60_000);
@@ -87,8 +107,22 @@ describe("the audit key proves its own log", () => {
     await writeFile(harnessPaths(harnessDir).audit, `${[...unkeyed, ...foreign].join("\n")}\n`, { mode: 0o600 });
     await rm(harnessPaths(harnessDir).auditKey);
     await rm(harnessPaths(harnessDir).auditIndex, { force: true });
+    const before = await verify(cwd, harnessDir);
+    expect(before.code, before.stdout).toBe(0);
+    expect(before.stdout).toContain(
+      `${SOURCE}: ${unkeyed.length + 1} lines, chain intact (${unkeyed.length + 1} from before the audit key: history the key cannot prove; ` +
+        "none of them made a decision surface or ended a halt)",
+    );
     const daemon = await live.start({ UNDO_WINDOW: "0" }, { dirs: { cwd, harnessDir } });
     await thumbsOnHelpRefused(daemon, harnessDir, help, draft);
+    await daemon.stop("SIGTERM");
+    // After the first start with the key, the foreign line is history before the anchor, said as such.
+    const after = await verify(cwd, harnessDir);
+    expect(after.code, after.stdout).toBe(0);
+    expect(after.stdout).toContain(
+      `(${unkeyed.length + 1} from before the audit key, before the key anchor at line ${unkeyed.length + 2}: history the key cannot prove; ` +
+        "none of them made a decision surface or ended a halt)",
+    );
   }, 60_000);
 
   it("B4: another daemon's key refuses the start: exit 78, the key file named, what to do", async () => {
@@ -96,6 +130,14 @@ describe("the audit key proves its own log", () => {
     const key = harnessPaths(harnessDir).auditKey;
     await writeFile(key, `${randomBytes(32).toString("hex")}\n`, { mode: 0o600 });
     await rm(harnessPaths(harnessDir).haltRecord, { force: true });
+    const v = await verify(cwd, harnessDir);
+    expect(v.code, v.stdout).toBe(1);
+    expect(v.stdout).toContain(
+      `${key} proves none of the log's lines (line 1 and every other line with a proof was written with another key): it is not the key ` +
+        "this log was written with, and the daemon refuses to start with it (exit 78). Put back the audit_key that came with this HARNESS_DIR " +
+        "(from a backup), or move the log aside to start a new one with this key.",
+    );
+    expect(v.stdout).toMatch(/\n {2}\d+ line\(s\) claim our sources with a proof this key does not verify\n/);
     const refused = await live.start({}, { dirs: { cwd, harnessDir }, waitUntilRunning: false });
     expect(await refused.exited).toBe(78);
     const stderr = refused.rawStderr();

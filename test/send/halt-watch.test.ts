@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SimulatedClock } from "../../src/clock/simulated-clock.js";
 import { ownerHalt, ownerResume } from "../../src/owner/owner-switch.js";
 import { readHaltRecord } from "../../src/send/halt-record.js";
-import { haltVoidsApproval, watchKillSwitch } from "../../src/send/halt-watch.js";
+import { approvalHalt, haltVoidsApproval, watchKillSwitch } from "../../src/send/halt-watch.js";
 import { envKillSwitch } from "../../src/send/kill-switch.js";
 import { T0 } from "../support/drafts.js";
 
@@ -98,6 +98,34 @@ describe("the halt record (HARNESS_DIR/halt_record.json)", () => {
     expect(haltVoidsApproval(iso(T0 + 4_999), w.lastHalt())).not.toBeNull();
     expect(haltVoidsApproval(iso(T0 + 5_001), w.lastHalt())).toBeNull();
     w.stop();
+  });
+});
+
+describe("approvalHalt", () => {
+  it("a halt that begins while the switch is read is lasting, not a halt that came and went (issue 32: kill-switch's 429 test)", async () => {
+    const h = await harness();
+    const approvedAt = iso(T0 - 1000);
+    let writes = 1;
+    const switchOf = watchKillSwitch(
+      envKillSwitch({ processValue: undefined, envFilePath: join(h.dir, ".env"), ownerHaltPath: h.haltPath }),
+      {
+        clock: h.clock,
+        pollMs: 0,
+        // HALT is written after the first look read the switch and before its verdict is used; its watcher notes it.
+        beforeVerdict: async () => {
+          if (writes-- !== 1) return;
+          await writeFile(h.haltPath, "{}\n");
+          switchOf.noteHalt(`${h.haltPath} changed`);
+        },
+      },
+    );
+    expect(await approvalHalt(switchOf, approvedAt)).toEqual({
+      reason: "kill switch: halted by the owner (/halt or draft-review halt)",
+      lasting: true,
+    });
+    await rm(h.haltPath);
+    expect(await approvalHalt(switchOf, approvedAt)).toMatchObject({ lasting: false });
+    switchOf.stop();
   });
 });
 

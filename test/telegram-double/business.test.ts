@@ -122,6 +122,18 @@ describe("Telegram Business in the double", () => {
     expect(double.connectBusiness({ userId: BOB }).id).not.toBe(bob.id);
   });
 
+  it("moves a connection to another account silently: no update, and getBusinessConnection and sends name that account", async () => {
+    const BOB = 222;
+    double.addUser({ id: BOB, firstName: "Bob" });
+    const { id } = double.connectBusiness({ userId: OWNER });
+    const asked = double.injectBusinessMessage({ connectionId: id, fromId: ANNA, text: "Friday?" });
+    const before: Update[] = await api.getUpdates({ timeout: 0 });
+    double.moveBusiness(id, BOB);
+    expect(await api.getUpdates({ offset: before.at(-1)!.update_id + 1, timeout: 0 })).toEqual([]);
+    expect(await api.getBusinessConnection(id)).toMatchObject({ id, user: { id: BOB, first_name: "Bob" }, user_chat_id: BOB });
+    expect((await asOwner(id, "Yes.", asked.messageId)).from?.id).toBe(BOB);
+  });
+
   it("refuses a chat whose person last wrote more than 24 h ago", async () => {
     const { id } = double.connectBusiness({ userId: OWNER });
     double.injectBusinessMessage({ connectionId: id, fromId: ANNA, text: "old", ageSeconds: 24 * 3600 + 5 });

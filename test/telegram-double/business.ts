@@ -109,6 +109,16 @@ export function changeBusiness(state: DoubleState, id: string, change: { enabled
   return connectionUpdate(state, c);
 }
 
+/**
+ * The connection's id now names another account (`userId`), and Telegram says
+ * nothing: no update. What getBusinessConnection answers and whose account a
+ * send through the id speaks as, from now on. Telegram is not known to do
+ * this; a daemon must not trust the account it saved over the one Telegram names.
+ */
+export function moveBusiness(state: DoubleState, id: string, userId: number): void {
+  requireConnection(state, id).userId = userId;
+}
+
 /** The user removes the bot from their account: an update with is_enabled false, then the id is unknown. */
 export function revokeBusiness(state: DoubleState, id: string): Injected {
   const c = requireConnection(state, id);

@@ -104,6 +104,26 @@ describe("injected faults", () => {
     expect(double.tooManyRequestsCount).toBe(2);
   });
 
+  it("failNext with until: the error is answered only once until settles, and nothing is sent", async () => {
+    let release!: () => void;
+    let reached!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const held = new Promise<void>((r) => (reached = r));
+    const until = () => {
+      reached();
+      return released;
+    };
+    double.failNext("sendMessage", { error_code: 429, description: "Too Many Requests: retry after 5", retry_after: 5, until });
+    let answered = false;
+    const call = settle(api.sendMessage(REVIEWER, "x")).finally(() => (answered = true));
+    await held;
+    // The answer is written only after until settles: the client cannot have heard yet.
+    expect(answered).toBe(false);
+    release();
+    expect(((await call) as GrammyError).error_code).toBe(429);
+    expect(double.messages()).toEqual([]);
+  });
+
   it("dropResponseAfterAccept: the message is sent, the client sees only a network error", async () => {
     double.dropResponseAfterAccept("sendMessage");
     const e = await settle(api.sendMessage(REVIEWER, "did it go?"));

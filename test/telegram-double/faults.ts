@@ -3,7 +3,7 @@ import type { FailSpec } from "./types.js";
 
 /** What happens to a call instead of (or around) its normal handling. */
 export type Disruption =
-  | { kind: "fail"; error: ApiError }
+  | { kind: "fail"; error: ApiError; until?: () => Promise<unknown> }
   /** Handle the call, then destroy the socket without answering. */
   | { kind: "drop" }
   /** Destroy the socket before doing anything. */
@@ -35,7 +35,7 @@ export class FaultPlan {
   /** The next `times` calls of `method` fail with `spec`. */
   failNext(method: string, spec: FailSpec): void {
     const error = new ApiError(spec.error_code, spec.description, spec.retry_after);
-    this.push(this.disruptions, method, { kind: "fail", error }, spec.times);
+    this.push(this.disruptions, method, { kind: "fail", error, ...(spec.until ? { until: spec.until } : {}) }, spec.times);
   }
 
   /** The next `times` calls of `method` wait `ms` before being handled. */

@@ -16,6 +16,7 @@ import {
   changeBusiness,
   connectBusiness,
   injectBusinessMessage,
+  moveBusiness,
   revokeBusiness,
   type BusinessConnectInjection,
   type BusinessMessageInjection,
@@ -77,6 +78,8 @@ export interface TelegramDouble {
   connectBusiness(o: BusinessConnectInjection): { id: string; injected: Injected };
   /** The user pauses or resumes the connection, or changes its can_reply right: a business_connection update. */
   changeBusiness(id: string, change: { enabled?: boolean; canReply?: boolean }): Injected;
+  /** The connection's id silently names another account (no update): what getBusinessConnection and sends through it say from now on. */
+  moveBusiness(id: string, userId: number): void;
   /** The user removes the bot from their account: a business_connection update with is_enabled false; the id is unknown after. */
   revokeBusiness(id: string): Injected;
   /** A business_message update: a person wrote to the connected account (dated `ageSeconds` ago). */
@@ -223,6 +226,7 @@ function facade({ url, token, bot, state, faults, journal, api }: Parts): Telegr
     injectMessage: (o) => injectMessage(state, o),
     connectBusiness: (o) => connectBusiness(state, o),
     changeBusiness: (id, change) => changeBusiness(state, id, change),
+    moveBusiness: (id, userId) => moveBusiness(state, id, userId),
     revokeBusiness: (id) => revokeBusiness(state, id),
     injectBusinessMessage: (o) => injectBusinessMessage(state, o),
     failNext: (method, spec) => faults.failNext(method, spec),

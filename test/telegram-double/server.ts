@@ -68,7 +68,10 @@ async function answer(
 ): Promise<CallOutcome> {
   const signal = clientGone(res);
   if (due.delayMs > 0) await new Promise((r) => setTimeout(r, due.delayMs));
-  if (due.disruption?.kind === "fail") return replyError(res, due.disruption.error);
+  if (due.disruption?.kind === "fail") {
+    await due.disruption.until?.().catch(() => {});
+    return replyError(res, due.disruption.error);
+  }
   const outcome = await run(handler, record.params, deps, signal);
   const late = due.disruption?.kind === "late" ? due.disruption.ms : 0;
   if (late > 0) await new Promise((r) => setTimeout(r, late));

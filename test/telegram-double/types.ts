@@ -185,6 +185,8 @@ export interface FailSpec {
   retry_after?: number;
   /** How many calls fail. Default 1. */
   times?: number;
+  /** Each failure is answered once this settles (the call is not handled meanwhile): the test acts between the call and its answer. */
+  until?: () => Promise<unknown>;
 }
 
 /** An answerCallbackQuery the double accepted. */

@@ -31,6 +31,19 @@ describe("TopicStore", () => {
     expect([third.topicOf("Scribe"), third.wasTold("off:private")]).toEqual([null, false]);
   });
 
+  it("remembers a deleted topic durably (its posts' messages go elsewhere), and reads a file from before that was kept", async () => {
+    await writeFile(
+      path,
+      JSON.stringify({ version: 1, chat_id: "5550001", topics: { Scribe: { thread_id: 4, name: "Scribe" } }, told: [] }),
+    );
+    const { store, damaged } = await TopicStore.open(path, "5550001");
+    expect([damaged, store.wasDeleted(4), store.deletedTopics()]).toEqual([null, false, []]);
+    await store.lose("Scribe", 4);
+    const again = (await TopicStore.open(path, "5550001")).store;
+    expect([again.topicOf("Scribe"), again.roleOf(4), again.wasDeleted(4)]).toEqual([null, null, true]);
+    expect(again.deletedTopics()).toEqual([{ thread_id: 4, role: "Scribe" }]);
+  });
+
   it("another review chat's topics are not used", async () => {
     await (await TopicStore.open(path, "5550001")).store.setTopic("CoS", { thread_id: 9, name: "CoS" });
     const other = await TopicStore.open(path, "-1001234567890");

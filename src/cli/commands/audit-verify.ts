@@ -17,6 +17,7 @@ function chainOf(v: AuditVerdict, r: SourceReport): ChainVerdict & { source: str
     .filter((u) => u.source === r.source)
     .map((u) => ({ line: u.line, reason: `a line claims this source without valid proof: ${u.reason}` }));
   if (r.broken !== null) problems.push(r.broken);
+  if (v.anchorMismatch?.source === r.source) problems.push(v.anchorMismatch);
   problems.sort((a, b) => a.line - b.line);
   const first = problems[0];
   return first === undefined ? { source: r.source, ok: true, lines: r.lines } : { source: r.source, ok: false, ...first };
@@ -25,20 +26,57 @@ function chainOf(v: AuditVerdict, r: SourceReport): ChainVerdict & { source: str
 function describeSource(v: AuditVerdict, r: SourceReport): string {
   const c = chainOf(v, r);
   if (!c.ok) return `  ${r.source}: BROKEN at line ${c.line}: ${c.reason}`;
+  const anchored = v.anchorLine === null ? "" : `, before the key anchor at line ${v.anchorLine}`;
   const pre =
-    r.preKey > 0 ? ` (${r.preKey} from before the audit key${v.anchorLine === null ? "" : `, anchored at line ${v.anchorLine}`})` : "";
+    r.preKey > 0
+      ? ` (${r.preKey} from before the audit key${anchored}: history the key cannot prove; none of them made a decision surface or ended a halt)`
+      : "";
   return `  ${r.source}: ${r.lines} line${r.lines === 1 ? "" : "s"}, chain intact${pre}`;
 }
 
-function describe(path: string, v: AuditVerdict, keyNote: string | null): string {
+/** What the key and the anchor say about the whole log, before the sources: another log's key, lines changed before the anchor. */
+function describeKey(v: AuditVerdict, keyPath: string): string[] {
+  const out: string[] = [];
+  if (v.foreignKey !== null)
+    out.push(
+      `  ${keyPath} proves none of the log's lines (line ${v.foreignKey.firstProof} and every other line with a proof was written ` +
+        "with another key): it is not the key this log was written with, and the daemon refuses to start with it (exit 78). " +
+        "Put back the audit_key that came with this HARNESS_DIR (from a backup), or move the log aside to start a new one with this key.",
+    );
+  if (v.anchorMismatch !== null)
+    out.push(
+      `  BROKEN before the key anchor (line ${v.anchorMismatch.line}): ${v.anchorMismatch.reason}. ` +
+        "Those lines prove nothing, and none of them made a decision surface.",
+    );
+  return out;
+}
+
+/** The lines that claim our sources without being ours: each named (not with another log's key: counted), those after the anchor said to be foreign. */
+function describeUnproven(v: AuditVerdict): string[] {
+  if (v.foreignKey !== null && v.unprovenCount > 0)
+    return [`  ${v.unprovenCount} line(s) claim our sources with a proof this key does not verify`];
+  const out = v.unproven.map((u) => `  line ${u.line} (byte ${u.offset}) claims ${u.source} without valid proof: ${u.reason}`);
+  if (v.unprovenCount > v.unproven.length) out.push(`  ... and ${v.unprovenCount - v.unproven.length} more such lines`);
+  const after = v.unprovenAfterAnchor;
+  const all = after === v.unprovenCount;
+  const lead = after === 1 ? (all ? "It comes" : "1 of them comes") : all ? "All of them come" : `${after} of them come`;
+  if (after > 0)
+    out.push(
+      `  ${lead} after the key anchor (line ${v.anchorLine}) without valid proof: written by another process in our name (foreign); ` +
+        "the daemon takes no such line into account, and it decides nothing",
+    );
+  return out;
+}
+
+function describe(path: string, keyPath: string, v: AuditVerdict, keyNote: string | null): string {
   const head = v.ok
     ? "every chain is intact, and every line claiming our sources is ours"
     : "a chain is BROKEN, or a line claims our source without valid proof";
   const out = [`${path}: ${head}`];
   if (keyNote !== null) out.push(`  ${keyNote}`);
+  out.push(...describeKey(v, keyPath));
   out.push(...v.sources.map((r) => describeSource(v, r)));
-  for (const u of v.unproven) out.push(`  line ${u.line} (byte ${u.offset}) claims ${u.source} without valid proof: ${u.reason}`);
-  if (v.unprovenCount > v.unproven.length) out.push(`  ... and ${v.unprovenCount - v.unproven.length} more such lines`);
+  out.push(...describeUnproven(v));
   for (const o of v.others) {
     const more = o.count > o.lines.length ? ", ..." : "";
     out.push(`  another writer's lines (${o.source}): ${o.count}, at line ${o.lines.join(", ")}${more}; not ours to vouch for`);
@@ -84,6 +122,11 @@ export const auditVerifyCommand: CliCommand = {
     "sha256 of the previous line of the same source, seq increases). A line that claims one of our",
     "sources without valid proof is named by its line number: another process wrote it, and the",
     "daemon never takes it into account. Other programs' lines are listed, never judged.",
+    "Lines from before the key (up to its anchor line) are history: they are counted, and none of",
+    "them made a decision surface. Said as such: lines before the anchor that are not the chain the",
+    "anchor recorded (one inserted, edited or deleted there), lines after the anchor without proof",
+    "(another process wrote them in our name), and a key that proves none of the log's lines (another",
+    "log's key: the daemon refuses to start with it).",
     `The sources are ${KNOWN}.`,
     "",
     "  --source SOURCE   judge only this source's lines",
@@ -92,7 +135,8 @@ export const auditVerifyCommand: CliCommand = {
   exitCodes: [
     "Exit codes:",
     "  0  every line claiming our sources is ours and every chain is intact",
-    "  1  a line claims our source without valid proof, a chain is broken (the line is named),",
+    "  1  a line claims our source without valid proof, a chain is broken (the line is named), the",
+    "     lines before the key anchor are not those it recorded, the key is another log's,",
     "     the audit log or its key is missing or unreadable, or a usage error",
     "  2  an unknown --source (the known ones are named)",
   ].join("\n"),
@@ -115,7 +159,7 @@ export const auditVerifyCommand: CliCommand = {
     const v = await verify(key);
     const chains = v.sources.map((r) => chainOf(v, r));
     if (args.values.json === true) printJsonLine(io, { path: audit, ...(note === null ? {} : { note }), ...v, chains });
-    else io.stdout.write(describe(audit, v, note));
+    else io.stdout.write(describe(audit, auditKey, v, note));
     return v.ok ? EXIT.ok : EXIT.failed;
   },
 };
