@@ -1,6 +1,7 @@
 import type { OtherChannelName } from "../../drafts/destination.js";
 import { channelsFromEnv } from "../../channels/configured.js";
 import type { ChannelIdentity } from "../../channels/channel.js";
+import { SLACK_SCOPES } from "../../channels/slack/index.js";
 
 /** One variable setup asks for, and how it asks. */
 export interface ChannelAsk {
@@ -45,8 +46,7 @@ export const SETUP_CHANNELS: readonly SetupChannel[] = [
     title: "Slack",
     variables: ["SLACK_TOKEN", "SLACK_API_URL"],
     asks: [{ variable: "SLACK_TOKEN", question: "Slack token (xoxp-… as you, or xoxb-… as the app); Enter skips Slack: " }],
-    where:
-      "Slack: a user token (xoxp-…, messages appear as you) or a bot token (xoxb-…, as the app), from the app's OAuth & Permissions page.",
+    where: `Slack: a user token (xoxp-…, messages appear as you) or a bot token (xoxb-…, as the app), from the app's OAuth & Permissions page, with the scopes ${SLACK_SCOPES.join(", ")}.`,
   },
 ];
 

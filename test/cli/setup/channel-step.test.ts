@@ -120,6 +120,8 @@ describe("setup's channels step against the service doubles", () => {
     );
     expect(said.find((line) => line.startsWith("  ✓ Slack: the daemon speaks as phill in "))).toMatch(/\(as you\)\.$/);
     expect(asked.filter((q) => q.includes("Write"))).toEqual([]);
+    // Where the token comes from, with every scope the channel uses.
+    expect(said.find((line) => line.startsWith("Slack: a user token"))).toContain("scopes chat:write, channels:read, groups:read");
     expect(await readFile(t.envPath, "utf8")).toBe(`SLACK_TOKEN=${s.token}\n`);
     expect(outcomes[2]).toMatchObject({ channel: "slack", configured: true, written: true });
     expect(s.double.callCount("auth.test")).toBe(1);
