@@ -7,6 +7,8 @@ import { SLACK_SCOPES } from "../../channels/slack/index.js";
 export interface ChannelAsk {
   readonly variable: string;
   readonly question: string;
+  /** A secret (a key, a token, a URL with a password): typed without echo on a terminal. */
+  readonly hidden: boolean;
 }
 
 /** A channel as `draft-review setup` asks for it (contract v5 "Configuration"). */
@@ -28,7 +30,13 @@ export const SETUP_CHANNELS: readonly SetupChannel[] = [
     name: "linear",
     title: "Linear",
     variables: ["LINEAR_API_KEY", "LINEAR_API_URL"],
-    asks: [{ variable: "LINEAR_API_KEY", question: "Linear personal API key (lin_api_…); Enter skips Linear: " }],
+    asks: [
+      {
+        variable: "LINEAR_API_KEY",
+        question: "Linear personal API key (lin_api_…, not shown as you type); Enter skips Linear: ",
+        hidden: true,
+      },
+    ],
     where: "Linear: a personal API key (Settings → Security & access → Personal API keys); comments appear as its owner.",
   },
   {
@@ -36,8 +44,12 @@ export const SETUP_CHANNELS: readonly SetupChannel[] = [
     title: "Email",
     variables: ["SMTP_URL", "EMAIL_FROM", "EMAIL_RATE", "EMAIL_CONFIRM_OVER"],
     asks: [
-      { variable: "SMTP_URL", question: "SMTP_URL (smtp://user:pass@host:587 or smtps://user:pass@host:465); Enter skips email: " },
-      { variable: "EMAIL_FROM", question: "EMAIL_FROM (Phill <phill@example.com>): " },
+      {
+        variable: "SMTP_URL",
+        question: "SMTP_URL (smtp://user:pass@host:587 or smtps://user:pass@host:465, not shown as you type); Enter skips email: ",
+        hidden: true,
+      },
+      { variable: "EMAIL_FROM", question: "EMAIL_FROM (Phill <phill@example.com>): ", hidden: false },
     ],
     where: "Email: your provider's submission server as a URL, with your login (special characters in the password as %XX).",
   },
@@ -45,7 +57,13 @@ export const SETUP_CHANNELS: readonly SetupChannel[] = [
     name: "slack",
     title: "Slack",
     variables: ["SLACK_TOKEN", "SLACK_API_URL"],
-    asks: [{ variable: "SLACK_TOKEN", question: "Slack token (xoxp-… as you, or xoxb-… as the app); Enter skips Slack: " }],
+    asks: [
+      {
+        variable: "SLACK_TOKEN",
+        question: "Slack token (xoxp-… as you, or xoxb-… as the app; not shown as you type); Enter skips Slack: ",
+        hidden: true,
+      },
+    ],
     where: `Slack: a user token (xoxp-…, messages appear as you) or a bot token (xoxb-…, as the app), from the app's OAuth & Permissions page, with the scopes ${SLACK_SCOPES.join(", ")}.`,
   },
 ];

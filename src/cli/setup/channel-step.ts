@@ -8,6 +8,8 @@ export interface ChannelStepTalk {
   say(text: string): void;
   /** Asks one question and resolves with the line typed ("" at the end of input). */
   ask(question: string): Promise<string>;
+  /** The same, typed without echo on a terminal (a secret). */
+  askHidden(question: string): Promise<string>;
   /** A person can answer (stdin is a terminal). */
   readonly interactive: boolean;
   /** --yes: write without asking. */
@@ -100,7 +102,7 @@ async function askChannel(
 async function askValues(t: ChannelStepTalk, channel: SetupChannel): Promise<Record<string, string> | null> {
   const typed: Record<string, string> = {};
   for (const [i, a] of channel.asks.entries()) {
-    const answer = (await t.ask(a.question)).trim();
+    const answer = (await (a.hidden ? t.askHidden(a.question) : t.ask(a.question))).trim();
     if (answer === "" && i === 0) return null;
     if (answer !== "") typed[a.variable] = answer;
   }

@@ -100,6 +100,10 @@ function otherChannels(s: Session): Promise<ChannelStepOutcome[]> {
   return channelsStep({
     say: s.say,
     ask: (question) => ask(s, question),
+    askHidden: (question) => {
+      s.prompt(question);
+      return s.answers.nextHidden(() => s.prompt("\n"));
+    },
     interactive: s.io.stdin.isTTY === true,
     yes: s.options.yes,
     noWrite: s.options.noWrite,

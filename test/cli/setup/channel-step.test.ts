@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { channelsStep, type ChannelStepTalk } from "../../../src/cli/setup/channel-step.js";
 import { startEmailDouble } from "../../doubles/email/email-double.js";
@@ -40,10 +41,16 @@ async function talk(over: Partial<ChannelStepTalk>, answers: string[] = []) {
   const dir = await mkdtemp(join(tmpdir(), "channel-step-"));
   const said: string[] = [];
   const asked: string[] = [];
+  const hidden: string[] = [];
   const t: ChannelStepTalk = {
     say: (text) => void said.push(text),
     ask: async (q) => {
       asked.push(q);
+      return answers.shift() ?? "";
+    },
+    askHidden: async (q) => {
+      asked.push(q);
+      hidden.push(q);
       return answers.shift() ?? "";
     },
     interactive: true,
@@ -53,7 +60,7 @@ async function talk(over: Partial<ChannelStepTalk>, answers: string[] = []) {
     envPath: join(dir, ".env"),
     ...over,
   };
-  return { t, said, asked, left: answers };
+  return { t, said, asked, hidden, left: answers };
 }
 
 describe("setup's channels step against the service doubles", () => {
@@ -79,7 +86,7 @@ describe("setup's channels step against the service doubles", () => {
   it("on a terminal: a refused key is asked again, the proven one written (0600) after asking; email proven; Enter skips Slack", async () => {
     const l = await linear();
     const mail = await smtp();
-    const { t, said, asked, left } = await talk({ env: { LINEAR_API_URL: l.url } }, [
+    const { t, said, asked, hidden, left } = await talk({ env: { LINEAR_API_URL: l.url } }, [
       "lin_api_not_the_right_one",
       l.apiKey,
       "", // Write? [Y/n]
@@ -96,6 +103,9 @@ describe("setup's channels step against the service doubles", () => {
     expect(said).toContain("  ✓ Linear: the daemon speaks as Phill Owner (phill@example.com) in Acme.");
     expect(said).toContain("  ✓ Email: the daemon speaks as Phill <phill@example.com>.");
     expect(said).toContain("  Slack skipped.");
+    // The key, SMTP_URL (it holds the password) and the token are typed without echo; EMAIL_FROM is not.
+    expect(hidden.map((q) => q.split(" ")[0])).toEqual(["Linear", "Linear", "SMTP_URL", "Slack"]);
+    expect(asked).toContain("EMAIL_FROM (Phill <phill@example.com>): ");
     expect(asked).toContain(`  Write LINEAR_API_KEY to ${t.envPath}? [Y/n] `);
     expect(asked).toContain(`  Write SMTP_URL and EMAIL_FROM to ${t.envPath}? [Y/n] `);
     const written = await readFile(t.envPath, "utf8");
@@ -147,5 +157,35 @@ describe("setup's channels step against the service doubles", () => {
     await channelsStep(t);
     expect(said).toContain(`  --no-write: ${t.envPath} is left as it is; add LINEAR_API_KEY (as you typed it) yourself.`);
     await expect(readFile(t.envPath, "utf8")).rejects.toThrow();
+  });
+});
+
+describe("a secret typed on a terminal", () => {
+  it("is read in raw mode (no echo), backspaces applied, the terminal restored, then a newline", async () => {
+    const { Answers } = await import("../../../src/cli/setup/answers.js");
+    const modes: boolean[] = [];
+    const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: (raw: boolean) => void modes.push(raw) });
+    const answers = new Answers(stdin);
+    let newlines = 0;
+    const line = answers.nextHidden(() => newlines++);
+    stdin.write("lin_api_x\u007fy\r");
+    expect(await line).toBe("lin_api_y");
+    expect(modes).toEqual([true, false]);
+    expect(newlines).toBe(1);
+    // An ordinary answer after it is read as typed, without raw mode.
+    const next = answers.next();
+    stdin.write("y\n");
+    expect(await next).toBe("y");
+    expect(modes).toEqual([true, false]);
+    answers.close();
+  });
+
+  it("without a terminal it is the next line as typed", async () => {
+    const { Answers } = await import("../../../src/cli/setup/answers.js");
+    const stdin = new PassThrough();
+    const answers = new Answers(stdin);
+    stdin.end("xoxp-token\n");
+    expect(await answers.nextHidden(() => undefined)).toBe("xoxp-token");
+    answers.close();
   });
 });
