@@ -29,7 +29,7 @@ import urllib.parse
 import urllib.request
 from typing import Any, Dict, Iterator, List, Mapping, Optional
 
-__all__ = ["ApiError", "Client", "FINAL_STATUSES", "verify_callback"]
+__all__ = ["ApiError", "Client", "FINAL_STATUSES", "describe", "verify_callback"]
 
 #: Statuses a draft never leaves: ``wait`` returns once a draft is in one.
 FINAL_STATUSES = frozenset({"sent", "revise", "expired", "failed", "outcome_unknown"})
@@ -210,6 +210,43 @@ def verify_callback(body: bytes, headers: Mapping[str, str], secret: str, max_ag
         return False
     mac = hmac.new(secret.encode("utf-8"), timestamp.encode("ascii") + b"." + bytes(body), hashlib.sha256)
     return hmac.compare_digest("sha256=" + mac.hexdigest(), signature)
+
+
+def describe(record: Mapping[str, Any]) -> str:
+    """A draft's record for a person: its status, where it goes, who will read it, and where it went.
+
+    A draft to Linear, email or Slack (contract v5) shows its ``destination``
+    object, the lines its review post showed of ``channel_audience`` (who will
+    read it, as whom; why a 👍 asks one more tap; what stops the send) and,
+    once sent, ``sent_ref`` (Linear ``comment_id``/``url``, email
+    ``message_id``, Slack ``channel``/``ts``/``permalink``). A Telegram draft
+    shows its chat (and topic). The text comes last, whole.
+    """
+    lines = [f"{record.get('draft_id')}: {record.get('status')} ({record.get('drafted_by_role')})"]
+    destination = record.get("destination")
+    if destination:
+        lines.append("destination: " + _compact(destination))
+    else:
+        thread = record.get("destination_thread_id")
+        lines.append(f"destination: {record.get('destination_chat_id')}" + (f", topic {thread}" if thread is not None else ""))
+    audience = record.get("channel_audience")
+    if audience:
+        count = audience.get("reader_count")
+        readers = "readers unknown" if count is None else f"{count} reader{'' if count == 1 else 's'}"
+        lines.append(f"channel_audience: {audience.get('channel')}, {readers}, read {audience.get('checked_at')}")
+        lines += ["  " + str(line) for line in audience.get("lines") or []]
+        lines += ["  one more tap: " + str(reason) for reason in audience.get("confirm_reasons") or []]
+        if audience.get("problem"):
+            lines.append("  problem: " + str(audience["problem"]))
+    if record.get("sent_ref"):
+        lines.append("sent_ref: " + _compact(record["sent_ref"]))
+    if record.get("reason"):
+        lines.append("reason: " + str(record["reason"]))
+    return "\n".join(lines + ["draft_text:", str(record.get("draft_text", ""))])
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _default_url() -> str:

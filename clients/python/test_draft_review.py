@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Optional
 from unittest import mock
 
 import draft_review
-from draft_review import ApiError, Client, verify_callback
+from draft_review import ApiError, Client, describe, verify_callback
 
 CONTROL = os.environ.get("E2E_CONTROL_URL")
 SECRET = os.environ.get("E2E_CALLBACK_SECRET", "a-callback-secret-for-tests")
@@ -54,6 +54,69 @@ class VerifyCallbackTest(unittest.TestCase):
         tampered = sign(self.body, now)
         tampered["X-Draft-Review-Timestamp"] = str(now + 1)  # the timestamp is signed too
         self.assertFalse(verify_callback(self.body, tampered, SECRET))
+
+
+class DescribeTest(unittest.TestCase):
+    """Issue 33: a draft to another channel shows its destination, its audience's lines and its sent_ref."""
+
+    email = {
+        "draft_id": "d_1",
+        "status": "sent",
+        "drafted_by_role": "Scribe",
+        "draft_text": "Hi Anna,\nThursday 10:00 works.",
+        "destination_chat_id": "email",
+        "destination_thread_id": None,
+        "destination": {"channel": "email", "to": ["anna@example.org"], "cc": [], "bcc": [], "subject": "Thursday"},
+        "channel_audience": {
+            "channel": "email",
+            "reader_count": 1,
+            "lines": ["Email “Thursday”", "to: anna@example.org"],
+            "confirm_reasons": ["anna@example.org is outside example.com"],
+            "problem": None,
+            "fingerprint": "21ccd156379b2495",
+            "checked_at": "2030-01-02T10:00:00.000Z",
+        },
+        "sent_ref": {"message_id": "<d_1.1@example.com>"},
+        "reason": None,
+    }
+
+    def test_a_channel_draft_shows_destination_audience_lines_and_sent_ref(self) -> None:
+        self.assertEqual(
+            describe(self.email),
+            "\n".join(
+                [
+                    "d_1: sent (Scribe)",
+                    'destination: {"channel":"email","to":["anna@example.org"],"cc":[],"bcc":[],"subject":"Thursday"}',
+                    "channel_audience: email, 1 reader, read 2030-01-02T10:00:00.000Z",
+                    "  Email “Thursday”",
+                    "  to: anna@example.org",
+                    "  one more tap: anna@example.org is outside example.com",
+                    'sent_ref: {"message_id":"<d_1.1@example.com>"}',
+                    "draft_text:",
+                    "Hi Anna,\nThursday 10:00 works.",
+                ]
+            ),
+        )
+
+    def test_a_telegram_draft_shows_its_chat_and_an_unsent_one_no_sent_ref(self) -> None:
+        record = {
+            "draft_id": "d_2",
+            "status": "outcome_unknown",
+            "drafted_by_role": "CoS",
+            "draft_text": "Hello",
+            "destination_chat_id": "-1001234567890",
+            "destination_thread_id": 12,
+            "reason": "the answer was lost",
+        }
+        self.assertEqual(
+            describe(record),
+            "d_2: outcome_unknown (CoS)\ndestination: -1001234567890, topic 12\nreason: the answer was lost\ndraft_text:\nHello",
+        )
+        unsent = dict(self.email, status="pending", sent_ref=None, channel_audience=dict(self.email["channel_audience"], reader_count=None, problem="no access"))
+        text = describe(unsent)
+        self.assertNotIn("sent_ref", text)
+        self.assertIn("channel_audience: email, readers unknown, read", text)
+        self.assertIn("\n  problem: no access\n", text)
 
 
 class ClientDefaultsTest(unittest.TestCase):

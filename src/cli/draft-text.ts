@@ -56,6 +56,25 @@ export function draftDetails(draft: Shown, nowMs?: number): string {
   const { draft_text: text, ...rest } = draft;
   const lines = Object.entries(rest)
     .filter(([, v]) => v !== null && v !== undefined)
-    .map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : withLocal(k, v, nowMs)}`);
+    .map(([k, v]) => {
+      if (k === "channel_audience") return audienceLines(v as NonNullable<DraftRecord["channel_audience"]>, nowMs);
+      return `${k}: ${typeof v === "object" ? JSON.stringify(v) : withLocal(k, v, nowMs)}`;
+    });
   return [...lines, "draft_text:", text ?? ""].join("\n");
+}
+
+/**
+ * A draft to another channel (contract v5): who will read it, as the review
+ * post showed it, one line each, indented under `channel_audience:`; then
+ * why a 👍 asks one more tap, and what stops the send, when there is any.
+ * The fingerprint is the binding's business, not a person's.
+ */
+function audienceLines(a: NonNullable<DraftRecord["channel_audience"]>, nowMs: number | undefined): string {
+  const count = a.reader_count === null ? "readers unknown" : `${a.reader_count} reader${a.reader_count === 1 ? "" : "s"}`;
+  return [
+    `channel_audience: ${a.channel}, ${count}, read ${withLocal("checked_at", a.checked_at, nowMs)}`,
+    ...a.lines.map((line) => `  ${line}`),
+    ...a.confirm_reasons.map((reason) => `  one more tap: ${reason}`),
+    ...(a.problem === null ? [] : [`  problem: ${a.problem}`]),
+  ].join("\n");
 }

@@ -23,6 +23,7 @@ const ENV_HELP = [
   "  DRAFT_API_TOKEN                  its bearer token; unset: read from HARNESS_DIR/api_token",
   "  HARNESS_DIR                      the daemon's directory (default .harness)",
   "  TELEGRAM_BOT_TOKEN, TELEGRAM_API_ROOT   setup only: the bot and the Bot API root",
+  "  LINEAR_*, SMTP_URL, EMAIL_*, SLACK_*     setup only: the other channels, proven as the daemon proves them",
 ].join("\n");
 
 /** The top-level help: every command of the table, exit codes and configuration. */

@@ -8,6 +8,8 @@ import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { freePort, jsonLine, runBin } from "../support/cli-process.js";
 import { openTestCore, submitPosted, submitRevised } from "../support/core.js";
+import { freshDirs } from "../support/daemon-process.js";
+import { draft, testModeSession } from "../support/test-mode-process.js";
 
 async function storeWithDrafts() {
   const t = await openTestCore();
@@ -80,6 +82,32 @@ describe("the CLI without the daemon", () => {
     expect(got.code).toBe(0);
     expect(jsonLine(got)).toMatchObject({ draft_id: b.draft_id, status: "revise", draft_text: "Revised, then archived" });
     expect((await readdir(join(t.dir, "archive"))).sort()).toEqual(filesBefore);
+  });
+
+  // Issue 33: a draft to another channel shows where it went, who the post said would read it, and where it is now.
+  it("get shows a channel draft's destination, its audience's lines and its sent_ref", async () => {
+    const dirs = await freshDirs();
+    const destination = { channel: "email", to: ["anna@example.org"], cc: ["bob@example.org"], subject: "Thursday" };
+    const [posted] = await testModeSession(dirs, [
+      draft("Hi Anna, Thursday 10:00 works.", { destination_chat_id: undefined, destination_thread_id: undefined, destination }),
+    ]);
+    const id = posted!.draft_id as string;
+    await testModeSession(dirs, [{ cmd: "react", review_message_id: posted!.review_message_id, emoji: "👍" }, { cmd: "advance" }]);
+    const env = { HARNESS_DIR: dirs.harnessDir, DRAFT_API_PORT: String(await freePort()), DRAFT_API_TOKEN: "t".repeat(32) };
+    const got = await runBin(["get", id], { cwd: dirs.cwd, env });
+    expect(got.code, got.stderr).toBe(0);
+    expect(got.stdout).toContain(
+      'destination: {"channel":"email","to":["anna@example.org"],"cc":["bob@example.org"],"bcc":[],"subject":"Thursday",',
+    );
+    expect(got.stdout).toMatch(/\nchannel_audience: email, 2 readers, read \S+Z \(.+\)\n/);
+    expect(got.stdout).toContain(
+      ["", "  Email “Thursday”", "  to: anna@example.org", "  cc: bob@example.org", "  🧪 test mode: not read from the service", ""].join(
+        "\n",
+      ),
+    );
+    expect(got.stdout).not.toContain("fingerprint");
+    expect(got.stdout).toMatch(/\nsent_ref: \{"reference":"[0-9a-f-]{36}","test_mode":"offline: nothing left this machine"\}\n/);
+    expect(got.stdout).toMatch(/status: sent\n[\s\S]*draft_text:\nHi Anna, Thursday 10:00 works\.\n$/);
   });
 
   it("with no store yet: an empty list, and status says there are no drafts", async () => {

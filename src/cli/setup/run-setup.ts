@@ -19,6 +19,7 @@ import { explainTelegramError } from "./telegram-problems.js";
 import { isYes, planEnvWrite, proposedReviewers } from "./write-plan.js";
 import { Answers } from "./answers.js";
 import { piiAllowStep, type PiiStepOutcome } from "./pii-step.js";
+import { channelsStep, type ChannelStepOutcome } from "./channel-step.js";
 
 /** The flags of `draft-review setup`. */
 export interface SetupOptions {
@@ -66,9 +67,10 @@ export async function runSetup(io: CliIo, options: SetupOptions): Promise<number
     const values = await proposeValues(s, start);
     const env = await maybeWrite(s, values);
     const pii = await ownDetails(s);
+    const channels = await otherChannels(s);
     const check = await checkChat(s, me, start, values);
     const reaction = await checkReaction(s, start, check);
-    return finish(s, me, start, values, env, check, reaction, pii);
+    return finish(s, me, start, values, env, check, reaction, { pii, channels });
   } catch (err) {
     if (err instanceof CliFailure) throw new CliFailure(scrub(err.message, s.token), err.exitCode);
     throw err;
@@ -91,6 +93,23 @@ async function ownDetails(s: Session): Promise<PiiStepOutcome> {
   });
   if ("refused" in outcome) throw new CliFailure(outcome.refused);
   return outcome;
+}
+
+/** Linear, email and Slack: each proven as the daemon proves it at start, asked for on a terminal (see channel-step.ts). */
+function otherChannels(s: Session): Promise<ChannelStepOutcome[]> {
+  return channelsStep({
+    say: s.say,
+    ask: (question) => ask(s, question),
+    askHidden: (question) => {
+      s.prompt(question);
+      return s.answers.nextHidden(() => s.prompt("\n"));
+    },
+    interactive: s.io.stdin.isTTY === true,
+    yes: s.options.yes,
+    noWrite: s.options.noWrite,
+    env: s.io.env,
+    envPath: envPath(s.io),
+  });
 }
 
 async function openSession(io: CliIo, options: SetupOptions): Promise<Session> {
@@ -330,7 +349,7 @@ function finish(
   env: EnvOutcome,
   check: ChatCheck,
   reaction: ReactionCheck,
-  pii: PiiStepOutcome,
+  steps: { readonly pii: PiiStepOutcome; readonly channels: readonly ChannelStepOutcome[] },
 ): number {
   for (const problem of check.problems) s.say(`✗ ${problem}`);
   const ok = check.problems.length === 0;
@@ -352,7 +371,8 @@ function finish(
       checks: { can_post: check.canPost, bot_is_admin: check.botIsAdmin, reaction_arrived: reaction },
       business_mode: (me as { can_connect_to_business?: boolean }).can_connect_to_business === true,
       topics_enabled: me.has_topics_enabled === true,
-      pii_allow: { added: pii.added, written: pii.written },
+      pii_allow: { added: steps.pii.added, written: steps.pii.written },
+      channels: steps.channels,
       problems: check.problems,
     });
   }

@@ -3,6 +3,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { beforeEach, describe, expect, it } from "vitest";
+import { startLinearDouble } from "../../doubles/linear/index.js";
 import { freePort, jsonLine, runBin } from "../../support/cli-process.js";
 import { eventually, freshDirs } from "../../support/daemon-process.js";
 import { OWNER, STRANGER, useLiveDaemon } from "../../support/live-fixture.js";
@@ -106,6 +107,18 @@ describe("draft-review setup against the Bot API double", () => {
     expect(done.stderr).toContain("Now react 👍 on that hello in the review chat");
     expect(done.stderr).toContain("✓ Your 👍 reached the bot: reactions work in this chat.");
     expect(jsonLine(done)).toMatchObject({ ok: true, checks: { can_post: true, reaction_arrived: true } });
+    // No channel is configured and stdin is no terminal: none is asked, each is named not configured.
+    expect((jsonLine(done) as { channels: unknown[] }).channels).toEqual(
+      ["linear", "email", "slack"].map((channel) => ({
+        channel,
+        configured: false,
+        speaks_as: null,
+        credentials_refused: false,
+        problem: null,
+        written: false,
+      })),
+    );
+    expect(done.stderr).toContain("Channels not configured: linear, email, slack (optional;");
     // The reaction was setup's to read: the daemon will not see it; Telegram keeps the daemon's update types.
     expect(live.double.pendingUpdates()).toEqual([]);
     expect(live.double.allowedUpdates).toEqual([
@@ -210,19 +223,22 @@ describe("draft-review setup against the Bot API double", () => {
     expect(written).toContain(`REVIEW_CHAT_ID=${OWNER}\n`);
   });
 
-  it("on a terminal asks for phone numbers and addresses, asks again after one that is none, and asks before writing", async () => {
+  it("on a terminal asks for phone numbers and addresses, asks again after one that is none, and asks before writing; then the channels", async () => {
     const { runSetup } = await import("../../../src/cli/setup/run-setup.js");
+    const linear = await startLinearDouble();
+    linear.state.workspace.addUser({ name: "Phill Owner", email: "phill@example.com" }, { viewer: true });
     const stdin = Object.assign(new PassThrough(), { isTTY: true });
     let out = "";
     const io = {
       stdin,
       stdout: { write: (t: string) => (out += t) },
       stderr: { write: (t: string) => (out += t) },
-      env,
+      env: { ...env, LINEAR_API_URL: linear.url },
       cwd: work,
     };
-    // The ids' question, the phones (one is no number: asked again), the addresses, PII_ALLOW's question.
-    stdin.write("y\n0412 345 678, 555\n+61 412 345 678\nowner@tao.example\n\n");
+    // The ids' question, the phones (one is no number: asked again), the addresses, PII_ALLOW's question;
+    // then Linear's key and its write question, Enter for email and for Slack.
+    stdin.write(`y\n0412 345 678, 555\n+61 412 345 678\nowner@tao.example\n\n${linear.apiKey}\n\n\n\n`);
     const done = runSetup(io, { yes: false, noWrite: false, json: false, timeoutSeconds: 30, reactionWaitSeconds: 0 });
     await eventually(() => live.double.calls("getUpdates").some((c) => c.outcome.kind === "pending"), 10_000, "setup polls");
     live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "/start" });
@@ -230,7 +246,12 @@ describe("draft-review setup against the Bot API double", () => {
     expect(out).toContain("Your phone numbers, with country code (e.g. +61 412 345 678), comma-separated; Enter skips: ");
     expect(out).toContain('  Not a phone number (7 to 15 digits, + and spaces allowed): "555".');
     expect(out).toContain(`Write PII_ALLOW=+61 412 345 678,owner@tao.example to ${join(work, ".env")}? [Y/n] `);
+    expect(out).toContain("  ✓ Linear: the daemon speaks as Phill Owner (phill@example.com) in Acme.");
+    expect(out).toContain("  Email skipped.");
     const written = await readFile(join(work, ".env"), "utf8");
-    expect(written).toBe(`REVIEW_CHAT_ID=${OWNER}\nREVIEWER_USER_IDS=${OWNER}\nPII_ALLOW=+61 412 345 678,owner@tao.example\n`);
+    expect(written).toBe(
+      `REVIEW_CHAT_ID=${OWNER}\nREVIEWER_USER_IDS=${OWNER}\nPII_ALLOW=+61 412 345 678,owner@tao.example\nLINEAR_API_KEY=${linear.apiKey}\n`,
+    );
+    await linear.close();
   });
 });
