@@ -121,7 +121,8 @@ export function parseDraftPayload(input: unknown): PayloadCheck {
 function describeIssue(issue: z.core.$ZodIssue, input: unknown): { field: string; error: string } {
   if (issue.code === "unrecognized_keys") {
     const field = issue.keys.join(", ");
-    return { field, error: `${field}: unknown field (allowed: ${Object.keys(draftPayloadSchema.shape).join(", ")})` };
+    const allowed = [...Object.keys(draftPayloadSchema.shape), "destination", "destinations", "choose"];
+    return { field, error: `${field}: unknown field (allowed: ${allowed.join(", ")})` };
   }
   const field = issue.path.length > 0 ? issue.path.join(".") : "payload";
   // zod 4 leaves `issue.input` unset, so whether the field is absent is read from the input itself.

@@ -6,6 +6,9 @@ import type { DraftRecord } from "../drafts/record.js";
 import { backoffMs, SEND_BACKOFF, type Backoff } from "../retry/backoff.js";
 import type { DraftLedger } from "./send-path.js";
 
+/** Why a send found under way at start is looked for. */
+const STOPPED_DURING_SEND = "the daemon stopped during the send";
+
 /** How the channel names itself on the post. */
 const CHANNEL_WORD: Readonly<Record<OtherChannelName, string>> = { linear: "Linear", email: "the SMTP server", slack: "Slack" };
 
@@ -78,7 +81,7 @@ export class ChannelDelivery {
     if (this.inFlight.has(draft.draft_id)) return;
     this.inFlight.add(draft.draft_id);
     try {
-      await this.settleLost(draft.draft_id, "the daemon stopped during the send");
+      await this.settleLost(draft.draft_id, STOPPED_DURING_SEND);
     } finally {
       this.inFlight.delete(draft.draft_id);
     }
@@ -198,7 +201,9 @@ export class ChannelDelivery {
       this.options.retryLater(draftId, backoffMs(this.options.backoff ?? SEND_BACKOFF, 1));
       return;
     }
-    await ledger.apply(draftId, { type: "send_unknown", reason: `${why}${referenceText(d)}; ${lookup.reason}` });
+    // Email cannot be asked: the send's own reason already names its Message-ID and what to do.
+    const reason = d.destination.channel === "email" && why !== STOPPED_DURING_SEND ? why : `${why}${referenceText(d)}; ${lookup.reason}`;
+    await ledger.apply(draftId, { type: "send_unknown", reason });
   }
 }
 

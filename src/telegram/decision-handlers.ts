@@ -191,7 +191,7 @@ export function buttonHandler(o: DecisionHandlerOptions) {
         ...receivedAtOf(ctx.update),
         decision,
         confirmed: data.confirmed,
-        ...(data.destination === null ? {} : { destination: data.destination }),
+        ...(data.destination === undefined ? {} : { destination: data.destination }),
         asBot,
         actor: { ...actor, emoji: data.confirmed ? "✅" : asBot ? "🤖" : null },
       });

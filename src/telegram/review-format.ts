@@ -331,7 +331,7 @@ export function callbackData(action: ButtonAction, draftId: string): string {
 /** Reads callback data back; it is untrusted, so anything unexpected is null. */
 export function readCallbackData(
   data: string | undefined,
-): { action: ButtonAction; decision: Decision | null; draftId: string; confirmed: boolean; destination: number | null } | null {
+): { action: ButtonAction; decision: Decision | null; draftId: string; confirmed: boolean; destination?: number } | null {
   // "Send to N" among several destinations (contract v5): a send, naming its destination.
   const to = /^v1:to([1-5]):([A-Za-z0-9_-]{1,56})$/.exec(data ?? "");
   if (to) return { action: "send", decision: "send", draftId: to[2]!, confirmed: false, destination: Number(to[1]) };
@@ -340,7 +340,7 @@ export function readCallbackData(
   const action = m[1] as ButtonAction;
   const confirmed = action === "confirm";
   const decision = confirmed || action === "asbot" ? "send" : action === "edit" || action === "undo" || action === "keep" ? null : action;
-  return { action, decision, draftId: m[2]!, confirmed, destination: null };
+  return { action, decision, draftId: m[2]!, confirmed };
 }
 
 /**

@@ -290,6 +290,9 @@ describe("the review post", () => {
     const data = callbackData("defer", "d_mx2s7dh5_cd0fb7c8b505");
     expect(Buffer.byteLength(data)).toBeLessThanOrEqual(64);
     expect(readCallbackData(data)).toEqual({ action: "defer", decision: "defer", draftId: "d_mx2s7dh5_cd0fb7c8b505", confirmed: false });
+    // "Send to 2" among several destinations (issue 34): a send naming its destination.
+    expect(readCallbackData("v1:to2:d_x")).toEqual({ action: "send", decision: "send", draftId: "d_x", confirmed: false, destination: 2 });
+    expect(readCallbackData("v1:to6:d_x")).toBeNull();
     expect(readCallbackData("v1:confirm:d_x")).toEqual({ action: "confirm", decision: "send", draftId: "d_x", confirmed: true });
     expect(readCallbackData("v1:edit:d_x")).toEqual({ action: "edit", decision: null, draftId: "d_x", confirmed: false });
     expect(readCallbackData("v1:undo:d_x")).toEqual({ action: "undo", decision: null, draftId: "d_x", confirmed: false });
