@@ -141,7 +141,7 @@ export function createEmailChannel(options: EmailChannelOptions): Channel<EmailD
         kind: "unknown",
         reason:
           `email cannot be looked up: SMTP has no way to ask whether the email with Message-ID ${messageIdOf(config, reference)} ` +
-          "was delivered. Look for it in the sent mail or ask a recipient; it will not be sent again by itself",
+          "was delivered. Ask a recipient whether it arrived; it will not be sent again by itself",
       };
     },
 

@@ -21,6 +21,9 @@ function connectionWords(error: SmtpError): string {
   if (error.code === "ETIMEDOUT") return "no answer in time";
   if (error.originalCode === "ECONNREFUSED") return "connection refused";
   if (error.code === "EDNS") return "the host name does not resolve";
+  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME/.test(error.originalCode ?? "")) {
+    return `its TLS certificate was not accepted: ${error.originalCode}`;
+  }
   return error.originalCode ?? serverWords(error);
 }
 
@@ -91,7 +94,7 @@ export function sendOutcome(result: SmtpSendResult, messageId: string, from: str
     kind: "unknown",
     reason:
       `the mail server did not confirm the email with Message-ID ${messageId} (${connectionWords(error)}) after it was handed over: ` +
-      "it may have been delivered. Look for it in the sent mail or ask a recipient; it will not be sent again by itself",
+      "it may have been delivered. Ask a recipient whether it arrived; it will not be sent again by itself",
   };
 }
 

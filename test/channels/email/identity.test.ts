@@ -50,6 +50,20 @@ describe("whoAmI", () => {
     });
     double = await startEmailDouble();
   });
+
+  it("speaks TLS from the first byte on smtps:// and checks the certificate (smtp-server's own test certificate is refused)", async () => {
+    const tls = await startEmailDouble({ secure: true });
+    try {
+      const identity = await whoAmI(tls.url);
+      expect(identity).toMatchObject({ ok: false, credentialsRefused: false });
+      expect(identity.ok ? "" : identity.reason).toMatch(
+        /^could not reach the mail server 127\.0\.0\.1:\d+ \(its TLS certificate was not accepted: [A-Z_]+\); nothing was sent$/,
+      );
+      expect(tls.state.calls.auth).toBe(0);
+    } finally {
+      await tls.close();
+    }
+  });
 });
 
 describe("emailMessageId", () => {

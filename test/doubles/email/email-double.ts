@@ -75,11 +75,13 @@ export interface EmailDouble {
   close(): Promise<void>;
 }
 
-/** Options: the credentials it takes, and whether it offers PIPELINING (default true, as most servers do). */
+/** Options: the credentials it takes, whether it offers PIPELINING (default true, as most servers do). */
 export interface EmailDoubleOptions {
   readonly user?: string;
   readonly pass?: string;
   readonly pipelining?: boolean;
+  /** TLS from the first byte (an smtps:// URL) with smtp-server's own self-signed localhost certificate. */
+  readonly secure?: boolean;
 }
 
 function smtpError(answer: Answer): Error {
@@ -125,6 +127,7 @@ export async function startEmailDouble(options: EmailDoubleOptions = {}): Promis
 
   const server: SMTPServer = new SMTPServer({
     logger: false,
+    secure: options.secure === true,
     disabledCommands: ["STARTTLS"],
     allowInsecureAuth: true,
     authMethods: ["PLAIN", "LOGIN"],
@@ -208,10 +211,12 @@ export async function startEmailDouble(options: EmailDoubleOptions = {}): Promis
     });
   }
 
+  // A client that gives up mid-handshake (a refused certificate) is an 'error' here, not a crash.
+  server.on("error", () => {});
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
   const port = (server.server.address() as AddressInfo).port;
   return {
-    url: `smtp://${encodeURIComponent(user)}:${encodeURIComponent(pass)}@127.0.0.1:${port}`,
+    url: `${options.secure ? "smtps" : "smtp"}://${encodeURIComponent(user)}:${encodeURIComponent(pass)}@127.0.0.1:${port}`,
     port,
     user,
     pass,
