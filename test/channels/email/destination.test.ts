@@ -37,6 +37,10 @@ describe("an email destination that is accepted", () => {
     );
   });
 
+  it("takes the spaces off the ends of the subject (mail clients drop them) and keeps those inside", () => {
+    expect(emailDestinationSchema.parse({ ...base, subject: "  Re:  the  plan " }).subject).toBe("Re:  the  plan");
+  });
+
   it("describes where it goes in one line", () => {
     expect(describeEmailDestination(emailDestinationSchema.parse(base))).toBe("email to anna@example.org");
     const three = emailDestinationSchema.parse({ ...base, cc: ["b@example.org"], bcc: ["c@example.org"] });
