@@ -5,7 +5,7 @@
  */
 import type { Channel, ChannelAudience, ChannelIdentity, ChannelSendOutcome, LostSendLookup, SendReference } from "../channel.js";
 import type { Logger } from "../../log/logger.js";
-import { emailAudience } from "./audience.js";
+import { emailAudience, fromLine } from "./audience.js";
 import type { EmailConfig } from "./config.js";
 import { emailDestinationSchema, type EmailDestination } from "./destination.js";
 import { composeEmail, emailMessageId, type OutgoingEmail } from "./message.js";
@@ -106,7 +106,7 @@ export function createEmailChannel(options: EmailChannelOptions): Channel<EmailD
       return {
         channel: "email",
         readerCount: null,
-        lines: [`From: ${config.fromText}`],
+        lines: [fromLine(config)],
         confirmReasons: ["the audience could not be read"],
         problem: `the email destination is not valid (${issue?.path.join(".")}: ${issue?.message})`,
         fingerprint: `invalid:${JSON.stringify(destination) ?? "undefined"}`,

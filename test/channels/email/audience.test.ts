@@ -83,6 +83,13 @@ describe("the email audience", () => {
     const fromChanged = await createEmailChannel({ config: otherFrom, now: () => startedAt }).readAudience(destination(base), "");
     expect(fromChanged.fingerprint).not.toBe(original);
   });
+
+  it("shows an IDN From address as it goes out, the Unicode form beside it", async () => {
+    const idn = configFrom({ SMTP_URL: "smtp://u:p@127.0.0.1:9", EMAIL_FROM: "Jörg <joerg@bücher.example>" });
+    const a = await createEmailChannel({ config: idn, now: () => startedAt }).readAudience(destination(), "");
+    expect(a.lines[0]).toBe("From: Jörg <joerg@xn--bcher-kva.example> (joerg@bücher.example)");
+    expect(a.lines[1]).toBe("to: anna@example.com (external)");
+  });
 });
 
 describe("an audience that cannot be read", () => {
