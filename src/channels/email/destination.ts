@@ -111,6 +111,15 @@ export function recipientsOf(d: EmailDestination): { readonly field: "to" | "cc"
   ];
 }
 
+/**
+ * Every recipient (to, cc, bcc) in the form `knownRecipient` is asked with:
+ * the ASCII (xn--) form, lowercased. The lead records these for an approved
+ * email, so that the next email to the same address asks no extra tap.
+ */
+export function emailRecipientKeys(d: EmailDestination): string[] {
+  return recipientsOf(d).map((r) => outgoing(r.value).ascii.toLowerCase());
+}
+
 /** A one-line label of where an email goes, for lists and notices: "email to anna@example.org +2". */
 export function describeEmailDestination(d: EmailDestination): string {
   const others = d.to.length + d.cc.length + d.bcc.length - 1;

@@ -16,6 +16,7 @@ export {
 export {
   describeEmailDestination,
   emailDestinationSchema,
+  emailRecipientKeys,
   MAX_RECIPIENTS,
   MAX_REFERENCES,
   MAX_SUBJECT,

@@ -5,7 +5,7 @@
  * approval binds to.
  */
 import { describe, expect, it } from "vitest";
-import { createEmailChannel, type EmailDestination } from "../../../src/channels/email/index.js";
+import { createEmailChannel, type EmailDestination, emailRecipientKeys } from "../../../src/channels/email/index.js";
 import { configFrom, destination } from "./fixtures.js";
 
 const startedAt = Date.now();
@@ -49,6 +49,10 @@ describe("the email audience", () => {
     });
     expect(a.lines[1]).toBe("to: Anna@xn--bcher-kva.example (Anna@bücher.example) (external)");
     expect(asked).toEqual(["anna@xn--bcher-kva.example"]);
+    expect(emailRecipientKeys(destination({ to: ["Anna@Bücher.example"], bcc: ["Bob@Example.com"] }))).toEqual([
+      "anna@xn--bcher-kva.example",
+      "bob@example.com",
+    ]);
     expect(a.confirmReasons).toEqual(["first approved email outside example.com to Anna@xn--bcher-kva.example (Anna@bücher.example)"]);
   });
 

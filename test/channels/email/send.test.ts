@@ -209,7 +209,7 @@ describe("an answer lost after the data", () => {
 
   it("is unknown when the final answer does not come in time", async () => {
     const held = double.holdNext();
-    const outcome = await channel(configFor(double.url), { replyTimeoutMs: 300 }).send(destination(), "slow", reference(16));
+    const outcome = await channel(configFor(double.url), { replyTimeoutMs: 1000 }).send(destination(), "slow", reference(16));
     await held.received;
     expect(outcome.kind).toBe("unknown");
     expect(outcome.kind === "unknown" && outcome.reason).toContain("no answer in time");
