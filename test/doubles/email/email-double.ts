@@ -2,6 +2,8 @@
  * An SMTP submission server for tests: smtp-server on 127.0.0.1, port 0, with
  * AUTH (PLAIN, LOGIN; no TLS), that keeps every message it received in full
  * with its envelope, parsed by mailparser, and answers faults on demand.
+ * smtp-server waits 100 ms before its greeting (it refuses early talkers), so
+ * each send takes at least that: the server's own time, not the client's.
  *
  * Hooks for the channel's tests and the lead's end-to-end tests:
  * - `url`: an SMTP_URL with the double's credentials (`smtp://user:pass@127.0.0.1:port`).
@@ -127,6 +129,8 @@ export async function startEmailDouble(options: EmailDoubleOptions = {}): Promis
 
   const server: SMTPServer = new SMTPServer({
     logger: false,
+    // No reverse DNS of 127.0.0.1: a machine without a resolver would stall every connection.
+    disableReverseLookup: true,
     secure: options.secure === true,
     disabledCommands: ["STARTTLS"],
     allowInsecureAuth: true,
