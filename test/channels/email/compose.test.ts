@@ -19,10 +19,16 @@ const startedAt = Date.now();
 const tricky = fc.constantFrom("\n", "\r\n", "\r", ".", "..", " ", "\t", "=", "é", "😀", "\u0000", "From ", "-- ", "x".repeat(80));
 const text = fc.array(fc.oneof(fc.string({ unit: "grapheme" }), tricky), { maxLength: 40 }).map((parts) => parts.join(""));
 const subject = fc
-  .array(fc.oneof(fc.string({ unit: "grapheme", minLength: 1 }), fc.constantFrom(" ", "  ", "=?utf-8?B?", "é", "😀", "x".repeat(90))), {
-    minLength: 1,
-    maxLength: 20,
-  })
+  .array(
+    fc.oneof(
+      fc.string({ unit: "grapheme", minLength: 1 }),
+      fc.constantFrom(" ", "  ", "=?utf-8?B?", "=?utf-8?Q?a?=", "?=", "é", "😀", "x".repeat(90)),
+    ),
+    {
+      minLength: 1,
+      maxLength: 20,
+    },
+  )
   .map((parts) => parts.join("").slice(0, 998))
   .filter((s) => s.trim() !== "" && unsafeCharacterProblem(s) === null);
 
