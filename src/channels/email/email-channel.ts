@@ -68,14 +68,19 @@ export function createEmailChannel(options: EmailChannelOptions): Channel<EmailD
       return { kind: "refused", reason: `the email could not be composed (${String(err)}); it was not sent` };
     }
     const session = new SmtpSession(config.smtp, timeouts);
-    const opened = await session.open();
-    if (!opened.ok) {
+    try {
+      const opened = await session.open();
+      if (!opened.ok) {
+        session.close(false);
+        return openFailureOutcome(opened.error, config.smtp);
+      }
+      const result = await session.send(email);
+      session.close(result.kind === "accepted");
+      return sendOutcome(result, messageId, config.from.ascii, config.smtp);
+    } catch (err) {
       session.close(false);
-      return openFailureOutcome(opened.error, config.smtp);
+      throw err;
     }
-    const result = await session.send(email);
-    session.close(result.kind === "accepted");
-    return sendOutcome(result, messageId, config.from.ascii, config.smtp);
   }
 
   return {

@@ -1,10 +1,16 @@
 /**
  * One SMTP conversation over nodemailer's SMTPConnection, as promises: open
- * (connect, EHLO, AUTH), send all-or-nothing, quit. One connection per send
- * and no pool: nodemailer's SMTPPool re-queues a message whose connection
- * closed (`maxRequeues`, 5 by default), which after the data was written
- * would send it twice; SMTPConnection has no queue and never retries, so a
- * message is written to the server at most once.
+ * (connect, EHLO, AUTH), send all-or-nothing, quit.
+ *
+ * At most once: one connection per send, no transport and no pool. What
+ * guarantees it is that SMTPConnection has no queue and no retry at all
+ * (nodemailer 10.6.1, dist/esm/smtp-connection); its send() writes the
+ * message once and reports. nodemailer's SMTPPool (`pool: true`) re-queues a
+ * message whose connection closed mid-send (`maxRequeues`, 5 by default; a
+ * negative value re-queues without end), which after the data was written
+ * sends it twice; were a pool ever used here, `maxRequeues: 0` is the option
+ * that stops it. SMTPTransport (no pool) does not retry either, but it sends
+ * to the accepted recipients when others are refused, see `send` below.
  */
 import { Readable } from "node:stream";
 import SMTPConnection, { type SMTPConnectionEnvelope, type SMTPEnvelope } from "nodemailer/lib/smtp-connection";
