@@ -48,6 +48,16 @@ describe("composeEmail", () => {
     );
   });
 
+  it("folds 50 long references within 998 characters a line and they read back in order", async () => {
+    const refs = Array.from({ length: 50 }, (_, i) => `<${String(i).padStart(3, "0")}${"r".repeat(230)}@example.org>`);
+    const email = await composeEmail(config, destination({ references: refs, in_reply_to: refs[49] }), "x", "<p@example.com>", startedAt);
+    const head = email.raw.subarray(0, email.raw.indexOf("\r\n\r\n")).toString();
+    expect(Math.max(...head.split("\r\n").map((l) => l.length))).toBeLessThanOrEqual(998);
+    const parsed = await simpleParser(email.raw);
+    expect(parsed.references).toEqual(refs);
+    expect(parsed.inReplyTo).toBe(refs[49]);
+  });
+
   it("keeps header lines within 998 characters for the longest subject", async () => {
     const email = await composeEmail(config, destination({ subject: "é".repeat(998) }), "x", "<p@example.com>", startedAt);
     const head = email.raw.subarray(0, email.raw.indexOf("\r\n\r\n")).toString();

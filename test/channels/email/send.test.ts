@@ -149,6 +149,29 @@ describe("the server's other answers", () => {
     expect(double.state.messages).toHaveLength(0);
   });
 
+  it.each(["MAIL", "RCPT"] as const)(
+    "is not_sent when the connection drops at %s, after one connection (no library retry)",
+    async (command) => {
+      double.dropNext(command);
+      const outcome = await channel().send(destination(), "text", reference(19));
+      expect(outcome.kind).toBe("not_sent");
+      expect(outcome.kind === "not_sent" && outcome.reason).toMatch(/failed before the message was handed over .*; nothing was sent$/);
+      expect(double.state.calls).toMatchObject({ connect: 1, mail: 1, data: 0 });
+    },
+  );
+
+  it("is not_sent when the server never greets in time", async () => {
+    const held = double.holdNextGreeting();
+    const ch = createEmailChannel({ config: configFor(double.url), now, connectTimeoutMs: 300 });
+    const outcome = await ch.send(destination(), "text", reference(20));
+    held.release();
+    expect(outcome).toEqual({
+      kind: "not_sent",
+      reason: `could not reach the mail server 127.0.0.1:${double.port} (no answer in time); nothing was sent`,
+    });
+    expect(double.state.calls.mail).toBe(0);
+  });
+
   it("is refused on a 553 to MAIL FROM", async () => {
     double.failNext("MAIL", 553, "5.7.1 Sender address rejected: not owned by user phill");
     const outcome = await channel().send(destination(), "text", reference(10));

@@ -20,6 +20,10 @@
  *   this answer (case-insensitive), until `clearFaults()`.
  * - `failNext(command, code = 451, text)`: the next MAIL, RCPT or DATA gets this answer
  *   (DATA: the final answer after the data arrived; the message is not kept).
+ * - `dropNext(command)`: the next MAIL or RCPT is not answered: the socket is destroyed
+ *   (a connection lost before the data).
+ * - `holdNextGreeting()`: the next connection is accepted and never greeted until
+ *   `release()` (a server that hangs before the conversation starts).
  * - `refuseAuth(code = 535, text)`: every AUTH is refused, until `clearFaults()`.
  * - `dropNextAfterData()`: the next message is received in full (and kept, as it may
  *   well be delivered) and the socket is destroyed without an answer: a lost answer.
@@ -56,6 +60,8 @@ export interface EmailDoubleState {
   readonly refusedRecipients: Map<string, Answer>;
   readonly nextFault: Map<Command, Answer[]>;
   authRefusal: Answer | null;
+  readonly drops: Set<"MAIL" | "RCPT">;
+  readonly greetingHolds: Promise<void>[];
   dropNext: number;
   holds: { release: Promise<void>; arrived: () => void; releaseNow: () => void }[];
 }
@@ -70,6 +76,8 @@ export interface EmailDouble {
   refuseRecipient(address: string, code?: number, text?: string): void;
   failNext(command: Command, code?: number, text?: string): void;
   refuseAuth(code?: number, text?: string): void;
+  dropNext(command: "MAIL" | "RCPT"): void;
+  holdNextGreeting(): { release(): void };
   dropNextAfterData(): void;
   holdNext(): { readonly received: Promise<void>; release(): void };
   clearFaults(): void;
@@ -121,10 +129,13 @@ export async function startEmailDouble(options: EmailDoubleOptions = {}): Promis
     refusedRecipients: new Map(),
     nextFault: new Map(),
     authRefusal: null,
+    drops: new Set(),
+    greetingHolds: [],
     dropNext: 0,
     holds: [],
   };
   const everyHold: EmailDoubleState["holds"] = [];
+  const releases: (() => void)[] = [];
   const takeFault = (command: Command): Answer | undefined => state.nextFault.get(command)?.shift();
 
   const server: SMTPServer = new SMTPServer({
@@ -139,7 +150,9 @@ export async function startEmailDouble(options: EmailDoubleOptions = {}): Promis
     onConnect(session, callback) {
       state.calls.connect++;
       for (const c of server.connections) if (c.session === session) c._socket.on("data", transcriber());
-      callback();
+      const hold = state.greetingHolds.shift();
+      if (hold === undefined) return callback();
+      void hold.then(() => callback());
     },
     onAuth(auth, _session, callback) {
       state.calls.auth++;
@@ -148,13 +161,15 @@ export async function startEmailDouble(options: EmailDoubleOptions = {}): Promis
         return callback(smtpError({ code: 535, text: "5.7.8 Authentication credentials invalid" }));
       callback(null, { user });
     },
-    onMailFrom(_address, _session, callback) {
+    onMailFrom(_address, session, callback) {
       state.calls.mail++;
+      if (state.drops.delete("MAIL")) return drop(session);
       const fault = takeFault("MAIL");
       callback(fault ? smtpError(fault) : null);
     },
-    onRcptTo(address, _session, callback) {
+    onRcptTo(address, session, callback) {
       state.calls.rcpt++;
+      if (state.drops.delete("RCPT")) return drop(session);
       const fault = state.refusedRecipients.get(address.address.toLowerCase()) ?? takeFault("RCPT");
       callback(fault ? smtpError(fault) : null);
     },
@@ -163,6 +178,11 @@ export async function startEmailDouble(options: EmailDoubleOptions = {}): Promis
       receive(stream, session, callback);
     },
   });
+
+  /** Destroys the connection of a session without a word. */
+  function drop(session: SMTPServerSession) {
+    for (const c of server.connections) if (c.session === session) c._socket.destroy();
+  }
 
   /** Keeps one connection's command lines as they arrive; AUTH loses its credentials, other lines are skipped. */
   function transcriber() {
@@ -201,10 +221,7 @@ export async function startEmailDouble(options: EmailDoubleOptions = {}): Promis
           lostAnswer,
           user: typeof session.user === "string" ? session.user : null,
         });
-        if (lostAnswer) {
-          for (const c of server.connections) if (c.session === session) c._socket.destroy();
-          return;
-        }
+        if (lostAnswer) return drop(session);
         const hold = state.holds.shift();
         if (hold) {
           hold.arrived();
@@ -236,6 +253,15 @@ export async function startEmailDouble(options: EmailDoubleOptions = {}): Promis
     refuseAuth(code = 535, text = "5.7.8 Authentication credentials invalid") {
       state.authRefusal = { code, text };
     },
+    dropNext(command) {
+      state.drops.add(command);
+    },
+    holdNextGreeting() {
+      let release!: () => void;
+      state.greetingHolds.push(new Promise<void>((r) => (release = r)));
+      releases.push(() => release());
+      return { release: () => release() };
+    },
     dropNextAfterData() {
       state.dropNext++;
     },
@@ -253,11 +279,13 @@ export async function startEmailDouble(options: EmailDoubleOptions = {}): Promis
       state.nextFault.clear();
       state.authRefusal = null;
       state.dropNext = 0;
+      state.drops.clear();
     },
     async idle() {
       while (server.connections.size > 0) await new Promise((r) => setTimeout(r, 5));
     },
     close() {
+      for (const release of releases) release();
       for (const h of everyHold) {
         h.arrived();
         h.releaseNow();
