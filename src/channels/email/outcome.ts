@@ -63,6 +63,15 @@ function recipientsOutcome(refused: readonly SmtpError[]): ChannelSendOutcome {
 /** The server answered a command with a refusal: the message was not taken. */
 function answeredOutcome(error: SmtpError, from: string): ChannelSendOutcome {
   const words = serverWords(error);
+  if (error.command === "MAIL FROM" && error.responseCode === 530) {
+    return { kind: "refused", reason: `the mail server wants a login (${words}): put the user and password in SMTP_URL; it was not sent` };
+  }
+  if (error.command === "MAIL FROM" && permanent(error)) {
+    return {
+      kind: "refused",
+      reason: `the mail server refused the sender ${from} (${words}): check that this SMTP account may send as EMAIL_FROM; it was not sent`,
+    };
+  }
   const what =
     error.command === "MAIL FROM"
       ? `the sender ${from}`

@@ -102,7 +102,19 @@ describe("the server's other answers", () => {
     double.failNext("MAIL", 553, "5.7.1 Sender address rejected: not owned by user phill");
     const outcome = await channel().send(destination(), "text", reference(10));
     expect(outcome.kind).toBe("refused");
-    expect(outcome.kind === "refused" && outcome.reason).toContain("the sender phill@example.com");
+    expect(outcome.kind === "refused" && outcome.reason).toBe(
+      "the mail server refused the sender phill@example.com (553 5.7.1 Sender address rejected: not owned by user phill): " +
+        "check that this SMTP account may send as EMAIL_FROM; it was not sent",
+    );
+  });
+
+  it("is refused, asking for a login, when SMTP_URL names no user and the server wants one (530)", async () => {
+    const outcome = await channel(configFor(`smtp://127.0.0.1:${double.port}`)).send(destination(), "text", reference(21));
+    expect(outcome.kind).toBe("refused");
+    expect(outcome.kind === "refused" && outcome.reason).toMatch(
+      /^the mail server wants a login \(530 .*\): put the user and password in SMTP_URL; it was not sent$/,
+    );
+    expect(double.state.calls.auth).toBe(0);
   });
 
   it("is refused on a 554 after the data, not_sent on a 451 after the data", async () => {
