@@ -66,6 +66,9 @@ function answeredOutcome(error: SmtpError, from: string): ChannelSendOutcome {
   if (error.command === "MAIL FROM" && error.responseCode === 530) {
     return { kind: "refused", reason: `the mail server wants a login (${words}): put the user and password in SMTP_URL; it was not sent` };
   }
+  if (error.responseCode === 552) {
+    return { kind: "refused", reason: `the mail server takes no message this large (${words}); it was not sent` };
+  }
   if (error.command === "MAIL FROM" && permanent(error)) {
     return {
       kind: "refused",

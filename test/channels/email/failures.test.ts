@@ -98,6 +98,26 @@ describe("the server's other answers", () => {
     expect(double.state.calls.mail).toBe(0);
   });
 
+  it("is refused, saying it is too large, when the server's SIZE is smaller than the message (nodemailer checks before MAIL)", async () => {
+    await double.close();
+    double = await startEmailDouble({ size: 50_000 });
+    const outcome = await channel().send(destination(), "é".repeat(100_000), reference(22));
+    expect(outcome.kind).toBe("refused");
+    expect(outcome.kind === "refused" && outcome.reason).toMatch(
+      /^the mail server takes no message this large \(.*50000.*\); it was not sent$/,
+    );
+    expect(double.state.calls).toMatchObject({ mail: 0, data: 0 });
+  });
+
+  it("is refused, saying it is too large, on a 552 after the data", async () => {
+    double.failNext("DATA", 552, "5.3.4 Message size exceeds fixed limit");
+    const outcome = await channel().send(destination(), "text", reference(23));
+    expect(outcome).toEqual({
+      kind: "refused",
+      reason: "the mail server takes no message this large (552 5.3.4 Message size exceeds fixed limit); it was not sent",
+    });
+  });
+
   it("is refused on a 553 to MAIL FROM", async () => {
     double.failNext("MAIL", 553, "5.7.1 Sender address rejected: not owned by user phill");
     const outcome = await channel().send(destination(), "text", reference(10));

@@ -92,6 +92,8 @@ export interface EmailDoubleOptions {
   readonly pipelining?: boolean;
   /** TLS from the first byte (an smtps:// URL) with smtp-server's own self-signed localhost certificate. */
   readonly secure?: boolean;
+  /** The largest message it takes, in bytes, advertised as SIZE (default: no limit). */
+  readonly size?: number;
 }
 
 function smtpError(answer: Answer): Error {
@@ -143,6 +145,7 @@ export async function startEmailDouble(options: EmailDoubleOptions = {}): Promis
     // No reverse DNS of 127.0.0.1: a machine without a resolver would stall every connection.
     disableReverseLookup: true,
     secure: options.secure === true,
+    ...(options.size !== undefined ? { size: options.size } : {}),
     disabledCommands: ["STARTTLS"],
     allowInsecureAuth: true,
     authMethods: ["PLAIN", "LOGIN"],
