@@ -91,10 +91,14 @@ export class SmtpSession {
     return Promise.race([called, this.ended.then((error): Step<T> => ({ ok: false, error }))]);
   }
 
-  /** Connects, says EHLO and, when SMTP_URL names a user, logs in. */
+  /**
+   * Connects, says EHLO and, when SMTP_URL names a user and the server offers
+   * AUTH, logs in. A server that offers no AUTH (a relay that trusts the
+   * network) is not sent the password, as nodemailer's own transport does.
+   */
   async open(): Promise<Step<true>> {
     const connected = await this.step<true>((done) => this.conn.connect((err) => done(err, true)));
-    if (!connected.ok || this.server.user === null) return connected;
+    if (!connected.ok || this.server.user === null || !this.conn.allowsAuth) return connected;
     const auth = { user: this.server.user, pass: this.server.pass ?? "" };
     return this.step<true>((done) => this.conn.login(auth, (err) => done(err, true)));
   }

@@ -51,6 +51,19 @@ describe("whoAmI", () => {
     double = await startEmailDouble();
   });
 
+  it("sends no password to a relay that offers no AUTH (as nodemailer's transport does), and is ok", async () => {
+    const relay = await startEmailDouble({ auth: false });
+    try {
+      const url = `smtp://phill:relay-pass-4471@127.0.0.1:${relay.port}`;
+      expect(await whoAmI(url)).toEqual({ ok: true, speaksAs: "Phill <phill@example.com>" });
+      await relay.idle();
+      expect(relay.state.calls.auth).toBe(0);
+      expect(relay.state.commands.some((c) => c.startsWith("AUTH"))).toBe(false);
+    } finally {
+      await relay.close();
+    }
+  });
+
   it("speaks TLS from the first byte on smtps:// and checks the certificate (smtp-server's own test certificate is refused)", async () => {
     const tls = await startEmailDouble({ secure: true });
     try {

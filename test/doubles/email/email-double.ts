@@ -94,6 +94,8 @@ export interface EmailDoubleOptions {
   readonly secure?: boolean;
   /** The largest message it takes, in bytes, advertised as SIZE (default: no limit). */
   readonly size?: number;
+  /** false: a relay that offers no AUTH and takes mail from anyone (default true: AUTH required). */
+  readonly auth?: boolean;
 }
 
 function smtpError(answer: Answer): Error {
@@ -146,7 +148,8 @@ export async function startEmailDouble(options: EmailDoubleOptions = {}): Promis
     disableReverseLookup: true,
     secure: options.secure === true,
     ...(options.size !== undefined ? { size: options.size } : {}),
-    disabledCommands: ["STARTTLS"],
+    disabledCommands: options.auth === false ? ["STARTTLS", "AUTH"] : ["STARTTLS"],
+    authOptional: options.auth === false,
     allowInsecureAuth: true,
     authMethods: ["PLAIN", "LOGIN"],
     hidePIPELINING: options.pipelining === false,
