@@ -51,6 +51,20 @@ describe("whoAmI", () => {
     double = await startEmailDouble();
   });
 
+  it("upgrades smtp:// with STARTTLS when offered, checking the certificate before it logs in", async () => {
+    const tls = await startEmailDouble({ starttls: true });
+    try {
+      const identity = await whoAmI(tls.url);
+      expect(identity).toMatchObject({ ok: false, credentialsRefused: false });
+      expect(identity.ok ? "" : identity.reason).toMatch(/\(its TLS certificate was not accepted: [A-Z_]+\); nothing was sent$/);
+      await tls.idle();
+      expect(tls.state.commands.filter((c) => !c.startsWith("EHLO"))).toEqual(["STARTTLS"]);
+      expect(tls.state.calls.auth).toBe(0);
+    } finally {
+      await tls.close();
+    }
+  });
+
   it("sends no password to a relay that offers no AUTH (as nodemailer's transport does), and is ok", async () => {
     const relay = await startEmailDouble({ auth: false });
     try {

@@ -11,7 +11,7 @@
  *   `raw` bytes as the server got them (dot-stuffing undone), `parsed` (mailparser),
  *   `body` (the text/plain part's bytes decoded, byte for byte), `lostAnswer` (the
  *   double dropped the connection instead of answering).
- * - `state.commands`: the client's command lines as they came over the wire (MAIL FROM:<…>,
+ * - `state.commands`: the client's command lines as they came over the wire (STARTTLS, MAIL FROM:<…>,
  *   RCPT TO:<…>, DATA…; AUTH without its credentials): smtp-server itself turns an xn--
  *   domain back into Unicode, this shows what was actually sent.
  * - `state.calls`: how many times each command arrived: connect, auth, mail, rcpt,
@@ -94,6 +94,8 @@ export interface EmailDoubleOptions {
   readonly secure?: boolean;
   /** The largest message it takes, in bytes, advertised as SIZE (default: no limit). */
   readonly size?: number;
+  /** Offer STARTTLS on the plain port with smtp-server's own localhost certificate (default false). */
+  readonly starttls?: boolean;
   /** false: a relay that offers no AUTH and takes mail from anyone (default true: AUTH required). */
   readonly auth?: boolean;
 }
@@ -148,7 +150,7 @@ export async function startEmailDouble(options: EmailDoubleOptions = {}): Promis
     disableReverseLookup: true,
     secure: options.secure === true,
     ...(options.size !== undefined ? { size: options.size } : {}),
-    disabledCommands: options.auth === false ? ["STARTTLS", "AUTH"] : ["STARTTLS"],
+    disabledCommands: [...(options.starttls ? [] : ["STARTTLS"]), ...(options.auth === false ? ["AUTH"] : [])],
     authOptional: options.auth === false,
     allowInsecureAuth: true,
     authMethods: ["PLAIN", "LOGIN"],
@@ -197,7 +199,7 @@ export async function startEmailDouble(options: EmailDoubleOptions = {}): Promis
       const lines = (rest + chunk.toString("utf8")).split("\r\n");
       rest = lines.pop() ?? "";
       for (const line of lines) {
-        if (/^(EHLO|HELO|MAIL FROM|RCPT TO|DATA|QUIT|RSET)\b/i.test(line)) state.commands.push(line);
+        if (/^(EHLO|HELO|STARTTLS|MAIL FROM|RCPT TO|DATA|QUIT|RSET)\b/i.test(line)) state.commands.push(line);
         else if (/^AUTH\b/i.test(line)) state.commands.push(line.split(" ").slice(0, 2).join(" "));
       }
     };
