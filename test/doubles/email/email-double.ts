@@ -1,7 +1,9 @@
 /**
  * An SMTP submission server for tests: smtp-server on 127.0.0.1, port 0, with
- * AUTH (PLAIN, LOGIN; no TLS), that keeps every message it received in full
- * with its envelope, parsed by mailparser, and answers faults on demand.
+ * AUTH (PLAIN, LOGIN) on a plain connection by default, that keeps every
+ * message it received in full with its envelope, parsed by mailparser, and
+ * answers faults on demand. Options: `pipelining: false`, `secure` (smtps),
+ * `starttls`, `auth: false` (an open relay), `size` (SIZE limit), `user`/`pass`.
  * smtp-server waits 100 ms before its greeting (it refuses early talkers), so
  * each send takes at least that: the server's own time, not the client's.
  *
