@@ -50,6 +50,9 @@ export type SmtpSendResult =
   /** Anything else; `dataStarted`: the message bytes were handed to the connection. */
   | { readonly kind: "failed"; readonly error: SmtpError; readonly dataStarted: boolean };
 
+/** How long a server may take to answer QUIT before the connection is closed anyway. */
+const QUIT_GRACE_MS = 5_000;
+
 type Step<T> = { ok: true; value: T } | { ok: false; error: SmtpError };
 
 /** A conversation with the SMTP server; `close()` it in every case. */
@@ -150,9 +153,17 @@ export class SmtpSession {
     return { kind: "failed", error: sent.error, dataStarted };
   }
 
-  /** Says QUIT (the connection closes at the server's answer) when the conversation went well; otherwise closes at once. */
+  /**
+   * Says QUIT (the connection closes at the server's answer) when the
+   * conversation went well, closing it anyway after `QUIT_GRACE_MS` so that a
+   * server that never answers cannot hold the process; otherwise closes at once.
+   */
   close(polite: boolean): void {
-    if (polite) this.conn.quit();
-    else this.conn.close();
+    if (!polite) {
+      this.conn.close();
+      return;
+    }
+    this.conn.quit();
+    setTimeout(() => this.conn.close(), QUIT_GRACE_MS).unref();
   }
 }
