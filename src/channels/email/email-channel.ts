@@ -5,6 +5,7 @@
  */
 import type { Channel, ChannelAudience, ChannelIdentity, ChannelSendOutcome, LostSendLookup, SendReference } from "../channel.js";
 import type { Logger } from "../../log/logger.js";
+import { LONE_SURROGATE } from "./address.js";
 import { emailAudience, fromLine } from "./audience.js";
 import type { EmailConfig } from "./config.js";
 import { emailDestinationSchema, type EmailDestination } from "./destination.js";
@@ -55,6 +56,12 @@ export function createEmailChannel(options: EmailChannelOptions): Channel<EmailD
       return {
         kind: "refused",
         reason: `the email destination is not valid (${issue?.path.join(".")}: ${issue?.message}); it was not sent`,
+      };
+    }
+    if (LONE_SURROGATE.test(text)) {
+      return {
+        kind: "refused",
+        reason: "the text holds a broken character (a lone UTF-16 surrogate) that would arrive as �; it was not sent",
       };
     }
     if (text.length > EMAIL_MAX_LENGTH) {

@@ -88,6 +88,13 @@ describe("an email that goes out", () => {
     expect(double.state.calls.connect).toBe(0);
   });
 
+  it("refuses a text with a lone surrogate (it would arrive as U+FFFD) without connecting", async () => {
+    const outcome = await channel().send(destination(), "half an emoji: \ud83d", reference(24));
+    expect(outcome.kind).toBe("refused");
+    expect(outcome.kind === "refused" && outcome.reason).toMatch(/^the text holds a broken character \(a lone UTF-16 surrogate\)/);
+    expect(double.state.calls.connect).toBe(0);
+  });
+
   it("refuses a destination the schema would refuse (a header injection) without connecting", async () => {
     const d = { ...destination(), subject: "Hi\r\nBcc: eve@evil.example" };
     const outcome = await channel().send(d, "text", reference(5));
