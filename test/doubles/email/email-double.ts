@@ -18,6 +18,7 @@
  *   domain back into Unicode, this shows what was actually sent.
  * - `state.calls`: how many times each command arrived: connect, auth, mail, rcpt,
  *   data (DATA commands), and `aborted`: DATA transactions cut off before the final ".".
+ * - `state.faults`: the fault plan (faults.ts) that the hooks below set.
  * - `refuseRecipient(address, code = 550, text)`: every RCPT TO for that address gets
  *   this answer (case-insensitive), until `clearFaults()`.
  * - `failNext(command, code = 451, text)`: the next MAIL, RCPT or DATA gets this answer
@@ -37,6 +38,7 @@
 import type { AddressInfo } from "node:net";
 import { type ParsedMail, simpleParser } from "mailparser";
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
+import { type Answer, type FaultCommand, FaultPlan, smtpError } from "./faults.js";
 
 /** One message the double received in full. */
 export interface ReceivedEmail {
@@ -51,21 +53,13 @@ export interface ReceivedEmail {
   readonly user: string | null;
 }
 
-type Command = "MAIL" | "RCPT" | "DATA";
-type Answer = { readonly code: number; readonly text: string };
-
-/** What the double received and what it will do next. */
+/** What the double received. */
 export interface EmailDoubleState {
   readonly messages: ReceivedEmail[];
   readonly commands: string[];
   readonly calls: { connect: number; auth: number; mail: number; rcpt: number; data: number; aborted: number };
-  readonly refusedRecipients: Map<string, Answer>;
-  readonly nextFault: Map<Command, Answer[]>;
-  authRefusal: Answer | null;
-  readonly drops: Set<"MAIL" | "RCPT">;
-  readonly greetingHolds: Promise<void>[];
-  dropNext: number;
-  holds: { release: Promise<void>; arrived: () => void; releaseNow: () => void }[];
+  /** What it will answer, drop or hold next (set through the hooks below). */
+  readonly faults: FaultPlan;
 }
 
 /** The running double. */
@@ -76,7 +70,7 @@ export interface EmailDouble {
   readonly pass: string;
   readonly state: EmailDoubleState;
   refuseRecipient(address: string, code?: number, text?: string): void;
-  failNext(command: Command, code?: number, text?: string): void;
+  failNext(command: FaultCommand, code?: number, text?: string): void;
   refuseAuth(code?: number, text?: string): void;
   dropNext(command: "MAIL" | "RCPT"): void;
   holdNextGreeting(): { release(): void };
@@ -102,10 +96,6 @@ export interface EmailDoubleOptions {
   readonly auth?: boolean;
 }
 
-function smtpError(answer: Answer): Error {
-  return Object.assign(new Error(answer.text), { responseCode: answer.code });
-}
-
 /** The text/plain body's bytes, the transfer encoding undone (base64, quoted-printable, or as is). */
 export function decodedBody(raw: Buffer): Buffer {
   const split = raw.indexOf("\r\n\r\n");
@@ -126,27 +116,9 @@ export function decodedBody(raw: Buffer): Buffer {
   return body;
 }
 
-/** Starts the double on 127.0.0.1, port 0. */
-export async function startEmailDouble(options: EmailDoubleOptions = {}): Promise<EmailDouble> {
-  const user = options.user ?? "phill";
-  const pass = options.pass ?? "double-smtp-pass-7261";
-  const state: EmailDoubleState = {
-    messages: [],
-    commands: [],
-    calls: { connect: 0, auth: 0, mail: 0, rcpt: 0, data: 0, aborted: 0 },
-    refusedRecipients: new Map(),
-    nextFault: new Map(),
-    authRefusal: null,
-    drops: new Set(),
-    greetingHolds: [],
-    dropNext: 0,
-    holds: [],
-  };
-  const everyHold: EmailDoubleState["holds"] = [];
-  const releases: (() => void)[] = [];
-  const takeFault = (command: Command): Answer | undefined => state.nextFault.get(command)?.shift();
-
-  const server: SMTPServer = new SMTPServer({
+/** The smtp-server options for these double options (credentials and faults are checked in the handlers). */
+function serverOptions(options: EmailDoubleOptions) {
+  return {
     logger: false,
     // No reverse DNS of 127.0.0.1: a machine without a resolver would stall every connection.
     disableReverseLookup: true,
@@ -157,93 +129,124 @@ export async function startEmailDouble(options: EmailDoubleOptions = {}): Promis
     allowInsecureAuth: true,
     authMethods: ["PLAIN", "LOGIN"],
     hidePIPELINING: options.pipelining === false,
+  };
+}
+
+/** Keeps one connection's command lines as they arrive; AUTH loses its credentials, other lines are skipped. */
+function transcriber(commands: string[]): (chunk: Buffer) => void {
+  let rest = "";
+  return (chunk) => {
+    const lines = (rest + chunk.toString("utf8")).split("\r\n");
+    rest = lines.pop() ?? "";
+    for (const line of lines) {
+      if (/^(EHLO|HELO|STARTTLS|MAIL FROM|RCPT TO|DATA|QUIT|RSET)\b/i.test(line)) commands.push(line);
+      else if (/^AUTH\b/i.test(line)) commands.push(line.split(" ").slice(0, 2).join(" "));
+    }
+  };
+}
+
+/** Destroys the connection of a session without a word. */
+function drop(server: SMTPServer, session: SMTPServerSession): void {
+  for (const c of server.connections) if (c.session === session) c._socket.destroy();
+}
+
+/** A message received in full: failed, kept and dropped, or kept and answered (after a hold). */
+async function settle(server: SMTPServer, state: EmailDoubleState, session: SMTPServerSession, raw: Buffer, done: DataCallback) {
+  const fault = state.faults.take("DATA");
+  if (fault) return done(smtpError(fault));
+  const lostAnswer = state.faults.takeDropAfterData();
+  state.messages.push({
+    envelope: {
+      mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
+      rcptTo: session.envelope.rcptTo.map((r) => r.address),
+    },
+    raw,
+    parsed: await simpleParser(raw),
+    body: decodedBody(raw),
+    lostAnswer,
+    user: typeof session.user === "string" ? session.user : null,
+  });
+  if (lostAnswer) return drop(server, session);
+  const hold = state.faults.takeHold();
+  if (hold) {
+    hold.arrived();
+    await hold.released;
+  }
+  done(null, `2.0.0 Ok: queued as ${state.messages.length}`);
+}
+
+type DataCallback = (err?: Error | null, message?: string) => void;
+
+/** Reads the message data; a transaction the client cuts off before the final "." counts as aborted. */
+function receive(
+  server: SMTPServer,
+  state: EmailDoubleState,
+  stream: SMTPServerDataStream,
+  session: SMTPServerSession,
+  done: DataCallback,
+) {
+  const chunks: Buffer[] = [];
+  stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+  stream.on("error", () => {
+    state.calls.aborted++;
+  });
+  stream.on("end", () => void settle(server, state, session, Buffer.concat(chunks), done));
+}
+
+/** The SMTP server with the double's handlers: counts, the transcript, credentials and faults. */
+function createServer(options: EmailDoubleOptions, state: EmailDoubleState, user: string, pass: string): SMTPServer {
+  const { faults, calls } = state;
+  const server: SMTPServer = new SMTPServer({
+    ...serverOptions(options),
     onConnect(session, callback) {
-      state.calls.connect++;
-      for (const c of server.connections) if (c.session === session) c._socket.on("data", transcriber());
-      const hold = state.greetingHolds.shift();
+      calls.connect++;
+      for (const c of server.connections) if (c.session === session) c._socket.on("data", transcriber(state.commands));
+      const hold = faults.takeGreeting();
       if (hold === undefined) return callback();
       void hold.then(() => callback());
     },
     onAuth(auth, _session, callback) {
-      state.calls.auth++;
-      if (state.authRefusal) return callback(smtpError(state.authRefusal));
-      if (auth.username !== user || auth.password !== pass)
-        return callback(smtpError({ code: 535, text: "5.7.8 Authentication credentials invalid" }));
+      calls.auth++;
+      const refusal = faults.authAnswer() ?? (auth.username !== user || auth.password !== pass ? WRONG_CREDENTIALS : null);
+      if (refusal) return callback(smtpError(refusal));
       callback(null, { user });
     },
     onMailFrom(_address, session, callback) {
-      state.calls.mail++;
-      if (state.drops.delete("MAIL")) return drop(session);
-      const fault = takeFault("MAIL");
+      calls.mail++;
+      if (faults.takeDrop("MAIL")) return drop(server, session);
+      const fault = faults.take("MAIL");
       callback(fault ? smtpError(fault) : null);
     },
     onRcptTo(address, session, callback) {
-      state.calls.rcpt++;
-      if (state.drops.delete("RCPT")) return drop(session);
-      const fault = state.refusedRecipients.get(address.address.toLowerCase()) ?? takeFault("RCPT");
+      calls.rcpt++;
+      if (faults.takeDrop("RCPT")) return drop(server, session);
+      const fault = faults.take("RCPT", address.address);
       callback(fault ? smtpError(fault) : null);
     },
     onData(stream, session, callback) {
-      state.calls.data++;
-      receive(stream, session, callback);
+      calls.data++;
+      receive(server, state, stream, session, callback);
     },
   });
-
-  /** Destroys the connection of a session without a word. */
-  function drop(session: SMTPServerSession) {
-    for (const c of server.connections) if (c.session === session) c._socket.destroy();
-  }
-
-  /** Keeps one connection's command lines as they arrive; AUTH loses its credentials, other lines are skipped. */
-  function transcriber() {
-    let rest = "";
-    return (chunk: Buffer) => {
-      const lines = (rest + chunk.toString("utf8")).split("\r\n");
-      rest = lines.pop() ?? "";
-      for (const line of lines) {
-        if (/^(EHLO|HELO|STARTTLS|MAIL FROM|RCPT TO|DATA|QUIT|RSET)\b/i.test(line)) state.commands.push(line);
-        else if (/^AUTH\b/i.test(line)) state.commands.push(line.split(" ").slice(0, 2).join(" "));
-      }
-    };
-  }
-
-  function receive(stream: SMTPServerDataStream, session: SMTPServerSession, callback: (err?: Error | null, message?: string) => void) {
-    const chunks: Buffer[] = [];
-    stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-    stream.on("error", () => {
-      state.calls.aborted++;
-    });
-    stream.on("end", () => {
-      void (async () => {
-        const raw = Buffer.concat(chunks);
-        const fault = takeFault("DATA");
-        if (fault) return callback(smtpError(fault));
-        const lostAnswer = state.dropNext > 0;
-        if (lostAnswer) state.dropNext--;
-        state.messages.push({
-          envelope: {
-            mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
-            rcptTo: session.envelope.rcptTo.map((r) => r.address),
-          },
-          raw,
-          parsed: await simpleParser(raw),
-          body: decodedBody(raw),
-          lostAnswer,
-          user: typeof session.user === "string" ? session.user : null,
-        });
-        if (lostAnswer) return drop(session);
-        const hold = state.holds.shift();
-        if (hold) {
-          hold.arrived();
-          await hold.release;
-        }
-        callback(null, `2.0.0 Ok: queued as ${state.messages.length}`);
-      })();
-    });
-  }
-
   // A client that gives up mid-handshake (a refused certificate) is an 'error' here, not a crash.
   server.on("error", () => {});
+  return server;
+}
+
+const WRONG_CREDENTIALS: Answer = { code: 535, text: "5.7.8 Authentication credentials invalid" };
+
+/** Starts the double on 127.0.0.1, port 0. */
+export async function startEmailDouble(options: EmailDoubleOptions = {}): Promise<EmailDouble> {
+  const user = options.user ?? "phill";
+  const pass = options.pass ?? "double-smtp-pass-7261";
+  const faults = new FaultPlan();
+  const state: EmailDoubleState = {
+    messages: [],
+    commands: [],
+    calls: { connect: 0, auth: 0, mail: 0, rcpt: 0, data: 0, aborted: 0 },
+    faults,
+  };
+  const server = createServer(options, state, user, pass);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
   const port = (server.server.address() as AddressInfo).port;
   return {
@@ -252,54 +255,19 @@ export async function startEmailDouble(options: EmailDoubleOptions = {}): Promis
     user,
     pass,
     state,
-    refuseRecipient(address, code = 550, text = "5.1.1 Mailbox unavailable") {
-      state.refusedRecipients.set(address.toLowerCase(), { code, text });
-    },
-    failNext(command, code = 451, text = "4.3.0 Temporary failure, try again later") {
-      const list = state.nextFault.get(command) ?? [];
-      list.push({ code, text });
-      state.nextFault.set(command, list);
-    },
-    refuseAuth(code = 535, text = "5.7.8 Authentication credentials invalid") {
-      state.authRefusal = { code, text };
-    },
-    dropNext(command) {
-      state.drops.add(command);
-    },
-    holdNextGreeting() {
-      let release!: () => void;
-      state.greetingHolds.push(new Promise<void>((r) => (release = r)));
-      releases.push(() => release());
-      return { release: () => release() };
-    },
-    dropNextAfterData() {
-      state.dropNext++;
-    },
-    holdNext() {
-      let release!: () => void;
-      let arrived!: () => void;
-      const received = new Promise<void>((r) => (arrived = r));
-      const hold = { release: new Promise<void>((r) => (release = r)), arrived, releaseNow: () => release() };
-      state.holds.push(hold);
-      everyHold.push(hold);
-      return { received, release: () => release() };
-    },
-    clearFaults() {
-      state.refusedRecipients.clear();
-      state.nextFault.clear();
-      state.authRefusal = null;
-      state.dropNext = 0;
-      state.drops.clear();
-    },
+    refuseRecipient: (address, code = 550, text = "5.1.1 Mailbox unavailable") => faults.refuseRecipient(address, { code, text }),
+    failNext: (command, code = 451, text = "4.3.0 Temporary failure, try again later") => faults.failNext(command, { code, text }),
+    refuseAuth: (code = 535, text = WRONG_CREDENTIALS.text) => faults.refuseAuth({ code, text }),
+    dropNext: (command) => faults.dropNext(command),
+    holdNextGreeting: () => faults.holdNextGreeting(),
+    dropNextAfterData: () => faults.dropNextAfterData(),
+    holdNext: () => faults.holdNext(),
+    clearFaults: () => faults.clear(),
     async idle() {
       while (server.connections.size > 0) await new Promise((r) => setTimeout(r, 5));
     },
     close() {
-      for (const release of releases) release();
-      for (const h of everyHold) {
-        h.arrived();
-        h.releaseNow();
-      }
+      faults.releaseAll();
       for (const c of server.connections) c._socket.destroy();
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
