@@ -175,7 +175,7 @@ export function createEmailChannel(options: EmailChannelOptions): Channel<EmailD
         kind: "unknown",
         reason:
           `email cannot be looked up: SMTP has no way to ask whether the email with Message-ID ${messageIdOf(config, reference)} ` +
-          "was delivered. Ask a recipient whether it arrived; it will not be sent again by itself",
+          "was delivered. Look for it in the sent mail (some providers file SMTP mail there) or ask a recipient; it will not be sent again by itself",
       };
     },
     rateKey: () => `email:${config.from.ascii.toLowerCase()}`,

@@ -106,7 +106,7 @@ export function sendOutcome(result: SmtpSendResult, messageId: string, from: str
     kind: "unknown",
     reason:
       `the mail server did not confirm the email with Message-ID ${messageId} (${connectionWords(error)}) after it was handed over: ` +
-      "it may have been delivered. Ask a recipient whether it arrived; it will not be sent again by itself",
+      "it may have been delivered. Look for it in the sent mail (some providers file SMTP mail there) or ask a recipient; it will not be sent again by itself",
   };
 }
 
