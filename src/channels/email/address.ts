@@ -13,6 +13,9 @@ const BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/;
 /** Zero-width characters: invisible, they make two different texts look the same. */
 const ZERO_WIDTH = /[\u200b-\u200d\u2060\ufeff]/;
 
+/** Half of a UTF-16 surrogate pair on its own: no character at all; it would go out as U+FFFD. */
+export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /** The characters RFC 5322 allows in an atom (the local part of a plain address is dot-separated atoms). */
 const ATEXT = "A-Za-z0-9!#$%&'*+/=?^_`{|}~-";
 const DOT_ATOM = new RegExp(`^[${ATEXT}]+(?:\\.[${ATEXT}]+)*$`);
@@ -25,8 +28,8 @@ function codePoint(ch: string): string {
 
 /**
  * Why `value` may not stand in a header (an address, the subject): a control
- * character, a direction control or a zero-width character, in words; null
- * when it has none. Shared by every header field the destination carries.
+ * character, a direction control, a zero-width character or a lone surrogate,
+ * in words; null when it has none. Shared by every header field the destination carries.
  */
 export function unsafeCharacterProblem(value: string): string | null {
   const control = CONTROL.exec(value);
@@ -38,6 +41,7 @@ export function unsafeCharacterProblem(value: string): string | null {
     return `contains an invisible direction control (${codePoint(bidi[0])}), refused: it makes the text read differently than it is`;
   const zero = ZERO_WIDTH.exec(value);
   if (zero) return `contains an invisible zero-width character (${codePoint(zero[0])}), refused: remove it`;
+  if (LONE_SURROGATE.test(value)) return "contains a broken character (a lone UTF-16 surrogate), refused: it would arrive as �";
   return null;
 }
 

@@ -30,6 +30,12 @@ function known(rules: AudienceRules, address: string): boolean {
   }
 }
 
+/** The From line as it goes out (ASCII domain), with the Unicode form beside it when that differs. */
+export function fromLine(config: EmailConfig): string {
+  const address = config.fromName ? `${config.fromName} <${config.from.ascii}>` : config.from.ascii;
+  return `From: ${address}${config.from.unicode !== config.from.ascii ? ` (${config.from.unicode})` : ""}`;
+}
+
 /**
  * The canonical string of everything an approval binds to: the From line,
  * each recipient list (lowercased ASCII forms, sorted), the subject and the
@@ -62,7 +68,7 @@ export function emailAudience(d: EmailDestination, rules: AudienceRules): Channe
   const distinct = new Set(recipients.map((r) => r.address.ascii.toLowerCase()));
   const external = recipients.filter((r) => r.address.domain !== config.from.domain);
   const lines = [
-    `From: ${config.fromText}`,
+    fromLine(config),
     ...recipients.map((r) => `${LABEL[r.field]}: ${showAddress(r.address)}${r.address.domain !== config.from.domain ? " (external)" : ""}`),
     `Subject: ${d.subject}`,
     ...(d.in_reply_to !== null ? [`answers ${d.in_reply_to}`] : []),

@@ -34,14 +34,21 @@ const messageId = z.string({ error: 'must be a Message-ID written as a string, l
   }
 });
 
-const subject = z.string({ error: "subject is required: a line of text" }).superRefine((value, ctx) => {
-  const unsafe = unsafeCharacterProblem(value);
-  if (unsafe) ctx.addIssue({ code: "custom", message: unsafe });
-  else if (value.trim() === "") ctx.addIssue({ code: "custom", message: "subject must not be empty" });
-  else if (value.length > MAX_SUBJECT) {
-    ctx.addIssue({ code: "custom", message: `subject is ${value.length} characters; at most ${MAX_SUBJECT}` });
-  }
-});
+/**
+ * The subject, checked as given (a CR or LF anywhere is refused, never trimmed away), then without
+ * the spaces at its ends: mail clients drop those, so the post shows the subject as it will read.
+ */
+const subject = z
+  .string({ error: "subject is required: a line of text" })
+  .superRefine((value, ctx) => {
+    const unsafe = unsafeCharacterProblem(value);
+    if (unsafe) ctx.addIssue({ code: "custom", message: unsafe });
+    else if (value.trim() === "") ctx.addIssue({ code: "custom", message: "subject must not be empty" });
+    else if (value.length > MAX_SUBJECT) {
+      ctx.addIssue({ code: "custom", message: `subject is ${value.length} characters; at most ${MAX_SUBJECT}` });
+    }
+  })
+  .transform((value) => value.replace(/^ +| +$/g, ""));
 
 const FIELDS = ["channel", "to", "cc", "bcc", "subject", "in_reply_to", "references"];
 
@@ -102,6 +109,15 @@ export function recipientsOf(d: EmailDestination): { readonly field: "to" | "cc"
     ...d.cc.map((value) => ({ field: "cc" as const, value })),
     ...d.bcc.map((value) => ({ field: "bcc" as const, value })),
   ];
+}
+
+/**
+ * Every recipient (to, cc, bcc) in the form `knownRecipient` is asked with:
+ * the ASCII (xn--) form, lowercased. The lead records these for an approved
+ * email, so that the next email to the same address asks no extra tap.
+ */
+export function emailRecipientKeys(d: EmailDestination): string[] {
+  return recipientsOf(d).map((r) => outgoing(r.value).ascii.toLowerCase());
 }
 
 /** A one-line label of where an email goes, for lists and notices: "email to anna@example.org +2". */

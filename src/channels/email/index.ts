@@ -3,7 +3,7 @@
  * SMTP, its Message-ID chosen before the call, to every recipient the review
  * post showed or to none, never sent twice.
  */
-export { readAddress, showAddress, unsafeCharacterProblem, type OutgoingAddress } from "./address.js";
+export { type OutgoingAddress, outgoing, readAddress, showAddress, unsafeCharacterProblem } from "./address.js";
 export { emailAudience, emailFingerprint } from "./audience.js";
 export {
   emailConfigFromEnv,
@@ -16,6 +16,7 @@ export {
 export {
   describeEmailDestination,
   emailDestinationSchema,
+  emailRecipientKeys,
   MAX_RECIPIENTS,
   MAX_REFERENCES,
   MAX_SUBJECT,

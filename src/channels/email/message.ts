@@ -3,6 +3,7 @@
  * call from the send's reference (so the record can show it before the send
  * and after a lost answer), composed by nodemailer's MIME builder.
  */
+import { encodeWord } from "nodemailer/lib/mime-funcs";
 import MimeNode from "nodemailer/lib/mime-node";
 import { domainToASCII } from "node:url";
 import { outgoing } from "./address.js";
@@ -53,7 +54,11 @@ export interface OutgoingEmail {
 /**
  * Builds the email: From, To, Cc (never Bcc), Subject, Message-ID, Date,
  * In-Reply-To and References, and the text as one text/plain; charset=utf-8
- * part. The body is always base64: it carries the text's bytes exactly (no
+ * part. The subject is always written as base64 encoded-words: left as
+ * plain ASCII, nodemailer passes text that looks like an encoded-word
+ * through (a subject "x =?utf-8?Q?a?= y" would read "x a y" in the mail
+ * client, not what the post showed), and a long subject folded at a run of
+ * spaces loses spaces when the reader unfolds it. The body is always base64: it carries the text's bytes exactly (no
  * line is wrapped, no trailing space trimmed, no line end rewritten, a line
  * starting with "." stays as it is), which 7bit or quoted-printable would not
  * promise for every text.
@@ -64,7 +69,7 @@ export async function composeEmail(config: EmailConfig, d: EmailDestination, tex
   node.setHeader("From", config.fromName ? { name: config.fromName, address: config.from.ascii } : config.from.ascii);
   node.setHeader("To", list(d.to));
   if (d.cc.length > 0) node.setHeader("Cc", list(d.cc));
-  node.setHeader("Subject", d.subject);
+  node.setHeader("Subject", { prepared: true, foldLines: true, value: encodeWord(d.subject, "B", 52) });
   node.setHeader("Message-ID", messageId);
   node.setHeader("Date", emailDate(nowMs));
   if (d.in_reply_to !== null) node.setHeader("In-Reply-To", d.in_reply_to);

@@ -21,6 +21,9 @@ function connectionWords(error: SmtpError): string {
   if (error.code === "ETIMEDOUT") return "no answer in time";
   if (error.originalCode === "ECONNREFUSED") return "connection refused";
   if (error.code === "EDNS") return "the host name does not resolve";
+  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME/.test(error.originalCode ?? "")) {
+    return `its TLS certificate was not accepted: ${error.originalCode}`;
+  }
   return error.originalCode ?? serverWords(error);
 }
 
@@ -60,6 +63,18 @@ function recipientsOutcome(refused: readonly SmtpError[]): ChannelSendOutcome {
 /** The server answered a command with a refusal: the message was not taken. */
 function answeredOutcome(error: SmtpError, from: string): ChannelSendOutcome {
   const words = serverWords(error);
+  if (error.command === "MAIL FROM" && error.responseCode === 530) {
+    return { kind: "refused", reason: `the mail server wants a login (${words}): put the user and password in SMTP_URL; it was not sent` };
+  }
+  if (error.responseCode === 552) {
+    return { kind: "refused", reason: `the mail server takes no message this large (${words}); it was not sent` };
+  }
+  if (error.command === "MAIL FROM" && permanent(error)) {
+    return {
+      kind: "refused",
+      reason: `the mail server refused the sender ${from} (${words}): check that this SMTP account may send as EMAIL_FROM; it was not sent`,
+    };
+  }
   const what =
     error.command === "MAIL FROM"
       ? `the sender ${from}`
@@ -91,7 +106,7 @@ export function sendOutcome(result: SmtpSendResult, messageId: string, from: str
     kind: "unknown",
     reason:
       `the mail server did not confirm the email with Message-ID ${messageId} (${connectionWords(error)}) after it was handed over: ` +
-      "it may have been delivered. Look for it in the sent mail or ask a recipient; it will not be sent again by itself",
+      "it may have been delivered. Look for it in the sent mail (some providers file SMTP mail there) or ask a recipient; it will not be sent again by itself",
   };
 }
 

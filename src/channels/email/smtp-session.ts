@@ -1,10 +1,16 @@
 /**
  * One SMTP conversation over nodemailer's SMTPConnection, as promises: open
- * (connect, EHLO, AUTH), send all-or-nothing, quit. One connection per send
- * and no pool: nodemailer's SMTPPool re-queues a message whose connection
- * closed (`maxRequeues`, 5 by default), which after the data was written
- * would send it twice; SMTPConnection has no queue and never retries, so a
- * message is written to the server at most once.
+ * (connect, EHLO, AUTH), send all-or-nothing, quit.
+ *
+ * At most once: one connection per send, no transport and no pool. What
+ * guarantees it is that SMTPConnection has no queue and no retry at all
+ * (nodemailer 10.6.1, dist/esm/smtp-connection); its send() writes the
+ * message once and reports. nodemailer's SMTPPool (`pool: true`) re-queues a
+ * message whose connection closed mid-send (`maxRequeues`, 5 by default; a
+ * negative value re-queues without end), which after the data was written
+ * sends it twice; were a pool ever used here, `maxRequeues: 0` is the option
+ * that stops it. SMTPTransport (no pool) does not retry either, but it sends
+ * to the accepted recipients when others are refused, see `send` below.
  */
 import { Readable } from "node:stream";
 import SMTPConnection, { type SMTPConnectionEnvelope, type SMTPEnvelope } from "nodemailer/lib/smtp-connection";
@@ -43,6 +49,9 @@ export type SmtpSendResult =
   | { readonly kind: "recipients_refused"; readonly refused: readonly SmtpError[] }
   /** Anything else; `dataStarted`: the message bytes were handed to the connection. */
   | { readonly kind: "failed"; readonly error: SmtpError; readonly dataStarted: boolean };
+
+/** How long a server may take to answer QUIT before the connection is closed anyway. */
+const QUIT_GRACE_MS = 5_000;
 
 type Step<T> = { ok: true; value: T } | { ok: false; error: SmtpError };
 
@@ -85,10 +94,14 @@ export class SmtpSession {
     return Promise.race([called, this.ended.then((error): Step<T> => ({ ok: false, error }))]);
   }
 
-  /** Connects, says EHLO and, when SMTP_URL names a user, logs in. */
+  /**
+   * Connects, says EHLO and, when SMTP_URL names a user and the server offers
+   * AUTH, logs in. A server that offers no AUTH (a relay that trusts the
+   * network) is not sent the password, as nodemailer's own transport does.
+   */
   async open(): Promise<Step<true>> {
     const connected = await this.step<true>((done) => this.conn.connect((err) => done(err, true)));
-    if (!connected.ok || this.server.user === null) return connected;
+    if (!connected.ok || this.server.user === null || !this.conn.allowsAuth) return connected;
     const auth = { user: this.server.user, pass: this.server.pass ?? "" };
     return this.step<true>((done) => this.conn.login(auth, (err) => done(err, true)));
   }
@@ -140,9 +153,17 @@ export class SmtpSession {
     return { kind: "failed", error: sent.error, dataStarted };
   }
 
-  /** Says QUIT (the connection closes at the server's answer) when the conversation went well; otherwise closes at once. */
+  /**
+   * Says QUIT (the connection closes at the server's answer) when the
+   * conversation went well, closing it anyway after `QUIT_GRACE_MS` so that a
+   * server that never answers cannot hold the process; otherwise closes at once.
+   */
   close(polite: boolean): void {
-    if (polite) this.conn.quit();
-    else this.conn.close();
+    if (!polite) {
+      this.conn.close();
+      return;
+    }
+    this.conn.quit();
+    setTimeout(() => this.conn.close(), QUIT_GRACE_MS).unref();
   }
 }

@@ -5,7 +5,7 @@
  * approval binds to.
  */
 import { describe, expect, it } from "vitest";
-import { createEmailChannel, type EmailDestination } from "../../../src/channels/email/index.js";
+import { createEmailChannel, type EmailDestination, emailRecipientKeys } from "../../../src/channels/email/index.js";
 import { configFrom, destination } from "./fixtures.js";
 
 const startedAt = Date.now();
@@ -49,6 +49,10 @@ describe("the email audience", () => {
     });
     expect(a.lines[1]).toBe("to: Anna@xn--bcher-kva.example (Anna@bücher.example) (external)");
     expect(asked).toEqual(["anna@xn--bcher-kva.example"]);
+    expect(emailRecipientKeys(destination({ to: ["Anna@Bücher.example"], bcc: ["Bob@Example.com"] }))).toEqual([
+      "anna@xn--bcher-kva.example",
+      "bob@example.com",
+    ]);
     expect(a.confirmReasons).toEqual(["first approved email outside example.com to Anna@xn--bcher-kva.example (Anna@bücher.example)"]);
   });
 
@@ -82,6 +86,13 @@ describe("the email audience", () => {
     const otherFrom = configFrom({ SMTP_URL: "smtp://u:p@127.0.0.1:9", EMAIL_FROM: "Phillip <phill@example.com>" });
     const fromChanged = await createEmailChannel({ config: otherFrom, now: () => startedAt }).readAudience(destination(base), "");
     expect(fromChanged.fingerprint).not.toBe(original);
+  });
+
+  it("shows an IDN From address as it goes out, the Unicode form beside it", async () => {
+    const idn = configFrom({ SMTP_URL: "smtp://u:p@127.0.0.1:9", EMAIL_FROM: "Jörg <joerg@bücher.example>" });
+    const a = await createEmailChannel({ config: idn, now: () => startedAt }).readAudience(destination(), "");
+    expect(a.lines[0]).toBe("From: Jörg <joerg@xn--bcher-kva.example> (joerg@bücher.example)");
+    expect(a.lines[1]).toBe("to: anna@example.com (external)");
   });
 });
 

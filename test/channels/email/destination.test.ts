@@ -37,6 +37,10 @@ describe("an email destination that is accepted", () => {
     );
   });
 
+  it("takes the spaces off the ends of the subject (mail clients drop them) and keeps those inside", () => {
+    expect(emailDestinationSchema.parse({ ...base, subject: "  Re:  the  plan " }).subject).toBe("Re:  the  plan");
+  });
+
   it("describes where it goes in one line", () => {
     expect(describeEmailDestination(emailDestinationSchema.parse(base))).toBe("email to anna@example.org");
     const three = emailDestinationSchema.parse({ ...base, cc: ["b@example.org"], bcc: ["c@example.org"] });
@@ -85,6 +89,11 @@ describe("an email destination that is refused, naming the field", () => {
     ["an Arabic letter mark in the subject", { subject: "a\u061Cb" }, /^subject: contains an invisible direction control \(U\+061C\)/],
     ["a zero-width joiner in the subject", { subject: "Pay\u200dPal" }, /^subject: contains an invisible zero-width character \(U\+200D\)/],
     ["a byte order mark in the subject", { subject: "\ufeffHello" }, /^subject: contains an invisible zero-width character \(U\+FEFF\)/],
+    [
+      "a lone surrogate in the subject",
+      { subject: "broken \ud83d here" },
+      /^subject: contains a broken character \(a lone UTF-16 surrogate\)/,
+    ],
     ["an empty subject", { subject: "  " }, /^subject: subject must not be empty/],
     ["a 999-character subject", { subject: "s".repeat(999) }, /^subject: subject is 999 characters; at most 998/],
     ["no subject", { subject: undefined }, /^subject: subject is required/],

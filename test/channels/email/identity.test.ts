@@ -50,6 +50,47 @@ describe("whoAmI", () => {
     });
     double = await startEmailDouble();
   });
+
+  it("upgrades smtp:// with STARTTLS when offered, checking the certificate before it logs in", async () => {
+    const tls = await startEmailDouble({ starttls: true });
+    try {
+      const identity = await whoAmI(tls.url);
+      expect(identity).toMatchObject({ ok: false, credentialsRefused: false });
+      expect(identity.ok ? "" : identity.reason).toMatch(/\(its TLS certificate was not accepted: [A-Z_]+\); nothing was sent$/);
+      await tls.idle();
+      expect(tls.state.commands.filter((c) => !c.startsWith("EHLO"))).toEqual(["STARTTLS"]);
+      expect(tls.state.calls.auth).toBe(0);
+    } finally {
+      await tls.close();
+    }
+  });
+
+  it("sends no password to a relay that offers no AUTH (as nodemailer's transport does), and is ok", async () => {
+    const relay = await startEmailDouble({ auth: false });
+    try {
+      const url = `smtp://phill:relay-pass-4471@127.0.0.1:${relay.port}`;
+      expect(await whoAmI(url)).toEqual({ ok: true, speaksAs: "Phill <phill@example.com>" });
+      await relay.idle();
+      expect(relay.state.calls.auth).toBe(0);
+      expect(relay.state.commands.some((c) => c.startsWith("AUTH"))).toBe(false);
+    } finally {
+      await relay.close();
+    }
+  });
+
+  it("speaks TLS from the first byte on smtps:// and checks the certificate (smtp-server's own test certificate is refused)", async () => {
+    const tls = await startEmailDouble({ secure: true });
+    try {
+      const identity = await whoAmI(tls.url);
+      expect(identity).toMatchObject({ ok: false, credentialsRefused: false });
+      expect(identity.ok ? "" : identity.reason).toMatch(
+        /^could not reach the mail server 127\.0\.0\.1:\d+ \(its TLS certificate was not accepted: [A-Z_]+\); nothing was sent$/,
+      );
+      expect(tls.state.calls.auth).toBe(0);
+    } finally {
+      await tls.close();
+    }
+  });
 });
 
 describe("emailMessageId", () => {
