@@ -6,7 +6,7 @@
  * (TELEGRAM_RATE_SCALE 1), so no double's limit needs scaling.
  */
 import { channelLatency, type ChannelStages } from "./channel-latency.js";
-import { emailDrain, keyEfficiency, slackDrain, type KeyDrain } from "./channel-rate.js";
+import { boundRate, emailDrain, keyEfficiency, permittedSpan, slackDrain, type KeyDrain } from "./channel-rate.js";
 import { fixed, quantile } from "./support.js";
 import { info, judged, skipped, type Row } from "./table.js";
 
@@ -49,18 +49,47 @@ async function slackRows(): Promise<Row[]> {
   return rows;
 }
 
+/**
+ * Email, three ways: the first EMAIL_RATE drafts (what fits one sliding
+ * window: none may be held back), the rate once the window binds (the
+ * limiter's own share), and the whole drain against a sender with no latency
+ * (the SMTP dialogue of each message, one at a time, included).
+ */
 async function emailRows(): Promise<Row[]> {
   const { drafts, ratePerMinute } = EMAIL;
-  const { drain, firstWindowMs } = await emailDrain(drafts, ratePerMinute);
+  const at = await emailDrain(drafts, ratePerMinute);
+  if (at.length < drafts)
+    return [skipped("11", `email: ${drafts} drafts at EMAIL_RATE=${ratePerMinute}`, `DID NOT FINISH: ${at.length}/${drafts} sent`)];
+  const firstMs = at[ratePerMinute - 1]! - at[0]!;
+  const firstRate = (ratePerMinute - 1) / (firstMs / 60_000) / ratePerMinute;
+  const bound = boundRate(at, ratePerMinute, 60_000);
+  const whole: KeyDrain = {
+    key: "email",
+    sent: at.length,
+    drafts,
+    spanMs: at.at(-1)! - at[0]!,
+    permittedSpanMs: permittedSpan(drafts, ratePerMinute, 60_000),
+  };
   return [
     judged(
       "11",
-      `email: ${drafts} drafts at EMAIL_RATE=${ratePerMinute} (the first ${ratePerMinute} fit one window; the rate binds on the rest)`,
-      drainFigure(drain),
+      `email: the first ${ratePerMinute} approved drafts at EMAIL_RATE=${ratePerMinute} (one window: none held back)`,
+      `${fixed(firstMs / 1000, 2)} s first to last = ${fixed(firstRate, 1)} x the rate (one SMTP dialogue at a time)`,
       "≥ 0.95 of the rate",
-      keyEfficiency(drain) >= 0.95,
+      firstRate >= 0.95,
     ),
-    info("11", `  of which: the first ${ratePerMinute}, one at a time as the SMTP double answers`, `${fixed(firstWindowMs / 1000, 2)} s`),
+    judged(
+      "11",
+      `email: drafts ${ratePerMinute + 1}-${drafts}, the window bound: each send's minute, the ${ratePerMinute} before it included`,
+      `lowest ${fixed(bound, 3)} of ${ratePerMinute} a minute`,
+      "≥ 0.95 of the rate",
+      bound >= 0.95,
+    ),
+    info(
+      "11",
+      `  all ${drafts}, first to last, vs a sender with no latency (SMTP dialogues included; the double greets after 100 ms)`,
+      drainFigure(whole),
+    ),
   ];
 }
 
