@@ -4,7 +4,7 @@
  * table, every figure from this run, each beside its target. Sections:
  * drain, latency, intake, replay, memory, history, start, soak, undo, day (bot
  * messages per draft over a scripted day), channels (Linear, email and Slack:
- * drains against their limits, decision -> call; about 2.5 minutes)
+ * drains against their limits, decision -> call; about 3 minutes)
  * (default: all but soak and channels; `npm run bench -- soak` runs the
  * 30-day soak, `npm run bench -- channels` the channels). Not part of the test
  * suite. About 3-4 minutes on 2 cores; needs 4 GiB free in the temp dir
@@ -35,7 +35,7 @@ const SECTIONS: Record<string, { order: number; run: () => Promise<Row[]> }> = {
   channels: { order: 11, run: channelsSection },
 };
 
-/** Sections run only when named: the 30-day soak, and the channels' real-time drains (about 2.5 minutes). */
+/** Sections run only when named: the 30-day soak, and the channels' real-time drains (about 3 minutes). */
 const OPT_IN = new Set(["soak", "channels"]);
 
 function header(): string {
