@@ -4,8 +4,9 @@
  * caller's choice: what the drain and in-process latency benchmarks run on.
  */
 import { join } from "node:path";
-import { Api } from "grammy";
+import type { Api } from "grammy";
 import { openCore, type Core } from "../src/app/core.js";
+import type { ChannelSet } from "../src/channels/channel-set.js";
 import type { Clock } from "../src/clock/clock.js";
 import type { Config } from "../src/config/config.js";
 import type { Logger } from "../src/log/logger.js";
@@ -16,12 +17,18 @@ import { FakeReviewChat } from "../src/test-mode/fake-review-chat.js";
 import type { CallRecord, TelegramDouble } from "../test/telegram-double/index.js";
 import { OWNER, draftText } from "./support.js";
 
+/** What a benchmark core sends through; `channels` and `channelLimiter` add Linear, email and Slack (bench/channel-fixture.ts). */
+export interface BenchEdges {
+  readonly api: Api;
+  readonly limiter: DestinationLimiter;
+  readonly clock: Clock;
+  readonly wrapCall?: (call: SendMessageCall) => SendMessageCall;
+  readonly channels?: ChannelSet;
+  readonly channelLimiter?: DestinationLimiter;
+}
+
 /** Opens a core whose sends go through `api` (grammY, against the double) and `limiter`; `wrapCall` may observe each call. */
-export function openBenchCore(
-  config: Config,
-  log: Logger,
-  edges: { api: Api; limiter: DestinationLimiter; clock: Clock; wrapCall?: (call: SendMessageCall) => SendMessageCall },
-): Promise<Core> {
+export function openBenchCore(config: Config, log: Logger, edges: BenchEdges): Promise<Core> {
   const call = telegramSendCall(edges.api);
   return openCore(config, log, {
     clock: edges.clock,
@@ -31,6 +38,8 @@ export function openBenchCore(
     redact: null,
     processSwitchValue: undefined,
     envFilePath: join(config.harnessDir, ".env"),
+    ...(edges.channels ? { channels: edges.channels } : {}),
+    ...(edges.channelLimiter ? { channelLimiter: edges.channelLimiter } : {}),
   });
 }
 

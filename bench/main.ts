@@ -3,8 +3,10 @@
  * limits (the Bot API double enforcing them) and the disk, and prints ONE
  * table, every figure from this run, each beside its target. Sections:
  * drain, latency, intake, replay, memory, history, start, soak, undo, day (bot
- * messages per draft over a scripted day) (default: all but soak;
- * `npm run bench -- soak` runs the 30-day soak). Not part of the test
+ * messages per draft over a scripted day), channels (Linear, email and Slack:
+ * drains against their limits, decision -> call; about 3 minutes)
+ * (default: all but soak and channels; `npm run bench -- soak` runs the
+ * 30-day soak, `npm run bench -- channels` the channels). Not part of the test
  * suite. About 3-4 minutes on 2 cores; needs 4 GiB free in the temp dir
  * for the replay (skipped otherwise).
  */
@@ -16,6 +18,7 @@ import { soakSection } from "./soak.js";
 import { startSection } from "./start.js";
 import { undoVisibleSection } from "./undo-visible.js";
 import { reviewDaySection } from "./review-day.js";
+import { channelsSection } from "./channels.js";
 import { renderTable, skipped, type Row } from "./table.js";
 
 const SECTIONS: Record<string, { order: number; run: () => Promise<Row[]> }> = {
@@ -29,7 +32,11 @@ const SECTIONS: Record<string, { order: number; run: () => Promise<Row[]> }> = {
   start: { order: 8, run: startSection },
   undo: { order: 9, run: undoVisibleSection },
   day: { order: 10, run: reviewDaySection },
+  channels: { order: 11, run: channelsSection },
 };
+
+/** Sections run only when named: the 30-day soak, and the channels' real-time drains (about 3 minutes). */
+const OPT_IN = new Set(["soak", "channels"]);
 
 function header(): string {
   const cpu = cpus();
@@ -48,7 +55,7 @@ async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
   const unknown = wanted.filter((w) => !(w in SECTIONS));
   if (unknown.length > 0) throw new Error(`unknown section(s) ${unknown.join(", ")}; choose from ${Object.keys(SECTIONS).join(", ")}`);
-  const names = wanted.length > 0 ? wanted : Object.keys(SECTIONS).filter((name) => name !== "soak");
+  const names = wanted.length > 0 ? wanted : Object.keys(SECTIONS).filter((name) => !OPT_IN.has(name));
   process.stdout.write(`${header()}\n`);
   const started = performance.now();
   const results: Array<{ order: number; rows: Row[] }> = [];

@@ -46,8 +46,13 @@ export class ChannelDelivery {
 
   constructor(private readonly options: ChannelDeliveryOptions) {}
 
-  /** Goes on from an approved draft whose approval and switch were checked: everything else, then the call. */
-  async attempt(draft: DraftRecord, inTurn: (work: () => Promise<void>) => Promise<void>): Promise<void> {
+  /**
+   * Goes on from an approved draft whose approval and switch were checked:
+   * everything else, then the call. `answered` tells the limiter the service
+   * answered the call, so its window counts from then, not from after the
+   * outcome's fsync (a lost answer never says so: its request may still arrive).
+   */
+  async attempt(draft: DraftRecord, inTurn: (work: () => Promise<void>) => Promise<void>, answered?: () => void): Promise<void> {
     const { ledger } = this.options;
     const name = draft.destination!.channel;
     const halted = this.options.channels.haltedWhy(name);
@@ -63,7 +68,7 @@ export class ChannelDelivery {
       return;
     }
     if (!(await this.audienceUnchanged(draft))) return;
-    return inTurn(() => this.sendNow(draft.draft_id));
+    return inTurn(() => this.sendNow(draft.draft_id, answered));
   }
 
   /** True while a send or lookup of this draft runs here. */
@@ -105,17 +110,17 @@ export class ChannelDelivery {
   }
 
   /** The intent, the switch again, the call, the outcome; marked in flight from before the intent, so no lookup runs meanwhile. */
-  private async sendNow(draftId: string): Promise<void> {
+  private async sendNow(draftId: string, answered?: () => void): Promise<void> {
     if (this.inFlight.has(draftId)) return;
     this.inFlight.add(draftId);
     try {
-      await this.intentAndCall(draftId);
+      await this.intentAndCall(draftId, answered);
     } finally {
       this.inFlight.delete(draftId);
     }
   }
 
-  private async intentAndCall(draftId: string): Promise<void> {
+  private async intentAndCall(draftId: string, answered?: () => void): Promise<void> {
     const { ledger } = this.options;
     const intent = await ledger.apply(draftId, { type: "send_intent", reference: randomUUID() });
     if (!intent.ok) {
@@ -128,7 +133,9 @@ export class ChannelDelivery {
       await ledger.apply(draftId, { type: "halt", ...haltedNow });
       return;
     }
-    await this.settle(sending, await this.call(sending));
+    const outcome = await this.call(sending);
+    if (outcome.kind !== "unknown") answered?.();
+    await this.settle(sending, outcome);
   }
 
   /** The one call. Never throws: a channel that throws is a send whose outcome nobody knows. */

@@ -124,7 +124,7 @@ export class SendPath {
     if (waitMs > 0) return this.sendAfterUndoWindow(draftId, waitMs);
     try {
       const limiter = draft.destination !== null ? (this.options.channelLimiter ?? this.options.limiter) : this.options.limiter;
-      await limiter.schedule(draft.destination_chat_id, () => this.attempt(draftId));
+      await limiter.schedule(draft.destination_chat_id, (answered) => this.attempt(draftId, answered));
     } catch (err) {
       if (!this.stopped)
         this.options.log.error({ draft_id: draftId, err }, "send path failed; the draft stays approved and is retried at the next start");
@@ -138,7 +138,8 @@ export class SendPath {
     for (const w of this.undoWaits.values()) w.cancel();
   }
 
-  private async attempt(draftId: string): Promise<void> {
+  /** `answered`: the limiter's, told when another channel's call was answered (Telegram's sends count from their end). */
+  private async attempt(draftId: string, answered?: () => void): Promise<void> {
     const { ledger } = this.options;
     const draft = ledger.get(draftId);
     if (!draft || draft.status !== "approved" || this.stopped) return;
@@ -153,7 +154,7 @@ export class SendPath {
       await ledger.apply(draftId, { type: "halt", ...halted });
       return;
     }
-    if (draft.destination !== null) return this.deliverOnChannel(draft);
+    if (draft.destination !== null) return this.deliverOnChannel(draft, answered);
     if (!(await this.audienceAllows(draft))) return;
     const notAsOwner = await this.options.checkSender?.(draft, true);
     if (notAsOwner) return this.haltNotAsOwner(draftId, notAsOwner);
@@ -223,7 +224,7 @@ export class SendPath {
   }
 
   /** Linear, email or Slack: the channel's own checks and call (channel-delivery.ts), in the review turn after an undo window. */
-  private deliverOnChannel(draft: DraftRecord): Promise<void> {
+  private deliverOnChannel(draft: DraftRecord, answered?: () => void): Promise<void> {
     const { ledger } = this.options;
     if (this.delivery === null)
       return ledger
@@ -234,7 +235,7 @@ export class SendPath {
         .then(() => undefined);
     const inTurn = (work: () => Promise<void>) =>
       draft.send_after !== null && ledger.inReviewTurn ? ledger.inReviewTurn(draft.draft_id, work) : work();
-    return this.delivery.attempt(draft, inTurn);
+    return this.delivery.attempt(draft, inTurn, answered);
   }
 
   /**

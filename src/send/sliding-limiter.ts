@@ -6,7 +6,10 @@
  * ENDED (while it runs it holds a slot): the request reaches Telegram
  * somewhere between the job's start and its end (after the kill-switch check
  * and the fsync'd send intent), so counting from the end can never put two
- * sends closer at Telegram than a window allows.
+ * sends closer at Telegram than a window allows. A job that says its call
+ * was answered (`answered`) counts from that moment instead: the request had
+ * reached the service by then too, and the work after it (the outcome's
+ * fsync) no longer delays the next send.
  *
  * Why not Bottleneck here: its minTime and reservoir count from a job's start
  * and refill fixed windows, and `npm run bench` measured 429s and a livelock
@@ -37,9 +40,12 @@ class WindowLog {
     this.running++;
   }
 
-  end(now: number): void {
+  /** The job's slot is free; it counts from `at` (its answer, or its end), kept in order among the others. */
+  end(at: number): void {
     this.running--;
-    this.ended.push(now);
+    let i = this.ended.length;
+    while (i > 0 && this.ended[i - 1]! > at) i--;
+    this.ended.splice(i, 0, at);
   }
 }
 
@@ -146,22 +152,27 @@ export function keyedWindowLimiter(clock: Clock, limits: KeyedLimits): Destinati
     }
     return q;
   };
-  const finish = (q: ChatQueue) => {
-    const now = clock.now();
-    for (const l of [...shared, ...q.logs]) l.end(now);
+  const finish = (q: ChatQueue, answeredAt: number | null) => {
+    const at = answeredAt ?? clock.now();
+    for (const l of [...shared, ...q.logs]) l.end(at);
     q.running = false;
     pump();
   };
   return {
-    schedule<T>(chatId: string, work: () => Promise<T>): Promise<T> {
+    schedule<T>(chatId: string, work: (answered?: () => void) => Promise<T>): Promise<T> {
       if (stopped) return Promise.reject(new Error("the limiter is stopped"));
       const q = queueFor(chatId);
       return new Promise<T>((resolve, reject) => {
         q.jobs.push({
-          run: () =>
-            void work()
+          run: () => {
+            let answeredAt: number | null = null;
+            const answered = () => {
+              answeredAt ??= clock.now();
+            };
+            void work(answered)
               .then(resolve, reject)
-              .finally(() => finish(q)),
+              .finally(() => finish(q, answeredAt));
+          },
           drop: reject,
         });
         pump();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SimulatedClock } from "../../src/clock/simulated-clock.js";
-import { GLOBAL_PAUSE_CAP_MS, slidingWindowLimiter } from "../../src/send/sliding-limiter.js";
+import { GLOBAL_PAUSE_CAP_MS, keyedWindowLimiter, slidingWindowLimiter } from "../../src/send/sliding-limiter.js";
 
 /** Lets promise callbacks (a job's end, the limiter's next pump) run. */
 const flush = () => new Promise<void>((r) => setImmediate(r));
@@ -82,5 +82,44 @@ describe("slidingWindowLimiter", () => {
     const other = spans.filter((s) => s.chat === "-1002");
     expect(first[1]!.start - first[0]!.start).toBeGreaterThanOrEqual(599_000);
     expect(Math.max(...other.map((s) => s.start))).toBeLessThanOrEqual(GLOBAL_PAUSE_CAP_MS + 2_000);
+  });
+});
+
+describe("keyedWindowLimiter: a job that says its call was answered", () => {
+  /** Two jobs on `key`: each answers after `callMs`, then works on for `afterMs` (its fsync). Clock ms of their starts and answers. */
+  async function twoJobs(windows: { max: number; lengthMs: number }[], opts: { callMs: number; afterMs: number; answer: boolean }) {
+    const clock = new SimulatedClock(0);
+    const limiter = keyedWindowLimiter(clock, { global: null, windowsFor: () => windows, pauseCapMs: 0 });
+    const wait = (ms: number) => new Promise<void>((r) => clock.setTimeout(r, ms));
+    const spans: Array<{ start: number; answered: number }> = [];
+    const job = () =>
+      limiter.schedule("slack:C1", async (answered) => {
+        const start = clock.now();
+        await wait(opts.callMs);
+        if (opts.answer) answered?.();
+        spans.push({ start, answered: clock.now() });
+        await wait(opts.afterMs);
+      });
+    let done = false;
+    void Promise.all([job(), job()]).then(() => (done = true));
+    for (let step = 0; !done; step++) {
+      if (step > 10_000) throw new Error("the limiter never finished");
+      await clock.advance(5, flush);
+      await flush();
+    }
+    await limiter.stop();
+    return spans;
+  }
+
+  it("counts the window from the answer, not from the work done after it", async () => {
+    const [first, second] = await twoJobs([{ max: 1, lengthMs: 1000 }], { callMs: 20, afterMs: 300, answer: true });
+    expect(second!.start - first!.answered).toBeGreaterThanOrEqual(1000);
+    // Not 300 ms later: the outcome's fsync after the answer no longer holds the next send back.
+    expect(second!.start - first!.answered).toBeLessThan(1000 + 50);
+  });
+
+  it("counts from the job's end when the work never says its call was answered (a lost answer)", async () => {
+    const [first, second] = await twoJobs([{ max: 1, lengthMs: 1000 }], { callMs: 20, afterMs: 300, answer: false });
+    expect(second!.start - (first!.answered + 300)).toBeGreaterThanOrEqual(1000);
   });
 });

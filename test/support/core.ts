@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { openCore, type Core, type CoreEdges } from "../../src/app/core.js";
+import type { ChannelSet } from "../../src/channels/channel-set.js";
 import { SimulatedClock } from "../../src/clock/simulated-clock.js";
 import { loadConfig } from "../../src/config/config.js";
 import type { AudienceSource } from "../../src/desk/ports.js";
@@ -42,6 +43,9 @@ export interface TestCoreOptions {
    * afterwards, which leaves drafts made in test mode alone. Default false: test mode's drafts.
    */
   readonly live: boolean;
+  /** Linear, email and Slack (contract v5), and their limiter; default none. */
+  readonly channels: ChannelSet;
+  readonly channelLimiter: DestinationLimiter;
 }
 
 /** A live-mode configuration for an in-process core: the edges stay test mode's, only the drafts are live. */
@@ -72,6 +76,8 @@ export async function openTestCore(dir?: string, options: Partial<TestCoreOption
     redact: null,
     processSwitchValue: options.env?.TAO_SWARM_ENABLED,
     envFilePath: join(harness, ".env"),
+    ...(options.channels ? { channels: options.channels } : {}),
+    ...(options.channelLimiter ? { channelLimiter: options.channelLimiter } : {}),
   });
   if (options.resume !== false) await resumeDrafts(core.desk);
   await core.desk.settle();
