@@ -23,7 +23,7 @@ const LIFE_BUDGET_MS = 20_000;
 const SETTLE_MS = 30_000;
 
 /** One kill point of the schedule. */
-interface Job {
+export interface Job {
   readonly channel: SweepChannel;
   readonly point: SweepPoint;
 }
@@ -157,7 +157,7 @@ async function runLife(l: Lane, job: Job, last: SweepDraft | null, lifeNo: numbe
   await settleAndCheck(l, last);
   if (lifeNo % 2 === 1) await unapprovedDraft(l, life, job.channel);
   const draft = await sendAndKill(l, life, job);
-  if (l.debug) console.log(`life ${lifeNo} ${job.channel}:${job.point} -> ${draft.statusAtKill} in ${Date.now() - t0} ms`);
+  if (l.debug) console.log(`lane ${l.lane} life ${lifeNo} ${job.channel}:${job.point} -> ${draft.statusAtKill} in ${Date.now() - t0} ms`);
   return draft;
 }
 
@@ -181,19 +181,18 @@ async function untold(l: Lane): Promise<string[]> {
     .map((d) => d.draft_id);
 }
 
-/** Runs every kill point of `iterations` on one HARNESS_DIR, then the last life and the final checks. */
+/** Runs `jobs` (kill points) on one HARNESS_DIR against `world`, then the last life and the final checks. */
 export async function runChannelLane(o: {
   world: ChannelWorld;
   lane: number;
-  iterations: number;
+  jobs: readonly Job[];
   seed: number;
   debug: boolean;
 }): Promise<ChannelLaneResult> {
   const rand = prng(o.seed);
   const l: Lane = { world: o.world, dirs: await freshDirs(), ledger: new ChannelLedger(), lane: o.lane, rand, debug: o.debug, n: 0 };
-  const jobs = channelSchedule(o.iterations, rand);
   let last: SweepDraft | null = null;
-  for (const [i, job] of jobs.entries()) last = await runLife(l, job, last, i);
+  for (const [i, job] of o.jobs.entries()) last = await runLife(l, job, last, i);
   const exitCode = await drain(l, last);
   const store = await readStore(l.dirs.harnessDir);
   l.ledger.check(store.drafts, o.world.arrivals(), true);
@@ -202,5 +201,5 @@ export async function runChannelLane(o: {
     const key = `${d.channel}:${store.drafts.get(d.draftId)?.status ?? "missing"}`;
     statuses[key] = (statuses[key] ?? 0) + 1;
   }
-  return { ledger: l.ledger, lives: jobs.length + 1, exitCode, statuses };
+  return { ledger: l.ledger, lives: o.jobs.length + 1, exitCode, statuses };
 }
