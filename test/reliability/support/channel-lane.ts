@@ -44,6 +44,8 @@ interface Lane {
   readonly rand: () => number;
   readonly debug: boolean;
   n: number;
+  /** Lives killed while they settled an earlier kill's send. */
+  recoveries: number;
 }
 
 /** Every point of every channel, `iterations` times, shuffled with the seed. */
@@ -149,6 +151,27 @@ async function sendAndKill(l: Lane, life: Life, job: Job): Promise<SweepDraft> {
   return draft;
 }
 
+/**
+ * A life that is killed while it settles the send the last kill left
+ * `sending` (armed as it starts): the draft must settle all the same after
+ * the next restart, and an email's owner still be told.
+ */
+async function recoveryLife(l: Lane, last: SweepDraft): Promise<void> {
+  l.recoveries++;
+  const life = await startLife(l.dirs, l.world.env());
+  const ctx = { world: l.world, life, harnessDir: l.dirs.harnessDir, channel: last.channel, draftId: last.draftId };
+  const armed = armPoint({ ...ctx, point: "recovery" });
+  await Promise.race([life.running, life.proc.exited]);
+  if (life.proc.child.exitCode !== null)
+    l.ledger.violation(`start:recovery:${last.draftId}`, `the daemon exited on its own: ${life.proc.rawStderr().slice(-2000)}`);
+  await killed(l, life, `${last.channel}:recovery`);
+  armed.disarm();
+  l.world.slack.clearFaults();
+  const status = (await readStore(l.dirs.harnessDir)).drafts.get(last.draftId)?.status ?? "missing";
+  l.ledger.count(`${last.channel}:recovery:${status}`);
+  if (l.debug) console.log(`lane ${l.lane} recovery of ${last.channel}:${last.point} -> ${status}`);
+}
+
 /** One life: start, settle and check the draft the last kill cut short, maybe a draft never approved, then the job's send and kill. */
 async function runLife(l: Lane, job: Job, last: SweepDraft | null, lifeNo: number): Promise<SweepDraft | null> {
   const t0 = Date.now();
@@ -190,9 +213,22 @@ export async function runChannelLane(o: {
   debug: boolean;
 }): Promise<ChannelLaneResult> {
   const rand = prng(o.seed);
-  const l: Lane = { world: o.world, dirs: await freshDirs(), ledger: new ChannelLedger(), lane: o.lane, rand, debug: o.debug, n: 0 };
+  const l: Lane = {
+    world: o.world,
+    dirs: await freshDirs(),
+    ledger: new ChannelLedger(),
+    lane: o.lane,
+    rand,
+    debug: o.debug,
+    n: 0,
+    recoveries: 0,
+  };
   let last: SweepDraft | null = null;
-  for (const [i, job] of o.jobs.entries()) last = await runLife(l, job, last, i);
+  for (const [i, job] of o.jobs.entries()) {
+    // Half the kills that leave a send under way are followed by a kill while the restart settles it.
+    if (last?.statusAtKill === "sending" && rand() < 0.5) await recoveryLife(l, last);
+    last = await runLife(l, job, last, i);
+  }
   const exitCode = await drain(l, last);
   const store = await readStore(l.dirs.harnessDir);
   l.ledger.check(store.drafts, o.world.arrivals(), true);
@@ -201,5 +237,5 @@ export async function runChannelLane(o: {
     const key = `${d.channel}:${store.drafts.get(d.draftId)?.status ?? "missing"}`;
     statuses[key] = (statuses[key] ?? 0) + 1;
   }
-  return { ledger: l.ledger, lives: o.jobs.length + 1, exitCode, statuses };
+  return { ledger: l.ledger, lives: o.jobs.length + l.recoveries + 1, exitCode, statuses };
 }

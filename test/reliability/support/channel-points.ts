@@ -12,6 +12,9 @@
  *   they look for it, email once the data arrived;
  * - answered: the service answered; killed before the outcome line (Linear, Slack: while the
  *   comment's or message's link is read; email: as the client says QUIT).
+ * And, armed as a restart begins after a kill that left the draft `sending`:
+ * - recovery: Linear and Slack killed while the restart looks for the message; email as its
+ *   `outcome_unknown` line lands, before the owner is told.
  */
 import type { Life } from "./sweep-daemon.js";
 import { watchHarness } from "./sweep-files.js";
@@ -19,6 +22,9 @@ import type { ChannelWorld, SweepChannel } from "./channel-world.js";
 
 export const SWEEP_POINTS = ["approved", "audience", "intent", "held", "lost", "answered"] as const;
 export type SweepPoint = (typeof SWEEP_POINTS)[number];
+
+/** A send point, or the restart's settling of a send a kill cut short. */
+export type KillPoint = SweepPoint | "recovery";
 
 /** The points each channel has (email reads no audience from a server). */
 export const POINTS_OF: Readonly<Record<SweepChannel, readonly SweepPoint[]>> = {
@@ -38,7 +44,7 @@ export interface PointContext {
   readonly life: Life;
   readonly harnessDir: string;
   readonly channel: SweepChannel;
-  readonly point: SweepPoint;
+  readonly point: KillPoint;
   readonly draftId: string;
 }
 
@@ -146,6 +152,13 @@ function armEmail(x: Arming): void {
   });
 }
 
+/** The restart's lookup held (Linear, Slack), or the outcome_unknown line (email). */
+function armRecovery(x: Arming): void {
+  if (x.ctx.channel === "linear") linearHold(x, "comment");
+  else if (x.ctx.channel === "slack") slackHold(x, "conversations.history");
+  else onStatus(x, "outcome_unknown");
+}
+
 const ARM_CHANNEL: Readonly<Record<SweepChannel, (x: Arming) => void>> = { linear: armLinear, slack: armSlack, email: armEmail };
 
 /** Arms `ctx.point` for `ctx.draftId`; the kill is named `<channel>:<point>`. */
@@ -154,6 +167,7 @@ export function armPoint(ctx: PointContext): ArmedPoint {
   const x: Arming = { ctx, off: (f) => offs.push(f), kill: () => ctx.life.kill(`${ctx.channel}:${ctx.point}`) };
   if (ctx.point === "approved") onStatus(x, "approved");
   else if (ctx.point === "intent") onStatus(x, "sending");
+  else if (ctx.point === "recovery") armRecovery(x);
   else ARM_CHANNEL[ctx.channel](x);
   return {
     disarm() {
