@@ -184,23 +184,24 @@ async function runLife(l: Lane, job: Job, last: SweepDraft | null, lifeNo: numbe
   return draft;
 }
 
-/** The last life: nothing killed; the last draft settles, every outcome_unknown is told with its Message-ID, a clean stop. */
+/** The last life: nothing killed; the last draft settles, every outcome_unknown post shows its Message-ID, a clean stop. */
 async function drain(l: Lane, last: SweepDraft | null): Promise<number | null> {
   const life = await started(l, {}, "the last life");
   if (life === null) return null;
   await settleAndCheck(l, last);
   const silent = await eventually(async () => ((await untold(l)).length === 0 ? [] : null), 15_000, "told").catch(() => untold(l));
   if (silent.length > 0)
-    l.ledger.violation("untold", `outcome_unknown drafts whose Message-ID the review chat never showed: ${silent.join(", ")}`);
+    l.ledger.violation("untold", `outcome_unknown drafts whose review post never showed their Message-ID: ${silent.join(", ")}`);
   return life.proc.stop("SIGTERM");
 }
 
-/** The outcome_unknown drafts whose Message-ID no review-chat message shows (the owner must be told what to look for). */
+/** The outcome_unknown drafts whose review post does not show their Message-ID (the owner must be told what to look for). */
 async function untold(l: Lane): Promise<string[]> {
-  const texts = l.world.telegram.messages(OWNER).map((m) => m.text);
   const store = await readLiveStore(l.dirs.harnessDir);
+  const postOf = (d: DraftRecord) =>
+    d.review_message_id === null ? "" : (l.world.telegram.message(OWNER, d.review_message_id)?.text ?? "");
   return [...store.drafts.values()]
-    .filter((d) => d.status === "outcome_unknown" && d.send_reference !== null && !texts.some((t) => t.includes(messageIdOf(d))))
+    .filter((d) => d.status === "outcome_unknown" && d.send_reference !== null && !postOf(d).includes(messageIdOf(d)))
     .map((d) => d.draft_id);
 }
 
