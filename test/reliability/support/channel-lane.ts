@@ -184,25 +184,32 @@ async function runLife(l: Lane, job: Job, last: SweepDraft | null, lifeNo: numbe
   return draft;
 }
 
-/** The last life: nothing killed; the last draft settles, every outcome_unknown post shows its Message-ID, a clean stop. */
+/** The last life: nothing killed; the last draft settles, every post says how its send ended, a clean stop. */
 async function drain(l: Lane, last: SweepDraft | null): Promise<number | null> {
   const life = await started(l, {}, "the last life");
   if (life === null) return null;
   await settleAndCheck(l, last);
   const silent = await eventually(async () => ((await untold(l)).length === 0 ? [] : null), 15_000, "told").catch(() => untold(l));
   if (silent.length > 0)
-    l.ledger.violation("untold", `outcome_unknown drafts whose review post never showed their Message-ID: ${silent.join(", ")}`);
+    l.ledger.violation(
+      "untold",
+      `drafts whose review post never said how the send ended (✅ Sent, or the Message-ID): ${silent.join(", ")}`,
+    );
   return life.proc.stop("SIGTERM");
 }
 
-/** The outcome_unknown drafts whose review post does not show their Message-ID (the owner must be told what to look for). */
+/**
+ * The drafts whose review post does not say how their send ended: a sent one
+ * must say ✅ Sent, an outcome_unknown one its Message-ID (the owner must be
+ * told what to look for).
+ */
 async function untold(l: Lane): Promise<string[]> {
   const store = await readLiveStore(l.dirs.harnessDir);
   const postOf = (d: DraftRecord) =>
     d.review_message_id === null ? "" : (l.world.telegram.message(OWNER, d.review_message_id)?.text ?? "");
-  return [...store.drafts.values()]
-    .filter((d) => d.status === "outcome_unknown" && d.send_reference !== null && !postOf(d).includes(messageIdOf(d)))
-    .map((d) => d.draft_id);
+  const told = (d: DraftRecord) =>
+    d.status === "sent" ? postOf(d).includes("✅ Sent") : d.status !== "outcome_unknown" || postOf(d).includes(messageIdOf(d));
+  return [...store.drafts.values()].filter((d) => !told(d)).map((d) => `${d.draft_id} (${d.status})`);
 }
 
 /** Runs `jobs` (kill points) on one HARNESS_DIR against `world`, then the last life and the final checks. */
