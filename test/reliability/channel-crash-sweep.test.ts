@@ -8,10 +8,12 @@
  * time. Never two comments or messages for one draft; Linear and Slack end
  * `sent`, found by the comment id or the metadata; email ends `sent`, or
  * `outcome_unknown` with its Message-ID told and never resent; nothing
- * unapproved goes out; no draft is lost. Half the kills that leave a send
- * under way are followed by one more while the restart settles it. Two lanes (own doubles, own
- * HARNESS_DIR) share the kill points. RELIABILITY_ITERATIONS repeats every
- * point (default 1: 17 kills).
+ * unapproved goes out; no draft is lost. A third of the drafts carry two
+ * destinations (choose one), picked by 👍 or by the post's button: the other
+ * never gets anything, and `deliveries` says how the send ended. Half the
+ * kills that leave a send under way are followed by one more while the
+ * restart settles it. Two lanes (own doubles, own HARNESS_DIR) share the
+ * kill points. RELIABILITY_ITERATIONS repeats every point (default 1: 17 kills).
  */
 import { describe, expect, it } from "vitest";
 import { killDaemons, removeFreshDirs } from "../support/daemon-process.js";
@@ -52,6 +54,7 @@ function figures(lanes: readonly ChannelLaneResult[], t0: number): Record<string
     lost: sum(lanes, (l) => l.ledger.lost.size),
     final_statuses: merge(lanes.map((l) => l.statuses)),
     drafts: sum(lanes, (l) => l.ledger.drafts.length),
+    choose_one_drafts: sum(lanes, (l) => l.ledger.drafts.filter((d) => d.choice !== null).length),
     lives: sum(lanes, (l) => l.lives),
     violations: sum(lanes, (l) => l.ledger.violations.length),
     exit_codes: lanes.map((l) => l.exitCode).join(","),

@@ -65,9 +65,14 @@ async function recordOf(life: Life, draftId: string): Promise<DraftRecord | null
   return res.status === 200 ? (res.body as DraftRecord) : null;
 }
 
-/** Submits a draft on `channel` and waits for its review post; decides nothing. */
-async function submit(l: Lane, life: Life, channel: SweepChannel): Promise<{ draftId: string; text: string; post: number }> {
-  const payload = l.world.payload(channel, l.n++, l.lane);
+/** Submits a draft on `channel` (among two destinations with `choice`) and waits for its review post; decides nothing. */
+async function submit(
+  l: Lane,
+  life: Life,
+  channel: SweepChannel,
+  choice?: 1 | 2,
+): Promise<{ draftId: string; text: string; post: number }> {
+  const payload = l.world.payload(channel, l.n++, l.lane, choice);
   const res = await life.request("POST", "/drafts", payload);
   if (res.status !== 201) throw new Error(`POST /drafts answered ${res.status}: ${JSON.stringify(res.body)}`);
   const draftId = String(res.body.draft_id);
@@ -90,7 +95,7 @@ function react(l: Lane, post: number, emoji: string): void {
 async function unapprovedDraft(l: Lane, life: Life, channel: SweepChannel): Promise<void> {
   const decision = l.rand() < 0.5 ? "none" : "revise";
   const { draftId, text, post } = await submit(l, life, channel);
-  l.ledger.drafts.push({ channel, draftId, text, point: null, decision, statusAtKill: null });
+  l.ledger.drafts.push({ channel, draftId, text, point: null, decision, statusAtKill: null, choice: null });
   if (decision === "none") return;
   react(l, post, "👎");
   await eventually(async () => (await recordOf(life, draftId))?.status === "revise", 15_000, `draft ${draftId} sent back`);
@@ -134,13 +139,20 @@ async function started(l: Lane, env: Record<string, string>, what: string): Prom
   return null;
 }
 
-/** Submits the job's draft, arms its point, approves it and waits for the kill; where it landed is counted. */
+/**
+ * Submits the job's draft, arms its point, approves it and waits for the kill;
+ * where it landed is counted. A third of the drafts carry two destinations:
+ * the 👍 picks the first, the post's button "to2" the second.
+ */
 async function sendAndKill(l: Lane, life: Life, job: Job): Promise<SweepDraft> {
-  const { draftId, text, post } = await submit(l, life, job.channel);
-  const draft: SweepDraft = { channel: job.channel, draftId, text, point: job.point, decision: "approve", statusAtKill: null };
+  const roll = l.rand();
+  const choice = roll < 1 / 6 ? 1 : roll < 1 / 3 ? 2 : null;
+  const { draftId, text, post } = await submit(l, life, job.channel, choice ?? undefined);
+  const draft: SweepDraft = { channel: job.channel, draftId, text, point: job.point, decision: "approve", statusAtKill: null, choice };
   l.ledger.drafts.push(draft);
   const armed = armPoint({ world: l.world, life, harnessDir: l.dirs.harnessDir, channel: job.channel, point: job.point, draftId });
-  react(l, post, "👍");
+  if (choice === 2) l.world.telegram.injectCallback({ chatId: OWNER, messageId: post, userId: OWNER, data: `v1:to2:${draftId}` });
+  else react(l, post, "👍");
   await killed(l, life, `${job.channel}:${job.point}`);
   armed.disarm();
   l.world.slack.clearFaults();

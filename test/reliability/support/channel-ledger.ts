@@ -27,6 +27,8 @@ export interface SweepDraft {
   readonly decision: "approve" | "none" | "revise";
   /** Its status in the store right after the kill (where the kill landed). */
   statusAtKill: string | null;
+  /** Among two destinations (choose one): the place of `channel`'s, which the owner picked; null with one destination. */
+  readonly choice: 1 | 2 | null;
 }
 
 /** The Message-ID an email sent with this record's reference carries (EMAIL_FROM is at example.com). */
@@ -98,9 +100,19 @@ export class ChannelLedger {
       this.violation(`open:${d.draftId}`, `${where} ended ${rec.status}: an approved draft must end sent (or outcome_unknown, email)`);
       return;
     }
-    const problem = d.channel === "email" ? emailProblem(d, rec, mine) : lookedUpProblem(d, rec, mine);
+    const problem = choiceProblem(d, rec) ?? (d.channel === "email" ? emailProblem(d, rec, mine) : lookedUpProblem(d, rec, mine));
     if (problem !== null) this.violation(`judge:${d.draftId}`, `${where}: ${problem}`);
   }
+}
+
+/** Choose one: the pick is recorded, and its one delivery says what the record says. */
+function choiceProblem(d: SweepDraft, rec: DraftRecord): string | null {
+  if (d.choice === null) return null;
+  const expected = [{ index: d.choice, status: rec.status, sent_ref: rec.sent_ref, reason: rec.reason }];
+  if (rec.chosen !== d.choice) return `the owner picked destination ${d.choice}; the record says chosen ${rec.chosen}`;
+  return JSON.stringify(rec.deliveries) === JSON.stringify(expected)
+    ? null
+    : `deliveries ${JSON.stringify(rec.deliveries)} do not say the send's end`;
 }
 
 /** Linear and Slack: sent, naming the one comment or message that carries the draft. */

@@ -40,8 +40,12 @@ export interface ChannelWorld {
   readonly issue: string;
   /** The daemon's environment: every channel pointed at its double. */
   env(extra?: Record<string, string>): Record<string, string>;
-  /** The payload of draft `n` to `channel` (its text names both, so it is unique). */
-  payload(channel: SweepChannel, n: number, lane: number): Record<string, unknown>;
+  /**
+   * The payload of draft `n` to `channel` (its text names both, so it is unique). With `choice`
+   * (1 or 2) it carries two `destinations` (choose one), `channel`'s at that place and another
+   * channel's at the other.
+   */
+  payload(channel: SweepChannel, n: number, lane: number, choice?: 1 | 2): Record<string, unknown>;
   /** Everything the three services received, oldest first per service. */
   arrivals(): Arrival[];
   close(): Promise<void>;
@@ -100,9 +104,9 @@ export async function startChannelWorld(): Promise<ChannelWorld> {
         UNDO_WINDOW: "0",
         ...extra,
       }),
-    payload: (channel, n, lane) => ({
+    payload: (channel, n, lane, choice) => ({
       draft_text: `Sweep ${lane}-${n} on ${channel}: the fix ships on Thursday.`,
-      destination: destinationOf(channel, n, issue),
+      ...destinationsOf(channel, n, issue, choice),
       drafted_by_role: "Scribe",
       originating_intent_id: `channel-sweep-${lane}-${n}`,
     }),
@@ -112,6 +116,14 @@ export async function startChannelWorld(): Promise<ChannelWorld> {
     },
   };
   return world;
+}
+
+/** `destination`, or two `destinations` with `channel`'s at place `choice` and the next channel's at the other. */
+function destinationsOf(channel: SweepChannel, n: number, issue: string, choice: 1 | 2 | undefined): Record<string, unknown> {
+  const mine = destinationOf(channel, n, issue);
+  if (choice === undefined) return { destination: mine };
+  const other = destinationOf(SWEEP_CHANNELS[(SWEEP_CHANNELS.indexOf(channel) + 1) % SWEEP_CHANNELS.length]!, n, issue);
+  return { destinations: choice === 1 ? [mine, other] : [other, mine], choose: "one" };
 }
 
 function destinationOf(channel: SweepChannel, n: number, issue: string): Record<string, unknown> {
