@@ -84,4 +84,20 @@ describe("the Linear double", () => {
     expect(linear.state.calls.get("viewer")).toBe(2);
     expect(linear.state.calls.get("commentCreate")).toBe(1);
   });
+
+  it("tells a listener of each request as it arrives, so a fault planned then applies to it", async () => {
+    const w = linear.state.workspace;
+    w.addIssue(w.addTeam({ key: "ENG", name: "Engineering" }), { title: "A" });
+    const heard: string[] = [];
+    const stop = linear.onRequest((r) => {
+      heard.push(r.rootFields.join(","));
+      if (r.rootFields.includes("commentCreate")) linear.loseNext("commentCreate");
+    });
+    const id = "6a4e0b7c-8d2f-4f51-9a3e-2c1d5e6f7a8b";
+    await expect(client().createComment({ id, issueId: "ENG-1", body: "lost at once" })).rejects.toThrow();
+    expect(w.comments.get(id)?.body).toBe("lost at once");
+    stop();
+    await client().viewer;
+    expect(heard).toEqual(["commentCreate"]);
+  });
 });

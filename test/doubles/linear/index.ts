@@ -21,6 +21,9 @@
  *   socket is destroyed without an answer: a lost answer.
  * - `holdNext(field)`: the next such request waits, unexecuted, until `release()`; `arrived`
  *   resolves when it came. Released, it executes and answers (if its client still listens).
+ * - `onRequest(listener)`: `listener` is called synchronously with each request as it is
+ *   received, before any fault applies (a fault planned in it applies to this very request);
+ *   returns a function that stops listening.
  * - `state.calls.get(field)`: how many requests named that field (faulted ones included);
  *   `state.requests`: each request as received (operation, fields, variables, Authorization).
  */
@@ -66,6 +69,7 @@ export interface LinearDouble {
   failNext(field: string, answer: LinearAnswer): void;
   loseNext(field: string): void;
   holdNext(field: string): Hold;
+  onRequest(listener: (request: ReceivedRequest) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -122,13 +126,16 @@ async function handle(
   state: LinearDoubleState,
   faults: FaultPlan,
   root: unknown,
+  listeners: ReadonlySet<(request: ReceivedRequest) => void>,
 ): Promise<void> {
   const accepted = await accept(req, res, state);
   if (accepted === null) return;
   const { body, checked } = accepted;
   const operationName = checked.operation.name?.value ?? null;
   const authorization = req.headers.authorization;
-  state.requests.push({ operationName, rootFields: checked.rootFields, variables: body.variables ?? {}, authorization });
+  const request: ReceivedRequest = { operationName, rootFields: checked.rootFields, variables: body.variables ?? {}, authorization };
+  state.requests.push(request);
+  for (const listener of listeners) listener(request);
   for (const f of checked.rootFields) state.calls.set(f, (state.calls.get(f) ?? 0) + 1);
   if (authorization !== state.apiKey) return send(res, linearAnswers.authentication());
   const fault = faults.take(checked.rootFields);
@@ -157,9 +164,10 @@ export async function startLinearDouble(opts: { apiKey?: string } = {}): Promise
   };
   const root = rootResolvers(workspace);
   const faults = new FaultPlan();
+  const listeners = new Set<(request: ReceivedRequest) => void>();
   const sockets = new Set<Socket>();
   const server: Server = createServer((req, res) => {
-    handle(req, res, state, faults, root).catch((error: unknown) => {
+    handle(req, res, state, faults, root, listeners).catch((error: unknown) => {
       if (!res.headersSent) send(res, { status: 500, body: { errors: [{ message: String(error) }] } });
     });
   });
@@ -178,6 +186,10 @@ export async function startLinearDouble(opts: { apiKey?: string } = {}): Promise
     failNext: (field, answer) => faults.add(field, { kind: "fail", answer }),
     loseNext: (field) => faults.add(field, { kind: "lose" }),
     holdNext: (field) => faults.hold(field),
+    onRequest(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     async close() {
       faults.releaseAll();
       for (const s of sockets) s.destroy();
