@@ -105,7 +105,7 @@ export async function openChannelBench(opts: { conversations: number; emailRate:
   const telegram = await startTelegramDouble({ chats: [{ id: OWNER, type: "private", firstName: "Owner" }] });
   const tmp = await tempDir("channels");
   const config = benchConfig(tmp.dir, telegram);
-  const configured = channelsFromEnv(
+  const configured = await channelsFromEnv(
     { ...env, EMAIL_RATE: String(opts.emailRate) },
     { now: Date.now, confirmOver: config.audienceConfirmOver },
   );

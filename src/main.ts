@@ -38,7 +38,7 @@ async function main(): Promise<number> {
   secrets.push(config.telegram.token, config.api.token, config.callback?.secret);
   // Linear, email, Slack (contract v5): read once; one set wrongly refuses the start, naming the variable.
   const sentBefore = { known: (_address: string): boolean => false };
-  const channels = channelsFromEnv(process.env, {
+  const channels = await channelsFromEnv(process.env, {
     now: Date.now,
     confirmOver: config.audienceConfirmOver,
     knownRecipient: (address) => sentBefore.known(address),

@@ -2,16 +2,16 @@ import type { OtherChannelName } from "../drafts/destination.js";
 import type { Logger } from "../log/logger.js";
 import type { Channel } from "./channel.js";
 import { type AnyChannel, ChannelSet } from "./channel-set.js";
-import { createEmailChannel, EMAIL_MAX_LENGTH, emailConfigFromEnv, emailDestinationSchema, emailSecrets } from "./email/index.js";
-import { createLinearChannel, LINEAR_MAX_COMMENT_LENGTH, linearConfigFromEnv, linearDestinationSchema } from "./linear/index.js";
+import { emailConfigFromEnv, emailSecrets } from "./email/config.js";
+import { EMAIL_MAX_LENGTH, emailDestinationSchema } from "./email/destination.js";
+import { linearConfigFromEnv } from "./linear/config.js";
+import { LINEAR_MAX_COMMENT_LENGTH, linearDestinationSchema } from "./linear/destination.js";
 import { offlineChannelAudience } from "./offline-audience.js";
-import {
-  createSlackChannel,
-  SLACK_PER_CONVERSATION_MS,
-  SLACK_TEXT_LIMIT,
-  slackConfigFromEnv,
-  slackDestinationSchema,
-} from "./slack/index.js";
+import { slackConfigFromEnv } from "./slack/config.js";
+import { SLACK_TEXT_LIMIT, slackDestinationSchema } from "./slack/destination.js";
+
+// The clients (@linear/sdk, @slack/web-api, nodemailer) are loaded only for a channel that is
+// configured: a daemon that speaks on Telegram alone, and test mode, start without them.
 
 /** One rate window: at most `max` sends per `lengthMs` (the send path's limiter takes these). */
 export interface RateWindow {
@@ -51,15 +51,17 @@ export type ConfiguredChannels =
  * absent (its drafts are refused at intake, naming what to set); one set
  * wrongly refuses the start, naming the variable.
  */
-export function channelsFromEnv(env: Record<string, string | undefined>, options: ChannelOptions): ConfiguredChannels {
+export async function channelsFromEnv(env: Record<string, string | undefined>, options: ChannelOptions): Promise<ConfiguredChannels> {
   const map = new Map<OtherChannelName, AnyChannel>();
   const errors: string[] = [];
   const secrets: string[] = [];
   let emailRate = 20;
+  let slackGapMs = 1000;
   const linear = linearConfigFromEnv(env);
   if (linear.kind === "invalid") errors.push(linear.error);
   if (linear.kind === "ok") {
     secrets.push(linear.config.apiKey);
+    const { createLinearChannel } = await import("./linear/channel.js");
     map.set("linear", createLinearChannel({ config: linear.config, now: options.now, confirmOver: options.confirmOver }));
   }
   const email = emailConfigFromEnv(env);
@@ -67,6 +69,7 @@ export function channelsFromEnv(env: Record<string, string | undefined>, options
   if (email.kind === "ok") {
     secrets.push(...emailSecrets(email.config));
     emailRate = email.config.ratePerMinute;
+    const { createEmailChannel } = await import("./email/email-channel.js");
     map.set(
       "email",
       createEmailChannel({
@@ -81,6 +84,8 @@ export function channelsFromEnv(env: Record<string, string | undefined>, options
   if (slack.kind === "ok") {
     secrets.push(slack.config.token);
     const started = options.sendStartedAt;
+    const { createSlackChannel, SLACK_PER_CONVERSATION_MS } = await import("./slack/channel.js");
+    slackGapMs = SLACK_PER_CONVERSATION_MS;
     map.set(
       "slack",
       createSlackChannel({
@@ -93,14 +98,14 @@ export function channelsFromEnv(env: Record<string, string | undefined>, options
     );
   }
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, channels: map.size === 0 ? null : new ChannelSet(map), secrets, windowsFor: windowsOf(emailRate) };
+  return { ok: true, channels: map.size === 0 ? null : new ChannelSet(map), secrets, windowsFor: windowsOf(emailRate, slackGapMs) };
 }
 
 /** Each channel's own limits: Slack one message a second per conversation, email EMAIL_RATE a minute; Linear its answers only. */
-function windowsOf(emailRatePerMinute: number): (label: string) => readonly RateWindow[] {
+function windowsOf(emailRatePerMinute: number, slackGapMs: number): (label: string) => readonly RateWindow[] {
   return (label) => {
     if (label === "email") return [{ max: emailRatePerMinute, lengthMs: 60_000 }];
-    if (label.startsWith("slack:")) return [{ max: 1, lengthMs: SLACK_PER_CONVERSATION_MS }];
+    if (label.startsWith("slack:")) return [{ max: 1, lengthMs: slackGapMs }];
     return [];
   };
 }

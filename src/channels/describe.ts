@@ -1,7 +1,7 @@
 import type { StoredDestination } from "../drafts/destination.js";
-import { describeEmailDestination, type EmailDestination } from "./email/index.js";
-import { describeLinearDestination, type LinearDestination } from "./linear/index.js";
-import { describeSlackDestination, type SlackDestination } from "./slack/index.js";
+import { describeEmailDestination, type EmailDestination } from "./email/destination.js";
+import { describeLinearDestination, type LinearDestination } from "./linear/destination.js";
+import { describeSlackDestination, type SlackDestination } from "./slack/destination.js";
 
 /**
  * Where a draft to Linear, email or Slack goes, in a few words for a button

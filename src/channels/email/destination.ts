@@ -125,3 +125,6 @@ export function describeEmailDestination(d: EmailDestination): string {
   const others = d.to.length + d.cc.length + d.bcc.length - 1;
   return `email to ${d.to[0] ?? "nobody"}${others > 0 ? ` +${others}` : ""}`;
 }
+
+/** The longest email text this channel sends, in characters (contract v5: email 100,000). */
+export const EMAIL_MAX_LENGTH = 100_000;

@@ -13,8 +13,10 @@ import { composeEmail, emailMessageId, type OutgoingEmail } from "./message.js";
 import { openFailureOutcome, sendOutcome, withoutSecret } from "./outcome.js";
 import { SmtpSession, type SmtpTimeouts } from "./smtp-session.js";
 
-/** The longest body an email may have, in characters (contract v5). */
-export const EMAIL_MAX_LENGTH = 100_000;
+import { EMAIL_MAX_LENGTH } from "./destination.js";
+
+/** The longest body an email may have, in characters (contract v5); defined beside the destination, which loads no client. */
+export { EMAIL_MAX_LENGTH };
 
 /** What the email channel is made with. */
 export interface EmailChannelOptions {

@@ -38,3 +38,6 @@ export function linearIssueLabel(issue: string): string {
 export function describeLinearDestination(d: LinearDestination): string {
   return `${linearIssueLabel(d.issue)} ${d.parent_comment_id === null ? "comment" : "reply"}`;
 }
+
+/** The longest comment this channel sends, in characters: Linear publishes no limit, so this one is ours. */
+export const LINEAR_MAX_COMMENT_LENGTH = 100_000;

@@ -12,7 +12,9 @@ import { LINEAR_UUID, type LinearDestination } from "./destination.js";
  * The longest comment sent, in characters. Linear publishes no limit for a
  * comment's body; a longer one it refuses comes back `refused` anyway.
  */
-export const LINEAR_MAX_COMMENT_LENGTH = 100_000;
+import { LINEAR_MAX_COMMENT_LENGTH } from "./destination.js";
+
+export { LINEAR_MAX_COMMENT_LENGTH };
 
 /** The comment with this id, as the SDK's `comment` query finds it; throws what the SDK throws. */
 async function lookUp(ctx: LinearContext, id: string): Promise<SentRef> {

@@ -47,3 +47,6 @@ export function describeSlackDestination(d: SlackDestination): string {
   const where = `Slack ${kind} ${d.channel_id}`;
   return d.thread_ts === null ? where : `${where}, in thread ${d.thread_ts}`;
 }
+
+/** Slack's limit on a message's text, in characters (JS `length`). */
+export const SLACK_TEXT_LIMIT = 40_000;

@@ -8,8 +8,10 @@ import type { SlackDestination } from "./destination.js";
 import { readSlackError } from "./errors.js";
 import { sendOutcomeOf } from "./send-outcome.js";
 
-/** Slack's limit on a message's text, in characters (JS `length`). */
-export const SLACK_TEXT_LIMIT = 40_000;
+import { SLACK_TEXT_LIMIT } from "./destination.js";
+
+/** Slack's limit, defined beside the destination, which loads no client. */
+export { SLACK_TEXT_LIMIT };
 /** The metadata event type every message the daemon sends carries; findSent looks for it. */
 export const SLACK_METADATA_EVENT_TYPE = "draft_review_send";
 

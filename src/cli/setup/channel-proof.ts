@@ -86,7 +86,7 @@ export type ChannelProof =
 export async function proveChannel(channel: SetupChannel, env: Readonly<Record<string, string | undefined>>): Promise<ChannelProof> {
   const own: Record<string, string | undefined> = {};
   for (const name of channel.variables) own[name] = env[name];
-  const built = channelsFromEnv(own, { now: Date.now, confirmOver: null });
+  const built = await channelsFromEnv(own, { now: Date.now, confirmOver: null });
   if (!built.ok) return { kind: "invalid", problems: built.errors };
   const configured = built.channels?.get(channel.name);
   if (configured === undefined) return { kind: "absent" };
