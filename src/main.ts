@@ -37,11 +37,13 @@ async function main(): Promise<number> {
   useReviewTimeZone(config.reviewTimeZone);
   secrets.push(config.telegram.token, config.api.token, config.callback?.secret);
   // Linear, email, Slack (contract v5): read once; one set wrongly refuses the start, naming the variable.
-  const sentBefore = { known: (_address: string): boolean => false };
+  // What the channels ask of the daemon's records, answered once the desk exists (start-steps.ts).
+  const sentBefore = { known: (_address: string): boolean => false, startedAt: (_reference: string): number | null => null };
   const channels = await channelsFromEnv(process.env, {
     now: Date.now,
     confirmOver: config.audienceConfirmOver,
     knownRecipient: (address) => sentBefore.known(address),
+    sendStartedAt: (reference) => sentBefore.startedAt(reference),
   });
   if (!channels.ok) {
     process.stderr.write(`draft-review: cannot start.\n${channels.errors.join("\n")}\n`);

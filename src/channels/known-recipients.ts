@@ -21,3 +21,16 @@ export function sentEmailTo(drafts: () => Iterable<DraftRecord>): (address: stri
     return false;
   };
 }
+
+/**
+ * When the send that carries `reference` began, from the daemon's records (the
+ * `sending` line's time): Slack's lookup after a crash reads the conversation
+ * from a little before then, not a whole week back. Null when no draft is
+ * sending with it.
+ */
+export function sendStartedAt(drafts: () => Iterable<DraftRecord>): (reference: string) => number | null {
+  return (reference) => {
+    for (const d of drafts()) if (d.send_reference === reference && d.status === "sending") return Date.parse(d.updated_at);
+    return null;
+  };
+}

@@ -34,7 +34,7 @@ import { logDraftChanges } from "./draft-log.js";
 import { DeliveryWatch } from "./delivery-watch.js";
 import { startCallbacks } from "./callbacks.js";
 import { proveChannels, type ConfiguredChannels } from "../channels/configured.js";
-import { sentEmailTo } from "../channels/known-recipients.js";
+import { sendStartedAt, sentEmailTo } from "../channels/known-recipients.js";
 import { keyedWindowLimiter } from "../send/sliding-limiter.js";
 import { DaemonHealth } from "./health.js";
 import { installHandlers } from "./handlers.js";
@@ -50,7 +50,9 @@ export interface DaemonEnv {
    * Linear, email and Slack as the environment configures them (contract v5); `sentBefore.known` is
    * set once the desk exists (an external address written to before needs no extra tap). Absent: none.
    */
-  readonly channels?: Extract<ConfiguredChannels, { ok: true }> & { sentBefore: { known: (address: string) => boolean } };
+  readonly channels?: Extract<ConfiguredChannels, { ok: true }> & {
+    sentBefore: { known: (address: string) => boolean; startedAt: (reference: string) => number | null };
+  };
 }
 
 /** What every step of the start needs: the settings, the connected bot, the clock, and the closers to register with. */
@@ -114,6 +116,7 @@ export async function openDaemonCore(base: DaemonBase, reviewChat: TelegramRevie
   closers.push("core", () => core.close());
   if (env.channels?.channels) {
     env.channels.sentBefore.known = sentEmailTo(() => core.desk.everyDraft());
+    env.channels.sentBefore.startedAt = sendStartedAt(() => core.desk.everyDraft());
     await proveChannels(env.channels.channels, log, (text) => reviewChat.say(text));
   }
   return core;

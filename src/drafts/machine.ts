@@ -204,7 +204,7 @@ const sendFailed: Handler<"send_failed"> = (d, e, now) =>
 export function unknownOutcomeNotice(reason: string): string {
   return (
     "⚠️ The send of this draft may or may not have reached the destination " +
-    `(${reason}). It will not be sent again automatically: check the destination chat.`
+    `(${reason}). It will not be sent again automatically: check the destination (the chat, the issue, the conversation or the sent mail).`
   );
 }
 
