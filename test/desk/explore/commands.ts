@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { OWNER, SECOND_REVIEWER, type ChatMessage, type ChatTruth, type SendOutcome } from "./fake-telegram.js";
+import { CHANNEL_AUDIENCES, type ChannelSendPlan, EXPLORED_CHANNELS, type LookupPlan } from "./fake-channels.js";
 import type { Forgery } from "./forgery.js";
 import { isEditPrompt } from "./surface.js";
 import type { TestModeStep } from "./test-mode-run.js";
@@ -181,6 +182,59 @@ const SECOND = 1000;
 const advances = [1 * SECOND, 10 * SECOND, 31 * SECOND, 61 * SECOND, 20 * 60 * SECOND, 3 * 3600 * SECOND];
 const outcomes: SendOutcome[] = ["not_sent", "unknown", "retry_after", "refused"];
 
+const channelName = fc.constantFrom(...EXPLORED_CHANNELS);
+const sendPlans: ChannelSendPlan[] = ["refused", "retry_after", "not_sent", "lost_arrived", "lost_absent", "lost_absent", "throws"];
+
+/**
+ * Steps on Linear, email and Slack: a draft to one, its audience changed (between post and send), its service not
+ * answering who reads it, the next send refused / rate limited / not sent / its answer lost (the message there or not),
+ * the next lookup after a lost answer unable to tell.
+ */
+function channelSteps(): Array<[string, number, fc.Arbitrary<Step>]> {
+  return [
+    ["channel", 3, channelName.map((name) => new Plain(`submit to ${name}`, (world) => world.submit(name)))],
+    [
+      "chaudience",
+      2,
+      fc
+        .tuple(channelName, fc.constantFrom(...Object.keys(CHANNEL_AUDIENCES)))
+        .map(([name, a]) => new Plain(`${name} audience ${a}`, async (world) => world.channels.setAudience(name, a))),
+    ],
+    [
+      "chanswer",
+      1,
+      fc
+        .tuple(channelName, fc.boolean())
+        .map(
+          ([name, up]) =>
+            new Plain(
+              `${name} ${up ? "answers" : "does not answer"} who reads`,
+              async (world) => void (world.channels.service(name).answering = up),
+            ),
+        ),
+    ],
+    [
+      "chsend",
+      2,
+      fc
+        .tuple(channelName, fc.constantFrom(...sendPlans))
+        .map(
+          ([name, plan]) => new Plain(`next ${name} send ${plan}`, async (world) => void world.channels.service(name).sendPlans.push(plan)),
+        ),
+    ],
+    [
+      "chlookup",
+      1,
+      fc
+        .tuple(channelName, fc.constantFrom<LookupPlan>("unknown", "throws"))
+        .map(
+          ([name, plan]) =>
+            new Plain(`next ${name} lookup ${plan}`, async (world) => void world.channels.service(name).lookupPlans.push(plan)),
+        ),
+    ],
+  ];
+}
+
 /** Every kind of step, weighted towards the owner's actions; `skip` leaves kinds out (by name: "forge", "restart", ...). */
 export function explorerSteps(skip: ReadonlySet<string> = new Set()): fc.Arbitrary<Step>[] {
   const all: Array<[string, number, fc.Arbitrary<Step>]> = [
@@ -243,6 +297,7 @@ export function explorerSteps(skip: ReadonlySet<string> = new Set()): fc.Arbitra
       1,
       fc.constantFrom(...outcomes).map((o) => new Plain(`next send ${o}`, async (world) => void world.telegram.sendOutcomes.push(o))),
     ],
+    ...channelSteps(),
     ["restart", 1, fc.constant(new Plain("restart", (world) => world.restart()))],
     ["stop", 1, fc.constant(new Plain("stop the daemon", (world) => world.stop()))],
     ["stop", 1, fc.constant(new Plain("start the daemon", (world) => world.start()))],

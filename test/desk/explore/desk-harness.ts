@@ -3,6 +3,7 @@ import { Bot } from "grammy";
 import type { Update } from "grammy/types";
 import pino from "pino";
 import { harnessPaths, openCore, type Core } from "../../../src/app/core.js";
+import type { ChannelSet } from "../../../src/channels/channel-set.js";
 import type { SimulatedClock } from "../../../src/clock/simulated-clock.js";
 import { loadConfig, type Config } from "../../../src/config/config.js";
 import { DeliveryWatch } from "../../../src/daemon/delivery-watch.js";
@@ -74,7 +75,7 @@ export class DeskHarness {
   private readonly handling = new Set<Promise<void>>();
 
   /** Opens the daemon on `dir` and runs its start-up, as runDaemon does. */
-  static async open(dir: string, clock: SimulatedClock, telegram: FakeTelegram): Promise<DeskHarness> {
+  static async open(dir: string, clock: SimulatedClock, telegram: FakeTelegram, channels: ChannelSet | null = null): Promise<DeskHarness> {
     const config = explorerConfig(dir);
     const log = SILENT;
     const bot = new Bot(config.telegram.token!, {
@@ -116,6 +117,8 @@ export class DeskHarness {
       // daemon without a poll (.env writes get a look at once, /halt is its own); forged audit lines wait for the next look.
       // At 5 s the polls were two thirds of a run's CPU time (node --cpu-prof, seed 777).
       haltPollMs: 30_000,
+      // Linear, email and Slack (contract v5) as the explorer's in-process services; their rate windows are the limiter's.
+      channels,
       business: {
         botUsername: "explorer_bot",
         fetchConnection: businessConnectionCall(bot.api),

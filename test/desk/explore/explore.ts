@@ -1,10 +1,15 @@
 import fc from "fast-check";
+import type { OtherChannelName } from "../../../src/drafts/destination.js";
 import { AUDIENCES, explorerSteps } from "./commands.js";
+import { EXPLORED_CHANNELS } from "./fake-channels.js";
 import { OWNER } from "./fake-telegram.js";
 import { totals, World } from "./world.js";
 
-/** How a run begins: a draft to the group, or the owner's business connection, the person's message and a draft to them as the owner. */
-type Opening = "group" | "business";
+/**
+ * How a run begins: a draft to the group; or the owner's business connection, the person's message and a draft to them
+ * as the owner; or a draft to Linear, email or Slack.
+ */
+type Opening = "group" | "business" | OtherChannelName;
 
 /** How long and from where the explorer runs. */
 export interface ExploreOptions {
@@ -31,7 +36,7 @@ export interface ExploreReport {
 export async function explore(options: ExploreOptions): Promise<ExploreReport> {
   const before = { ...totals };
   const steps = fc.commands(explorerSteps(options.skip), { maxCommands: options.maxSteps, size: "max" });
-  const opening = fc.constantFrom<Opening>("group", "group", "business");
+  const opening = fc.constantFrom<Opening>("group", "group", "group", "business", "business", ...EXPLORED_CHANNELS);
   const property = fc.asyncProperty(fc.constantFrom(...Object.keys(AUDIENCES)), opening, steps, async (audience, start, sequence) => {
     totals.runs++;
     const world = await World.open(AUDIENCES[audience]!);
@@ -42,7 +47,7 @@ export async function explore(options: ExploreOptions): Promise<ExploreReport> {
         await world.run("the owner connects Telegram Business", () => world.connect(OWNER, true));
         await world.run("the person writes to the owner", () => world.personWrites());
       }
-      await world.run("submit", () => world.submit(start === "business" ? "person" : "group"));
+      await world.run(`submit${start === "group" ? "" : ` (${start})`}`, () => world.submit(start === "business" ? "person" : start));
       await fc.asyncModelRun(() => ({ model: {}, real: world }), sequence);
       await world.finish();
     } finally {

@@ -1,4 +1,5 @@
 import { ACCOUNTS, OWNER, PERSON, type ChatMessage, type ChatTruth, type DestinationCall, type ReviewerReply } from "./fake-telegram.js";
+import type { ChannelCall } from "./fake-channels.js";
 import type { Surface } from "./surface.js";
 import { unansweredReplies, undoAfterSendProblem, undoShown, undoWindowProblem } from "./timeline.js";
 
@@ -26,6 +27,8 @@ export interface SendSeen {
   readonly truth: SeenTruth | null;
   /** A halt was in force before and after the step that sent (set false once the step ends unhalted). */
   haltedThroughout: boolean;
+  /** A send on Linear, email or Slack: the call as the channel's service saw it (`truth` above is then null). */
+  readonly channel?: ChannelCall;
 }
 
 /** What the explorer's rules say about who may read a send: AUDIENCE_CONFIRM_OVER, and how much growth an approval covers. */
@@ -120,8 +123,9 @@ export class ExploreModel {
     const key = this.draftOfText.get(text) ?? `text ${JSON.stringify(text)}`;
     const where = `step ${send.step}: sendMessage of ${JSON.stringify(text)} (${send.call.outcome})`;
     if (this.delivered.has(key)) out.push(`${where}: a second send of ${key}, which had already gone out (or may have)`);
-    if (send.call.outcome === "ok" || send.call.outcome === "unknown") this.delivered.add(key);
+    if (mayHaveGone(send)) this.delivered.add(key);
     if (send.haltedThroughout) out.push(`${where}: sent while a halt was in force`);
+    if (send.channel !== undefined) return [...out, ...this.judgeChannel(send, send.channel, where)];
     if (send.call.via !== null && send.call.via !== OWNER)
       out.push(`${where}: sent from the account of user ${send.call.via}, not the owner's`);
     if (send.call.chatId === String(PERSON)) {
@@ -139,8 +143,21 @@ export class ExploreModel {
     return out;
   }
 
+  /**
+   * A send on Linear, email or Slack (contract v5): the service must have
+   * answered who reads the destination at the call (v3: evidence that cannot
+   * be had fails closed), and an approval must bind to the audience it had.
+   */
+  private judgeChannel(send: SendSeen, call: ChannelCall, where: string): string[] {
+    const out: string[] = [];
+    if (!call.readable) out.push(`${where} on ${call.channel}: sent although ${call.channel} did not answer who reads the destination`);
+    const why = this.approvalFor(send, (s, confirmed) => channelAudienceProblem(s, call, confirmed));
+    if (why !== null) out.push(`${where} on ${call.channel}: no approval that binds to it (${why})`);
+    return out;
+  }
+
   /** Null when some approval binds to this send; otherwise why each candidate does not. `truth` null: a person's chat. */
-  private approvalFor(send: SendSeen, truth: SeenTruth | null): string | null {
+  private approvalFor(send: SendSeen, truth: SeenTruth | null | AudienceJudge): string | null {
     const reasons: string[] = [];
     for (const a of this.actions) {
       if (a.kind === "undo" || a.step >= send.step) continue;
@@ -151,7 +168,7 @@ export class ExploreModel {
     return reasons.length === 0 ? "no approval at all" : reasons.slice(-4).join("; ");
   }
 
-  private whyNot(a: OwnerAction, send: SendSeen, truth: SeenTruth | null): string | null {
+  private whyNot(a: OwnerAction, send: SendSeen, truth: SeenTruth | null | AudienceJudge): string | null {
     const s = a.surface;
     if (!s.accepts[a.kind === "confirm" ? "confirm" : "approve"])
       return `that message takes no ${a.kind === "confirm" ? "confirmation" : "approval"}`;
@@ -159,7 +176,13 @@ export class ExploreModel {
     if (s.draftText !== send.call.text) return `it showed ${s.draftText === null ? "no draft text" : JSON.stringify(s.draftText)}`;
     const identity = identityProblem(s, send.call.via);
     if (identity !== null) return identity;
-    const audience = truth === null ? personProblem(s) : audienceProblem(s, truth, a.kind === "confirm", this.rules);
+    const confirmed = a.kind === "confirm";
+    const audience =
+      truth === null
+        ? personProblem(s)
+        : typeof truth === "function"
+          ? truth(s, confirmed)
+          : audienceProblem(s, truth, confirmed, this.rules);
     if (audience !== null) return audience;
     const halt = this.haltBegins.find((h) => h > a.step && h <= send.step);
     if (halt !== undefined) return `a halt began at step ${halt}, after it`;
@@ -177,6 +200,36 @@ export class ExploreModel {
     if (undo !== undefined) return `undone at step ${undo.step} (${undo.how}) within the window`;
     return null;
   }
+}
+
+/** Why what a message showed does not bind a send (`confirmed`: the action was a confirmation tap), or null. */
+type AudienceJudge = (s: Surface, confirmed: boolean) => string | null;
+
+/**
+ * Whether a send may have reached its readers, so that another send of its
+ * draft would be a second message: Telegram's accepted or unknown answer; on
+ * a channel, a message that arrived, or an email whose answer was lost (SMTP
+ * cannot tell, so it must never be sent again).
+ */
+function mayHaveGone(send: SendSeen): boolean {
+  if (send.channel === undefined) return send.call.outcome === "ok" || send.call.outcome === "unknown";
+  return send.channel.arrived || (send.channel.channel === "email" && send.call.outcome === "unknown");
+}
+
+/**
+ * Why the audience a message showed does not bind a send on a channel, or
+ * null: the message must have shown the audience the service had at the call
+ * (its tag), and one that asks for the extra tap binds only through the
+ * confirmation; an audience shown as unknown binds only through it too.
+ */
+export function channelAudienceProblem(s: Pick<Surface, "audience">, call: ChannelCall, confirmed: boolean): string | null {
+  const a = s.audience;
+  if (a === null) return "it showed no audience";
+  if (a.kind === "unknown") return confirmed ? null : "it showed the audience as unknown and was no confirmation";
+  if (a.kind !== "channel") return `it showed a Telegram audience (${JSON.stringify(a)})`;
+  if (a.tag !== call.truth.tag) return `it showed the audience [aud ${a.tag}]; at the send it was [aud ${call.truth.tag}]`;
+  if (call.truth.confirm !== null && !confirmed) return `it was no confirmation, and the audience needs one (${call.truth.confirm})`;
+  return null;
 }
 
 /** The owner's account as a post names it: "Owner, @owner". */
@@ -220,6 +273,7 @@ export function audienceProblem(s: Surface, truth: SeenTruth, confirmed: boolean
   if (a === null) return "it showed no audience";
   if (a.kind === "unknown") return confirmed ? null : "it showed the audience as unknown and was no confirmation";
   if (a.kind === "person") return `it showed a person (${a.name}), not the group`;
+  if (a.kind === "channel") return `it showed an audience on another channel ([aud ${a.tag}]), not the group`;
   const isPublic = truth.username !== null;
   const was = `it showed ${a.public ? "public " : ""}“${a.title}” with ${a.members} members; at the send: ${isPublic ? "public " : ""}“${truth.title}” with ${truth.members}`;
   if (a.title !== truth.title) return was;

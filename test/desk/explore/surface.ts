@@ -5,6 +5,8 @@ import type { ChatMessage } from "./fake-telegram.js";
 export type ShownAudience =
   | { readonly kind: "known"; readonly title: string | null; readonly members: number | null; readonly public: boolean }
   | { readonly kind: "person"; readonly name: string }
+  /** A destination on Linear, email or Slack: the tag of the audience the explorer's channel service answered (fake-channels.ts). */
+  | { readonly kind: "channel"; readonly tag: string }
   | { readonly kind: "unknown" };
 
 /**
@@ -54,6 +56,8 @@ function audienceTextOf(text: string, draftText: string | null): string | null {
 
 /** Reads an audience line: a “title”, N members, public (an @username); a person (👤 name); no title and no count: unknown. */
 export function readAudience(line: string): ShownAudience {
+  const tag = /\[aud ([\w-]+)\]/.exec(line);
+  if (tag) return { kind: "channel", tag: tag[1]! };
   const person = /^👤 ([^·(]+)/u.exec(line);
   if (person) return { kind: "person", name: person[1]!.trim() };
   const members = /([\d,]+) members?\b/.exec(line);

@@ -3,9 +3,12 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Update } from "grammy/types";
+import type { OtherChannelName } from "../../../src/drafts/destination.js";
+import type { DraftRecord } from "../../../src/drafts/record.js";
 import { harnessPaths } from "../../../src/app/paths.js";
 import { SimulatedClock } from "../../../src/clock/simulated-clock.js";
 import { CONFIRM_OVER, DeskHarness, UNDO_WINDOW_MS } from "./desk-harness.js";
+import { CHANNEL_DESTINATIONS, type ChannelCall, FakeChannels } from "./fake-channels.js";
 import { DESTINATION, FakeTelegram, OWNER, PERSON, type ChatMessage, type ChatTruth } from "./fake-telegram.js";
 import { forgeAuditLines, type Forgery } from "./forgery.js";
 import { runTestModeSession, type TestModeStep } from "./test-mode-run.js";
@@ -54,6 +57,18 @@ async function withinRealTime<T>(work: Promise<T>, what: () => string): Promise<
   }
 }
 
+/**
+ * The live drafts an approval left neither sent, failed, outcome_unknown,
+ * halted nor expired once the daemon had ten minutes for them (undo windows,
+ * rate-limit waits, retries, lookups after lost answers): still `approved` or
+ * `sending`, lost between the approval and an outcome.
+ */
+export function lostDrafts(drafts: readonly DraftRecord[]): string[] {
+  return drafts
+    .filter((d) => d.test_mode !== true && (d.status === "approved" || d.status === "sending"))
+    .map((d) => `draft ${d.draft_id} (${d.destination?.channel ?? "telegram"}) is still ${d.status} ten minutes after the last step: lost`);
+}
+
 /** How many steps all worlds ran (the report's count). */
 export const totals = { steps: 0, runs: 0, seen: new Map<string, number>() };
 
@@ -87,9 +102,12 @@ export class World {
     readonly dir: string,
     readonly clock: SimulatedClock,
     readonly telegram: FakeTelegram,
+    /** Linear, email and Slack: the services the daemon's channels answer from. */
+    readonly channels: FakeChannels,
     /** The running daemon; null while it is down (the owner's actions wait in Telegram meanwhile). */
     private desk: DeskHarness | null,
   ) {
+    channels.onCall = (call) => this.channelCall(call);
     telegram.onDestinationCall = (call) => {
       seen(`send ${call.outcome} ${call.via === null ? "as the bot" : call.via === OWNER ? "as the owner" : "as another account"}`);
       this.model.sends.push({
@@ -107,8 +125,31 @@ export class World {
     const clock = new SimulatedClock(T0);
     const telegram = new FakeTelegram(() => clock.now());
     telegram.truth = audience;
-    const desk = await withinRealTime(DeskHarness.open(dir, clock, telegram), () => "the daemon's first start did not end");
-    return new World(dir, clock, telegram, desk);
+    const channels = new FakeChannels();
+    const desk = await withinRealTime(
+      DeskHarness.open(
+        dir,
+        clock,
+        telegram,
+        channels.channelSet(() => clock.now()),
+      ),
+      () => "the daemon's first start did not end",
+    );
+    return new World(dir, clock, telegram, channels, desk);
+  }
+
+  /** A send call on Linear, email or Slack, stamped for the model as a Telegram send is. */
+  private channelCall(call: ChannelCall): void {
+    seen(`${call.channel} send ${call.plan}${call.readable ? "" : " (audience unread)"}`);
+    const outcome = call.plan === "lost_arrived" || call.plan === "lost_absent" || call.plan === "throws" ? "unknown" : call.plan;
+    this.model.sends.push({
+      step: this.step,
+      at: this.clock.now(),
+      call: { chatId: call.channel, text: call.text, outcome, via: null },
+      truth: null,
+      haltedThroughout: this.halted,
+      channel: call,
+    });
   }
 
   async close(): Promise<void> {
@@ -170,15 +211,18 @@ export class World {
   }
 
   /** Submits a new draft: to the group, or to the person as the owner. Nothing while the daemon is down (its API is too). */
-  async submit(to: "group" | "person" = "group"): Promise<void> {
+  async submit(to: "group" | "person" | OtherChannelName = "group"): Promise<void> {
     if (this.desk === null) return;
     const text = this.newText();
+    const where =
+      to === "group" || to === "person"
+        ? { destination_chat_id: to === "group" ? DESTINATION : String(PERSON), ...(to === "person" ? { send_as: "owner" } : {}) }
+        : { destination: CHANNEL_DESTINATIONS[to] };
     const outcome = await this.desk.core.intake.submit({
       draft_text: text,
-      destination_chat_id: to === "group" ? DESTINATION : String(PERSON),
       drafted_by_role: "CoS",
       originating_intent_id: `i-${this.textSerial}`,
-      ...(to === "person" ? { send_as: "owner" } : {}),
+      ...where,
     });
     if (!outcome.ok) throw new Error(`submission refused: ${JSON.stringify(outcome)}`);
     this.drafts.push(outcome.answer.draft_id);
@@ -254,6 +298,11 @@ export class World {
     await this.desk?.quiesce();
   }
 
+  /** A draft's record as the running daemon has it (undefined while it is down). */
+  record(draftId: string): DraftRecord | undefined {
+    return this.desk?.core.desk.get(draftId);
+  }
+
   /** True while the daemon runs. */
   get up(): boolean {
     return this.desk !== null;
@@ -270,7 +319,12 @@ export class World {
   async start(): Promise<void> {
     if (this.desk !== null) return;
     this.starts.push(this.clock.now());
-    this.desk = await DeskHarness.open(this.dir, this.clock, this.telegram);
+    this.desk = await DeskHarness.open(
+      this.dir,
+      this.clock,
+      this.telegram,
+      this.channels.channelSet(() => this.clock.now()),
+    );
   }
 
   /** Stops the daemon and starts it again. */
@@ -332,6 +386,14 @@ export class World {
     await this.run("advance 61s (end of run)", () => this.advance(61_000));
     await this.run("every reviewer reply answered (end of run)", async () => {
       const found = this.model.checkReplies(this.telegram.replies, this.telegram.answered, this.telegram.messages, this.starts);
+      if (found.length > 0) throw new Error(this.broken(found));
+    });
+    await this.run("advance 10 min (end of run)", () => this.advance(600_000));
+    await this.run("no approved draft lost (end of run)", async () => {
+      const drafts = this.desk?.core.desk.everyDraft() ?? [];
+      for (const d of drafts) if (d.destination !== null && !d.test_mode) seen(`${d.destination.channel} draft ends ${d.status}`);
+      const found = lostDrafts(drafts);
+      this.model.violations.push(...found);
       if (found.length > 0) throw new Error(this.broken(found));
     });
   }
