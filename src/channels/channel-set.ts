@@ -1,5 +1,5 @@
 import type { ChannelAudienceRecord, OtherChannelName, StoredDestination } from "../drafts/destination.js";
-import type { Channel, ChannelAudience } from "./channel.js";
+import { AUDIENCE_UNREADABLE, type Channel, type ChannelAudience } from "./channel.js";
 
 /** What a channel that is not configured needs, for the refusal at intake (contract v5 "Configuration"). */
 export const CHANNEL_VARIABLES: Readonly<Record<OtherChannelName, string>> = {
@@ -97,7 +97,7 @@ function unreadable(channel: OtherChannelName, why: string, now: () => number): 
     channel,
     reader_count: null,
     lines: [`⚠️ ${why}`],
-    confirm_reasons: ["the audience could not be read"],
+    confirm_reasons: [AUDIENCE_UNREADABLE],
     problem: null,
     fingerprint: `unreadable:${why}`,
     checked_at: new Date(now()).toISOString(),

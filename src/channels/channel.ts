@@ -35,6 +35,12 @@ export interface SendReference {
   readonly reference: string;
 }
 
+/**
+ * The confirm reason of an audience that could not be read, the same words on
+ * every channel: the send path reads it as "no evidence" and does not send.
+ */
+export const AUDIENCE_UNREADABLE = "the audience could not be read";
+
 /** What one send call came to, on any channel; the send path's retry policy reads only this. */
 export type ChannelSendOutcome =
   /** The service accepted the message. */

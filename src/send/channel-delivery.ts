@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ChannelSet } from "../channels/channel-set.js";
-import type { ChannelSendOutcome, SendReference } from "../channels/channel.js";
+import { AUDIENCE_UNREADABLE, type ChannelSendOutcome, type SendReference } from "../channels/channel.js";
 import type { OtherChannelName } from "../drafts/destination.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { backoffMs, SEND_BACKOFF, type Backoff } from "../retry/backoff.js";
@@ -11,6 +11,8 @@ const STOPPED_DURING_SEND = "the daemon stopped during the send";
 
 /** How the channel names itself on the post. */
 const CHANNEL_WORD: Readonly<Record<OtherChannelName, string>> = { linear: "Linear", email: "the SMTP server", slack: "Slack" };
+/** Who is asked who reads a destination on each channel. */
+const CHANNEL_SERVICE: Readonly<Record<OtherChannelName, string>> = { linear: "Linear", email: "the email channel", slack: "Slack" };
 
 /** What a delivery on another channel needs from the send path that owns it. */
 export interface ChannelDeliveryOptions {
@@ -24,6 +26,10 @@ export interface ChannelDeliveryOptions {
   readonly pause: (key: string, ms: number) => void;
   /** Tries the whole guarded path again after `ms`. */
   readonly retryLater: (draftId: string, ms: number) => void;
+  /** The audience could not be read at the send (`service` did not answer): asked again on the audience backoff, then halted. */
+  readonly unchecked: (draft: DraftRecord, service: string) => Promise<void>;
+  /** The audience was read at the send: the audience backoff of this draft starts afresh. */
+  readonly checked: (draftId: string) => void;
   readonly backoff?: Backoff;
   /** How often an error that proves the message was not sent may be retried. */
   readonly maxNotSentAttempts: number;
@@ -92,9 +98,19 @@ export class ChannelDelivery {
     }
   }
 
-  /** The audience read again; a change halts the draft with the new audience shown for a new 👍. */
+  /**
+   * The audience read again; a change halts the draft with the new audience
+   * shown for a new 👍. One that cannot be read is no evidence (contract v3,
+   * for every channel in v5), even if it could not be read when approved
+   * either: not sent, asked again, then halted.
+   */
   private async audienceUnchanged(draft: DraftRecord): Promise<boolean> {
     const fresh = await this.options.channels.readAudience(draft.destination!, draft.draft_text, this.options.now);
+    if (fresh.confirm_reasons.includes(AUDIENCE_UNREADABLE)) {
+      await this.options.unchecked(draft, CHANNEL_SERVICE[draft.destination!.channel]);
+      return false;
+    }
+    this.options.checked(draft.draft_id);
     if (fresh.fingerprint === draft.channel_audience?.fingerprint) return true;
     const was = draft.channel_audience?.lines.join("; ") ?? "not read";
     const reason = `the audience changed since the approval (it showed: ${was})`;

@@ -20,9 +20,9 @@ import { ChannelDelivery } from "./channel-delivery.js";
 /** The halt reason of a draft whose destination Telegram would not describe at the send call (the contract's words). */
 export const AUDIENCE_UNCHECKED = "audience could not be checked";
 
-/** What the reviewer is told when the audience check gave up. */
-const UNCHECKED_NOTICE =
-  "⛔ Not sent: the audience could not be checked (Telegram did not answer who is in the destination for a minute). Nothing went out. 👍 again to try again.";
+/** What the reviewer is told when the audience check gave up (`service`: who did not answer, "Telegram", "Slack", ...). */
+const uncheckedNotice = (service: string) =>
+  `⛔ Not sent: the audience could not be checked (${service} did not answer who is in the destination for a minute). Nothing went out. 👍 again to try again.`;
 
 /** The part of the review desk the send path needs: read a draft, apply an event durably, run an effect later. */
 export interface DraftLedger {
@@ -103,6 +103,8 @@ export class SendPath {
             haltProblem: (d) => this.haltProblem(d),
             pause: (key, ms) => (options.channelLimiter ?? options.limiter).pause(key, ms),
             retryLater: (id, ms) => this.retryLater(id, ms),
+            unchecked: (d, service) => this.audienceUnchecked(d, service),
+            checked: (id) => void this.unchecked.delete(id),
             ...(options.backoff ? { backoff: options.backoff } : {}),
             maxNotSentAttempts: options.maxNotSentAttempts ?? 5,
           });
@@ -258,7 +260,7 @@ export class SendPath {
    * approval starts a new window.
    */
   private async audienceAllows(draft: DraftRecord): Promise<boolean> {
-    const { checkAudience, ledger, clock } = this.options;
+    const { checkAudience, ledger } = this.options;
     const draftId = draft.draft_id;
     const verdict = (await checkAudience?.(draft)) ?? null;
     if (verdict === null || verdict.kind === "changed") this.unchecked.delete(draftId);
@@ -268,6 +270,19 @@ export class SendPath {
       ledger.runEffects([{ type: "notify", draftId, text: verdict.notice }]);
       return false;
     }
+    await this.audienceUnchecked(draft, "Telegram");
+    return false;
+  }
+
+  /**
+   * Who reads the destination could not be read at the send call (contract
+   * v3: evidence that cannot be had fails closed; v5: on every channel): not
+   * sent, asked again on the audience backoff, then `halted` with reason
+   * `audience could not be checked` once that gives up, the reviewer told.
+   */
+  private async audienceUnchecked(draft: DraftRecord, service: string): Promise<void> {
+    const { ledger, clock } = this.options;
+    const draftId = draft.draft_id;
     const policy = this.options.audienceBackoff ?? AUDIENCE_CHECK_BACKOFF;
     const now = clock.now();
     const approvalAt = draft.approval?.at;
@@ -281,14 +296,13 @@ export class SendPath {
         "audience could not be checked; the draft is halted, not sent",
       );
       const halted = await ledger.apply(draftId, { type: "halt", reason: AUDIENCE_UNCHECKED });
-      if (halted.ok) ledger.runEffects([{ type: "notify", draftId, text: UNCHECKED_NOTICE }]);
-      return false;
+      if (halted.ok) ledger.runEffects([{ type: "notify", draftId, text: uncheckedNotice(service) }]);
+      return;
     }
     const failures = seen.failures + 1;
     this.unchecked.set(draftId, { ...seen, failures });
-    this.options.log.warn({ draft_id: draftId, failures }, "Telegram did not answer the audience check; not sent, asked again later");
+    this.options.log.warn({ draft_id: draftId, failures }, `${service} did not answer the audience check; not sent, asked again later`);
     this.retryLater(draftId, Math.min(backoffMs(policy, failures), leftMs));
-    return false;
   }
 
   /**

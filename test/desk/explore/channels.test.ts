@@ -38,6 +38,16 @@ async function approve(w: World): Promise<void> {
 }
 
 describe("the explorer's channels", () => {
+  it("a Slack audience that could not be read at the post and still cannot at the send is not sent: halted, audience could not be checked", async () => {
+    const w = await open();
+    w.channels.service("slack").answering = false;
+    await w.run("submit to slack", () => w.submit("slack"));
+    await approve(w);
+    await w.run("advance 5 min", () => w.advance(300_000));
+    expect(w.channels.calls).toEqual([]);
+    expect(w.record(w.drafts[0]!)).toMatchObject({ status: "halted", reason: expect.stringContaining("audience could not be checked") });
+  }, 60_000);
+
   it("an email whose answer was lost ends outcome_unknown and is never sent again, across a restart", async () => {
     const w = await open();
     w.channels.service("email").sendPlans.push("lost_absent");

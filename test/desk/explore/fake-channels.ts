@@ -1,9 +1,16 @@
 import { createHash } from "node:crypto";
-import type { Channel, ChannelAudience, ChannelSendOutcome, LostSendLookup, SendReference } from "../../../src/channels/channel.js";
+import {
+  AUDIENCE_UNREADABLE,
+  type Channel,
+  type ChannelAudience,
+  type ChannelSendOutcome,
+  type LostSendLookup,
+  type SendReference,
+} from "../../../src/channels/channel.js";
 import { type AnyChannel, ChannelSet } from "../../../src/channels/channel-set.js";
 import { EMAIL_MAX_LENGTH, emailDestinationSchema } from "../../../src/channels/email/index.js";
 import { LINEAR_MAX_COMMENT_LENGTH, linearDestinationSchema } from "../../../src/channels/linear/index.js";
-import { AUDIENCE_UNREADABLE, SLACK_TEXT_LIMIT, slackDestinationSchema } from "../../../src/channels/slack/index.js";
+import { SLACK_TEXT_LIMIT, slackDestinationSchema } from "../../../src/channels/slack/index.js";
 import type { OtherChannelName } from "../../../src/drafts/destination.js";
 
 /** The channels the explorer sends on besides Telegram. */
