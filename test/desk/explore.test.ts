@@ -5,10 +5,12 @@ import { explore, violationKind } from "./explore/explore.js";
 import { totals } from "./explore/world.js";
 
 /**
- * The model-based test of issue 19 (item 6), issue 25 (item 8) and issue 26
- * (item 8): random owner actions on the daemon as run.ts wires it, the
- * review chat paced as run.ts paces it, every message and edit stamped with
- * the time Telegram accepted it. `npm test` runs a short budget from a fixed
+ * The model-based test of issue 19 (item 6), issue 25 (item 8), issue 26
+ * (item 8) and issue 33 (drafts to Linear, email and Slack): random owner
+ * actions on the daemon as run.ts wires it, the review chat paced as run.ts
+ * paces it, every message and edit stamped with the time Telegram accepted
+ * it, the other channels' services faulted as the explorer plans
+ * (explore/fake-channels.ts). `npm test` runs a short budget from a fixed
  * seed; `npm run explore` runs long (EXPLORE_RUNS runs per seed, EXPLORE_SEEDS
  * seeds from EXPLORE_SEED, EXPLORE_STEPS steps a run at most, EXPLORE_SKIP a
  * comma list of step kinds to leave out, EXPLORE_DIR where the runs'
@@ -46,7 +48,7 @@ async function inWorkers(): Promise<number[]> {
 
 describe("the desk explored: random owner actions, halts, audience changes, failures and restarts", () => {
   it.skipIf(LONG)(
-    "every send has an approval made on a message that showed that text, audience and sender, with no halt since, once per draft, after its ↩️ Undo was visible for the whole window; every reviewer reply is answered",
+    "every send, on every channel, has an approval made on a message that showed that text, audience and sender, with no halt since, once per draft, after its ↩️ Undo was visible for the whole window; every reviewer reply is answered; no approved draft is lost",
     async () => {
       const report = await explore({ seed: SEED, numRuns: RUNS, maxSteps: MAX_STEPS, skip: SKIP });
       console.log(
