@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { ChannelCall, ChannelSendPlan } from "./fake-channels.js";
 import type { ChatMessage, ChatTruth } from "./fake-telegram.js";
 import { ExploreModel, type SeenTruth } from "./model.js";
 import type { Surface } from "./surface.js";
@@ -155,5 +156,49 @@ describe("the explorer's invariant (judged from its own record alone)", () => {
     ).toMatch(/5000 members need the confirmation tap/);
     const unknown: Surface = { ...POST, audience: { kind: "unknown" } };
     expect(modelWith(approve(1, unknown), send(2)).checkNewSends(CHAT, NOW).join()).toMatch(/unknown/);
+  });
+
+  it("on a channel: the audience shown must be the service's at the call, readable then, confirmed where it asks; one message per draft", () => {
+    const shownTag = (tag: string): Surface => ({ ...POST, audience: { kind: "channel", tag } });
+    const call = (plan: ChannelSendPlan, over: Partial<ChannelCall> = {}): ChannelCall => ({
+      channel: "slack",
+      draftId: "d1",
+      reference: "r",
+      text: "v1",
+      plan,
+      arrived: plan === "ok" || plan === "lost_arrived" || plan === "throws",
+      truth: { tag: "slack-small", readers: 5, confirm: null },
+      readable: true,
+      ...over,
+    });
+    const sendOn = (step: number, c: ChannelCall) => (m: ExploreModel) =>
+      m.sends.push({
+        step,
+        at: step * 1000,
+        call: { chatId: c.channel, text: c.text, outcome: c.plan === "ok" ? "ok" : "unknown", via: null },
+        truth: null,
+        haltedThroughout: false,
+        channel: c,
+      });
+    const flagged = (...steps: Array<(m: ExploreModel) => void>) =>
+      modelWith(...steps)
+        .checkNewSends(CHAT, NOW)
+        .join("\n");
+    expect(flagged(approve(1, shownTag("slack-small")), sendOn(2, call("ok")))).toBe("");
+    expect(
+      flagged(approve(1, shownTag("slack-small")), sendOn(2, call("ok", { truth: { tag: "slack-grown", readers: 9, confirm: null } }))),
+    ).toMatch(/at the send it was \[aud slack-grown\]/);
+    const large = { tag: "slack-large", readers: 5000, confirm: "over 1,000" };
+    expect(flagged(approve(1, shownTag("slack-large")), sendOn(2, call("ok", { truth: large })))).toMatch(/needs one/);
+    expect(flagged(approve(1, shownTag("slack-large"), "confirm"), sendOn(2, call("ok", { truth: large })))).toBe("");
+    const unknown: Surface = { ...POST, audience: { kind: "unknown" } };
+    expect(flagged(approve(1, unknown, "confirm"), sendOn(2, call("ok", { readable: false })))).toMatch(/did not answer who reads/);
+    // A lost answer before the message arrived may be sent again on Slack; never on email, and never after one that arrived.
+    expect(flagged(approve(1, shownTag("slack-small")), sendOn(2, call("lost_absent")), sendOn(3, call("ok")))).toBe("");
+    const email = { channel: "email" as const, truth: { tag: "email-small", readers: 1, confirm: null } };
+    expect(flagged(approve(1, shownTag("email-small")), sendOn(2, call("lost_absent", email)), sendOn(3, call("ok", email)))).toMatch(
+      /a second send of d1/,
+    );
+    expect(flagged(approve(1, shownTag("slack-small")), sendOn(2, call("lost_arrived")), sendOn(3, call("ok")))).toMatch(/a second send/);
   });
 });
