@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { ChannelCall, ChannelSendPlan } from "./fake-channels.js";
 import type { ChatMessage, ChatTruth } from "./fake-telegram.js";
-import { ExploreModel, type SeenTruth } from "./model.js";
+import type { DraftRecord } from "../../../src/drafts/record.js";
+import { ExploreModel, lostDrafts, type SeenTruth } from "./model.js";
 import type { Surface } from "./surface.js";
 
 const RULES = { undoWindowMs: 30_000, confirmOver: 1000, growthCovered: 2, growthFloor: 100 };
@@ -200,5 +201,21 @@ describe("the explorer's invariant (judged from its own record alone)", () => {
       /a second send of d1/,
     );
     expect(flagged(approve(1, shownTag("slack-small")), sendOn(2, call("lost_arrived")), sendOn(3, call("ok")))).toMatch(/a second send/);
+  });
+
+  it("at the end of a run, a live draft still approved or sending is lost; a halted, final or test-mode one is not", () => {
+    const d = (draft_id: string, status: string, more: object = {}) =>
+      ({ draft_id, status, test_mode: false, destination: null, ...more }) as unknown as DraftRecord;
+    const lost = lostDrafts([
+      d("a", "approved"),
+      d("b", "sending", { destination: { channel: "email" } }),
+      d("c", "halted"),
+      d("e", "outcome_unknown"),
+      d("f", "approved", { test_mode: true }),
+    ]);
+    expect(lost).toEqual([
+      expect.stringMatching(/^draft a \(telegram\) is still approved/),
+      expect.stringMatching(/^draft b \(email\) is still sending/),
+    ]);
   });
 });

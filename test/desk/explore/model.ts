@@ -1,4 +1,5 @@
 import { ACCOUNTS, OWNER, PERSON, type ChatMessage, type ChatTruth, type DestinationCall, type ReviewerReply } from "./fake-telegram.js";
+import type { DraftRecord } from "../../../src/drafts/record.js";
 import type { ChannelCall } from "./fake-channels.js";
 import type { Surface } from "./surface.js";
 import { unansweredReplies, undoAfterSendProblem, undoShown, undoWindowProblem } from "./timeline.js";
@@ -284,4 +285,16 @@ export function audienceProblem(s: Surface, truth: SeenTruth, confirmed: boolean
   const grown = truth.members - a.members;
   if (truth.members > a.members * rules.growthCovered && grown >= rules.growthFloor) return `${was}: grew past what it showed`;
   return null;
+}
+
+/**
+ * The live drafts an approval left neither sent, failed, outcome_unknown,
+ * halted nor expired once the daemon had ten minutes for them (undo windows,
+ * rate-limit waits, retries, lookups after lost answers): still `approved` or
+ * `sending`, lost between the approval and an outcome.
+ */
+export function lostDrafts(drafts: readonly DraftRecord[]): string[] {
+  return drafts
+    .filter((d) => d.test_mode !== true && (d.status === "approved" || d.status === "sending"))
+    .map((d) => `draft ${d.draft_id} (${d.destination?.channel ?? "telegram"}) is still ${d.status} ten minutes after the last step: lost`);
 }

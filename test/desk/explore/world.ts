@@ -12,7 +12,7 @@ import { CHANNEL_DESTINATIONS, type ChannelCall, FakeChannels } from "./fake-cha
 import { DESTINATION, FakeTelegram, OWNER, PERSON, type ChatMessage, type ChatTruth } from "./fake-telegram.js";
 import { forgeAuditLines, type Forgery } from "./forgery.js";
 import { runTestModeSession, type TestModeStep } from "./test-mode-run.js";
-import { ExploreModel, type OwnerAction } from "./model.js";
+import { ExploreModel, lostDrafts, type OwnerAction } from "./model.js";
 import { asBotSurfaceOf, isEditPrompt, surfaceOf } from "./surface.js";
 
 /**
@@ -55,18 +55,6 @@ async function withinRealTime<T>(work: Promise<T>, what: () => string): Promise<
   } finally {
     clearTimeout(timer);
   }
-}
-
-/**
- * The live drafts an approval left neither sent, failed, outcome_unknown,
- * halted nor expired once the daemon had ten minutes for them (undo windows,
- * rate-limit waits, retries, lookups after lost answers): still `approved` or
- * `sending`, lost between the approval and an outcome.
- */
-export function lostDrafts(drafts: readonly DraftRecord[]): string[] {
-  return drafts
-    .filter((d) => d.test_mode !== true && (d.status === "approved" || d.status === "sending"))
-    .map((d) => `draft ${d.draft_id} (${d.destination?.channel ?? "telegram"}) is still ${d.status} ten minutes after the last step: lost`);
 }
 
 /** How many steps all worlds ran (the report's count). */
