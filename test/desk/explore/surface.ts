@@ -48,7 +48,8 @@ function draftTextOf(text: string, entities: readonly MessageEntity[]): string |
 /** The part of a message that describes the audience: a review post's "— for …" line, or a question's "Send to …". */
 function audienceTextOf(text: string, draftText: string | null): string | null {
   const outside = draftText === null ? text : text.replace(draftText, "");
-  const forLine = /— for (.*)/.exec(outside);
+  // A draft to another channel: the header names the destination, the channel's own lines follow, indented.
+  const forLine = /— for (.*(?:\n {2}.*)*)/.exec(outside);
   if (forLine) return forLine[1]!;
   const question = /^Send to (.*)$/m.exec(outside);
   return question ? question[1]! : null;
@@ -78,7 +79,7 @@ export function surfaceOf(message: ChatMessage): Surface {
   return {
     messageId: message.id,
     draftText: own.draftText ?? quoted?.draftText ?? null,
-    audience: own.audience ?? quoted?.audience ?? null,
+    audience: channelAudience(own, quoted) ?? own.audience ?? quoted?.audience ?? null,
     identity: own.identity ?? quoted?.identity ?? "bot",
     account: own.identity !== null ? own.account : (quoted?.account ?? null),
     isQuestion: isQuestion(message),
@@ -90,6 +91,16 @@ export function surfaceOf(message: ChatMessage): Surface {
     },
     isEditPrompt: isEditPrompt(message),
   };
+}
+
+/**
+ * The audience on another channel a message showed: its own, or (a
+ * confirmation question names the destination and the reasons only) the one
+ * of the post it replies to and quotes.
+ */
+function channelAudience(own: Parts, quoted: Parts | null): ShownAudience | null {
+  if (own.audience?.kind === "channel") return own.audience;
+  return quoted?.audience?.kind === "channel" ? quoted.audience : null;
 }
 
 /**
