@@ -83,4 +83,27 @@ describe("the explorer's channels", () => {
     expect(w.channels.calls.map((c) => c.truth.tag)).toEqual(["slack-grown"]);
     expect(w.record(w.drafts[0]!)?.status).toBe("sent");
   }, 60_000);
+
+  it("a channel whose service refused the credentials at the start posts its drafts but sends none; after a start that proves them, a new 👍 sends", async () => {
+    const w = await open();
+    w.channels.service("linear").credentialsRefused = true;
+    await w.run("restart", () => w.restart());
+    await w.run("submit to linear", () => w.submit("linear"));
+    await w.run("advance 2 s", () => w.advance(2_000));
+    await approve(w);
+    await w.run("advance 61 s", () => w.advance(61_000));
+    expect(w.channels.calls).toEqual([]);
+    expect(w.record(w.drafts[0]!)?.status).toBe("halted");
+    w.channels.service("linear").credentialsRefused = false;
+    await w.run("restart", () => w.restart());
+    await w.run("advance 2 s", () => w.advance(2_000));
+    // The post still showed the refusal: the 👍 finds another audience, shows it, and asks again.
+    await approve(w);
+    await w.run("advance 61 s", () => w.advance(61_000));
+    expect(w.record(w.drafts[0]!)).toMatchObject({ status: "halted", reason: expect.stringContaining("audience changed") });
+    await approve(w);
+    await w.run("advance 61 s", () => w.advance(61_000));
+    expect(w.channels.calls).toHaveLength(1);
+    expect(w.record(w.drafts[0]!)?.status).toBe("sent");
+  }, 60_000);
 });

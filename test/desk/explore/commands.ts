@@ -261,6 +261,19 @@ function channelSteps(): Array<[string, number, fc.Arbitrary<Step>]> {
         ),
     ],
     [
+      "chcreds",
+      1,
+      fc
+        .tuple(channelName, fc.boolean())
+        .map(
+          ([name, refused]) =>
+            new Plain(
+              `${name} ${refused ? "refuses" : "accepts"} the credentials (from the next start)`,
+              async (world) => void (world.channels.service(name).credentialsRefused = refused),
+            ),
+        ),
+    ],
+    [
       "chlookup",
       1,
       fc

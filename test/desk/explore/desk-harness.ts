@@ -4,6 +4,7 @@ import type { Update } from "grammy/types";
 import pino from "pino";
 import { harnessPaths, openCore, type Core } from "../../../src/app/core.js";
 import type { ChannelSet } from "../../../src/channels/channel-set.js";
+import { proveChannels } from "../../../src/channels/configured.js";
 import type { SimulatedClock } from "../../../src/clock/simulated-clock.js";
 import { loadConfig, type Config } from "../../../src/config/config.js";
 import { DeliveryWatch } from "../../../src/daemon/delivery-watch.js";
@@ -150,6 +151,8 @@ export class DeskHarness {
     const journal = await UpdateJournal.open(harnessPaths(dir).updates, log);
     bot.api.config.use(markAnswers(journal, config.reviewChatId));
     const harness = new DeskHarness(core, config, bot, reviewChat, journal, clock);
+    // As start-steps.ts does: each channel proves its credentials; one refused is halted, the review chat told.
+    if (channels !== null) await harness.passTimeUntil(proveChannels(channels, log, (text) => reviewChat.say(text)));
     // Time passes while the daemon starts (a notice it posts waits for the review chat's pace).
     await harness.passTimeUntil(
       startUp({

@@ -61,12 +61,16 @@ export interface ChannelCall {
   readonly truth: ChannelTruth;
   /** The service answered who reads it at that moment (false: an audience read would have failed). */
   readonly readable: boolean;
+  /** The service refused the credentials when the daemon making the call started (the channel is halted). */
+  readonly credentialsRefusedAtStart: boolean;
 }
 
 /** One channel's service as the explorer sets it: who reads, whether it answers, what the next calls come to. */
 export interface ChannelService {
   truth: ChannelTruth;
   answering: boolean;
+  /** The service refuses the daemon's credentials: its channel is halted at the next start. */
+  credentialsRefused: boolean;
   readonly sendPlans: ChannelSendPlan[];
   readonly lookupPlans: LookupPlan[];
   /** References of the messages that arrived. */
@@ -85,10 +89,19 @@ export class FakeChannels {
   readonly services = new Map<OtherChannelName, ChannelService>(
     EXPLORED_CHANNELS.map((name) => [
       name,
-      { truth: truthOf(name, "small"), answering: true, sendPlans: [], lookupPlans: [], arrived: new Set() },
+      {
+        truth: truthOf(name, "small"),
+        answering: true,
+        credentialsRefused: false,
+        sendPlans: [],
+        lookupPlans: [],
+        arrived: new Set(),
+      },
     ]),
   );
   readonly calls: ChannelCall[] = [];
+  /** The channels whose service refused the credentials when the running daemon's channel set was made. */
+  private refusedAtStart = new Set<OtherChannelName>();
   onCall: (call: ChannelCall) => void = () => {};
 
   /** A service by name. */
@@ -103,6 +116,7 @@ export class FakeChannels {
 
   /** A ChannelSet over the services, as the daemon builds one from the environment (one per start). */
   channelSet(now: () => number): ChannelSet {
+    this.refusedAtStart = new Set(EXPLORED_CHANNELS.filter((name) => this.service(name).credentialsRefused));
     return new ChannelSet(new Map(EXPLORED_CHANNELS.map((name): [OtherChannelName, AnyChannel] => [name, this.channel(name, now)])));
   }
 
@@ -113,7 +127,10 @@ export class FakeChannels {
       name,
       maxLength: limits[name],
       destinationSchema: schemas[name] as never,
-      whoAmI: async () => ({ ok: true, speaksAs: `the explorer on ${name}` }),
+      whoAmI: async () =>
+        this.service(name).credentialsRefused
+          ? { ok: false, credentialsRefused: true, reason: "invalid_auth" }
+          : { ok: true, speaksAs: `the explorer on ${name}` },
       readAudience: async () => this.audience(name, now),
       send: async (_d, text, reference) => this.send(name, text, reference),
       findSent: async (_d, reference) => this.findSent(name, reference),
@@ -161,6 +178,7 @@ export class FakeChannels {
       arrived,
       truth: s.truth,
       readable: s.answering,
+      credentialsRefusedAtStart: this.refusedAtStart.has(name),
     };
     this.calls.push(call);
     this.onCall(call);

@@ -170,6 +170,7 @@ describe("the explorer's invariant (judged from its own record alone)", () => {
       arrived: plan === "ok" || plan === "lost_arrived" || plan === "throws",
       truth: { tag: "slack-small", readers: 5, confirm: null },
       readable: true,
+      credentialsRefusedAtStart: false,
       ...over,
     });
     const sendOn = (step: number, c: ChannelCall) => (m: ExploreModel) =>
@@ -194,6 +195,9 @@ describe("the explorer's invariant (judged from its own record alone)", () => {
     expect(flagged(approve(1, shownTag("slack-large"), "confirm"), sendOn(2, call("ok", { truth: large })))).toBe("");
     const unknown: Surface = { ...POST, audience: { kind: "unknown" } };
     expect(flagged(approve(1, unknown, "confirm"), sendOn(2, call("ok", { readable: false })))).toMatch(/did not answer who reads/);
+    expect(flagged(approve(1, shownTag("slack-small")), sendOn(2, call("ok", { credentialsRefusedAtStart: true })))).toMatch(
+      /halted because its service refused the credentials/,
+    );
     // A lost answer before the message arrived may be sent again on Slack; never on email, and never after one that arrived.
     expect(flagged(approve(1, shownTag("slack-small")), sendOn(2, call("lost_absent")), sendOn(3, call("ok")))).toBe("");
     const email = { channel: "email" as const, truth: { tag: "email-small", readers: 1, confirm: null } };

@@ -151,6 +151,8 @@ export class ExploreModel {
    */
   private judgeChannel(send: SendSeen, call: ChannelCall, where: string): string[] {
     const out: string[] = [];
+    if (call.credentialsRefusedAtStart)
+      out.push(`${where} on ${call.channel}: sent on a channel halted because its service refused the credentials at the start`);
     if (!call.readable) out.push(`${where} on ${call.channel}: sent although ${call.channel} did not answer who reads the destination`);
     const why = this.approvalFor(send, (s, confirmed) => channelAudienceProblem(s, call, confirmed));
     if (why !== null) out.push(`${where} on ${call.channel}: no approval that binds to it (${why})`);
