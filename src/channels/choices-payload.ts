@@ -1,23 +1,10 @@
-import { z } from "zod";
+import { telegramChoiceSchema } from "./telegram/destination.js";
 import type { StoredDestination } from "../drafts/destination.js";
-import { chatIdSchema, type DraftPayload, type PayloadCheck, type TelegramChoice } from "../drafts/payload.js";
+import type { DraftPayload, PayloadCheck, TelegramChoice } from "../drafts/payload.js";
 
 /** `destinations` holds 2 to 5 destination objects (contract v5, Wave 3). */
 const MIN_CHOICES = 2;
 const MAX_CHOICES = 5;
-
-/** A Telegram destination among several: a chat and a topic; it goes as the bot, replying to nothing. */
-const telegramChoiceSchema = z.strictObject({
-  channel: z.literal("telegram"),
-  chat_id: chatIdSchema.transform(String),
-  thread_id: z
-    .number()
-    .int()
-    .positive()
-    .nullable()
-    .optional()
-    .transform((v) => v ?? null),
-});
 
 type Refusal = Extract<PayloadCheck, { ok: false }>;
 const refusal = (field: string, error: string): Refusal => ({ ok: false, field, error: `${field}: ${error}` });

@@ -1,21 +1,13 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { CHANNEL_NAMES, type OtherChannelName, type StoredDestination } from "../drafts/destination.js";
 import { draftPayloadSchema, parseDraftPayload, TELEGRAM_TEXT_LIMIT, type DraftPayload, type PayloadCheck } from "../drafts/payload.js";
 import { isEmptyForTelegram, trimLikeTelegram } from "../drafts/telegram-text.js";
+import { telegramDestinationSchema } from "./telegram/destination.js";
 import { CHANNEL_VARIABLES, type ChannelSet } from "./channel-set.js";
 import { firstAsPayload, isRefusal, parseChoices } from "./choices-payload.js";
 
 /** The v1-v4 fields that name a Telegram destination: a payload with `destination` carries none of them. */
 const TELEGRAM_FIELDS = ["destination_chat_id", "destination_thread_id", "reply_to_message_id", "send_as"] as const;
-
-/** `destination` for Telegram (contract v5): the v1-v4 fields in one object. */
-const telegramDestinationSchema = z.strictObject({
-  channel: z.literal("telegram"),
-  chat_id: z.unknown(),
-  thread_id: z.unknown().optional(),
-  reply_to_message_id: z.unknown().optional(),
-  send_as: z.unknown().optional(),
-});
 
 /** The payload's fields other than where it goes, for a draft to another channel (draft_text checked by the channel's limit). */
 const otherChannelPayloadSchema = draftPayloadSchema.omit({

@@ -1,0 +1,35 @@
+import { z } from "zod";
+import { chatIdSchema } from "../../drafts/payload.js";
+
+/**
+ * Telegram as one channel among four (contract v5): its `destination`
+ * objects. Telegram's send itself stays on the path it always had
+ * (src/send/send-path.ts, src/telegram/send-call.ts), with the owner's voice,
+ * replies and the review-chat turn that only Telegram has; what every channel
+ * shares (approval, halts, undo, audit, events) is one code for all four.
+ */
+
+/**
+ * `destination` for Telegram: the v1-v4 fields in one object. Each field is
+ * checked by the v1-v4 payload schema it maps onto, so a refusal reads the same.
+ */
+export const telegramDestinationSchema = z.strictObject({
+  channel: z.literal("telegram"),
+  chat_id: z.unknown(),
+  thread_id: z.unknown().optional(),
+  reply_to_message_id: z.unknown().optional(),
+  send_as: z.unknown().optional(),
+});
+
+/** A Telegram destination among several (`destinations`): a chat and a topic; it goes as the bot, replying to nothing. */
+export const telegramChoiceSchema = z.strictObject({
+  channel: z.literal("telegram"),
+  chat_id: chatIdSchema.transform(String),
+  thread_id: z
+    .number()
+    .int()
+    .positive()
+    .nullable()
+    .optional()
+    .transform((v) => v ?? null),
+});
