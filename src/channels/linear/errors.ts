@@ -9,6 +9,7 @@
  * no `type`, which the SDK calls Unknown: the code is read here too.
  */
 import { LinearError, LinearErrorType } from "@linear/sdk";
+import { UNREACHED_CODES } from "../unreached.js";
 
 /** An error's meaning: the outcome kind and words for the owner. */
 export interface LinearFailure {
@@ -23,22 +24,6 @@ export interface LinearFailure {
   /** Linear refused the input (invalid input other than a missing entity). */
   readonly invalidInput: boolean;
 }
-
-/** Connection failures that happen before a request is written: it cannot have reached Linear. */
-const BEFORE_REQUEST = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "EADDRNOTAVAIL",
-  "UND_ERR_CONNECT_TIMEOUT",
-  "CERT_HAS_EXPIRED",
-  "DEPTH_ZERO_SELF_SIGNED_CERT",
-  "SELF_SIGNED_CERT_IN_CHAIN",
-  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
-  "ERR_TLS_CERT_ALTNAME_INVALID",
-]);
 
 /** Without a reset time, wait this long after a rate limit. */
 const DEFAULT_WAIT_SECONDS = 60;
@@ -65,7 +50,7 @@ function causeCodes(error: unknown, depth = 0): string[] {
 /** No answer came: not sent when the connection was never made, unknown otherwise. */
 function withoutAnswer(raw: unknown, timeoutSeconds: number): LinearFailure {
   const codes = causeCodes(raw);
-  const before = codes.find((c) => BEFORE_REQUEST.has(c));
+  const before = codes.find((c) => UNREACHED_CODES.has(c));
   if (before !== undefined) return failure("not_sent", `Linear could not be reached (${before})`);
   if (codes.includes("TimeoutError") || codes.includes("AbortError")) {
     return failure("unknown", `Linear did not answer within ${timeoutSeconds} s`);

@@ -17,6 +17,7 @@
  *   UND_ERR_SOCKET) or the timeout's DOMException ("TimeoutError").
  */
 import { ErrorCode } from "@slack/web-api";
+import { UNREACHED_CODES } from "../unreached.js";
 
 /** One failed call, as the channel reasons about it. */
 export type SlackFailure =
@@ -32,26 +33,6 @@ export type SlackFailure =
   | { readonly kind: "lost"; readonly detail: string }
   /** Anything else (a bug, an unexpected throw): said as it is. */
   | { readonly kind: "other"; readonly detail: string };
-
-/**
- * Socket codes that mean the request never left this machine or never reached
- * Slack's server: no connection, no address, or a TLS handshake refused
- * before a byte of the request was sent.
- */
-const UNREACHED_CODES = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "EADDRNOTAVAIL",
-  "UND_ERR_CONNECT_TIMEOUT",
-  "CERT_HAS_EXPIRED",
-  "DEPTH_ZERO_SELF_SIGNED_CERT",
-  "SELF_SIGNED_CERT_IN_CHAIN",
-  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
-  "ERR_TLS_CERT_ALTNAME_INVALID",
-]);
 
 /** The failure a thrown value stands for. */
 export function readSlackError(error: unknown): SlackFailure {
