@@ -350,6 +350,13 @@ export function explorerSteps(skip: ReadonlySet<string> = new Set()): fc.Arbitra
       fc.constantFrom(...outcomes).map((o) => new Plain(`next send ${o}`, async (world) => void world.telegram.sendOutcomes.push(o))),
     ],
     ...channelSteps(),
+    [
+      "clihalt",
+      1,
+      fc
+        .constantFrom("halt" as const, "resume" as const)
+        .map((action) => new Plain(`draft-review ${action} (if the daemon is down)`, (world) => world.cliSwitch(action))),
+    ],
     ["restart", 1, fc.constant(new Plain("restart", (world) => world.restart()))],
     ["stop", 1, fc.constant(new Plain("stop the daemon", (world) => world.stop()))],
     ["stop", 1, fc.constant(new Plain("start the daemon", (world) => world.start()))],

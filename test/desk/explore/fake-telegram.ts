@@ -294,6 +294,11 @@ export class FakeTelegram {
     this.held.push(update);
   }
 
+  /** How many updates Telegram holds for the daemon (made while it was down, or not fetched yet). */
+  pendingUpdates(): number {
+    return this.held.length;
+  }
+
   /** getUpdates: what Telegram holds from `offset` on; asking for `offset` confirms every update before it. */
   getUpdates(offset: number, limit: number): Update[] {
     while (this.held.length > 0 && this.held[0]!.update_id < offset) this.held.shift();

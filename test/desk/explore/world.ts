@@ -1,3 +1,4 @@
+import pino from "pino";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -6,6 +7,9 @@ import type { Update } from "grammy/types";
 import type { OtherChannelName } from "../../../src/drafts/destination.js";
 import type { DraftRecord } from "../../../src/drafts/record.js";
 import { harnessPaths } from "../../../src/app/paths.js";
+import { AuditLog } from "../../../src/audit/audit-log.js";
+import { CLI_AUDIT_SOURCE } from "../../../src/audit/sources.js";
+import { ownerHalt, ownerResume } from "../../../src/owner/owner-switch.js";
 import { SimulatedClock } from "../../../src/clock/simulated-clock.js";
 import { CONFIRM_OVER, DeskHarness, UNDO_WINDOW_MS } from "./desk-harness.js";
 import { CHANNEL_DESTINATIONS, type ChannelCall, FakeChannels } from "./fake-channels.js";
@@ -284,6 +288,33 @@ export class World {
     // the watch event arrives (a halt set and lifted before it would leave no trace, as in seed 400002).
     await this.desk?.core.killSwitch.check();
     await this.desk?.quiesce();
+  }
+
+  /**
+   * `draft-review halt` or `resume` while the daemon is down (issue 32, B1): the owner's switch and
+   * its audit line written as the CLI writes them, dated by the simulated clock. A halt made then
+   * voids every approval the owner gave before it, whatever the daemon applies at its start.
+   */
+  async cliSwitch(action: "halt" | "resume"): Promise<void> {
+    if (this.desk !== null) return;
+    const paths = harnessPaths(this.dir);
+    const audit = await AuditLog.open({
+      path: paths.audit,
+      source: CLI_AUDIT_SOURCE,
+      log: pino({ level: "silent" }),
+      key: { path: paths.auditKey, create: false },
+    });
+    try {
+      const deps = { haltPath: paths.ownerHalt, audit, now: () => this.clock.now() };
+      const actor = { user_id: null, channel: "cli" as const, os_user: "explorer" };
+      const result = action === "halt" ? await ownerHalt(deps, actor) : await ownerResume(deps, actor);
+      if (action === "halt" && result.changed) this.model.haltBegins.push(this.step);
+      // What the long run counts: a CLI halt while taps wait in Telegram is the case B1 was about.
+      if (action === "halt" && result.changed)
+        seen(this.telegram.pendingUpdates() > 0 ? "CLI halt while taps wait" : "CLI halt while down");
+    } finally {
+      await audit.close();
+    }
   }
 
   /** A draft's record as the running daemon has it (undefined while it is down). */
