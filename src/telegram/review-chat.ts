@@ -1,35 +1,20 @@
-import { GrammyError, InputFile, type Api } from "grammy";
+import { InputFile, type Api } from "grammy";
 import type { InlineKeyboardMarkup, LinkPreviewOptions, Message, MessageEntity } from "grammy/types";
 import type { SurfaceState } from "../audit/audit-schema.js";
 import type { Clock } from "../clock/clock.js";
 import type { Asked, ReviewChat, ReviewPost, StatusShown } from "../desk/ports.js";
 import type { Decision, DraftRecord } from "../drafts/record.js";
 import { isNotModified, isReplyTargetGone, isThreadGone } from "./classify.js";
-import { linkPreviewFor } from "./link-preview.js";
 import { editPrompt, supersededText } from "./flow-format.js";
-import {
-  asBotMarkup,
-  askMessage,
-  confirmMessage,
-  reviewKeyboard,
-  reviewPost,
-  type FormattedText,
-  type ReviewFormatOptions,
-} from "./review-format.js";
-import {
-  BURST_LINGER_GAPS,
-  BURST_LINGER_MIN_MS,
-  burstSummaryText,
-  BurstTracker,
-  burstWhere,
-  followingRoles,
-  type Burst,
-} from "./burst-summary.js";
+import { asBotMarkup, askMessage, confirmMessage, reviewKeyboard, type FormattedText, type ReviewFormatOptions } from "./review-format.js";
+import { BurstNotices } from "./burst-notices.js";
+import { PacedCalls } from "./paced-calls.js";
+import { postInThread, type PostPlace } from "./post-messages.js";
 import { DailyLegend } from "./daily-legend.js";
 import { closedMessage, reminderMessage } from "./closing-format.js";
 import { StatusEdits } from "./status-edits.js";
 import { goneTopicLead, withLead } from "./topic-gone.js";
-import { LANE, REVIEW_CHAT_LIMITS, ReviewLane, type Lane, type ReviewChatLimits, type Turn } from "./review-lane.js";
+import { LANE, REVIEW_CHAT_LIMITS, ReviewLane, type Lane, type ReviewChatLimits } from "./review-lane.js";
 import type { PacedCall, ReviewTopics } from "./review-topics.js";
 
 export { REVIEW_CHAT_LIMITS, type ReviewChatLimits } from "./review-lane.js";
@@ -53,15 +38,6 @@ export interface TelegramReviewChatOptions extends Omit<ReviewFormatOptions, "no
 /** What a sendMessage to the review chat takes besides the chat and the text. */
 type SendOther = NonNullable<Parameters<Api["sendMessage"]>[2]>;
 
-/**
- * How many of the bot's latest messages in the review chat it knows as its own (a reaction on one that
- * takes no decision, a command's answer say, is answered at once); older ones are answered at most once per 10 s.
- */
-const OWN_MESSAGES_KEPT = 512;
-
-/** How often a 429 in the review chat is waited out before the call gives up. */
-const MAX_ATTEMPTS = 5;
-
 /** No preview for the daemon's own messages (they carry no links of the draft). */
 const NO_PREVIEW: LinkPreviewOptions = { is_disabled: true };
 
@@ -79,13 +55,15 @@ export class TelegramReviewChat implements ReviewChat {
   private readonly legend = new DailyLegend();
   /** The desk's drafts, once it exists: a replaced draft's post names the version that replaced it. */
   private drafts: ((draftId: string) => DraftRecord | undefined) | null = null;
-  private readonly burst = new BurstTracker();
-  /** The ids of the bot's latest messages here (see isOwnMessage). */
-  private readonly own = new Set<number>();
+  private readonly burst: BurstNotices;
+  private readonly place: PostPlace;
+  /** Every call here, in its turn of the lane (429s waited out, own messages remembered). */
+  private readonly calls: PacedCalls;
   private readonly statuses: StatusEdits;
 
   constructor(private readonly options: TelegramReviewChatOptions) {
     this.lane = new ReviewLane(options.clock, options.limits ?? REVIEW_CHAT_LIMITS);
+    this.calls = new PacedCalls(this.lane, options.log);
     this.format = {
       deferForMs: options.deferForMs,
       timeZone: options.timeZone,
@@ -104,12 +82,26 @@ export class TelegramReviewChat implements ReviewChat {
       threadOf: (draft) => this.threadOf(draft),
       leadOf: (draft) => this.leadOf(draft),
       topicLost: (thread) => this.options.topics?.lost(thread) ?? Promise.resolve(),
-      attempt: (turn, fn) => this.attempt(turn, fn),
+      attempt: (turn, fn) => this.calls.attempt(turn, fn),
+    });
+    const topics = options.topics === undefined ? {} : { topics: options.topics };
+    this.place = { api, chatId, format: this.format, threadId: options.threadId, log, where: () => this.where(), ...topics };
+    this.burst = new BurstNotices({
+      api,
+      chatId,
+      clock,
+      log,
+      lane: this.lane,
+      gapMs: (options.limits ?? REVIEW_CHAT_LIMITS).gapMs,
+      threadId: options.threadId,
+      ...topics,
+      where: () => this.where(),
+      attempt: (turn, fn) => this.calls.attempt(turn, fn),
     });
   }
 
   isOwnMessage(messageId: number): boolean {
-    return this.own.has(messageId);
+    return this.calls.isOwnMessage(messageId);
   }
 
   useDrafts(get: (draftId: string) => DraftRecord | undefined): void {
@@ -128,165 +120,19 @@ export class TelegramReviewChat implements ReviewChat {
   async post(draft: DraftRecord, onCall?: () => void): Promise<ReviewPost> {
     const waiting = {};
     this.legend.posting(draft.draft_id, this.options.clock.now());
-    const { burst, started } = this.burst.add(waiting, draft.drafted_by_role);
-    if (burst !== null && started) void this.announceBurst(burst);
+    const burst = this.burst.add(waiting, draft.drafted_by_role);
     const { sent, thread } = await this.lane
       .run(LANE.post, async (turn) => {
-        this.burstPostDone(waiting);
+        this.burst.done(waiting);
         onCall?.();
-        const paced: PacedCall = (fn) => this.attempt(turn, fn);
-        const thread = await this.threadForPost(draft, paced);
-        try {
-          const sent = await this.sendPost(draft, thread, paced);
-          this.burstPosted(burst, draft, thread, sent.message.message_id);
-          return { sent, thread };
-        } catch (err) {
-          // The owner deleted the role's topic: a new one is made, and the post goes there.
-          if (thread === null || this.options.topics === undefined || !isThreadGone(err)) throw err;
-          await this.options.topics.lost(thread);
-          const again = await this.threadForPost(draft, paced);
-          const sent = await this.sendPost(draft, again, paced);
-          this.burstPosted(burst, draft, again, sent.message.message_id);
-          return { sent, thread: again };
-        }
+        const paced: PacedCall = (fn) => this.calls.attempt(turn, fn);
+        return postInThread(this.place, draft, paced, (thread, id) => this.burst.posted(burst, draft, thread, id));
       })
-      .finally(() => this.burstPostDone(waiting));
+      .finally(() => this.burst.done(waiting));
     const { message, header } = sent;
     if (header !== null) this.statuses.noteHeader(draft.draft_id, header.message_id);
     const split = header === null ? {} : { headerMessageId: header.message_id };
     return { reviewChatId: String(message.chat.id), reviewMessageId: message.message_id, reviewThreadId: thread, ...split };
-  }
-
-  /** The thread of the role's post (its topic, made if need be), after what the owner must be told about the topics. */
-  private async threadForPost(draft: DraftRecord, paced: PacedCall): Promise<number | null> {
-    const topics = this.options.topics;
-    if (topics === undefined) return this.options.threadId;
-    const choice = await topics.threadFor(draft.drafted_by_role, paced);
-    for (const notice of choice.notices) {
-      try {
-        await paced(() =>
-          this.options.api.sendMessage(this.options.chatId, notice.text, { ...this.where(), link_preview_options: NO_PREVIEW }),
-        );
-        await topics.told(notice);
-      } catch (err) {
-        this.options.log.warn({ err }, "could not tell the review chat about its topics");
-      }
-    }
-    return choice.thread;
-  }
-
-  /**
-   * The post itself: one message, or a header and the draft as a reply to it,
-   * in `thread`. A new version (payload `revises`) replies to the earlier
-   * draft's post: its quote leads there; where Telegram cannot reply to it
-   * (deleted, or in another topic) the post says "an earlier draft" instead.
-   */
-  private async sendPost(draft: DraftRecord, thread: number | null, paced: PacedCall) {
-    try {
-      return await this.sendPostMessages(draft, thread, paced);
-    } catch (err) {
-      if (draft.revises_post === null || !isReplyTargetGone(err)) throw err;
-      return this.sendPostMessages({ ...draft, revises_post: null }, thread, paced);
-    }
-  }
-
-  /** The post's messages: the one that holds the draft, and the header before it (null: one message). */
-  private async sendPostMessages(
-    draft: DraftRecord,
-    thread: number | null,
-    paced: PacedCall,
-  ): Promise<{ message: Message.TextMessage; header: Message.TextMessage | null }> {
-    const post = reviewPost(draft, this.format);
-    const markup = reviewKeyboard({ ...draft, status: "pending" }, this.format);
-    const preview = linkPreviewFor(draft.draft_text);
-    const { api, chatId } = this.options;
-    const where = thread === null ? {} : { message_thread_id: thread };
-    const earlier =
-      draft.revises_post === null ? {} : { reply_parameters: { message_id: draft.revises_post, allow_sending_without_reply: true } };
-    if (post.kind === "single") {
-      const message = await paced(() =>
-        api.sendMessage(chatId, post.message.text, {
-          ...where,
-          entities: post.message.entities,
-          link_preview_options: preview,
-          reply_markup: markup,
-          ...earlier,
-        }),
-      );
-      return { message, header: null };
-    }
-    const header = await paced(() =>
-      api.sendMessage(chatId, post.header.text, { ...where, entities: post.header.entities, link_preview_options: NO_PREVIEW, ...earlier }),
-    );
-    const message = await paced(() =>
-      api.sendMessage(chatId, post.draft.text, {
-        ...where,
-        entities: post.draft.entities,
-        link_preview_options: preview,
-        reply_markup: markup,
-        reply_parameters: { message_id: header.message_id, allow_sending_without_reply: true },
-      }),
-    );
-    return { message, header };
-  }
-
-  /** One line before a burst's posts, counting its drafts by role (see BURST_MIN_WAITING) and saying where they go. */
-  private async announceBurst(burst: Burst): Promise<void> {
-    const { api, chatId } = this.options;
-    await this.lane
-      .run(LANE.notice, async (turn) => {
-        let text = "";
-        const sent = await this.attempt(turn, () => {
-          // Counted when its call starts; a post whose answer was still on its way is corrected at the burst's end.
-          text = this.burstText(burst);
-          return api.sendMessage(chatId, text, { ...this.where(), link_preview_options: NO_PREVIEW });
-        });
-        burst.shown = { messageId: sent.message_id, text };
-      })
-      .catch((err: unknown) => this.options.log.warn({ err }, "could not post the summary of a burst of drafts"));
-  }
-
-  /**
-   * A post of a burst no longer waits. Once nothing has waited for BURST_LINGER_GAPS gaps the burst ends, and its
-   * summary is corrected once if it grew or its posts went elsewhere than it said.
-   */
-  private burstPostDone(waiting: object): void {
-    const { clock } = this.options;
-    if (!this.burst.remove(waiting, clock.now())) return;
-    const lingerMs = Math.max(BURST_LINGER_MIN_MS, BURST_LINGER_GAPS * (this.options.limits ?? REVIEW_CHAT_LIMITS).gapMs);
-    clock.setTimeout(() => {
-      const ended = this.burst.end(clock.now(), lingerMs);
-      if (ended !== null) void this.correctBurst(ended);
-    }, lingerMs);
-  }
-
-  /** The summary of a burst that ended, said again if what it says changed (one edit at most). */
-  private async correctBurst(ended: Burst): Promise<void> {
-    const { api, chatId } = this.options;
-    await this.lane
-      .run(LANE.notice, async (turn) => {
-        const text = this.burstText(ended);
-        if (ended.shown === null || text === ended.shown.text) return;
-        const { messageId } = ended.shown;
-        await this.attempt(turn, () => api.editMessageText(chatId, messageId, text, { link_preview_options: NO_PREVIEW }));
-      })
-      .catch((err: unknown) => this.options.log.warn({ err }, "could not correct the summary of a burst of drafts"));
-  }
-
-  /** Where a post of a burst went, and its message id (one above the summary is not counted by it). */
-  private burstPosted(burst: Burst | null, draft: DraftRecord, thread: number | null, messageId: number): void {
-    if (burst === null) return;
-    burst.threads.add(thread);
-    burst.posted.push({ role: draft.drafted_by_role, messageId });
-  }
-
-  /** The burst's summary: the posts that follow it (all of them, should every one have gone before it), and where. */
-  private burstText(burst: Burst): string {
-    const topics = this.options.topics;
-    const guess = topics?.perRole === true ? "topics" : "below";
-    const where = burstWhere(burst, topics?.main ?? this.options.threadId ?? null, guess);
-    const following = followingRoles(burst);
-    return burstSummaryText(following.length > 0 ? following : burst.roles, where) ?? "";
   }
 
   /** Shows the draft's status on its post, as it is when the edit's turn comes (see status-edits.ts). */
@@ -361,7 +207,7 @@ export class TelegramReviewChat implements ReviewChat {
   /** Edits a question or reminder to `text` with `markup`; "not modified" is no failure. */
   private async editSurface(surface: SurfaceState, lane: Lane, text: string, entities: MessageEntity[], markup?: InlineKeyboardMarkup) {
     try {
-      await this.once(lane, () =>
+      await this.calls.once(lane, () =>
         this.options.api.editMessageText(surface.chat_id, surface.message_id, text, {
           entities,
           link_preview_options: NO_PREVIEW,
@@ -378,7 +224,7 @@ export class TelegramReviewChat implements ReviewChat {
    * posts, in `thread` (a topic the command was typed in; absent or null: the main thread); `entities`: its times.
    */
   async say(text: string, buttons?: InlineKeyboardMarkup, thread?: number | null, entities?: MessageEntity[]): Promise<number> {
-    const message = await this.once(LANE.answer, () =>
+    const message = await this.calls.once(LANE.answer, () =>
       this.options.api.sendMessage(this.options.chatId, text, {
         ...(thread == null ? this.where() : { message_thread_id: thread }),
         ...(entities && entities.length > 0 ? { entities } : {}),
@@ -391,7 +237,7 @@ export class TelegramReviewChat implements ReviewChat {
 
   /** Sends a picture (PNG) with a caption of the daemon's own, ahead of queued review posts; resolves with its message id. */
   async sendPhoto(png: Uint8Array, caption: string, filename: string): Promise<number> {
-    const message = await this.once(LANE.answer, () =>
+    const message = await this.calls.once(LANE.answer, () =>
       this.options.api.sendPhoto(this.options.chatId, new InputFile(png, filename), { ...this.where(), caption }),
     );
     return message.message_id;
@@ -400,7 +246,7 @@ export class TelegramReviewChat implements ReviewChat {
   async markSuperseded(draft: DraftRecord, reviewMessageId: number): Promise<void> {
     const chatId = draft.review_chat_id ?? this.options.chatId;
     try {
-      await this.once(LANE.end, () =>
+      await this.calls.once(LANE.end, () =>
         this.options.api.editMessageText(chatId, reviewMessageId, supersededText(draft), {
           link_preview_options: NO_PREVIEW,
           reply_markup: { inline_keyboard: [] },
@@ -500,7 +346,7 @@ export class TelegramReviewChat implements ReviewChat {
   ): Promise<Message.TextMessage> {
     const chat = chatId ?? this.options.chatId;
     const send = (where: SendOther) =>
-      this.once(lane, () => this.options.api.sendMessage(chat, text, { link_preview_options: NO_PREVIEW, ...other, ...where }));
+      this.calls.once(lane, () => this.options.api.sendMessage(chat, text, { link_preview_options: NO_PREVIEW, ...other, ...where }));
     try {
       return await send({
         ...(thread === null ? {} : { message_thread_id: thread }),
@@ -517,36 +363,5 @@ export class TelegramReviewChat implements ReviewChat {
 
   private where(): { message_thread_id?: number } {
     return this.options.threadId === null ? {} : { message_thread_id: this.options.threadId };
-  }
-
-  /** Remembers the id of a message the call sent (the last OWN_MESSAGES_KEPT: a constant, whatever the history). */
-  private noteOwn(result: unknown): void {
-    if (typeof result !== "object" || result === null || !("message_id" in result)) return;
-    const id = (result as { message_id: number }).message_id;
-    this.own.delete(id);
-    this.own.add(id);
-    if (this.own.size > OWN_MESSAGES_KEPT) this.own.delete(this.own.values().next().value as number);
-  }
-
-  /** One call as its own job in `lane`. */
-  private once<T>(lane: Lane, fn: () => Promise<T>): Promise<T> {
-    return this.lane.run(lane, (turn) => this.attempt(turn, fn));
-  }
-
-  /** One call in its turn; a 429 pauses the whole review chat for retry_after, then it tries again. */
-  private async attempt<T>(turn: Turn, fn: () => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      await turn();
-      try {
-        const result = await fn();
-        this.noteOwn(result);
-        return result;
-      } catch (err) {
-        if (!(err instanceof GrammyError) || err.error_code !== 429 || attempt >= MAX_ATTEMPTS) throw err;
-        const seconds = Math.max(1, Number(err.parameters.retry_after ?? 1));
-        this.options.log.warn({ retry_after: seconds }, "Telegram rate-limited the review chat; waiting");
-        this.lane.pause(seconds * 1000);
-      }
-    }
   }
 }
