@@ -5,14 +5,14 @@ import { isInertDraft } from "./test-drafts.js";
 import type { Clock } from "../clock/clock.js";
 import type { DraftEvent } from "../drafts/events.js";
 import type { TransitionResult } from "../drafts/machine.js";
-import type { Decision, DraftRecord } from "../drafts/record.js";
+import type { DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
 import type { DraftArchive } from "../store/archive.js";
-import { refusedEntry, type RefusedDecision } from "./audit-entries.js";
+import type { RefusedDecision } from "./audit-entries.js";
+import { Refusals } from "./refusals.js";
 import type { DeskEffects } from "./desk-effects.js";
 import { prepareKeptText, prepareReviewerText, type PreparedText } from "./draft-text.js";
 import { hasRemovedItems } from "../drafts/keep-removed.js";
-import { liveAnswer, refusalAnswer, TAP_A_BUTTON, type ActionKind, type LiveAnswerWhy } from "./live-post.js";
 import type {
   AskRequest,
   DecisionOutcome,
@@ -27,7 +27,6 @@ import type { SurfaceState } from "../audit/audit-schema.js";
 import {
   isOneTime,
   judgeSurface,
-  pointsToLivePost,
   shownAsRecorded,
   shownOfDraft,
   viaOf,
@@ -36,51 +35,11 @@ import {
   type SurfaceAction,
 } from "./surfaces.js";
 
-/** At most one answer per this many ms about actions on messages that are no draft's post. */
-const UNKNOWN_ANSWER_GAP_MS = 10_000;
-
 /** What a reviewer action did: a transition, or a refusal of the desk's own (an edit text that cannot be a draft). */
 type ActResult = TransitionResult | { readonly ok: false; readonly reason: string };
 
 /** An action, once its surface let it through: the draft and the surface it was made on. */
 type Run = (draft: DraftRecord, surface: SurfaceState) => Promise<ActResult>;
-
-/** How a refusal's answer names an action. */
-function actionKind(action: SurfaceAction): ActionKind {
-  if (action === "restore") return "restore";
-  return action === "confirm" || action === "resume" || action === "asbot" ? "decide" : action;
-}
-
-/** How the answer to a refusal that points to the live post says why, by the message acted on. */
-function liveAnswerWhy(reason: string, action: SurfaceAction, surface: SurfaceState | undefined): LiveAnswerWhy {
-  const asks = surface?.asks;
-  // An ✏️ Edit prompt, retired or not, takes a new text only; a text on a retired one is told why it no longer counts.
-  if (asks === "edit" && action !== "edit") return "edit_prompt";
-  if (asks === "edit" && reason === "surface_used") return "edit_prompt_retired";
-  if (reason === "wrong_surface") {
-    if (asks === "notice") return "notice";
-    return "wrong_surface";
-  }
-  if (asks === "remind") return "reminder_outdated";
-  if (reason === "surface_used") return "used";
-  return asks !== undefined && isOneTime(asks) ? "question_outdated" : "outdated";
-}
-
-/** What the reviewer is told when an action did not count, or null when nothing needs saying. */
-function refusalText(
-  action: SurfaceAction,
-  reason: string,
-  draft: DraftRecord | undefined,
-  surface: SurfaceState | undefined,
-  ownMessage: boolean,
-  decision: Decision | null,
-): string | null {
-  if (reason === "taps_only") return TAP_A_BUTTON;
-  // A message of the bot's it keeps no record of (a command's answer, a burst summary): it takes nothing.
-  if (reason === "unknown_review_message" && ownMessage && !draft) return liveAnswer(undefined, "own_message");
-  if (pointsToLivePost(reason)) return liveAnswer(draft, liveAnswerWhy(reason, action, surface));
-  return refusalAnswer(actionKind(action), reason, draft, decision);
-}
 
 /** What the reviewer's actions need from the desk. */
 export interface ActionDeps {
@@ -116,10 +75,12 @@ export interface ActionDeps {
  * message acted on, and answers a refusal the reviewer should hear about.
  */
 export class ReviewerActions {
-  /** When a reviewer was last told that a message is no review post (see answerRefusal). */
-  private lastUnknownAnswer = -Infinity;
+  /** The audit and answers of the actions that do not count. */
+  private readonly refusals: Refusals;
 
-  constructor(private readonly deps: ActionDeps) {}
+  constructor(private readonly deps: ActionDeps) {
+    this.refusals = new Refusals(deps);
+  }
 
   /** The draft a message belongs to: its live review post, a replaced one, or an edit prompt. */
   draftOfMessage(messageId: number): DraftRecord | undefined {
@@ -270,42 +231,6 @@ export class ReviewerActions {
   }
 
   /**
-   * Audits a decision that does not count (a stranger, another chat, an
-   * anonymous admin, too late), once per Telegram update: a redelivery of an
-   * update already decided or refused, before or after a restart, is not
-   * audited again.
-   */
-  async refuseDecision(refusal: RefusedDecision, draft?: DraftRecord): Promise<void> {
-    const updateId = refusal.actor.update_id;
-    const seen = this.deps.audit.index;
-    if (updateId !== null && seen.hasSeenUpdate(updateId)) {
-      this.deps.log.info({ update_id: updateId, reason: refusal.reason }, "a refused update was delivered again; it is audited already");
-      return;
-    }
-    if (updateId !== null) seen.claimUpdate(updateId, this.deps.clock.now());
-    try {
-      await this.auditRefusal(refusal, draft);
-    } catch (err) {
-      if (updateId !== null) seen.releaseUpdate(updateId);
-      throw err;
-    }
-    if (refusal.reason === "ambiguous_reaction") this.answerTwoDecisions(refusal, draft);
-  }
-
-  /**
-   * A reviewer's one update that added two decisions at once (👍 and 👎): nothing applied, and he is told so on
-   * the draft's post, instead of only the audit log knowing (D9 of issue 32). Nobody else is answered.
-   */
-  private answerTwoDecisions(refusal: RefusedDecision, draft: DraftRecord | undefined): void {
-    const userId = refusal.actor.user_id;
-    if (draft === undefined || userId === null || !this.deps.reviewerIds.has(userId) || this.deps.effects.closed) return;
-    const text = `⚠️ Not applied: ${refusal.actor.emoji ?? "two reactions"} added at once are two decisions; nothing changed. Leave the one you mean (take the other away), or tap a button.`;
-    const replyTo = draft.review_message_id ?? refusal.review_message_id ?? null;
-    const told = this.deps.reviewChat.answer(text, replyTo, draft.review_thread_id ?? null);
-    void this.deps.effects.track(told.then(() => {}).catch((err: unknown) => this.deps.log.warn({ err }, "could not answer the reviewer")));
-  }
-
-  /**
    * What every reviewer action goes through: the update is taken once, the
    * actor must be a reviewer, and the message must be the draft's live post
    * (or, for an edit, the bot's edit prompt). An action on a replaced or
@@ -331,6 +256,14 @@ export class ReviewerActions {
       if (updateId !== null) seen.releaseUpdate(updateId);
       throw err;
     }
+  }
+
+  /**
+   * Audits a decision that does not count (a stranger, another chat, an anonymous admin, too late), once per
+   * Telegram update (see Refusals.refuseDecision).
+   */
+  refuseDecision(refusal: RefusedDecision, draft?: DraftRecord): Promise<void> {
+    return this.refusals.refuseDecision(refusal, draft);
   }
 
   /** Posts the large-audience question for a draft (ahead of queued posts); a failure is logged. */
@@ -363,8 +296,9 @@ export class ReviewerActions {
     const { surface, draft, byMessage, archived } = await this.actedOn(request);
     const refuse = async (reason: string, answer = true): Promise<DecisionOutcome> => {
       const refusal = { decision, actor: request.actor, reason, chat_id: request.reviewChatId, review_message_id: request.reviewMessageId };
-      await this.auditRefusal(refusal, draft);
-      if (answer && this.deps.reviewerIds.has(request.actor.user_id)) this.answerRefusal(action, reason, draft, request, surface, decision);
+      await this.refusals.audit(refusal, draft);
+      if (answer && this.deps.reviewerIds.has(request.actor.user_id))
+        this.refusals.answer(action, reason, draft, request, surface, decision);
       return { ok: false, reason, draft: draft && this.deps.get(draft.draft_id) };
     };
     if (!this.deps.reviewerIds.has(request.actor.user_id)) return refuse("not_a_reviewer");
@@ -428,45 +362,6 @@ export class ReviewerActions {
     return verdict.ok ? "wrong_surface" : verdict.reason;
   }
 
-  /**
-   * Tells the reviewer why an action did not count, when that helps (a
-   * replaced post, a notice, a question that takes taps only, too late to
-   * undo, a bad edit), as a reply to the live post (to the question, for
-   * "tap a button"). Not awaited: the update's handling does not wait for a
-   * slot in the review chat. An answer about a draft is a notice of it (an
-   * action on it points to the live post again). Answers about messages the
-   * daemon does not know as its own (a 👍 on anyone's message) are at most
-   * one per UNKNOWN_ANSWER_GAP_MS, so they cannot flood the chat.
-   */
-  private answerRefusal(
-    action: SurfaceAction,
-    reason: string,
-    draft: DraftRecord | undefined,
-    request: ReviewerAction,
-    surface: SurfaceState | undefined,
-    decision: Decision | null,
-  ): void {
-    // An archived draft is not in the store: its record is the one read from archive/.
-    const current = draft && (this.deps.get(draft.draft_id) ?? (reason === "archived" ? draft : undefined));
-    const ownMessage =
-      request.ownMessage === true || surface !== undefined || this.deps.reviewChat.isOwnMessage?.(request.reviewMessageId) === true;
-    const text = refusalText(action, reason, current, surface, ownMessage, decision);
-    if (text === null || this.deps.effects.closed) return;
-    if (!current && !ownMessage) {
-      const now = this.deps.clock.now();
-      if (now - this.lastUnknownAnswer < UNKNOWN_ANSWER_GAP_MS) return;
-      this.lastUnknownAnswer = now;
-    }
-    const replyTo = reason === "taps_only" ? request.reviewMessageId : (current?.review_message_id ?? request.reviewMessageId);
-    const answered = async (): Promise<void> => {
-      // In the topic of the draft's post (the message acted on, when there is no draft: the main thread, or the fallback there).
-      const messageId = await this.deps.reviewChat.answer(text, replyTo, current?.review_thread_id ?? null);
-      const live = current && this.deps.get(current.draft_id);
-      if (live?.review_chat_id) await this.deps.surfaces.record("notice", { chatId: live.review_chat_id, messageId }, shownOfDraft(live));
-    };
-    void this.deps.effects.track(answered().catch((err: unknown) => this.deps.log.warn({ err }, "could not answer the reviewer")));
-  }
-
   /** The draft's next text version (an ✏️ edit, or the kept originals: `restored`), bound to the text version its message showed. */
   private applyText(
     draft: DraftRecord,
@@ -490,12 +385,6 @@ export class ReviewerActions {
     if (this.deps.effects.closed) return;
     const closed = this.deps.reviewChat.close(surface, draft, chose);
     void this.deps.effects.track(closed.catch((err: unknown) => this.deps.log.warn({ err }, "could not close a used question")));
-  }
-
-  private async auditRefusal(refusal: RefusedDecision, draft: DraftRecord | undefined): Promise<void> {
-    this.deps.log.warn({ ...refusal, draft_id: draft?.draft_id }, "decision refused");
-    // A draft the store no longer holds (archived) is audited with the record it was given.
-    await this.deps.audit.append([refusedEntry(refusal, draft && (this.deps.get(draft.draft_id) ?? draft))]);
   }
 }
 
