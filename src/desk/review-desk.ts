@@ -1,5 +1,3 @@
-import type { Redactor } from "./draft-text.js";
-import type { AuditLog } from "../audit/audit-log.js";
 import type { Clock } from "../clock/clock.js";
 import type { Effect } from "../drafts/effects.js";
 import type { DraftEvent } from "../drafts/events.js";
@@ -7,94 +5,26 @@ import type { Transition } from "../drafts/feed-event.js";
 import { transition, type TransitionResult } from "../drafts/machine.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION, isFinal, type DraftStatus } from "../drafts/status.js";
-import type { JsonlStore } from "../store/jsonl-store.js";
 import type { DraftLedger } from "../send/send-path.js";
 import { transitionEntry, type RefusedDecision } from "./audit-entries.js";
-import type { DraftArchive } from "../store/archive.js";
 import { archiveDue } from "./archiving.js";
 import { KeyedQueue } from "../serial/keyed-queue.js";
-import type { Backoff } from "../retry/backoff.js";
 import type { RecoveryDesk, RecoveryFacts } from "./recovery.js";
-import type { AuditEntry, PostEntry } from "../audit/audit-schema.js";
+import type { PostEntry } from "../audit/audit-schema.js";
 import { DeskEffects } from "./desk-effects.js";
-import type {
-  AskRequest,
-  DecisionDesk,
-  DecisionOutcome,
-  DecisionRequest,
-  EditRequest,
-  RemovedItems,
-  ReviewChat,
-  ReviewerAction,
-  Sender,
-  SendsHalted,
-} from "./ports.js";
+import type { AskRequest, DecisionDesk, DecisionOutcome, DecisionRequest, EditRequest, ReviewerAction } from "./ports.js";
 import { keepsOriginal, originalDone } from "../drafts/keep-removed.js";
 import { ReviewerActions } from "./reviewer-actions.js";
 import { isInertDraft, mayChangeDraft } from "./test-drafts.js";
-import { DecisionSurfaces, shownOfDraft, surfaceLine } from "./surfaces.js";
+import { DecisionSurfaces } from "./surfaces.js";
+import { DurableChanges } from "./durable-changes.js";
+import { HaltSweeps } from "./halt-sweeps.js";
+import type { ReviewDeskOptions, DeskLog } from "./desk-options.js";
 
 export type { DecisionOutcome, DecisionRequest } from "./ports.js";
 
-/** The logger shape the desk writes to (pino's). */
-export interface DeskLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
-
 export type { Transition } from "../drafts/feed-event.js";
-
-/** What the desk is built from. */
-export interface ReviewDeskOptions {
-  readonly store: JsonlStore<DraftRecord>;
-  readonly audit: AuditLog;
-  readonly clock: Clock;
-  readonly reviewChat: ReviewChat;
-  readonly reviewerIds: ReadonlySet<number>;
-  readonly deferForMs: number;
-  /** AUDIENCE_CONFIRM_OVER: a 👍 for more members than this needs the extra tap; null or absent: never. */
-  readonly confirmOver?: number | null;
-  /** UNDO_WINDOW in ms: how long an approval waits before its send; 0 (default) = at once. */
-  readonly undoWindowMs?: number;
-  /** REMIND_BEFORE in ms: a draft awaiting a decision this long before it expires gets one reminder; 0 (default) = none. */
-  readonly remindBeforeMs?: number;
-  readonly log: DeskLog;
-  /** Where final drafts older than `retentionMs` go (absent: they stay in the store). */
-  readonly archive?: DraftArchive<DraftRecord>;
-  /** DRAFT_RETENTION in milliseconds. */
-  readonly retentionMs?: number;
-  /** The wait before posting again a draft whose review post failed (default REVIEW_POST_BACKOFF). */
-  readonly postBackoff?: Backoff;
-  /** The bot's @username: a draft moved to the bot ("🤖 Send as the bot instead") names it. */
-  readonly botUsername?: string | null;
-  /** Builds the send path; it gets the desk as its ledger. */
-  readonly makeSender: (ledger: DraftLedger) => Sender;
-  /** True in test mode. Each mode leaves the other's drafts alone: see isInertDraft. */
-  readonly testMode?: boolean;
-  /** Why sends are halted (see SendsHalted): an approval is answered as halted at once when it says so; absent: never. */
-  readonly sendsHalted?: SendsHalted;
-  /**
-   * Why the kill switch stops this approval now (the send call's verdict, approvalHalt), or null: a
-   * halt that begins while approvals wait halts them at once. Absent: only the send call looks.
-   */
-  readonly approvalHalted?: (draft: DraftRecord) => Promise<{ reason: string; lasting: boolean } | null>;
-  /** The originals of redacted drafts, for 🔓 Keep the removed items; absent: none are kept. */
-  readonly removedItems?: RemovedItems;
-  /** The redactor intake uses (🔓 Keep checks a kept original against it); absent or null: not checked. */
-  readonly redact?: Redactor | null;
-}
-
-/** A new review post is a decision surface: its line goes with the `posted` change. */
-function postSurface(draft: DraftRecord, event: { type: string }): AuditEntry[] {
-  if (event.type !== "posted" || draft.review_chat_id === null || draft.review_message_id === null) return [];
-  return [surfaceLine("decide", { chatId: draft.review_chat_id, messageId: draft.review_message_id }, shownOfDraft(draft))];
-}
-
-/** The `status_due` line of a change whose effects edit the review post (none otherwise). */
-function statusDue(draft: DraftRecord, effects: readonly Effect[]): PostEntry[] {
-  return effects.some((e) => e.type === "show_status") ? [{ kind: "status_due", draft_id: draft.draft_id, version: draft.version }] : [];
-}
+export type { DeskLog, ReviewDeskOptions } from "./desk-options.js";
 
 /**
  * The review desk owns the drafts: it applies events through the pure state
@@ -104,15 +34,11 @@ function statusDue(draft: DraftRecord, effects: readonly Effect[]): PostEntry[] 
  */
 export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
   private readonly queue = new KeyedQueue();
+  /** Each change made durable, store then audit log, before it is announced (see durable-changes.ts). */
+  private readonly changes: DurableChanges;
   private readonly byIdempotencyKey = new Map<string, string>();
-  private readonly listeners = new Set<(t: Transition) => void>();
-  /**
-   * While a change is being made durable: what the desk's own reads may still show of that draft
-   * (`before`, undefined: not yet created), and when the change is durable in the store and the
-   * audit log both (`done`). The API waits for `done` (see find): it never answers an older status
-   * than the store file, and the change's event is in the feed by then.
-   */
-  private readonly committing = new Map<string, { readonly before: DraftRecord | undefined; readonly done: Promise<void> }>();
+  /** The kill switch's sweeps over approvals (see halt-sweeps.ts). */
+  private readonly halts: HaltSweeps;
   /** Which messages belong to which draft (see surfaces.ts). */
   private readonly surfaces: DecisionSurfaces;
   /** The effects of changes, run at the edges (see desk-effects.ts). */
@@ -122,6 +48,10 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
 
   constructor(private readonly options: ReviewDeskOptions) {
     this.surfaces = new DecisionSurfaces(options.audit);
+    this.changes = new DurableChanges(options.store, options.audit, (draft) => {
+      this.index(draft);
+      if (isFinal(draft.status)) this.effects.disarm(draft.draft_id);
+    });
     for (const draft of options.store.latest.values()) {
       this.surfaces.index(draft, true);
       this.index(draft);
@@ -130,6 +60,16 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     this.effects = new DeskEffects({ ...options, ...records, surfaces: this.surfaces });
     this.actions = new ReviewerActions({ ...options, ...records, surfaces: this.surfaces, effects: this.effects });
     this.effects.sender = options.makeSender(this);
+    this.halts = new HaltSweeps({
+      ...options,
+      effects: this.effects,
+      testMode: this.testMode,
+      get: (id) => this.get(id),
+      list: (status) => this.list(status),
+      apply: (id, e) => this.apply(id, e),
+      applyNow: (id, e) => this.applyNow(id, e),
+      inQueue: (id, work) => this.queue.run(id, work),
+    });
   }
 
   /** The messages that carry decision controls, and the gate every action on them passes (see surfaces.ts). */
@@ -171,8 +111,8 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
 
   /** The current record of a draft, live or archived. */
   async find(draftId: string): Promise<DraftRecord | undefined> {
-    await this.committing.get(draftId)?.done;
-    return this.published(draftId) ?? (await this.options.archive?.get(draftId));
+    await this.changes.settled(draftId);
+    return this.changes.published(draftId) ?? (await this.options.archive?.get(draftId));
   }
 
   /** The draft submitted with this idempotency key, live or archived. */
@@ -210,7 +150,7 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
   everyDraft(): DraftRecord[] {
     const out: DraftRecord[] = [];
     for (const id of this.options.store.latest.keys()) {
-      const draft = this.published(id);
+      const draft = this.changes.published(id);
       if (draft && mayChangeDraft(draft, this.testMode)) out.push(draft);
     }
     return out;
@@ -221,18 +161,12 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     return this.options.testMode === true;
   }
 
-  /** What the API shows of a live draft: its record, except while a change of it is not yet in the audit log. */
-  private published(draftId: string): DraftRecord | undefined {
-    const committing = this.committing.get(draftId);
-    return committing ? committing.before : this.get(draftId);
-  }
-
   /**
    * Resolves once every change being made durable now is in the store and the audit log both: the
    * store file may show it already, so the API's list waits for this before it reads (see find).
    */
   async committed(): Promise<void> {
-    await Promise.all([...this.committing.values()].map((c) => c.done));
+    await this.changes.committed();
   }
 
   /** True when a decision from this Telegram update was already recorded or refused. */
@@ -280,8 +214,7 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
 
   /** Calls `listener` after every durable status change. Returns a function that unsubscribes. */
   onTransition(listener: (t: Transition) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.changes.onTransition(listener);
   }
 
   /** The injected clock (test mode moves it). */
@@ -301,7 +234,7 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
   /** Records a brand-new draft (status `queued`) and runs its first effects. */
   async create(draft: DraftRecord, effects: readonly Effect[]): Promise<void> {
     await this.queue.run(draft.draft_id, async () => {
-      await this.commit(null, draft, { type: "created" });
+      await this.changes.commit({ from: null, draft, event: { type: "created" } });
       this.runEffects(effects);
     });
   }
@@ -361,43 +294,14 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     return this.effects.inReviewTurn(draftId, work);
   }
 
-  /**
-   * A halt ended (the kill switch's watcher, a start, a halt just recorded):
-   * if sends are on now, every draft the halt stopped offers 👍 Send again
-   * (`halt_lifted`; its post is re-shown and bound anew).
-   */
+  /** A halt ended: every draft it stopped offers 👍 Send again, once sends are on (see HaltSweeps.liftHalts). */
   liftHalts(): Promise<void> {
-    // Tracked like an effect: settle() waits for it.
-    return this.effects.closed ? Promise.resolve() : this.effects.track(this.liftHaltsNow());
+    return this.halts.liftHalts();
   }
 
-  private async liftHaltsNow(): Promise<void> {
-    const { sendsHalted } = this.options;
-    if (sendsHalted === undefined) return;
-    const lasting = this.list("halted").filter((d) => d.halt_lasts);
-    if (lasting.length === 0 || (await sendsHalted()) !== null) return;
-    for (const d of lasting) await this.apply(d.draft_id, { type: "halt_lifted" });
-  }
-
-  /**
-   * A halt began (the kill switch's watcher, a start while halted): every
-   * approved draft not yet sending that it stops (approvalHalted) is halted
-   * now, and its post says so, instead of showing a send time and ↩️ Undo
-   * until its send call finds the halt (which still checks: a send already
-   * under way is the send path's). `draftIds`: only these (a fresh approval).
-   */
+  /** A halt began: approved drafts it stops are halted now (see HaltSweeps.haltApprovals); `draftIds`: only these. */
   haltApprovals(draftIds?: readonly string[]): Promise<void> {
-    if (this.options.approvalHalted === undefined || this.effects.closed) return Promise.resolve();
-    const ids = draftIds ?? this.list("approved").map((d) => d.draft_id);
-    return this.effects.track(Promise.all(ids.map((id) => this.queue.run(id, () => this.haltApproval(id)))).then(() => {}));
-  }
-
-  /** In the draft's queue: halted if still approved and the switch stops it. */
-  private async haltApproval(draftId: string): Promise<void> {
-    const draft = this.get(draftId);
-    if (draft?.status !== "approved" || isInertDraft(draft, this.testMode)) return;
-    const halt = await this.options.approvalHalted?.(draft);
-    if (halt) await this.applyNow(draftId, { type: "halt", ...halt });
+    return this.halts.haltApprovals(draftIds);
   }
 
   /** At start: messages showing an ↩️ Undo in place of their post end with it (see closing.ts). */
@@ -428,7 +332,7 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     const draft = this.changeable(draftId);
     const result = transition(draft, event, this.options.clock.now());
     if (!result.ok) return result;
-    await this.commit(draft.status, result.draft, event, draft.draft_text, result.effects);
+    await this.changes.commit({ from: draft.status, draft: result.draft, event, previousText: draft.draft_text, effects: result.effects });
     this.runEffects(result.effects);
     // A halt that ended while this one was being recorded: its end was heard before there was a draft to lift.
     if (result.draft.halt_lasts && !draft.halt_lasts) void this.liftHalts();
@@ -450,39 +354,6 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
   private dropRemovedItems(before: DraftRecord, after: DraftRecord): void {
     const removed = this.options.removedItems;
     if (removed && originalDone(before, after, this.options.clock.now())) void this.effects.track(removed.drop(after.draft_id));
-  }
-
-  /** The store (the truth) and the audit log, both fsync'd. Only then is anything announced. */
-  private async commit(
-    from: DraftStatus | null,
-    draft: DraftRecord,
-    event: DraftEvent | { type: "created" },
-    previousText?: string,
-    effects: readonly Effect[] = [],
-  ): Promise<void> {
-    // The store first, then the audit log: a crash between them leaves the store one change
-    // ahead, which recovery audits as `recovered` with the decision's actor (reconcileAudit).
-    // Never the other way round: an audit line whose change the store lost would mark its
-    // update as handled while the draft forgot the decision (a silent drop of the reviewer's
-    // 👍 or 👎). One fsync wait more per change; nothing is announced until both are durable.
-    // The contract: an event is in the feed by the time its change shows through GET /drafts/<id>.
-    let done = (): void => {};
-    this.committing.set(draft.draft_id, { before: this.get(draft.draft_id), done: new Promise<void>((r) => (done = r)) });
-    try {
-      await this.options.store.append([draft]);
-      // The new post's surface is known at once (like every surface: see DecisionSurfaces.record), then on disk with its change.
-      const surface = postSurface(draft, event);
-      for (const line of surface) this.options.audit.index.notePost(line);
-      this.index(draft);
-      if (isFinal(draft.status)) this.effects.disarm(draft.draft_id);
-      // A change that edits the review post says so in the same write, so a crash before the edit is redone at start.
-      await this.options.audit.append([transitionEntry(from, draft, event, previousText), ...statusDue(draft, effects), ...surface]);
-    } finally {
-      this.committing.delete(draft.draft_id);
-      done();
-    }
-    const t: Transition = { draft_id: draft.draft_id, from, to: draft.status, version: draft.version, at: draft.updated_at };
-    for (const listener of this.listeners) listener(t);
   }
 
   private index(draft: DraftRecord): void {
