@@ -6,7 +6,7 @@ import { authorizeActor, type ActorFacts } from "../reactions/authorize.js";
 import { decisionForEmoji } from "../reactions/decision-keys.js";
 import { readReplyAction } from "../reactions/reply.js";
 import { receivedAtOf } from "./received-at.js";
-import { readCallbackData, type ButtonAction } from "./review-format.js";
+import { readCallbackData, type ButtonAction } from "./review-buttons.js";
 import { retryAtNextStart } from "./update-scope.js";
 import { pointsToLivePost } from "../desk/surfaces.js";
 

@@ -9,7 +9,8 @@ import type { LinkPreviewOptions, Message } from "grammy/types";
 import type { DraftRecord } from "../drafts/record.js";
 import { isReplyTargetGone, isThreadGone } from "./classify.js";
 import { linkPreviewFor } from "./link-preview.js";
-import { reviewKeyboard, reviewPost, type ReviewFormatOptions } from "./review-format.js";
+import { reviewKeyboard } from "./review-buttons.js";
+import { reviewPost, type ReviewFormatOptions } from "./review-format.js";
 import type { PacedCall, ReviewTopics } from "./review-topics.js";
 
 /** No preview for the daemon's own messages (they carry no links of the draft). */

@@ -6,7 +6,8 @@ import type { Asked, ReviewChat, ReviewPost, StatusShown } from "../desk/ports.j
 import type { Decision, DraftRecord } from "../drafts/record.js";
 import { isNotModified, isReplyTargetGone, isThreadGone } from "./classify.js";
 import { editPrompt, supersededText } from "./flow-format.js";
-import { asBotMarkup, askMessage, confirmMessage, reviewKeyboard, type FormattedText, type ReviewFormatOptions } from "./review-format.js";
+import { asBotMarkup, askMessage, confirmMessage, reviewKeyboard } from "./review-buttons.js";
+import type { FormattedText, ReviewFormatOptions } from "./review-format.js";
 import { BurstNotices } from "./burst-notices.js";
 import { PacedCalls } from "./paced-calls.js";
 import { postInThread, type PostPlace } from "./post-messages.js";

@@ -11,12 +11,12 @@ import { linkPreviewFor } from "./link-preview.js";
 import {
   editedHeaderText,
   editedReviewText,
-  reviewKeyboard,
   reviewPost,
   statusText,
   type FormattedText,
   type ReviewFormatOptions,
 } from "./review-format.js";
+import { reviewKeyboard } from "./review-buttons.js";
 import { LANE, usedOnce, type ReviewLane, type Turn } from "./review-lane.js";
 import { withLead } from "./topic-gone.js";
 

@@ -1,14 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  callbackData,
-  confirmMessage,
-  editedReviewText,
-  readCallbackData,
-  reviewKeyboard,
-  reviewPost,
-  statusLine,
-  statusText,
-} from "../../src/telegram/review-format.js";
+import { callbackData, confirmMessage, readCallbackData, reviewKeyboard } from "../../src/telegram/review-buttons.js";
+import { editedReviewText, reviewPost, statusLine, statusText } from "../../src/telegram/review-format.js";
 import { draftIn, T0 } from "../support/drafts.js";
 import { supersededText } from "../../src/telegram/flow-format.js";
 
