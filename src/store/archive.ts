@@ -1,6 +1,6 @@
-import { mkdir, open } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { errCode, errMessage, NOFOLLOW, readFileNoFollow, writeFileDurably } from "./fs-util.js";
+import { readFileNoFollow, writeFileDurably } from "./fs-util.js";
 import {
   candidateMonths,
   CATALOG,
@@ -13,11 +13,11 @@ import {
   readCatalog,
   writeCatalog,
 } from "./archive-catalog.js";
-import { checkLine, CRC_SUFFIX_BYTES, encodeLine } from "./line-codec.js";
+import { encodeLine } from "./line-codec.js";
+import { readMonthFile, type MonthRead } from "./archive-month-read.js";
 import { ArchiveDamagedError, damageText, notFoundInDamage, type DamagedLine } from "./archive-errors.js";
 
 export { ArchiveDamagedError, monthFileName, type DamagedLine };
-import { readLines } from "./line-reader.js";
 import { judgeMonthFiles } from "./archive-months.js";
 import type { StoreLog } from "./jsonl-store.js";
 
@@ -59,15 +59,6 @@ export interface OpenArchiveOptions<T> {
   readonly monthOf: (record: T) => string;
   readonly log: StoreLog;
 }
-
-/** The records of one month file, and its damaged lines. */
-interface MonthRead<T> {
-  readonly path: string;
-  readonly records: Map<string, T>;
-  readonly damaged: readonly DamagedLine[];
-}
-
-const DRAFT_ID_HEAD = /^\{"draft_id":"([^"\\]{1,200})"/;
 
 /** The review posts of a record. */
 function postsOf(record: Archivable): number[] {
@@ -152,7 +143,7 @@ export class DraftArchive<T extends Archivable> {
     const entries: Array<[number, number]> = kept;
     for (const month of [...onDisk.keys()].sort()) {
       const m = this.monthIndex(month);
-      const read = await this.readMonth(month);
+      const read = await readMonthFile(this.options.dir, month, this.options.parse);
       for (const record of read.records.values()) entries.push(...this.keysOf(record, m));
       // A damaged line still names its draft, most often: lookups of it then name the damage instead of "not found".
       for (const d of read.damaged) if (d.draftId !== null) entries.push([idKey(d.draftId), m]);
@@ -187,7 +178,7 @@ export class DraftArchive<T extends Archivable> {
       async get(id) {
         const damaged: Array<MonthRead<T>> = [];
         for (const month of months) {
-          const read = await archive.readMonth(month);
+          const read = await readMonthFile(archive.options.dir, month, archive.options.parse);
           const found = read.records.get(id);
           if (found) return found;
           if (read.damaged.length > 0) damaged.push(read);
@@ -206,7 +197,7 @@ export class DraftArchive<T extends Archivable> {
   static async monthsReadOnly<T extends Archivable>(dir: string, months: readonly string[], parse: (value: unknown) => T): Promise<T[]> {
     const archive = new DraftArchive<T>({ dir, parse, monthOf: () => "", log: { warn() {}, info() {} } }, new Uint32Array(0), []);
     const out: T[] = [];
-    for (const month of months) out.push(...(await archive.readMonth(month)).records.values());
+    for (const month of months) out.push(...(await readMonthFile(archive.options.dir, month, archive.options.parse)).records.values());
     return out;
   }
 
@@ -256,7 +247,7 @@ export class DraftArchive<T extends Archivable> {
   private async lookUp(hash: number, what: string, pick: (read: MonthRead<T>) => T | undefined): Promise<T | undefined> {
     const damaged: Array<MonthRead<T>> = [];
     for (const month of this.candidates(hash)) {
-      const read = await this.readMonth(month);
+      const read = await readMonthFile(this.options.dir, month, this.options.parse);
       const found = pick(read);
       if (found) return found;
       if (read.damaged.length > 0) damaged.push(read);
@@ -314,7 +305,7 @@ export class DraftArchive<T extends Archivable> {
     }
     const entries: Array<[number, number]> = [];
     for (const [month, list] of byMonth) {
-      const existing = await this.readMonth(month);
+      const existing = await readMonthFile(this.options.dir, month, this.options.parse);
       const fresh = list.filter((r) => !existing.records.has(r.draft_id));
       if (fresh.length > 0) {
         const encode = (r: T) => encodeLine(Object.assign({ draft_id: r.draft_id }, r));
@@ -367,52 +358,6 @@ export class DraftArchive<T extends Archivable> {
 
   private saveCatalog(): Promise<void> {
     return writeCatalog(this.options.dir, this.pairs, this.months, this.sizes);
-  }
-
-  /**
-   * The records of one month file (missing = none), by draft_id, and its
-   * damaged lines (a checksum that fails, a torn last line): those are
-   * reported, never dropped nor thrown away.
-   */
-  private async readMonth(month: string): Promise<MonthRead<T>> {
-    const path = join(this.options.dir, monthFileName(month));
-    const records = new Map<string, T>();
-    const damaged: DamagedLine[] = [];
-    let fh;
-    try {
-      fh = await open(path, NOFOLLOW.read);
-    } catch (err) {
-      if (errCode(err) === "ENOENT") return { path, records, damaged };
-      throw err;
-    }
-    const take = (buf: Buffer, start: number, end: number, lineNo: number, problem: string | null) => {
-      if (problem === null) {
-        try {
-          const record = this.options.parse(JSON.parse(`${buf.toString("utf8", start, end - CRC_SUFFIX_BYTES)}}`));
-          records.set(record.draft_id, record);
-          return;
-        } catch (err) {
-          problem = `not a draft record: ${errMessage(err).slice(0, 200)}`;
-        }
-      }
-      const head = DRAFT_ID_HEAD.exec(buf.toString("utf8", start, Math.min(end, start + 256)));
-      damaged.push({ line: lineNo, problem, draftId: head?.[1] ?? null });
-    };
-    try {
-      const read = await readLines(fh, (buf, start, end, lineNo) => take(buf, start, end, lineNo, checkLine(buf, start, end)), {
-        chunkBytes: 1 << 20,
-      });
-      if (read.tailBytes > 0) {
-        const tail = Buffer.alloc(Math.min(read.tailBytes, 1 << 20));
-        await fh.read(tail, 0, tail.length, read.size - read.tailBytes);
-        take(tail, 0, tail.length, read.lines + 1, "torn last line (no newline)");
-      }
-    } catch (err) {
-      throw new Error(`could not read the archive ${path}: ${errMessage(err)}`, { cause: err });
-    } finally {
-      await fh.close();
-    }
-    return { path, records, damaged };
   }
 }
 
