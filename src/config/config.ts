@@ -1,6 +1,20 @@
 import { z } from "zod";
 import { hideTokenShapes } from "../log/token-shape.js";
-import { DAY_MS, formatDuration, readDuration } from "./duration.js";
+import {
+  count,
+  duration,
+  got,
+  isHttpUrl,
+  MAX_RETENTION_MS,
+  MAX_TTL_MS,
+  optional,
+  remindBefore,
+  undoWindow,
+  unsetIfBlank,
+  wholeNumber,
+} from "./env-fields.js";
+
+export { MAX_RETENTION_MS, MAX_TTL_MS, MAX_UNDO_WINDOW_MS } from "./env-fields.js";
 import { isKnownTimeZone } from "./time-zone.js";
 import { parseWeekday, type Weekday } from "../clock/week.js";
 
@@ -92,60 +106,6 @@ const NUMERIC_ID = /^-?[1-9]\d{0,15}$/;
 
 /** What a bot token looks like: digits, a colon, then 20+ letters, digits, _ or - (setup checks it too). */
 export const BOT_TOKEN_SHAPE = /^\d+:[A-Za-z0-9_-]{20,}$/;
-
-/** Unset, empty or only spaces is unset, as shells and `.env` files mean it; anything else is trimmed. */
-const unsetIfBlank = (v: unknown): unknown => (typeof v === "string" ? (v.trim() === "" ? undefined : v.trim()) : v);
-
-/** A variable that may be unset; `schema` reads it when it is set. */
-function optional<T extends z.ZodType>(schema: T) {
-  return z.preprocess(unsetIfBlank, schema.optional());
-}
-
-/** What the operator wrote, for a problem's text. */
-const got = (iss: { readonly input?: unknown }): string => `(got "${String(iss.input)}")`;
-
-/** A whole number from `min` to `max`; `problem` says what is wrong and how to fix it. */
-function wholeNumber(min: number, max: number, problem: (got: string) => string) {
-  const error = (iss: { readonly input?: unknown }) => problem(got(iss));
-  return z.string().regex(/^\d+$/, { error }).transform(Number).pipe(z.number().min(min, { error }).max(max, { error }));
-}
-
-/** A whole number with a default, the problem worded the same way for every such variable. */
-function count(name: string, min: number, max: number, unsetMeans: number) {
-  return wholeNumber(min, max, (g) => `${name} must be a whole number from ${min} to ${max} ${g}; leave it unset for ${unsetMeans}.`);
-}
-
-/**
- * A duration such as 90s, 15m or 24h, in milliseconds, at most `maxMs`: a
- * value past it refuses the start, naming the variable and the limit (never a
- * hang or an Invalid Date later).
- */
-function duration(name: string, maxMs: number) {
-  const limit = formatDuration(maxMs);
-  return z
-    .string()
-    .refine((text) => readDuration(text, maxMs).ok, {
-      error: (iss) => `${name} must be a duration such as 90s, 15m, 24h or 30d, at most ${limit} ${got(iss)}.`,
-    })
-    .transform((text) => (readDuration(text, maxMs) as { ms: number }).ms);
-}
-
-/** The longest DRAFT_TTL and DEFER_FOR: a year. */
-export const MAX_TTL_MS = 365 * DAY_MS;
-/** The longest DRAFT_RETENTION: ten years. */
-export const MAX_RETENTION_MS = 3650 * DAY_MS;
-/** The longest UNDO_WINDOW: an hour (an approval should not wait longer to go out). */
-export const MAX_UNDO_WINDOW_MS = 3_600_000;
-
-/** True for an http(s) URL that `new URL` accepts. */
-function isHttpUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return url.protocol === "http:" || url.protocol === "https:";
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Every variable the daemon reads, each coerced to its type with the problem
@@ -386,36 +346,8 @@ export function loadConfig(rawEnv: Record<string, string | undefined>): Config {
 
 /** UNDO_WINDOW when unset: 10 s. */
 const DEFAULT_UNDO_WINDOW_MS = 10_000;
-
-/** UNDO_WINDOW: a duration as DRAFT_TTL's, at most an hour, or `0`/`0s` for no window. */
-function undoWindow() {
-  const error = (iss: { readonly input?: unknown }) =>
-    `UNDO_WINDOW must be a duration such as 10s or 1m, at most 1h, or 0 for no undo window ${got(iss)}.`;
-  return z
-    .string()
-    .refine((text) => /^0+(\.0*)?\s*(ms|s|m|h|d)?$/.test(text) || readDuration(text, MAX_UNDO_WINDOW_MS).ok, { error })
-    .transform((text) => {
-      const read = readDuration(text, MAX_UNDO_WINDOW_MS);
-      return read.ok ? read.ms : 0;
-    });
-}
-
 /** REMIND_BEFORE when unset: an hour. */
 const DEFAULT_REMIND_BEFORE_MS = 3_600_000;
-
-/** REMIND_BEFORE: a duration as DRAFT_TTL's (at most as long), or `0`/`0s` for no reminders. */
-function remindBefore() {
-  const error = (iss: { readonly input?: unknown }) =>
-    `REMIND_BEFORE must be a duration such as 30m or 1h, at most ${formatDuration(MAX_TTL_MS)}, or 0 for no reminders ${got(iss)}.`;
-  return z
-    .string()
-    .refine((text) => /^0+(\.0*)?\s*(ms|s|m|h|d)?$/.test(text) || readDuration(text, MAX_TTL_MS).ok, { error })
-    .transform((text) => {
-      const read = readDuration(text, MAX_TTL_MS);
-      return read.ok ? read.ms : 0;
-    });
-}
-
 /** DRAFT_TTL and DEFER_FOR when unset: 24h. */
 const DEFAULT_DURATION_MS = 24 * 3_600_000;
 /** DRAFT_RETENTION when unset: 30d. */
