@@ -72,53 +72,92 @@ export function watchKillSwitch(inner: KillSwitch, options: HaltWatchOptions): W
   let last: HaltSighting | null = null;
   /** What the last look found: halted or not (null: no look yet). */
   let lastLookHalted: boolean | null = null;
-  const endListeners = new Set<() => void>();
-  const startListeners = new Set<() => void>();
-  let stopped = false;
-  let timer: TimerHandle | undefined;
-  const watchers: FSWatcher[] = [];
+  const ended = listenerSet();
+  const started = listenerSet();
   const note = (reason: string) => {
     last = { at: clock.now(), reason };
   };
-  const { recordPath } = options;
-  // One record update at a time, in the order the looks ended.
+  const record = haltRecorder(options, (seen) => {
+    if (last === null || last.at < seen.at) last = seen;
+  });
+  /** One look at the switch; `haltSeen`: HALT changed since the last one (a halt may have come and gone). */
+  const lookAt = async (haltSeen: boolean): Promise<KillSwitchState> => {
+    const state = await auditedVerdict(await inner.check(), options.beforeVerdict);
+    if (state.halted) note(state.reason);
+    const didEnd = !state.halted && lastLookHalted === true;
+    const began = state.halted ? lastLookHalted !== true : haltSeen;
+    lastLookHalted = state.halted;
+    await record(state);
+    if (didEnd) ended.fire();
+    if (began) started.fire();
+    return state;
+  };
+  const look = (haltSeen = false) =>
+    void lookAt(haltSeen).catch(() => {
+      // Counted as a halt (it voids older approvals): their posts say so at once too.
+      note("the kill switch could not be read");
+      started.fire();
+    });
+  const poll = pollEvery(clock, options.pollMs ?? 1000, () => look());
+  const watchers = watchHaltFiles(options, (haltPath) => {
+    if (haltPath !== undefined) {
+      note(`${haltPath} changed`);
+      void record({ halted: "momentarily", reason: `${haltPath} changed` });
+    }
+    look(haltPath !== undefined);
+  });
+  return {
+    check: () => lookAt(false),
+    lastHalt: () => laterHalt(last, options.loggedHalt?.() ?? null),
+    noteHalt: note,
+    onHaltEnded: ended.add,
+    onHaltStarted: started.add,
+    stop() {
+      poll.stop();
+      for (const w of watchers) w.close();
+    },
+  };
+}
+
+/** Listeners called in the order they were added; `add` returns a function that removes one. */
+function listenerSet(): { add(listener: () => void): () => void; fire(): void } {
+  const listeners = new Set<() => void>();
+  return {
+    add(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    fire() {
+      for (const listener of listeners) listener();
+    },
+  };
+}
+
+/**
+ * Keeps the halt record (options.recordPath) level with each look, one update at a time in the order
+ * the looks ended; every read of it hands the last halt it shows to `seen`. No path: nothing is kept.
+ */
+function haltRecorder(options: HaltWatchOptions, seen: (sighting: HaltSighting) => void): (state: SeenState) => Promise<void> {
+  const { recordPath, clock } = options;
   let recording: Promise<void> = Promise.resolve();
-  const record = (state: SeenState) => {
+  return (state) => {
     if (recordPath === undefined) return Promise.resolve();
     recording = recording.then(async () => {
       const read = await readHaltRecord(recordPath);
-      remember(read);
+      const sighting = lastHaltIn(read, clock.now());
+      if (sighting !== null) seen(sighting);
       await keepRecord(recordPath, read, state, clock.now()).catch((err: unknown) =>
         options.log?.error({ err, path: recordPath }, "could not write the halt record; the next look tries again"),
       );
     });
     return recording;
   };
-  const remember = (read: HaltRecordRead) => {
-    const seen = lastHaltIn(read, clock.now());
-    if (seen !== null && (last === null || last.at < seen.at)) last = seen;
-  };
-  /** One look at the switch; `haltSeen`: HALT changed since the last one (a halt may have come and gone). */
-  const lookAt = async (haltSeen: boolean): Promise<KillSwitchState> => {
-    const state = await auditedVerdict(await inner.check(), options.beforeVerdict);
-    if (state.halted) note(state.reason);
-    const ended = !state.halted && lastLookHalted === true;
-    const began = state.halted ? lastLookHalted !== true : haltSeen;
-    lastLookHalted = state.halted;
-    await record(state);
-    if (ended) for (const listener of endListeners) listener();
-    if (began) for (const listener of startListeners) listener();
-    return state;
-  };
-  const check = () => lookAt(false);
-  const look = (haltSeen = false) =>
-    void lookAt(haltSeen).catch(() => {
-      // Counted as a halt (it voids older approvals): their posts say so at once too.
-      note("the kill switch could not be read");
-      for (const listener of startListeners) listener();
-    });
+}
 
-  const pollMs = options.pollMs ?? 1000;
+/** Calls `look` every `pollMs` on the clock until stopped (0 or less: never). */
+function pollEvery(clock: Clock, pollMs: number, look: () => void): { stop(): void } {
+  let stopped = false;
+  let timer: TimerHandle | undefined;
   const arm = () => {
     if (stopped || pollMs <= 0) return;
     timer = clock.setTimeout(() => {
@@ -127,7 +166,20 @@ export function watchKillSwitch(inner: KillSwitch, options: HaltWatchOptions): W
     }, pollMs);
   };
   arm();
+  return {
+    stop() {
+      stopped = true;
+      if (timer) clock.clearTimeout(timer);
+    },
+  };
+}
 
+/**
+ * Watches the directories of options.files and options.haltOnChange: a change of one of those files
+ * calls `changed`, with its path when it is a halt file (its mere change counts as a halt seen).
+ * Where a directory cannot be watched, the periodic look still runs.
+ */
+function watchHaltFiles(options: HaltWatchOptions, changed: (haltPath: string | undefined) => void): FSWatcher[] {
   const haltFiles = new Set(options.haltOnChange ?? []);
   const byDir = new Map<string, Set<string>>();
   for (const file of [...(options.files ?? []), ...haltFiles]) {
@@ -135,16 +187,12 @@ export function watchKillSwitch(inner: KillSwitch, options: HaltWatchOptions): W
     names.add(basename(file));
     byDir.set(dirname(file), names);
   }
+  const watchers: FSWatcher[] = [];
   for (const [dir, names] of byDir) {
     try {
       const w = watch(dir, { persistent: false }, (_event, name) => {
         if (name === null || !names.has(String(name))) return;
-        const path = [...haltFiles].find((f) => dirname(f) === dir && basename(f) === String(name));
-        if (path !== undefined) {
-          note(`${path} changed`);
-          void record({ halted: "momentarily", reason: `${path} changed` });
-        }
-        look(path !== undefined);
+        changed([...haltFiles].find((f) => dirname(f) === dir && basename(f) === String(name)));
       });
       w.on("error", () => {}); // the periodic look still runs
       watchers.push(w);
@@ -152,25 +200,7 @@ export function watchKillSwitch(inner: KillSwitch, options: HaltWatchOptions): W
       // No file watching here (a missing directory, an unsupported file system): the periodic look still runs.
     }
   }
-
-  return {
-    check,
-    lastHalt: () => laterHalt(last, options.loggedHalt?.() ?? null),
-    noteHalt: note,
-    onHaltEnded(listener) {
-      endListeners.add(listener);
-      return () => endListeners.delete(listener);
-    },
-    onHaltStarted(listener) {
-      startListeners.add(listener);
-      return () => startListeners.delete(listener);
-    },
-    stop() {
-      stopped = true;
-      if (timer) clock.clearTimeout(timer);
-      for (const w of watchers) w.close();
-    },
-  };
+  return watchers;
 }
 
 /** The look's verdict once `beforeVerdict` ran: halted when it failed (and the switch said go). */
