@@ -1,4 +1,4 @@
-import { Composer, type Api, type Context } from "grammy";
+import { Composer, type Api, type CallbackQueryContext, type CommandContext, type Context } from "grammy";
 import type { BotCommand, InlineKeyboardMarkup, MessageEntity } from "grammy/types";
 import type { AuditEntry } from "../audit/audit-log.js";
 import { formatDuration } from "../config/duration.js";
@@ -101,14 +101,30 @@ export interface OwnerCommandHandlers {
  * one tap away: it only asks, and a reviewer's tap on its button lifts the halt.
  */
 export function ownerCommands(options: OwnerCommandOptions): OwnerCommandHandlers {
-  const composer = new Composer<Context>();
   const switchDeps: OwnerSwitchDeps = { haltPath: options.haltPath, audit: options.audit, now: options.now };
   // /halt and /resume change one switch: one at a time, in arrival order.
   const switching = new KeyedQueue();
-  const serial = <T>(work: () => Promise<T>): Promise<T> => switching.run("switch", work);
-  const actorOf = (ctx: Context) => ({ user_id: ctx.from?.id ?? null, channel: "command" as const, update_id: ctx.update.update_id });
+  const serial: Serial = (work) => switching.run("switch", work);
+  const runs = commandRuns(options, switchDeps, serial);
+  const composer = new Composer<Context>();
+  composer.command(
+    OWNER_COMMANDS.map((c) => c.command),
+    (ctx) => runCommand(options, runs, ctx),
+  );
+  const taps = new Composer<Context>();
+  const pending = pendingTaps({ ...options, answer: options.answer ?? (async () => {}) });
+  taps.callbackQuery(pending.pattern, pending.handle);
+  taps.callbackQuery(RESUME_PATTERN, (ctx) => resumeTap(options, switchDeps, serial, ctx));
+  return { commands: composer, confirmations: taps };
+}
 
-  const runs: Record<string, Run> = {
+/** Runs `work` in the switch's queue: /halt and /resume one at a time, in arrival order. */
+type Serial = <T>(work: () => Promise<T>) => Promise<T>;
+
+/** What each owner command answers, by its name. */
+function commandRuns(options: OwnerCommandOptions, switchDeps: OwnerSwitchDeps, serial: Serial): Record<string, Run> {
+  const actorOf = (ctx: Context) => ({ user_id: ctx.from?.id ?? null, channel: "command" as const, update_id: ctx.update.update_id });
+  return {
     pending: async (ctx) => {
       // Typed in a topic: answered there; in a role's topic it lists that role's drafts.
       const thread = topicOf(ctx.message);
@@ -131,76 +147,76 @@ export function ownerCommands(options: OwnerCommandOptions): OwnerCommandHandler
       return { text: RESUME_QUESTION, buttons: markup, sent: (m) => options.surfaces.record("resume", where(m), shown, { token, until }) };
     },
   };
+}
 
-  composer.command(
-    OWNER_COMMANDS.map((c) => c.command),
-    async (ctx) => {
-      const m = ctx.message;
-      if (m === undefined) return;
-      const command = /^\/(\w+)/.exec(m.text)?.[1]?.toLowerCase() ?? "";
-      const facts: ActorFacts = {
-        chatId: m.chat.id,
-        userId: m.from?.id ?? null,
-        actorChatId: m.sender_chat?.id ?? null,
-        isBot: m.from?.is_bot ?? false,
-      };
-      const who = authorizeActor(facts, options);
-      if (!who.ok) return refuse(options, ctx, command, who.reason);
-      const run = runs[command];
-      if (run === undefined) return;
-      options.log.info({ command, user_id: who.userId }, "owner command");
-      const answer = await run(ctx);
-      if (answer === null) return;
-      if (typeof answer === "string") return void (await options.say(answer));
-      const messageId = await options.say(answer.text, answer.buttons, answer.thread, answer.entities);
-      if (typeof messageId === "number") await answer.sent?.(messageId);
-    },
-  );
+/** One owner command: a reviewer's is run and answered; anyone else's is refused and audited. */
+async function runCommand(options: OwnerCommandOptions, runs: Record<string, Run>, ctx: CommandContext<Context>): Promise<void> {
+  const m = ctx.message;
+  if (m === undefined) return;
+  const command = /^\/(\w+)/.exec(m.text)?.[1]?.toLowerCase() ?? "";
+  const facts: ActorFacts = {
+    chatId: m.chat.id,
+    userId: m.from?.id ?? null,
+    actorChatId: m.sender_chat?.id ?? null,
+    isBot: m.from?.is_bot ?? false,
+  };
+  const who = authorizeActor(facts, options);
+  if (!who.ok) return refuse(options, ctx, command, who.reason);
+  const run = runs[command];
+  if (run === undefined) return;
+  options.log.info({ command, user_id: who.userId }, "owner command");
+  const answer = await run(ctx);
+  if (answer === null) return;
+  if (typeof answer === "string") return void (await options.say(answer));
+  const messageId = await options.say(answer.text, answer.buttons, answer.thread, answer.entities);
+  if (typeof messageId === "number") await answer.sent?.(messageId);
+}
 
-  const taps = new Composer<Context>();
-  const pending = pendingTaps({ ...options, answer: options.answer ?? (async () => {}) });
-  taps.callbackQuery(pending.pattern, pending.handle);
-  taps.callbackQuery(RESUME_PATTERN, async (ctx) => {
-    const q = ctx.callbackQuery;
-    const tell = (text: string) =>
-      ctx.answerCallbackQuery({ text }).catch((err: unknown) => options.log.warn({ err }, "answerCallbackQuery failed"));
-    const facts: ActorFacts = { chatId: q.message?.chat.id ?? 0, userId: q.from.id, actorChatId: null, isBot: q.from.is_bot };
-    const who = authorizeActor(facts, options);
-    if (!who.ok) {
-      await refuseTap(options, ctx, who.reason);
-      return tell("Only a reviewer can resume sends. Nothing changed.");
-    }
-    // The message tapped (its surface), not the data, says which halt this lifts; the token must be its own.
-    // Judged and applied in the switch's queue, so no /halt comes between the judgement and the resume.
-    const surface = q.message ? options.surfaces.at(String(q.message.chat.id), q.message.message_id) : undefined;
-    const outcome = await serial(async () => {
-      const now = shownOfHalt(await haltIdentity(options.haltPath));
-      const verdict = surface
-        ? await options.surfaces.gate(surface, now, { does: "resume", via: "tap" }, { token: ctx.match[1] ?? "" }, options.now())
-        : ({ ok: false, reason: "unknown_confirmation" } as const);
-      if (!verdict.ok) return verdict;
-      options.log.info({ command: "resume", user_id: who.userId }, "owner confirmed /resume");
-      const actor = { user_id: who.userId, channel: "command", update_id: ctx.update.update_id } as const;
-      return { ok: true, text: await resumeAnswer(options, switchDeps, actor) } as const;
-    });
-    // The question says in its own text what became of it, and loses its button.
-    const closeWith = (line: string) =>
-      ctx.editMessageText(`${RESUME_ASKED}\n\n${line}`, { reply_markup: { inline_keyboard: [] } }).catch(() => {});
-    if (!outcome.ok) {
-      await refuseTap(options, ctx, outcome.reason);
-      // A second tap on one answered already leaves the answer it shows; a message that is no /resume
-      // question (a draft's post, whatever the data says) is never rewritten.
-      if (outcome.reason !== "surface_used" && surface?.asks === "resume") {
-        await closeWith("No longer applies: nothing changed. Send /resume again to be asked anew.");
-      }
-      return tell("This confirmation is no longer valid: nothing changed. Send /resume again.");
-    }
-    const { text } = outcome;
-    await closeWith("▶️ You chose: resume sends.");
-    await tell(text.startsWith("Your halt is lifted") ? "Resumed." : "Done; see the answer in the chat.");
-    await options.say(text);
+/** A tap on a /resume question: a reviewer's on the question of the halt in force lifts it; anything else is refused. */
+async function resumeTap(
+  options: OwnerCommandOptions,
+  switchDeps: OwnerSwitchDeps,
+  serial: Serial,
+  ctx: CallbackQueryContext<Context>,
+): Promise<unknown> {
+  const q = ctx.callbackQuery;
+  const tell = (text: string) =>
+    ctx.answerCallbackQuery({ text }).catch((err: unknown) => options.log.warn({ err }, "answerCallbackQuery failed"));
+  const facts: ActorFacts = { chatId: q.message?.chat.id ?? 0, userId: q.from.id, actorChatId: null, isBot: q.from.is_bot };
+  const who = authorizeActor(facts, options);
+  if (!who.ok) {
+    await refuseTap(options, ctx, who.reason);
+    return tell("Only a reviewer can resume sends. Nothing changed.");
+  }
+  // The message tapped (its surface), not the data, says which halt this lifts; the token must be its own.
+  // Judged and applied in the switch's queue, so no /halt comes between the judgement and the resume.
+  const surface = q.message ? options.surfaces.at(String(q.message.chat.id), q.message.message_id) : undefined;
+  const outcome = await serial(async () => {
+    const now = shownOfHalt(await haltIdentity(options.haltPath));
+    const verdict = surface
+      ? await options.surfaces.gate(surface, now, { does: "resume", via: "tap" }, { token: ctx.match[1] ?? "" }, options.now())
+      : ({ ok: false, reason: "unknown_confirmation" } as const);
+    if (!verdict.ok) return verdict;
+    options.log.info({ command: "resume", user_id: who.userId }, "owner confirmed /resume");
+    const actor = { user_id: who.userId, channel: "command", update_id: ctx.update.update_id } as const;
+    return { ok: true, text: await resumeAnswer(options, switchDeps, actor) } as const;
   });
-  return { commands: composer, confirmations: taps };
+  // The question says in its own text what became of it, and loses its button.
+  const closeWith = (line: string) =>
+    ctx.editMessageText(`${RESUME_ASKED}\n\n${line}`, { reply_markup: { inline_keyboard: [] } }).catch(() => {});
+  if (!outcome.ok) {
+    await refuseTap(options, ctx, outcome.reason);
+    // A second tap on one answered already leaves the answer it shows; a message that is no /resume
+    // question (a draft's post, whatever the data says) is never rewritten.
+    if (outcome.reason !== "surface_used" && surface?.asks === "resume") {
+      await closeWith("No longer applies: nothing changed. Send /resume again to be asked anew.");
+    }
+    return tell("This confirmation is no longer valid: nothing changed. Send /resume again.");
+  }
+  const { text } = outcome;
+  await closeWith("▶️ You chose: resume sends.");
+  await tell(text.startsWith("Your halt is lifted") ? "Resumed." : "Done; see the answer in the chat.");
+  await options.say(text);
 }
 
 /** Audits a tap on a /resume confirmation that does not count. */
