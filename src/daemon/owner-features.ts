@@ -9,10 +9,10 @@ import { atLocalTime, startSchedule, type Schedule } from "../clock/schedule.js"
 import { digestCounts, digestText } from "../owner/digest-text.js";
 import { localMinute } from "../clock/local-time.js";
 import { buildStatusReport, type StatusReport } from "../owner/status-report.js";
-import { ownerCommands, registerOwnerCommands } from "../telegram/owner-commands.js";
+import { ownerCommands, registerOwnerCommands, type OwnerCommandHandlers } from "../telegram/owner-commands.js";
 import { ReactionWatch } from "../telegram/reaction-watch.js";
 import { emptyReportText, postReport, type ReportPostDeps } from "../report/report-post.js";
-import { weeklyDue } from "../clock/week.js";
+import { weeklyDue, type Weekday } from "../clock/week.js";
 import { catchUpWeeks, settleWeek } from "../report/weekly-report.js";
 import type { Logger } from "../log/logger.js";
 import type { Role } from "../drafts/record.js";
@@ -64,9 +64,34 @@ export interface OwnerFeatures {
  * once the API is up.
  */
 export function ownerFeatures(deps: OwnerFeatureDeps): OwnerFeatures {
-  const { config, core, clock, log } = deps;
+  const { config, clock, log } = deps;
   const reactions = new ReactionWatch(config.reviewChatId, clock);
-  const status = async () =>
+  const status = statusOf(deps, reactions);
+  const reportDeps = reportPostDeps(deps);
+  const { commands, confirmations } = commandsOf(deps, status, reportDeps);
+  let digest: Schedule | undefined;
+  let weekly: Schedule | undefined;
+  return {
+    commands,
+    confirmations,
+    reactionWatch: reactions.middleware(),
+    status,
+    async start() {
+      await registerOwnerCommands(deps.api, config.reviewChatId, log);
+      if (config.reportDay !== null) weekly = startWeekly(deps, reportDeps, config.reportDay);
+      if (config.digestHour !== null) digest = startDigest(deps, config.digestHour);
+    },
+    async stop() {
+      await weekly?.stop();
+      await digest?.stop();
+    },
+  };
+}
+
+/** The status report (/status and the API's GET /status), read fresh at each call. */
+function statusOf(deps: OwnerFeatureDeps, reactions: ReactionWatch): () => Promise<StatusReport> {
+  const { config, core, clock } = deps;
+  return async () =>
     buildStatusReport({
       mode: config.mode,
       nowMs: clock.now(),
@@ -78,8 +103,13 @@ export function ownerFeatures(deps: OwnerFeatureDeps): OwnerFeatures {
       business: core.voice.status(),
       warnings: core.archive.problems(),
     });
+}
+
+/** What the weekly report reads (the audit log, the store, the archive) and how it posts its picture. */
+function reportPostDeps(deps: OwnerFeatureDeps): ReportPostDeps {
+  const { config, core, clock } = deps;
   const paths = harnessPaths(config.harnessDir);
-  const reportDeps: ReportPostDeps = {
+  return {
     files: {
       audit: paths.audit,
       drafts: paths.drafts,
@@ -91,7 +121,12 @@ export function ownerFeatures(deps: OwnerFeatureDeps): OwnerFeatures {
     audit: core.audit,
     now: () => clock.now(),
   };
-  const { commands, confirmations } = ownerCommands({
+}
+
+/** The owner's commands and taps, wired to the desk, the kill switch, the status report and /report. */
+function commandsOf(deps: OwnerFeatureDeps, status: () => Promise<StatusReport>, reportDeps: ReportPostDeps): OwnerCommandHandlers {
+  const { config, core, clock, log } = deps;
+  return ownerCommands({
     reviewChatId: config.reviewChatId,
     reviewerIds: config.reviewerIds,
     say: deps.say,
@@ -99,7 +134,7 @@ export function ownerFeatures(deps: OwnerFeatureDeps): OwnerFeatures {
     ...(deps.answer ? { answer: deps.answer } : {}),
     surfaces: core.desk.decisionSurfaces,
     audit: core.audit,
-    haltPath: paths.ownerHalt,
+    haltPath: harnessPaths(config.harnessDir).ownerHalt,
     killSwitch: core.killSwitch,
     drafts: () => core.desk.list(),
     status,
@@ -115,41 +150,35 @@ export function ownerFeatures(deps: OwnerFeatureDeps): OwnerFeatures {
       return outcome.posted ? null : emptyReportText(outcome.report);
     },
   });
-  let digest: Schedule | undefined;
-  let weekly: Schedule | undefined;
-  return {
-    commands,
-    confirmations,
-    reactionWatch: reactions.middleware(),
-    status,
-    async start() {
-      await registerOwnerCommands(deps.api, config.reviewChatId, log);
-      if (config.reportDay !== null) {
-        const weeklyDeps = { ...reportDeps, day: config.reportDay, say: deps.say, log };
-        weekly = startSchedule({
-          clock,
-          next: weeklyDue(config.reportDay),
-          first: () => catchUpWeeks(weeklyDeps),
-          run: async (dueMs) => void (await settleWeek(weeklyDeps, dueMs)),
-          onError: (err) => log.error({ err }, "could not post the weekly report; the next one is due next week"),
-        });
-        log.info({ next_report: localMinute(weekly.nextAt!) }, "weekly report scheduled (REPORT_DAY, 09:00 local time)");
-      }
-      if (config.digestHour === null) return;
-      digest = startSchedule({
-        clock,
-        next: atLocalTime({ hour: config.digestHour }),
-        run: async () => {
-          const now = clock.now();
-          await deps.say(digestText(digestCounts(core.desk.list(), now, DIGEST_WINDOW_MS), now, await core.killSwitch.check()));
-        },
-        onError: (err) => log.error({ err }, "could not post the daily digest; the next one is due tomorrow"),
-      });
-      log.info({ next_digest: localMinute(digest.nextAt!) }, "daily digest scheduled (DIGEST_HOUR, local time)");
+}
+
+/** The weekly report on REPORT_DAY at 09:00 local time, the weeks missed while stopped caught up first. */
+function startWeekly(deps: OwnerFeatureDeps, reportDeps: ReportPostDeps, day: Weekday): Schedule {
+  const { clock, log } = deps;
+  const weeklyDeps = { ...reportDeps, day, say: deps.say, log };
+  const weekly = startSchedule({
+    clock,
+    next: weeklyDue(day),
+    first: () => catchUpWeeks(weeklyDeps),
+    run: async (dueMs) => void (await settleWeek(weeklyDeps, dueMs)),
+    onError: (err) => log.error({ err }, "could not post the weekly report; the next one is due next week"),
+  });
+  log.info({ next_report: localMinute(weekly.nextAt!) }, "weekly report scheduled (REPORT_DAY, 09:00 local time)");
+  return weekly;
+}
+
+/** The daily digest at DIGEST_HOUR, local time. */
+function startDigest(deps: OwnerFeatureDeps, hour: number): Schedule {
+  const { core, clock, log } = deps;
+  const digest = startSchedule({
+    clock,
+    next: atLocalTime({ hour }),
+    run: async () => {
+      const now = clock.now();
+      await deps.say(digestText(digestCounts(core.desk.list(), now, DIGEST_WINDOW_MS), now, await core.killSwitch.check()));
     },
-    async stop() {
-      await weekly?.stop();
-      await digest?.stop();
-    },
-  };
+    onError: (err) => log.error({ err }, "could not post the daily digest; the next one is due tomorrow"),
+  });
+  log.info({ next_digest: localMinute(digest.nextAt!) }, "daily digest scheduled (DIGEST_HOUR, local time)");
+  return digest;
 }
