@@ -112,87 +112,117 @@ export interface KeyedLimits {
  * a minute), counted from each job's end as explained above.
  */
 export function keyedWindowLimiter(clock: Clock, limits: KeyedLimits): DestinationLimiter {
-  const scale = limits.scale ?? 1;
-  const global = limits.global === null ? null : new WindowLog(limits.global.max, limits.global.lengthMs / scale);
-  const shared = global === null ? [] : [global];
-  const chats = new Map<string, ChatQueue>();
-  let timer: TimerHandle | undefined;
-  let stopped = false;
-  /** After a 429 nothing is sent until then: its cause (this chat, a group, the bot overall) is not told. */
-  let globalPausedUntil = 0;
+  const windows = new KeyedWindows(clock, limits);
+  return {
+    schedule: (chatId, work) => windows.schedule(chatId, work),
+    pause: (chatId, ms) => windows.pause(chatId, ms),
+    stop: () => windows.stop(),
+  };
+}
 
-  const readyAt = (q: ChatQueue, now: number) =>
-    Math.max(q.pausedUntil, globalPausedUntil, ...shared.map((l) => l.readyAt(now)), ...q.logs.map((l) => l.readyAt(now)));
-  const pump = (): void => {
-    if (stopped) return;
-    const now = clock.now();
+/** The state of keyedWindowLimiter: a queue and windows per key, the global window, and the pause after a 429. */
+class KeyedWindows {
+  private readonly scale: number;
+  /** The global window, if any: every key's send counts in it. */
+  private readonly shared: WindowLog[];
+  private readonly chats = new Map<string, ChatQueue>();
+  private timer: TimerHandle | undefined;
+  private stopped = false;
+  /** After a 429 nothing is sent until then: its cause (this chat, a group, the bot overall) is not told. */
+  private globalPausedUntil = 0;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly limits: KeyedLimits,
+  ) {
+    this.scale = limits.scale ?? 1;
+    this.shared = limits.global === null ? [] : [new WindowLog(limits.global.max, limits.global.lengthMs / this.scale)];
+  }
+
+  /** Runs `work` when its key has a free slot in every window (see DestinationLimiter.schedule). */
+  schedule<T>(chatId: string, work: (answered?: () => void) => Promise<T>): Promise<T> {
+    if (this.stopped) return Promise.reject(new Error("the limiter is stopped"));
+    const q = this.queueFor(chatId);
+    return new Promise<T>((resolve, reject) => {
+      q.jobs.push({
+        run: () => {
+          let answeredAt: number | null = null;
+          const answered = () => {
+            answeredAt ??= this.clock.now();
+          };
+          void work(answered)
+            .then(resolve, reject)
+            .finally(() => this.finish(q, answeredAt));
+        },
+        drop: reject,
+      });
+      this.pump();
+    });
+  }
+
+  /** Holds `chatId` back for `ms`, and every other key for at most limits.pauseCapMs. */
+  pause(chatId: string, ms: number): void {
+    // Every chat waits, not only the one that got the 429: a global 429 spread over many chats
+    // would otherwise keep Telegram's block alive for ever (measured: a livelock). But only so long: a
+    // retry_after past GLOBAL_PAUSE_CAP_MS is that chat's own flood limit, and the others go on (D7 of issue 32).
+    const now = this.clock.now();
+    const q = this.queueFor(chatId);
+    q.pausedUntil = Math.max(q.pausedUntil, now + ms / this.scale);
+    this.globalPausedUntil = Math.max(this.globalPausedUntil, now + Math.min(ms, this.limits.pauseCapMs) / this.scale);
+    this.pump();
+  }
+
+  /** Refuses new work and drops the queued jobs (each rejects). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) this.clock.clearTimeout(this.timer);
+    for (const q of this.chats.values()) for (const job of q.jobs.splice(0)) job.drop(new Error("the limiter was stopped"));
+    this.chats.clear();
+  }
+
+  /** When the key's next job may start: after its pause, the global pause, and a free slot in each of its windows. */
+  private readyAt(q: ChatQueue, now: number): number {
+    return Math.max(q.pausedUntil, this.globalPausedUntil, ...this.shared.map((l) => l.readyAt(now)), ...q.logs.map((l) => l.readyAt(now)));
+  }
+
+  /** Starts every job whose key is ready, round robin, and arms the timer for the next one. */
+  private pump(): void {
+    if (this.stopped) return;
+    const now = this.clock.now();
     let next = Infinity;
-    for (const [chatId, q] of chats) {
+    for (const [chatId, q] of this.chats) {
       if (q.running || q.jobs.length === 0) continue;
-      const at = readyAt(q, now);
+      const at = this.readyAt(q, now);
       if (at > now) {
         next = Math.min(next, at);
         continue;
       }
-      for (const l of [...shared, ...q.logs]) l.start();
+      for (const l of [...this.shared, ...q.logs]) l.start();
       q.running = true;
       // Round robin: the chat that just got a slot goes to the back of the line.
-      chats.delete(chatId);
-      chats.set(chatId, q);
+      this.chats.delete(chatId);
+      this.chats.set(chatId, q);
       q.jobs.shift()!.run();
     }
-    if (timer) clock.clearTimeout(timer);
-    timer = next === Infinity ? undefined : clock.setTimeout(pump, Math.max(0, Math.ceil(next - now)));
-  };
-  const queueFor = (chatId: string): ChatQueue => {
-    let q = chats.get(chatId);
+    if (this.timer) this.clock.clearTimeout(this.timer);
+    this.timer = next === Infinity ? undefined : this.clock.setTimeout(() => this.pump(), Math.max(0, Math.ceil(next - now)));
+  }
+
+  /** The key's queue and windows, made on its first job. */
+  private queueFor(chatId: string): ChatQueue {
+    let q = this.chats.get(chatId);
     if (!q) {
-      const logs = limits.windowsFor(chatId).map((w) => new WindowLog(w.max, w.lengthMs / scale));
-      chats.set(chatId, (q = { jobs: [], logs, running: false, pausedUntil: 0 }));
+      const logs = this.limits.windowsFor(chatId).map((w) => new WindowLog(w.max, w.lengthMs / this.scale));
+      this.chats.set(chatId, (q = { jobs: [], logs, running: false, pausedUntil: 0 }));
     }
     return q;
-  };
-  const finish = (q: ChatQueue, answeredAt: number | null) => {
-    const at = answeredAt ?? clock.now();
-    for (const l of [...shared, ...q.logs]) l.end(at);
+  }
+
+  /** A job ended (or its answer came, `answeredAt`): its windows count it from then, and the next may start. */
+  private finish(q: ChatQueue, answeredAt: number | null): void {
+    const at = answeredAt ?? this.clock.now();
+    for (const l of [...this.shared, ...q.logs]) l.end(at);
     q.running = false;
-    pump();
-  };
-  return {
-    schedule<T>(chatId: string, work: (answered?: () => void) => Promise<T>): Promise<T> {
-      if (stopped) return Promise.reject(new Error("the limiter is stopped"));
-      const q = queueFor(chatId);
-      return new Promise<T>((resolve, reject) => {
-        q.jobs.push({
-          run: () => {
-            let answeredAt: number | null = null;
-            const answered = () => {
-              answeredAt ??= clock.now();
-            };
-            void work(answered)
-              .then(resolve, reject)
-              .finally(() => finish(q, answeredAt));
-          },
-          drop: reject,
-        });
-        pump();
-      });
-    },
-    pause(chatId, ms) {
-      // Every chat waits, not only the one that got the 429: a global 429 spread over many chats
-      // would otherwise keep Telegram's block alive for ever (measured: a livelock). But only so long: a
-      // retry_after past GLOBAL_PAUSE_CAP_MS is that chat's own flood limit, and the others go on (D7 of issue 32).
-      const now = clock.now();
-      const q = queueFor(chatId);
-      q.pausedUntil = Math.max(q.pausedUntil, now + ms / scale);
-      globalPausedUntil = Math.max(globalPausedUntil, now + Math.min(ms, limits.pauseCapMs) / scale);
-      pump();
-    },
-    async stop() {
-      stopped = true;
-      if (timer) clock.clearTimeout(timer);
-      for (const q of chats.values()) for (const job of q.jobs.splice(0)) job.drop(new Error("the limiter was stopped"));
-      chats.clear();
-    },
-  };
+    this.pump();
+  }
 }
