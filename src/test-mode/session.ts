@@ -57,36 +57,19 @@ function write(out: Writable, text: string): Promise<void> {
   return new Promise((resolve, reject) => out.write(text, (err) => (err ? reject(err) : resolve())));
 }
 
+/** One command of the session, answered as the protocol says; a review message of a live draft is left alone. */
 async function handle(command: TestCommand, o: TestSessionOptions): Promise<Answer> {
-  const { desk, intake } = o.core;
+  const { desk } = o.core;
   const messageId = "review_message_id" in command ? command.review_message_id : undefined;
   const onLive = messageId === undefined ? undefined : liveDraftAt(o, messageId);
   if (onLive !== undefined) return { error: `review_message_id: ${liveLeftAlone(`message ${messageId} belongs to live draft ${onLive}`)}` };
   switch (command.cmd) {
-    case "submit": {
-      const outcome = await intake.submit(command.draft);
-      await desk.settle();
-      if (outcome.ok) return { ...outcome.answer };
-      return outcome.kind === "invalid" ? { error: outcome.error, field: outcome.field } : { error: outcome.error };
-    }
-    case "react": {
-      const decision = decisionForEmoji(command.emoji);
-      if (decision === null)
-        return { error: `emoji: ${command.emoji} is not a decision; use 👍 (send), 👎 or ❌ (revise), 😴 or ⏳ (defer)` };
-      // `destination`: a tap on that send button of a post with several destinations (contract v5).
-      if (command.destination !== undefined && decision !== "send") return { error: "destination: only a 👍 picks a destination" };
-      return decide(o, command.review_message_id, decision, actorOf(o, command.user_id, command.emoji), null, command.destination);
-    }
-    case "reply": {
-      const reply = readReplyAction(command.text, desk.isEditPrompt(command.review_message_id));
-      const actor = actorOf(o, command.user_id, reply.emoji, "reply");
-      if (reply.kind === "edit") return act(o, command.review_message_id, (where) => desk.edit({ ...where, actor, text: reply.text }));
-      if (reply.kind === "undo") return act(o, command.review_message_id, (where) => desk.undo({ ...where, actor }));
-      // "ok" alone is no note: the draft stays as it is, and the bot asks (live: with buttons).
-      if (reply.kind === "ask")
-        return act(o, command.review_message_id, (where) => desk.askApproval({ ...where, actor, note: reply.note }));
-      return decide(o, command.review_message_id, reply.decision, actor, reply.note, reply.destination);
-    }
+    case "submit":
+      return submit(o, command);
+    case "react":
+      return react(o, command);
+    case "reply":
+      return reply(o, command);
     case "edit": {
       const actor = actorOf(o, command.user_id, "✏️", "reply");
       return act(o, command.review_message_id, (where) => desk.edit({ ...where, actor, text: command.text }));
@@ -95,47 +78,96 @@ async function handle(command: TestCommand, o: TestSessionOptions): Promise<Answ
       const actor = actorOf(o, command.user_id, "🔓");
       return act(o, command.review_message_id, (where) => desk.keepRemoved({ ...where, actor }));
     }
-    case "unreact": {
-      const undone = decisionForEmoji(command.emoji);
-      if (undone !== "send" && undone !== "revise")
-        return { error: `emoji: removing ${command.emoji} decides nothing; only removing 👍 or 👎 undoes a decision` };
-      const actor = actorOf(o, command.user_id, command.emoji);
-      return act(o, command.review_message_id, (where) => desk.undo({ ...where, actor }));
-    }
-    case "advance": {
-      const read = command.by === undefined ? { ok: true as const, ms: untilUndoWindowsEnd(o) } : readDuration(command.by);
-      if (!read.ok) return { error: `by: ${read.error}` };
-      const ms = read.ms;
-      if (o.clock.now() + ms > SIMULATED_HORIZON_MS) {
-        return {
-          error: `by: "${command.by}" would move the simulated clock past ${new Date(SIMULATED_HORIZON_MS).toISOString()}, the latest time test mode keeps`,
-        };
-      }
-      const transitions: Transition[] = [];
-      const stop = desk.onTransition((t) => transitions.push(t));
-      try {
-        await o.clock.advance(ms, () => desk.settle());
-        await desk.settle();
-      } finally {
-        stop();
-      }
-      return { now: new Date(o.clock.now()).toISOString(), transitions };
-    }
-    case "get": {
-      const draft = await desk.find(command.draft_id);
-      if (draft && !draft.test_mode) return { error: `draft_id: ${liveLeftAlone(`${draft.draft_id} is a live draft`)}` };
-      return draft ? { ...draft } : { error: `draft_id: no draft ${command.draft_id}` };
-    }
+    case "unreact":
+      return unreact(o, command);
+    case "advance":
+      return advance(o, command);
+    case "get":
+      return getDraft(o, command);
     case "business":
       return businessMessage(o, command);
-    case "list": {
-      const status = command.status;
-      if (status !== undefined && !(STATUSES as readonly string[]).includes(status)) {
-        return { error: `status: unknown; known: ${STATUSES.join(", ")}` };
-      }
-      return { drafts: desk.list(status as DraftStatus | undefined) };
-    }
+    case "list":
+      return listDrafts(o, command);
   }
+}
+
+/** One kind of command, by its `cmd`. */
+type CommandOf<K extends TestCommand["cmd"]> = Extract<TestCommand, { cmd: K }>;
+
+/** submit: the payload through the real intake, answered as POST /drafts would. */
+async function submit(o: TestSessionOptions, command: CommandOf<"submit">): Promise<Answer> {
+  const outcome = await o.core.intake.submit(command.draft);
+  await o.core.desk.settle();
+  if (outcome.ok) return { ...outcome.answer };
+  return outcome.kind === "invalid" ? { error: outcome.error, field: outcome.field } : { error: outcome.error };
+}
+
+/** react: an emoji on a review message, as a reaction would decide. */
+function react(o: TestSessionOptions, command: CommandOf<"react">): Promise<Answer> | Answer {
+  const decision = decisionForEmoji(command.emoji);
+  if (decision === null) return { error: `emoji: ${command.emoji} is not a decision; use 👍 (send), 👎 or ❌ (revise), 😴 or ⏳ (defer)` };
+  // `destination`: a tap on that send button of a post with several destinations (contract v5).
+  if (command.destination !== undefined && decision !== "send") return { error: "destination: only a 👍 picks a destination" };
+  return decide(o, command.review_message_id, decision, actorOf(o, command.user_id, command.emoji), null, command.destination);
+}
+
+/** reply: a text in reply to a review message (a new text on an edit prompt, undo, "ok", or a decision with a note). */
+function reply(o: TestSessionOptions, command: CommandOf<"reply">): Promise<Answer> {
+  const { desk } = o.core;
+  const reply = readReplyAction(command.text, desk.isEditPrompt(command.review_message_id));
+  const actor = actorOf(o, command.user_id, reply.emoji, "reply");
+  if (reply.kind === "edit") return act(o, command.review_message_id, (where) => desk.edit({ ...where, actor, text: reply.text }));
+  if (reply.kind === "undo") return act(o, command.review_message_id, (where) => desk.undo({ ...where, actor }));
+  // "ok" alone is no note: the draft stays as it is, and the bot asks (live: with buttons).
+  if (reply.kind === "ask") return act(o, command.review_message_id, (where) => desk.askApproval({ ...where, actor, note: reply.note }));
+  return decide(o, command.review_message_id, reply.decision, actor, reply.note, reply.destination);
+}
+
+/** unreact: taking 👍 or 👎 away undoes that decision; any other emoji decides nothing. */
+function unreact(o: TestSessionOptions, command: CommandOf<"unreact">): Promise<Answer> | Answer {
+  const undone = decisionForEmoji(command.emoji);
+  if (undone !== "send" && undone !== "revise")
+    return { error: `emoji: removing ${command.emoji} decides nothing; only removing 👍 or 👎 undoes a decision` };
+  const actor = actorOf(o, command.user_id, command.emoji);
+  return act(o, command.review_message_id, (where) => o.core.desk.undo({ ...where, actor }));
+}
+
+/** advance: moves the simulated clock (by default to the end of the undo windows), answering with the transitions it made. */
+async function advance(o: TestSessionOptions, command: CommandOf<"advance">): Promise<Answer> {
+  const { desk } = o.core;
+  const read = command.by === undefined ? { ok: true as const, ms: untilUndoWindowsEnd(o) } : readDuration(command.by);
+  if (!read.ok) return { error: `by: ${read.error}` };
+  const ms = read.ms;
+  if (o.clock.now() + ms > SIMULATED_HORIZON_MS) {
+    return {
+      error: `by: "${command.by}" would move the simulated clock past ${new Date(SIMULATED_HORIZON_MS).toISOString()}, the latest time test mode keeps`,
+    };
+  }
+  const transitions: Transition[] = [];
+  const stop = desk.onTransition((t) => transitions.push(t));
+  try {
+    await o.clock.advance(ms, () => desk.settle());
+    await desk.settle();
+  } finally {
+    stop();
+  }
+  return { now: new Date(o.clock.now()).toISOString(), transitions };
+}
+
+/** get: a test-mode draft's record (a live one is left alone). */
+async function getDraft(o: TestSessionOptions, command: CommandOf<"get">): Promise<Answer> {
+  const draft = await o.core.desk.find(command.draft_id);
+  if (draft && !draft.test_mode) return { error: `draft_id: ${liveLeftAlone(`${draft.draft_id} is a live draft`)}` };
+  return draft ? { ...draft } : { error: `draft_id: no draft ${command.draft_id}` };
+}
+
+/** list: the drafts, optionally of one status. */
+function listDrafts(o: TestSessionOptions, command: CommandOf<"list">): Answer {
+  const status = command.status;
+  if (status !== undefined && !(STATUSES as readonly string[]).includes(status)) {
+    return { error: `status: unknown; known: ${STATUSES.join(", ")}` };
+  }
+  return { drafts: o.core.desk.list(status as DraftStatus | undefined) };
 }
 
 /** The live draft (made without test mode) whose review post or question `messageId` is, if any: test mode leaves it alone. */
