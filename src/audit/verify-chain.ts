@@ -79,74 +79,103 @@ interface SourceState {
  * checked: every line is judged by the chain alone.
  */
 export async function verifyAudit(path: string, key: AuditKey | null, sources: readonly string[] = PROJECT_SOURCES): Promise<AuditVerdict> {
-  // Every project source is judged (the key anchor is the daemon's line); only `sources` are reported.
-  const judged = [...new Set([...PROJECT_SOURCES, ...sources])];
-  const state = new Map<string, SourceState>(judged.map((s) => [s, { seq: 0, hash: "", lines: 0, preKey: 0, broken: null }]));
-  const needles = judged.map((s) => [s, sourceNeedle(s)] as const);
-  const unproven: ClaimedLine[] = [];
-  let unprovenCount = 0;
-  const others = new Map<string, { count: number; lines: number[] }>();
-  let anchorLine: number | null = null;
-  let anchorMismatch: { line: number; source: string; reason: string } | null = null;
-  let unprovenAfterAnchor = 0;
-  let uncheckedProofs = 0;
-  const proofs = { first: null as number | null, valid: 0 };
+  const judge = new LogJudge(key, sources);
   const fh = await open(path, "r");
   try {
-    await readLines(fh, (buf, start, end, lineNo, offset) => {
-      const line = buf.subarray(start, end);
-      const text = buf.toString("utf8", start, end);
-      const match = needles.find(([s, needle]) => line.indexOf(needle) >= 0 && parseAuditLine(text, s) !== null);
-      if (match === undefined) {
-        if (end > start) noteOther(others, text, lineNo, judged);
-        return;
-      }
-      const [source] = match;
-      const parsed = parseAuditLine(text, source)!;
-      const s = state.get(source)!;
-      const proof = lineProof(key, line, 0, line.length);
-      if (proof !== "none" && key === null) uncheckedProofs++;
-      if (proof !== "none") proofs.first ??= lineNo;
-      if (proof === "valid") proofs.valid++;
-      const reason = whyNotOurs(proof, key !== null, anchorLine !== null, s, parsed.envelope);
-      if (reason !== null) {
-        if (!sources.includes(source)) return;
-        if (anchorLine !== null) unprovenAfterAnchor++;
-        if (unprovenCount++ < 100) unproven.push({ line: lineNo, offset, source, reason });
-        return;
-      }
-      if (parsed.entry?.kind === "key_anchor" && anchorLine === null) {
-        anchorLine = lineNo;
-        anchorMismatch = mismatchAt(parsed.entry.chains, state, lineNo, sources);
-      }
-      if (s.broken === null) s.broken = chainBreak(parsed.envelope, s, lineNo);
-      s.seq = parsed.envelope.seq;
-      s.hash = lineHash(line);
-      s.lines++;
-      if (proof === "none" || key === null) s.preKey++;
-    });
+    await readLines(fh, (buf, start, end, lineNo, offset) => judge.line(buf, start, end, lineNo, offset));
   } finally {
     await fh.close();
   }
-  const reports = sources.map((source) => {
-    const { lines, preKey, broken } = state.get(source)!;
-    return { source, lines, preKey, broken };
-  });
-  const ok = unprovenCount === 0 && anchorMismatch === null && reports.every((r) => r.broken === null);
-  const otherList = [...others].map(([source, o]) => ({ source, count: o.count, lines: o.lines }));
-  const foreignKey = key !== null && proofs.first !== null && proofs.valid === 0 ? { firstProof: proofs.first } : null;
-  return {
-    ok,
-    sources: reports,
-    unproven,
-    unprovenCount,
-    others: otherList,
-    anchorLine,
-    anchorMismatch,
-    unprovenAfterAnchor,
-    foreignKey,
-    uncheckedProofs,
-  };
+  return judge.verdict();
+}
+
+/** What verifyAudit knows as it reads the log line by line: each source's chain, the lines not ours, the anchor. */
+class LogJudge {
+  /** Every project source is judged (the key anchor is the daemon's line); only `sources` are reported. */
+  private readonly judged: string[];
+  private readonly state: Map<string, SourceState>;
+  private readonly needles: (readonly [string, Buffer])[];
+  private readonly unproven: ClaimedLine[] = [];
+  private unprovenCount = 0;
+  private readonly others = new Map<string, { count: number; lines: number[] }>();
+  private anchorLine: number | null = null;
+  private anchorMismatch: { line: number; source: string; reason: string } | null = null;
+  private unprovenAfterAnchor = 0;
+  private uncheckedProofs = 0;
+  private readonly proofs = { first: null as number | null, valid: 0 };
+
+  constructor(
+    private readonly key: AuditKey | null,
+    private readonly sources: readonly string[],
+  ) {
+    this.judged = [...new Set([...PROJECT_SOURCES, ...sources])];
+    this.state = new Map<string, SourceState>(this.judged.map((s) => [s, { seq: 0, hash: "", lines: 0, preKey: 0, broken: null }]));
+    this.needles = this.judged.map((s) => [s, sourceNeedle(s)] as const);
+  }
+
+  /** One line of the log: another writer's is counted; one naming our source is judged, then taken into its chain. */
+  line(buf: Buffer, start: number, end: number, lineNo: number, offset: number): void {
+    const line = buf.subarray(start, end);
+    const text = buf.toString("utf8", start, end);
+    const match = this.needles.find(([s, needle]) => line.indexOf(needle) >= 0 && parseAuditLine(text, s) !== null);
+    if (match === undefined) {
+      if (end > start) noteOther(this.others, text, lineNo, this.judged);
+      return;
+    }
+    const [source] = match;
+    const parsed = parseAuditLine(text, source)!;
+    const s = this.state.get(source)!;
+    const { key } = this;
+    const proof = lineProof(key, line, 0, line.length);
+    if (proof !== "none" && key === null) this.uncheckedProofs++;
+    if (proof !== "none") this.proofs.first ??= lineNo;
+    if (proof === "valid") this.proofs.valid++;
+    const reason = whyNotOurs(proof, key !== null, this.anchorLine !== null, s, parsed.envelope);
+    if (reason !== null) {
+      this.notOurs(source, lineNo, offset, reason);
+      return;
+    }
+    if (parsed.entry?.kind === "key_anchor" && this.anchorLine === null) {
+      this.anchorLine = lineNo;
+      this.anchorMismatch = mismatchAt(parsed.entry.chains, this.state, lineNo, this.sources);
+    }
+    if (s.broken === null) s.broken = chainBreak(parsed.envelope, s, lineNo);
+    s.seq = parsed.envelope.seq;
+    s.hash = lineHash(line);
+    s.lines++;
+    if (proof === "none" || key === null) s.preKey++;
+  }
+
+  /** A line that names a source of ours but is not ours: reported (the first 100) when its source is. */
+  private notOurs(source: string, lineNo: number, offset: number, reason: string): void {
+    if (!this.sources.includes(source)) return;
+    if (this.anchorLine !== null) this.unprovenAfterAnchor++;
+    if (this.unprovenCount++ < 100) this.unproven.push({ line: lineNo, offset, source, reason });
+  }
+
+  /** The verdict once every line was read. */
+  verdict(): AuditVerdict {
+    const reports = this.sources.map((source) => {
+      const { lines, preKey, broken } = this.state.get(source)!;
+      return { source, lines, preKey, broken };
+    });
+    const ok = this.unprovenCount === 0 && this.anchorMismatch === null && reports.every((r) => r.broken === null);
+    const otherList = [...this.others].map(([source, o]) => ({ source, count: o.count, lines: o.lines }));
+    const { proofs } = this;
+    const foreignKey = this.key !== null && proofs.first !== null && proofs.valid === 0 ? { firstProof: proofs.first } : null;
+    return {
+      ok,
+      sources: reports,
+      unproven: this.unproven,
+      unprovenCount: this.unprovenCount,
+      others: otherList,
+      anchorLine: this.anchorLine,
+      anchorMismatch: this.anchorMismatch,
+      unprovenAfterAnchor: this.unprovenAfterAnchor,
+      foreignKey,
+      uncheckedProofs: this.uncheckedProofs,
+    };
+  }
 }
 
 /**
