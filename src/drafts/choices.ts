@@ -84,3 +84,12 @@ export function withChoice<D>(d: Choosing<D>, index: number): Choosing<D> | null
   const choice = d.choices?.find((c) => c.index === index);
   return choice === undefined ? null : { ...d, ...destinationOf(choice), chosen: index };
 }
+
+/**
+ * The destination a plain 👍 (a reaction, a reply 👍) sends to: the one a
+ * halted approval had picked, so that approving again resumes that send; else
+ * the first, the role's recommendation. The post says which.
+ */
+export function thumbsUpChoice(d: { readonly status: string; readonly chosen: number | null }): number {
+  return d.status === "halted" && d.chosen !== null ? d.chosen : 1;
+}

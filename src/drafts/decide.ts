@@ -2,7 +2,7 @@ import { audienceFingerprint, needsConfirmation, sendIdentity } from "./audience
 import type { Effect } from "./effects.js";
 import type { DraftRecord } from "./record.js";
 import { senderKindOf } from "./sender.js";
-import { withChoice } from "./choices.js";
+import { thumbsUpChoice, withChoice } from "./choices.js";
 import type { DraftStatus } from "./status.js";
 import { iso, next, ok, rearm, refuse, type EventOf, type Handler, type TransitionResult } from "./transition-kit.js";
 
@@ -33,7 +33,7 @@ function showsIdentity(d: DraftRecord, identity: string): boolean {
 /**
  * Which destination a `send` picks: the one the button or the reply's number
  * named; for the confirmation tap, the one its question named (its identity);
- * otherwise (a 👍 reaction or reply) the first, the role's recommendation.
+ * otherwise (a 👍 reaction or reply) the first, the role's recommendation, or the one a halted approval picked.
  */
 function pickedIndex(d: DraftRecord, e: EventOf<"decide">): number {
   if (e.destination != null) return e.destination;
@@ -41,7 +41,7 @@ function pickedIndex(d: DraftRecord, e: EventOf<"decide">): number {
     const named = d.choices?.find((c) => sendIdentity(withChoice(d, c.index)!) === e.identity);
     if (named) return named.index;
   }
-  return 1;
+  return thumbsUpChoice(d);
 }
 
 /** The status an approval returns to on undo: the one it was given in. */

@@ -1,7 +1,7 @@
 import type { MessageEntity } from "grammy/types";
 import { formatDuration } from "../config/duration.js";
 import { channelOf } from "../drafts/destination.js";
-import { withChoice } from "../drafts/choices.js";
+import { thumbsUpChoice, withChoice } from "../drafts/choices.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
 import { TELEGRAM_TEXT_LIMIT } from "../drafts/payload.js";
@@ -327,14 +327,16 @@ function haltedLine(draft: DraftRecord): string {
  */
 function choicesLines(draft: DraftRecord): string {
   const choices = draft.choices ?? [];
+  const thumbsUp = thumbsUpChoice(draft);
   const lines = [
-    `✏️ DRAFT (${draft.drafted_by_role}) — choose one of ${choices.length} destinations (👍 sends to 1, ${draft.drafted_by_role}'s pick; tap a button or reply with a number for another):`,
+    `✏️ DRAFT (${draft.drafted_by_role}) — choose one of ${choices.length} destinations (👍 sends to ${thumbsUp}${thumbsUp === 1 ? `, ${draft.drafted_by_role}'s pick` : ", as approved before the halt"}; tap a button or reply with a number for another):`,
   ];
   for (const c of choices) {
     const view = withChoice(draft, c.index) ?? draft;
-    const mark = [c.index === 1 ? "⭐ recommended" : null, settled(draft) && draft.chosen === c.index ? "✔️ chosen" : null].filter(
-      (m) => m !== null,
-    );
+    const mark = [
+      c.index === 1 ? "⭐ recommended" : null,
+      (settled(draft) || draft.status === "halted") && draft.chosen === c.index ? "✔️ chosen" : null,
+    ].filter((m) => m !== null);
     lines.push(`${c.index}. ${audienceLine(view)}${mark.length > 0 ? ` (${mark.join(", ")})` : ""}`);
   }
   return lines.join("\n");

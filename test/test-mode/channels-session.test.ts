@@ -80,6 +80,29 @@ describe("test mode: he picks the recipient (choose one)", () => {
     expect(rc).toMatchObject({ status: "sent", chosen: 2, destination: { channel: "email" } });
   });
 
+  it("a 👍 on a draft whose approval for 2 was halted sends to 2, as its post says, not to the first", async () => {
+    const dirs = await freshDirs();
+    const [a] = (await testModeSession(dirs, [{ ...two, draft_text: "Halted, then again." }])) as Rec[];
+    const halted = (await testModeSession(
+      dirs,
+      [
+        { cmd: "react", review_message_id: a!.review_message_id, emoji: "👍", destination: 2 },
+        { cmd: "get", draft_id: a!.draft_id },
+      ],
+      { TAO_SWARM_ENABLED: "0" },
+    )) as Rec[];
+    expect(halted[1]).toMatchObject({ status: "halted", chosen: 2 });
+    const got = (await testModeSession(dirs, [
+      // The halt ended as this session started (on its clock): the new 👍 comes after it.
+      { cmd: "advance", by: "1m" },
+      { cmd: "unreact", review_message_id: a!.review_message_id, emoji: "👍" },
+      { cmd: "react", review_message_id: a!.review_message_id, emoji: "👍" },
+      { cmd: "advance" },
+      { cmd: "get", draft_id: a!.draft_id },
+    ])) as Rec[];
+    expect(got[4], JSON.stringify(got)).toMatchObject({ status: "sent", chosen: 2, destination: { channel: "email" } });
+  });
+
   it("a number the post does not list is refused, and nothing is sent", async () => {
     const dirs = await freshDirs();
     const [a] = (await testModeSession(dirs, [{ ...two, draft_text: "Which one?" }])) as Rec[];
