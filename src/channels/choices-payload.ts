@@ -6,8 +6,10 @@ import type { DraftPayload, PayloadCheck, TelegramChoice } from "../drafts/paylo
 const MIN_CHOICES = 2;
 const MAX_CHOICES = 5;
 
-type Refusal = Extract<PayloadCheck, { ok: false }>;
-const refusal = (field: string, error: string): Refusal => ({ ok: false, field, error: `${field}: ${error}` });
+/** A payload refused: the field at fault and why, worded `field: why`. */
+export type Refusal = Extract<PayloadCheck, { ok: false }>;
+/** The refusal of `field`, worded as every payload refusal is. */
+export const refusal = (field: string, error: string): Refusal => ({ ok: false, field, error: `${field}: ${error}` });
 
 /** True for a refusal (a destination object is loose: it is told apart by its shape). */
 export function isRefusal(x: unknown): x is Refusal {

@@ -4,7 +4,7 @@ import { draftPayloadSchema, parseDraftPayload, TELEGRAM_TEXT_LIMIT, type DraftP
 import { isEmptyForTelegram, trimLikeTelegram } from "../drafts/telegram-text.js";
 import { telegramDestinationSchema } from "./telegram/destination.js";
 import { CHANNEL_VARIABLES, type ChannelSet } from "./channel-set.js";
-import { firstAsPayload, isRefusal, parseChoices } from "./choices-payload.js";
+import { firstAsPayload, isRefusal, parseChoices, type Refusal, refusal } from "./choices-payload.js";
 
 /** The v1-v4 fields that name a Telegram destination: a payload with `destination` carries none of them. */
 const TELEGRAM_FIELDS = ["destination_chat_id", "destination_thread_id", "reply_to_message_id", "send_as"] as const;
@@ -17,9 +17,6 @@ const otherChannelPayloadSchema = draftPayloadSchema.omit({
   reply_to_message_id: true,
   send_as: true,
 });
-
-type Refusal = Extract<PayloadCheck, { ok: false }>;
-const refusal = (field: string, error: string): Refusal => ({ ok: false, field, error: `${field}: ${error}` });
 
 /**
  * Validates a payload that may name its destination with `destination`

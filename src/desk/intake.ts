@@ -14,7 +14,6 @@ import type { ReviewDesk } from "./review-desk.js";
 import { chooseSender, type SenderChoice } from "../drafts/sender-choice.js";
 import type { SendAs } from "../drafts/sender.js";
 import type { Audience } from "../drafts/audience.js";
-import { offlineChannelAudience } from "../channels/offline-audience.js";
 import { destinationLabel } from "../channels/destination-payload.js";
 import { destinationOf, type Choice } from "../drafts/choices.js";
 
@@ -213,7 +212,7 @@ export class Intake {
   /** The destinations the owner picks among, each with who will read it, read now for the post; null: one destination. */
   private async choicesOf(payload: DraftPayload, text: string): Promise<Choice[] | null> {
     if (!payload.destinations) return null;
-    const { channels, audience, testMode, clock } = this.options;
+    const { channels, audience, clock } = this.options;
     return Promise.all(
       payload.destinations.map(async (d, i): Promise<Choice> => {
         const index = i + 1;
@@ -228,8 +227,8 @@ export class Intake {
             channel_audience: null,
           };
         }
-        const read =
-          testMode || !channels ? offlineChannelAudience(d, clock.now()) : await channels.readAudience(d, text, () => clock.now());
+        // Test mode's channels are offline (src/channels/configured.ts): the audience is made up, as at its send.
+        const read = await channels!.readAudience(d, text, () => clock.now());
         return {
           index,
           destination: d,
@@ -246,9 +245,8 @@ export class Intake {
   private async audienceOf(payload: DraftPayload, text: string, choice: Extract<SenderChoice, { ok: true }>) {
     const channels = this.options.channels;
     if (payload.destination != null && channels) {
-      const channelAudience = this.options.testMode
-        ? offlineChannelAudience(payload.destination, this.options.clock.now())
-        : await channels.readAudience(payload.destination, text, () => this.options.clock.now());
+      // Test mode's channels are offline (src/channels/configured.ts): the audience is made up, as at its send.
+      const channelAudience = await channels.readAudience(payload.destination, text, () => this.options.clock.now());
       return { audience: null, channelAudience };
     }
     // As the owner, the audience is the person the connection proves; the bot's own getChat may not know them.

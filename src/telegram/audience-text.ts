@@ -93,8 +93,7 @@ export function shortDestination(
   if (draft.channel_audience) return cutTo(draft.channel_audience.lines[0] ?? draft.destination_chat_id, max);
   const a = draft.audience;
   const name = a !== null && a.kind !== "unknown" && a.title !== null ? a.title : draft.destination_chat_id;
-  const flat = name.replace(/\s+/g, " ").trim();
-  const cut = flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+  const cut = cutTo(name, max);
   return a !== null && isPublic(a) ? `⚠️ ${cut}` : cut;
 }
 
