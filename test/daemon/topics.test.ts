@@ -197,11 +197,17 @@ describe("a burst with topics (issue 35 point 1)", () => {
     // Topics made first, so the burst's posts need no createForumTopic between them.
     for (const role of ["Scribe", "CoS", "Margot"]) await submit(d, role, `${role} warms up.`);
     const roles = ["Scribe", "CoS", "Margot", "Scribe"];
+    // The first post of the burst is answered only once all twelve drafts are in: however slow the machine, they
+    // all wait for the review chat together, so they are one burst (not a burst that ended before the last came).
+    let allIn!: () => void;
+    const submitted = new Promise<void>((r) => (allIn = r));
+    live.double.answerWhen("sendMessage", () => submitted);
     const answers = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
         d.request("POST", "/drafts", payload(`Burst ${i}.`, { drafted_by_role: roles[i % 4], originating_intent_id: `b-${i}` })),
       ),
     );
+    allIn();
     expect(answers.every((a) => a.status === 201)).toBe(true);
     const posts = () => inReview().filter((m) => m.text.includes("Burst "));
     await eventually(() => posts().length === 12, 20_000, "12 review posts");
