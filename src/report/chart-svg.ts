@@ -120,6 +120,7 @@ function roleBlock(role: string, row: RoleRow, before: RoleRow, prevName: string
     row.deferred > 0 ? `${row.deferred} deferred` : "",
     row.undone > 0 ? `${row.undone} undone` : "",
     row.restored > 0 ? `${row.restored} with removed details restored` : "",
+    row.picks.picked > 0 ? `its recommended destination kept ${row.picks.recommended} of ${row.picks.picked}` : "",
   ].filter(Boolean);
   if (extra.length > 0) {
     out.push(text(PAD, y + h + 30, 30, fitText(extra.join(" · "), BAR_W, 30), { fill: INK.muted }));
@@ -190,7 +191,7 @@ function header(report: Report, rows: ReadonlyArray<readonly [string, RoleRow, R
 
 /** The picture of a report as an SVG document (`roles` in the order to show them). */
 export function reportSvg(report: Report, roles: readonly string[] = Object.keys(report.roles)): string {
-  const empty: RoleRow = { ...ZERO, drafts: 0, restored: 0, notes: [] };
+  const empty: RoleRow = { ...ZERO, drafts: 0, restored: 0, notes: [], picks: { picked: 0, recommended: 0 } };
   const rows = roles.map((role) => [role, report.roles[role] ?? empty, report.previous.roles[role] ?? empty] as const);
   const prevName = previousName(report);
   const out: string[] = [];

@@ -37,16 +37,29 @@ export interface ReportRow {
   decision_p90_s: number | null;
 }
 
-/** A role's row: a row, plus what the reviewer told the role and the edits that only restored redacted items. */
+/**
+ * Among drafts that offered several destinations (contract v5 `destinations`) and whose send decision
+ * stands: how many there were, and how many went where the role recommended (the first destination,
+ * or with `choose: "any"` every destination, as submitted).
+ */
+export interface PickCount {
+  picked: number;
+  recommended: number;
+}
+
+/** A role's row: a row, plus what the reviewer told the role, the edits that only restored redacted items, and his picks. */
 export interface RoleRow extends ReportRow {
   restored: number;
   notes: string[];
+  picks: PickCount;
 }
 
 /** The numbers of one period. */
 export interface PeriodNumbers {
   readonly roles: Record<string, RoleRow>;
   readonly destinations: Record<string, ReportRow>;
+  /** Per kind of the recommended destination (`telegram`, `linear`, `email`, `slack`): how often the owner kept it. */
+  readonly picks: Record<string, PickCount>;
 }
 
 /** The report as `--json` prints it: the contract's keys (v3), and `previous` (v4). */
@@ -88,6 +101,8 @@ export interface DraftFacts {
   /** The text as it went out (send_ok). */
   sentText: string | null;
   sentAt: number | null;
+  /** A draft with several destinations: the kind of the role's recommendation, and whether the pick that stands kept it (null: none stands). */
+  pick: { kind: string; kept: boolean | null } | null;
 }
 
 /** A period: milliseconds since the epoch, `until` excluded. */
@@ -135,6 +150,7 @@ export class PeriodFold {
       d.sentText = e.draft_text ?? null;
       d.sentAt = atMs;
     }
+    d.pick = pickOf(e, d.pick);
   }
 
   /** A revise decision with a note gives one; an undo (or a revise without one) takes the draft's back. */
@@ -143,6 +159,25 @@ export class PeriodFold {
     if (revise && e.note) this.notes.set(e.draft_id, { role: e.drafted_by_role, text: e.note, atMs });
     else if (revise || e.event === "undo") this.notes.delete(e.draft_id);
   }
+}
+
+/**
+ * What a line says of the owner's pick among several destinations: the kind of the recommendation
+ * (the first destination) from the record the line carries, and whether the deliveries of the send
+ * decision that stands went where the role recommended. An undo, or a line without deliveries after
+ * one, leaves no pick standing; lines without a record (older ones) change nothing.
+ */
+function pickOf(e: TransitionEntry, was: DraftFacts["pick"]): DraftFacts["pick"] {
+  const record = e.record;
+  if (record === undefined) return was;
+  const choices = Array.isArray(record.choices) ? (record.choices as Array<{ destination?: { channel?: unknown } | null }>) : [];
+  if (choices.length < 2) return null;
+  const kind = typeof choices[0]?.destination?.channel === "string" ? choices[0].destination.channel : "telegram";
+  const deliveries = Array.isArray(record.deliveries) ? (record.deliveries as Array<{ index?: unknown }>) : [];
+  if (deliveries.length === 0) return { kind, kept: null };
+  const picked = new Set(deliveries.map((d) => d.index));
+  const recommended = record.choose === "any" ? choices.map((_, i) => i + 1) : [1];
+  return { kind, kept: picked.size === recommended.length && recommended.every((i) => picked.has(i)) };
 }
 
 /**
@@ -170,6 +205,7 @@ function newFacts(e: TransitionEntry): DraftFacts {
     drafted: null,
     sentText: null,
     sentAt: null,
+    pick: null,
   };
 }
 
@@ -223,7 +259,18 @@ function groupBy(drafts: Iterable<DraftFacts>, key: (d: DraftFacts) => string): 
 function roleRowOf(drafts: readonly DraftFacts[], notes: readonly GivenNote[]): RoleRow {
   const restored = drafts.filter((d) => d.restores > 0 && d.edits === 0).length;
   const newest = [...notes].sort((a, b) => b.atMs - a.atMs).slice(0, NOTES_PER_ROLE);
-  return { ...rowOf(drafts), restored, notes: newest.map((n) => n.text) };
+  return { ...rowOf(drafts), restored, notes: newest.map((n) => n.text), picks: picksOf(drafts) };
+}
+
+/** The picks of `drafts` whose pick stands, counted. */
+function picksOf(drafts: Iterable<DraftFacts>): PickCount {
+  const count: PickCount = { picked: 0, recommended: 0 };
+  for (const d of drafts) {
+    if (d.pick?.kept == null || d.decision?.kind !== "send") continue;
+    count.picked++;
+    if (d.pick.kept) count.recommended++;
+  }
+  return count;
 }
 
 /** The numbers of a period from the facts of its drafts and its notes; every known role has a row, drafts or not. */
@@ -238,7 +285,9 @@ export function periodNumbers(drafts: Iterable<DraftFacts>, notes: Iterable<Give
   }
   const destinations: Record<string, ReportRow> = {};
   for (const [dest, list] of groupBy(all, (d) => d.destination)) destinations[dest] = rowOf(list);
-  return { roles, destinations };
+  const picks: Record<string, PickCount> = {};
+  for (const [kind, list] of groupBy(all, (d) => d.pick?.kind ?? "")) if (kind !== "") picks[kind] = picksOf(list);
+  return { roles, destinations, picks };
 }
 
 /** The period of equal length just before `period`. */
@@ -253,6 +302,7 @@ export function buildReport(period: Period, current: PeriodNumbers, previous: Pe
     until: new Date(period.untilMs).toISOString(),
     roles: current.roles,
     destinations: current.destinations,
+    picks: current.picks,
     previous,
   };
 }

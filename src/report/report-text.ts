@@ -60,7 +60,22 @@ export function reportTable(report: Report, names: ReadonlyMap<string, string>):
     ...tableLines("Role", Object.entries(report.roles)),
     "",
     ...(dests.length === 0 ? ["Destination: no drafts in the period"] : tableLines("Destination", dests)),
+    ...picksLines(report),
   ].join("\n");
+}
+
+/** Where the owner picked among several destinations: how often he kept the role's recommendation, per kind and per role. */
+function picksLines(report: Report): string[] {
+  const count = (c: { picked: number; recommended: number }) => `${c.recommended} of ${c.picked}`;
+  const kinds = Object.entries(report.picks).filter(([, c]) => c.picked > 0);
+  if (kinds.length === 0) return [];
+  const roles = Object.entries(report.roles).filter(([, r]) => r.picks.picked > 0);
+  return [
+    "",
+    "Picked among several destinations: the role's recommendation kept",
+    `  by where it recommended: ${kinds.map(([kind, c]) => `${kind} ${count(c)}`).join(", ")}`,
+    `  by role: ${roles.map(([role, r]) => `${role} ${count(r.picks)}`).join(", ")}`,
+  ];
 }
 
 /** The picture's one-line caption, headed `Weekly report` or `Report`. */

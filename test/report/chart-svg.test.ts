@@ -17,6 +17,7 @@ const row = (o: Partial<RoleRow> = {}): RoleRow => ({
   decision_p90_s: null,
   restored: 0,
   notes: [],
+  picks: { picked: 0, recommended: 0 },
   ...o,
 });
 const UNTIL = Date.parse("2030-01-07T08:00:00Z");
@@ -26,7 +27,8 @@ function report(roles: Record<string, RoleRow>, previous: Record<string, RoleRow
     until: new Date(UNTIL).toISOString(),
     roles,
     destinations: {},
-    previous: { roles: previous, destinations: {} },
+    picks: {},
+    previous: { roles: previous, destinations: {}, picks: {} },
   };
 }
 

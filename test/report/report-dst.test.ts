@@ -114,6 +114,7 @@ describe.skipIf((!hasFaketime && process.env.CI !== "true") || process.env.FAKET
         decision_p90_s: expect.any(Number),
         restored: 0,
         notes: [],
+        picks: { picked: 0, recommended: 0 },
       });
       // Within a second or two (the sessions start on the real clock, read to the millisecond): 3 h, not 4 h.
       expect(Math.abs(report.roles.Scribe.decision_p50_s - 3 * 3600)).toBeLessThan(2);

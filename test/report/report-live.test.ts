@@ -91,7 +91,7 @@ describe("draft-review report and the weekly picture, live", () => {
 
     const cli = { cwd: d.cwd, env: { HARNESS_DIR: d.harnessDir, REVIEW_TIMEZONE: zone } };
     const report = jsonLine(await runBin(["report", "--json"], cli));
-    expect(Object.keys(report)).toEqual(["since", "until", "roles", "destinations", "previous"]);
+    expect(Object.keys(report)).toEqual(["since", "until", "roles", "destinations", "picks", "previous"]);
     expect(report.roles.CoS.notes).toEqual(["Too stiff; say it like I would."]);
     expect(report.previous.roles.CoS).toMatchObject({ drafts: 0, notes: [] });
     expect(report.roles.Scribe).toMatchObject({ drafts: 1, sent: 1, revise: 0, edited: 0, undone: 0 });

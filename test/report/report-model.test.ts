@@ -83,6 +83,7 @@ describe("the report's numbers from a period's transition lines", () => {
     expect(report.roles.Scribe).toEqual({
       notes: [],
       restored: 0,
+      picks: { picked: 0, recommended: 0 },
       drafts: 4,
       sent: 1,
       revise: 1,
@@ -112,8 +113,44 @@ describe("the report's numbers from a period's transition lines", () => {
       "decision_p90_s",
       "restored",
       "notes",
+      "picks",
     ]);
-    expect(Object.keys(report)).toEqual(["since", "until", "roles", "destinations", "previous"]);
+    expect(Object.keys(report)).toEqual(["since", "until", "roles", "destinations", "picks", "previous"]);
+  });
+
+  it("picks (issue 34): per kind of the recommended destination and per role, how often the send that stands kept the recommendation", () => {
+    const fold = new PeriodFold({ sinceMs: T0, untilMs: T0 + 600 * MIN });
+    const email = { channel: "email" };
+    const choices = (first: object | null) => [{ destination: first }, { destination: { channel: "slack" } }];
+    const rec = (first: object | null, chosen: number[], extra: object = {}) => ({
+      record: { choices: choices(first), choose: "one", deliveries: chosen.map((index) => ({ index })), ...extra },
+    });
+    // kept: 👍 on an email recommendation.
+    fold.add(T0, line("kept", "created", "pending", rec(email, [])));
+    fold.add(T0 + MIN, line("kept", "decide", "approved", { decision: "send", ...rec(email, [1]) }));
+    fold.add(T0 + 2 * MIN, line("kept", "send_ok", "sent", rec(email, [1])));
+    // other: sent to the second instead; undone first, then picked again.
+    fold.add(T0, line("other", "created", "pending", rec(email, [])));
+    fold.add(T0 + MIN, line("other", "decide", "approved", { decision: "send", ...rec(email, [1]) }));
+    fold.add(T0 + MIN + 1000, line("other", "undo", "pending", rec(email, [])));
+    fold.add(T0 + 2 * MIN, line("other", "decide", "approved", { decision: "send", ...rec(email, [2]) }));
+    // telegram recommendation, sent back: no pick stands.
+    fold.add(T0, line("back", "created", "pending", { ...rec(null, []), drafted_by_role: "CoS" }));
+    fold.add(T0 + MIN, line("back", "decide", "revise", { decision: "revise", drafted_by_role: "CoS", ...rec(null, []) }));
+    // choose any: every destination sent is the recommendation kept.
+    fold.add(T0, line("all", "created", "pending", { ...rec(null, [], { choose: "any" }), drafted_by_role: "CoS" }));
+    fold.add(
+      T0 + MIN,
+      line("all", "decide", "approved", { decision: "send", drafted_by_role: "CoS", ...rec(null, [1, 2], { choose: "any" }) }),
+    );
+    // one destination only: no pick.
+    fold.add(T0, line("single", "created", "pending"));
+    fold.add(T0 + MIN, line("single", "decide", "approved", { decision: "send" }));
+    const numbers = periodNumbers(fold.drafts.values());
+    expect(numbers.picks).toEqual({ email: { picked: 2, recommended: 1 }, telegram: { picked: 1, recommended: 1 } });
+    expect(numbers.roles.Scribe!.picks).toEqual({ picked: 2, recommended: 1 });
+    expect(numbers.roles.CoS!.picks).toEqual({ picked: 1, recommended: 1 });
+    expect(numbers.roles.Margot!.picks).toEqual({ picked: 0, recommended: 0 });
   });
 
   it("notes: given in the period and standing, newest first, at most 10, per role; an undone revise takes its note back", () => {

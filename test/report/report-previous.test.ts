@@ -69,8 +69,8 @@ describe("draft-review report --json over two periods", () => {
     const until = new Date(start + 14 * DAY).toISOString();
     const cli = { cwd, env: { HARNESS_DIR: where.harnessDir, TAO_DRAFT_REVIEW_TEST: "1" } };
     const report = jsonLine(await runBin(["report", "--json", "--since", since, "--until", until], cli));
-    expect(Object.keys(report)).toEqual(["since", "until", "roles", "destinations", "previous"]);
-    expect(Object.keys(report.previous)).toEqual(["roles", "destinations"]);
+    expect(Object.keys(report)).toEqual(["since", "until", "roles", "destinations", "picks", "previous"]);
+    expect(Object.keys(report.previous)).toEqual(["roles", "destinations", "picks"]);
 
     expect(report.roles.Scribe).toMatchObject({ drafts: 12, revise: 12, sent: 0, restored: 0 });
     expect(report.roles.Scribe.notes).toEqual(Array.from({ length: 10 }, (_, i) => `note ${12 - i}`));
