@@ -66,7 +66,7 @@ function parseEntry(entry: unknown, field: string, parseOne: ParseOne): StoredDe
   const at = issue?.code === "unrecognized_keys" ? issue.keys.join(", ") : (issue?.path.join(".") ?? "");
   const why =
     issue?.code === "unrecognized_keys"
-      ? "unknown field (a Telegram destination among several takes channel, chat_id, thread_id)"
+      ? 'unknown field (a Telegram destination among several takes channel, chat_id, thread_id, reply_to_message_id: null, send_as: "bot")'
       : (issue?.message ?? "is not valid");
   return refusal(`${field}${at ? `.${at}` : ""}`, why);
 }

@@ -131,4 +131,17 @@ describe("test mode: he picks the recipient (choose one)", () => {
     ])) as Rec[];
     expect(out.map((o) => o.field)).toEqual(["destinations", "destinations", "destinations[1]", "destinations", "choose", "choose"]);
   });
+
+  it("takes a Telegram destination among several as the whole destination object, with its defaults; a reply or the owner's voice is refused naming the field", async () => {
+    const dirs = await freshDirs();
+    const full = { ...telegram, thread_id: null, reply_to_message_id: null, send_as: "bot" };
+    const out = (await testModeSession(dirs, [
+      { ...base, draft_text: "Whole object", destinations: [full, email] },
+      { ...base, draft_text: "x", destinations: [{ ...full, reply_to_message_id: 7 }, email] },
+      { ...base, draft_text: "x", destinations: [{ ...full, send_as: "owner" }, email] },
+    ])) as Rec[];
+    expect(out[0]).toMatchObject({ status: "pending" });
+    expect(out.slice(1).map((o) => o.field)).toEqual(["destinations[0].reply_to_message_id", "destinations[0].send_as"]);
+    expect(out[2]!.error).toContain('must be "bot" among several destinations');
+  });
 });
