@@ -4,7 +4,7 @@ import { AUDIENCE_UNREADABLE, type ChannelSendOutcome, type SendReference } from
 import type { OtherChannelName } from "../drafts/destination.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { backoffMs, SEND_BACKOFF, type Backoff } from "../retry/backoff.js";
-import type { DraftLedger } from "./send-path.js";
+import { NotSentRetries, type DeliveryHooks, type DraftDelivery, type InTurn } from "./delivery.js";
 
 /** Why a send found under way at start is looked for. */
 const STOPPED_DURING_SEND = "the daemon stopped during the send";
@@ -14,22 +14,10 @@ const CHANNEL_WORD: Readonly<Record<OtherChannelName, string>> = { linear: "Line
 /** Who is asked who reads a destination on each channel. */
 const CHANNEL_SERVICE: Readonly<Record<OtherChannelName, string>> = { linear: "Linear", email: "the email channel", slack: "Slack" };
 
-/** What a delivery on another channel needs from the send path that owns it. */
-export interface ChannelDeliveryOptions {
-  readonly ledger: DraftLedger;
+/** What a delivery on another channel needs besides the hooks every delivery shares. */
+export interface ChannelDeliveryOptions extends DeliveryHooks {
   readonly channels: ChannelSet;
   readonly now: () => number;
-  readonly log: { warn(obj: object, msg: string): void };
-  /** Why the kill switch forbids the send now (checked again after the intent is on disk), or null. */
-  readonly haltProblem: (draft: DraftRecord) => Promise<{ reason: string; lasting: boolean } | null>;
-  /** Holds every send to this destination label back for `ms` (a rate-limit answer). */
-  readonly pause: (key: string, ms: number) => void;
-  /** Tries the whole guarded path again after `ms`. */
-  readonly retryLater: (draftId: string, ms: number) => void;
-  /** The audience could not be read at the send (`service` did not answer): asked again on the audience backoff, then halted. */
-  readonly unchecked: (draft: DraftRecord, service: string) => Promise<void>;
-  /** The audience was read at the send: the audience backoff of this draft starts afresh. */
-  readonly checked: (draftId: string) => void;
   readonly backoff?: Backoff;
   /** How often an error that proves the message was not sent may be retried. */
   readonly maxNotSentAttempts: number;
@@ -45,12 +33,14 @@ export interface ChannelDeliveryOptions {
  * comment's id, Slack by the message's metadata); what cannot be found
  * (email) ends `outcome_unknown` and is never sent again by itself.
  */
-export class ChannelDelivery {
-  private readonly attempts = new Map<string, number>();
+export class ChannelDelivery implements DraftDelivery {
+  private readonly retries: NotSentRetries;
   /** Drafts whose send call or lookup runs in this process: a `send` effect for them finds nothing to do. */
   private readonly inFlight = new Set<string>();
 
-  constructor(private readonly options: ChannelDeliveryOptions) {}
+  constructor(private readonly options: ChannelDeliveryOptions) {
+    this.retries = new NotSentRetries({ ...options, max: options.maxNotSentAttempts });
+  }
 
   /**
    * Goes on from an approved draft whose approval and switch were checked:
@@ -58,7 +48,7 @@ export class ChannelDelivery {
    * answered the call, so its window counts from then, not from after the
    * outcome's fsync (a lost answer never says so: its request may still arrive).
    */
-  async attempt(draft: DraftRecord, inTurn: (work: () => Promise<void>) => Promise<void>, answered?: () => void): Promise<void> {
+  async attempt(draft: DraftRecord, inTurn: InTurn, answered?: () => void): Promise<void> {
     const { ledger } = this.options;
     const name = draft.destination!.channel;
     const halted = this.options.channels.haltedWhy(name);
@@ -169,11 +159,11 @@ export class ChannelDelivery {
     const draftId = d.draft_id;
     switch (outcome.kind) {
       case "ok":
-        this.attempts.delete(draftId);
+        this.retries.forget(draftId);
         await ledger.apply(draftId, { type: "send_ok", messageId: null, sentRef: { ...outcome.sentRef } });
         return;
       case "refused":
-        this.attempts.delete(draftId);
+        this.retries.forget(draftId);
         await ledger.apply(draftId, { type: "send_failed", reason: outcome.reason });
         return;
       case "unknown":
@@ -184,22 +174,8 @@ export class ChannelDelivery {
         await ledger.apply(draftId, { type: "send_retry", reason: outcome.reason });
         return this.options.retryLater(draftId, outcome.seconds * 1000);
       case "not_sent":
-        return this.notSent(draftId, outcome.reason);
+        return this.retries.notSent(draftId, outcome.reason);
     }
-  }
-
-  /** Not sent, provably: tried again on the backoff, then `failed`. */
-  private async notSent(draftId: string, reason: string): Promise<void> {
-    const { ledger } = this.options;
-    const tries = (this.attempts.get(draftId) ?? 0) + 1;
-    this.attempts.set(draftId, tries);
-    if (tries >= this.options.maxNotSentAttempts) {
-      this.attempts.delete(draftId);
-      await ledger.apply(draftId, { type: "send_failed", reason: `gave up after ${tries} attempts: ${reason}` });
-      return;
-    }
-    await ledger.apply(draftId, { type: "send_retry", reason });
-    this.options.retryLater(draftId, backoffMs(this.options.backoff ?? SEND_BACKOFF, tries));
   }
 
   /** The answer was lost (or the daemon stopped mid-send): look for the message before anything else. */
@@ -213,7 +189,7 @@ export class ChannelDelivery {
           .findSent(channel.destinationSchema.parse(d.destination), referenceOf(d))
           .catch((err: unknown) => ({ kind: "unknown" as const, reason: (err as Error).message }))
       : { kind: "unknown" as const, reason: "the channel is no longer configured" };
-    this.attempts.delete(draftId);
+    this.retries.forget(draftId);
     if (lookup.kind === "found") {
       await ledger.apply(draftId, { type: "send_ok", messageId: null, sentRef: { ...lookup.sentRef } });
       return;
