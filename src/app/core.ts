@@ -274,6 +274,7 @@ function buildDesk(config: Config, edges: CoreEdges, parts: DeskParts, log: Logg
     approvalHalted: (draft) => approvalHalt(killSwitch, draft.approval?.at),
     removedItems,
     redact: edges.redact,
+    channels: edges.channels ?? null,
     ...(edges.backoffs ? { postBackoff: edges.backoffs.reviewPost } : {}),
     log,
     makeSender: (ledger) => buildSendPath(config, edges, parts, ledger, log),

@@ -4,6 +4,7 @@
  * desk's class reads as behaviour, and the wiring (src/app/core.ts) sees the whole list in one place.
  */
 import type { AuditLog } from "../audit/audit-log.js";
+import type { ChannelSet } from "../channels/channel-set.js";
 import type { Clock } from "../clock/clock.js";
 import type { DraftRecord } from "../drafts/record.js";
 import type { Backoff } from "../retry/backoff.js";
@@ -47,6 +48,8 @@ export interface ReviewDeskOptions {
   readonly makeSender: (ledger: DraftLedger) => Sender;
   /** True in test mode. Each mode leaves the other's drafts alone: see isInertDraft. */
   readonly testMode?: boolean;
+  /** Linear, email and Slack as configured (test mode's offline): an ✏️ edit reads who its new text reaches there. */
+  readonly channels?: ChannelSet | null;
   /** Why sends are halted (see SendsHalted): an approval is answered as halted at once when it says so; absent: never. */
   readonly sendsHalted?: SendsHalted;
   /**

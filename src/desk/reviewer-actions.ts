@@ -4,6 +4,8 @@ import type { AuditLog } from "../audit/audit-log.js";
 import { isInertDraft } from "./test-drafts.js";
 import type { Clock } from "../clock/clock.js";
 import type { DraftEvent } from "../drafts/events.js";
+import type { StoredDestination } from "../drafts/destination.js";
+import type { ChannelSet } from "../channels/channel-set.js";
 import type { TransitionResult } from "../drafts/machine.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
@@ -42,6 +44,9 @@ type ActResult = TransitionResult | { readonly ok: false; readonly reason: strin
 type Run = (draft: DraftRecord, surface: SurfaceState) => Promise<ActResult>;
 
 /** What the reviewer's actions need from the desk. */
+/** An ✏️ edit as the desk applies it. */
+type EditEvent = Extract<DraftEvent, { type: "edit" }>;
+
 export interface ActionDeps {
   readonly audit: AuditLog;
   readonly clock: Clock;
@@ -64,6 +69,8 @@ export interface ActionDeps {
   readonly removedItems?: RemovedItems | undefined;
   /** The redactor intake used: a kept original must redact to exactly the text the post showed (absent: not checked). */
   readonly redact?: Redactor | null | undefined;
+  /** Linear, email and Slack: an edit's new text may notify others there (a mention, @channel), so their audience is read again. */
+  readonly channels?: ChannelSet | null | undefined;
   get(draftId: string): DraftRecord | undefined;
   apply(draftId: string, event: DraftEvent): Promise<TransitionResult>;
 }
@@ -363,13 +370,14 @@ export class ReviewerActions {
   }
 
   /** The draft's next text version (an ✏️ edit, or the kept originals: `restored`), bound to the text version its message showed. */
-  private applyText(
+  private async applyText(
     draft: DraftRecord,
     surface: SurfaceState,
     request: ReviewerAction,
     prepared: Extract<PreparedText, { ok: true }>,
     restored: boolean,
   ): Promise<TransitionResult> {
+    const audiences = await this.channelAudiencesFor(draft, prepared.text);
     return this.deps.apply(draft.draft_id, {
       type: "edit",
       text: prepared.text,
@@ -378,7 +386,25 @@ export class ReviewerActions {
       actor: request.actor,
       textVersion: surface.text_version ?? draft.text_version,
       ...(restored ? { restored: true } : {}),
+      ...audiences,
     });
+  }
+
+  /**
+   * Who the new text reaches on Linear, email and Slack, read again as at intake: a mention or an
+   * @channel the edit added notifies others, and the new post must show it (the approval binds it).
+   */
+  private async channelAudiencesFor(draft: DraftRecord, text: string): Promise<Pick<EditEvent, "channelAudience" | "choiceAudiences">> {
+    const { channels, clock } = this.deps;
+    if (!channels) return {};
+    const read = (d: StoredDestination) => channels.readAudience(d, text, () => clock.now());
+    if (draft.choices !== null) {
+      const choiceAudiences = [];
+      for (const c of draft.choices)
+        if (c.destination !== null) choiceAudiences.push({ index: c.index, channel_audience: await read(c.destination) });
+      return { choiceAudiences };
+    }
+    return draft.destination === null ? {} : { channelAudience: await read(draft.destination) };
   }
 
   private closeUsed(surface: SurfaceState, draft: DraftRecord, chose: DecisionRequest["decision"] | null): void {

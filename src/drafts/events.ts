@@ -64,6 +64,10 @@ export type DraftEvent =
       readonly textVersion?: number;
       /** "🔓 Keep the removed items": the text is the one submitted, with what redaction removed (the audit line says `restored`). */
       readonly restored?: boolean;
+      /** Linear, email or Slack: who the new text reaches there, read again (a mention may notify others). */
+      readonly channelAudience?: ChannelAudienceRecord;
+      /** The same per destination among several (by index), for those on Linear, email or Slack. */
+      readonly choiceAudiences?: ReadonlyArray<{ readonly index: number; readonly channel_audience: ChannelAudienceRecord }>;
     }
   /** A reviewer took back an approval within UNDO_WINDOW. */
   | {

@@ -62,11 +62,25 @@ const edit: Handler<"edit"> = (d, e, now) => {
     decided_by: e.actor,
     reason: null,
     undone_at: null,
+    ...editedAudiences(d, e),
   });
   const effects: Effect[] = [{ type: "post_review", draftId: d.draft_id }];
   if (oldPost !== null) effects.unshift({ type: "supersede_post", draftId: d.draft_id, reviewMessageId: oldPost });
   return ok(draft, ...effects);
 };
+
+/** Who an edited text reaches on Linear, email or Slack, as read again for it: the draft's own, and each choice's. */
+function editedAudiences(d: DraftRecord, e: EventOf<"edit">): Partial<DraftRecord> {
+  const own = e.channelAudience === undefined ? {} : { channel_audience: e.channelAudience };
+  if (e.choiceAudiences === undefined || d.choices === null) return own;
+  const choices = d.choices.map((c) => {
+    const read = e.choiceAudiences!.find((a) => a.index === c.index);
+    return read === undefined ? c : { ...c, channel_audience: read.channel_audience };
+  });
+  // The draft's own destination fields are those of its current choice (the first until one is picked).
+  const current = choices.find((c) => c.index === (d.chosen ?? 1));
+  return { ...own, choices, ...(current?.destination ? { channel_audience: current.channel_audience } : {}) };
+}
 
 /**
  * A later draft names this one in `revises`. One still awaiting a decision

@@ -146,6 +146,30 @@ describe("Slack", () => {
     expect(rec.sent_ref).toMatchObject({ channel: "C0DESIGN01", ts: sent[0]!.ts });
   }, 60_000);
 
+  it("an ✏️ edit that adds @here is read again: the new post names everyone it notifies, and a 👍 on it sends", async () => {
+    const slack = await slackDouble();
+    const token = seed(slack);
+    const d = await live.start({ SLACK_TOKEN: token, SLACK_API_URL: slack.url });
+    const a = await submitPending(d, draft("Mockups are ready.", { channel: "slack", channel_id: "C0DESIGN01", thread_ts: null }));
+    expect(live.double.message(OWNER, a.review_message_id)!.text).not.toMatch(/everyone/);
+    const edited = "<!here> Mockups are ready.";
+    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: `✏️ ${edited}`, replyToMessageId: a.review_message_id });
+    await eventually(
+      async () => {
+        const r = (await draftRecord(d, a.draft_id)) as Rec;
+        return r.text_version === 2 && r.review_message_id !== null && r.review_message_id !== a.review_message_id;
+      },
+      15_000,
+      "the edited draft posted again",
+    );
+    const v2 = (await draftRecord(d, a.draft_id)) as Rec;
+    expect(v2.channel_audience.lines.join("\n")).toMatch(/everyone/);
+    expect(live.double.message(OWNER, v2.review_message_id)!.text).toMatch(/@here[^\n]*everyone|everyone[^\n]*@here/);
+    approve(v2.review_message_id);
+    await settled(d, a.draft_id, "sent");
+    expect(slack.state.messages.get("C0DESIGN01")!.filter((m) => m.text === edited)).toHaveLength(1);
+  }, 60_000);
+
   it("a lost answer is found by its metadata: sent once, not twice", async () => {
     const slack = await slackDouble();
     const token = seed(slack);
