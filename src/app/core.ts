@@ -295,6 +295,7 @@ function buildSendPath(config: Config, edges: CoreEdges, parts: DeskParts, ledge
     ...(edges.audience ? { checkAudience: audienceCheck(edges.audience, config.audienceConfirmOver) } : {}),
     checkSender: (draft, fresh) => parts.voice.problemAtSend(draft, fresh),
     channels: edges.channels ?? null,
+    audienceConfirmOver: config.audienceConfirmOver,
     ...(edges.channelLimiter ? { channelLimiter: edges.channelLimiter } : {}),
   });
 }

@@ -78,10 +78,27 @@ export function memberGrowth(approved: Audience | null, now: Audience, confirmOv
   const after = now.member_count;
   if (approved === null || before === null || after === null || after <= before) return null;
   const crossed = needsConfirmation(now, confirmOver) && !needsConfirmation(approved, confirmOver);
-  const beyond = after > before * GROWTH_COVERED && after - before >= GROWTH_FLOOR;
-  if (!crossed && !beyond) return null;
+  if (!crossed && !grewBeyond(before, after)) return null;
   const what = now.kind === "channel" ? "channel" : "group";
   return `the ${what} grew from ${before.toLocaleString("en-US")} to ${after.toLocaleString("en-US")} members`;
+}
+
+/** True when `after` readers are more than an approval for `before` covers by itself (GROWTH_COVERED times, and GROWTH_FLOOR more). */
+export function grewBeyond(before: number, after: number): boolean {
+  return after > before * GROWTH_COVERED && after - before >= GROWTH_FLOOR;
+}
+
+/**
+ * How the reader count of a Linear team or a Slack conversation grew past what an approval covers, in
+ * words, or null: the same rule as Telegram's (memberGrowth): past AUDIENCE_CONFIRM_OVER when the
+ * approval was for fewer, or beyond GROWTH_COVERED times and GROWTH_FLOOR more. A few new members of a
+ * busy channel do not void the owner's 👍.
+ */
+export function readerGrowth(before: number | null, after: number | null, confirmOver: number | null): string | null {
+  if (before === null || after === null || after <= before) return null;
+  const crossed = confirmOver !== null && after > confirmOver && before <= confirmOver;
+  if (!crossed && !grewBeyond(before, after)) return null;
+  return `it grew from ${before.toLocaleString("en-US")} to ${after.toLocaleString("en-US")} readers`;
 }
 
 /**

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { ChannelSet } from "../channels/channel-set.js";
 import { AUDIENCE_UNREADABLE, type ChannelSendOutcome, type SendReference } from "../channels/channel.js";
 import type { OtherChannelName } from "../drafts/destination.js";
+import { readerGrowth } from "../drafts/audience.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { backoffMs, SEND_BACKOFF, type Backoff } from "../retry/backoff.js";
 import { NotSentRetries, type DeliveryHooks, type DraftDelivery, type InTurn } from "./delivery.js";
@@ -18,6 +19,8 @@ const CHANNEL_SERVICE: Readonly<Record<OtherChannelName, string>> = { linear: "L
 export interface ChannelDeliveryOptions extends DeliveryHooks {
   readonly channels: ChannelSet;
   readonly now: () => number;
+  /** AUDIENCE_CONFIRM_OVER: a reader count that grows past it since the approval halts the send (readerGrowth). */
+  readonly confirmOver: number | null;
   readonly backoff?: Backoff;
   /** How often an error that proves the message was not sent may be retried. */
   readonly maxNotSentAttempts: number;
@@ -101,9 +104,11 @@ export class ChannelDelivery implements DraftDelivery {
       return false;
     }
     this.options.checked(draft.draft_id);
-    if (fresh.fingerprint === draft.channel_audience?.fingerprint) return true;
-    const was = draft.channel_audience?.lines.join("; ") ?? "not read";
-    const reason = `the audience changed since the approval (it showed: ${was})`;
+    const shown = draft.channel_audience;
+    const grew = readerGrowth(shown?.reader_count ?? null, fresh.reader_count, this.options.confirmOver);
+    if (fresh.fingerprint === shown?.fingerprint && grew === null) return true;
+    const was = shown?.lines.join("; ") ?? "not read";
+    const reason = `the audience changed since the approval${grew === null ? "" : ` (${grew})`} (it showed: ${was})`;
     await this.options.ledger.apply(draft.draft_id, { type: "halt", reason, channelAudience: fresh });
     this.options.ledger.runEffects([
       {

@@ -56,6 +56,8 @@ export interface SendPathOptions {
   readonly channels?: ChannelSet | null;
   /** Their rate limits, keyed by the draft's destination label; absent: `limiter`. */
   readonly channelLimiter?: DestinationLimiter;
+  /** AUDIENCE_CONFIRM_OVER, for their reader counts at the send (Telegram's is in `checkAudience`); absent: none. */
+  readonly audienceConfirmOver?: number | null;
 }
 
 /**
@@ -109,6 +111,7 @@ export class SendPath {
             pause: (key, ms) => (options.channelLimiter ?? options.limiter).pause(key, ms),
             channels,
             now: () => options.clock.now(),
+            confirmOver: options.audienceConfirmOver ?? null,
           });
   }
 

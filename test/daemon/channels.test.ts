@@ -193,6 +193,17 @@ describe("Slack", () => {
     await eventually(() => /❌ Failed: Slack said/.test(live.double.message(OWNER, a.review_message_id)?.text ?? ""), 10_000, "the post");
   }, 60_000);
 
+  it("a member who joined between the post and the 👍 does not void it (Telegram's growth rule): sent", async () => {
+    const slack = await slackDouble();
+    const token = seed(slack);
+    const d = await live.start({ SLACK_TOKEN: token, SLACK_API_URL: slack.url, AUDIENCE_CONFIRM_OVER: "50" });
+    const a = await submitPending(d, draft("Busy room.", { channel: "slack", channel_id: "C0DESIGN01", thread_ts: null }));
+    slack.state.conversations.get("C0DESIGN01")!.members.push("U0NEWCOMER");
+    approve(a.review_message_id);
+    await settled(d, a.draft_id, "sent");
+    expect(slack.callCount("chat.postMessage")).toBe(1);
+  }, 60_000);
+
   it("an audience that grew past the confirmation threshold between the post and the 👍 halts the send", async () => {
     const slack = await slackDouble();
     const token = seed(slack);

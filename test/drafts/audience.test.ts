@@ -6,6 +6,7 @@ import {
   memberGrowth,
   needsConfirmation,
   type Audience,
+  readerGrowth,
 } from "../../src/drafts/audience.js";
 import { transition } from "../../src/drafts/machine.js";
 import { draftIn, HOUR, reviewer, T0 } from "../support/drafts.js";
@@ -139,5 +140,17 @@ describe("the audience rules", () => {
       ok: true,
       draft: { status: "halted", destination_chat_id: "-100999", audience: { chat_id: "-100999" }, approval: null },
     });
+  });
+});
+
+describe("readerGrowth (Linear's and Slack's reader counts at the send)", () => {
+  it("holds the approval to the same rule as Telegram's members: past AUDIENCE_CONFIRM_OVER, or beyond twice and 100 more", () => {
+    expect(readerGrowth(14, 15, 50)).toBeNull();
+    expect(readerGrowth(14, 60, 50)).toBe("it grew from 14 to 60 readers");
+    expect(readerGrowth(60, 90, 50)).toBeNull();
+    expect(readerGrowth(200, 450, null)).toBe("it grew from 200 to 450 readers");
+    expect(readerGrowth(200, 350, null)).toBeNull();
+    expect(readerGrowth(20, 10, 5)).toBeNull();
+    expect(readerGrowth(null, 900, 5)).toBeNull();
   });
 });

@@ -100,7 +100,8 @@ export function linearAudience(facts: LinearAudienceFacts, text: string, confirm
     issue: facts.issue.id,
     team: team.id,
     visibility: team.visibility,
-    readers: readerCount,
+    // The team's member count binds by the growth rule at the send (readerGrowth), not exactly: whether it is known binds here.
+    readers: readerCount === null ? null : "counted",
     notifies: people.map((p) => p.id).sort(),
     unresolved: [...unresolved].sort(),
     allSubscribers: facts.allSubscribers,

@@ -63,7 +63,13 @@ export async function readSlackAudience(ctx: SlackAudienceContext, d: SlackDesti
     lines: [...linesOf(facts, speaker.speaker, quote, mentions.everyone), ...(await notifiedLines(ctx.client, mentions))],
     confirmReasons: confirmReasonsOf(facts, ctx.confirmOver),
     problem: null,
-    fingerprint: fingerprintOf({ facts, thread_ts: d.thread_ts, mentions: mentionFacts(mentions), speaker: speaker.speaker.userId }),
+    // The member count binds by the growth rule at the send (readerGrowth), not exactly: whether it is known binds here.
+    fingerprint: fingerprintOf({
+      facts: { ...facts, members: facts.members === null ? null : "counted" },
+      thread_ts: d.thread_ts,
+      mentions: mentionFacts(mentions),
+      speaker: speaker.speaker.userId,
+    }),
     checkedAt: new Date(ctx.now()).toISOString(),
   };
 }
