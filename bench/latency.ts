@@ -8,6 +8,7 @@
  *   end to end: a reaction update injected into the double -> the real daemon's
  *   long poll delivers it -> ... -> sendMessage at the double.
  */
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Api } from "grammy";
 import { harnessPaths } from "../src/app/core.js";
@@ -153,18 +154,24 @@ async function seedStore(harnessDir: string, dests: readonly number[], reviewIds
   }
 }
 
-/** Latencies (ms) of `samples` reactions after `warmup` unmeasured ones, through the real daemon. */
-export async function latencyEndToEnd(samples: number, warmup: number): Promise<number[]> {
+/** Latencies (ms) of `samples` reactions after `warmup` unmeasured ones, through the real daemon, and its own steps. */
+export async function latencyEndToEnd(samples: number, warmup: number): Promise<{ total: number[]; steps: TracedStep[] }> {
   const dests = destinations(samples + warmup);
   const double = await doubleFor(dests);
   double.setRateLimits(false);
   const tmp = await tempDir("e2e");
   try {
     const harnessDir = join(tmp.dir, ".harness");
+    const trace = join(tmp.dir, "latency-trace.tsv");
     const reviewIds = await reviewMessages(double, dests.length);
     await seedStore(harnessDir, dests, reviewIds);
     double.setRateLimits(true);
-    const daemon = await startDaemon({ cwd: tmp.dir, harnessDir, double, env: { PII_REDACTION: "off", LOG_LEVEL: "info" } });
+    const daemon = await startDaemon({
+      cwd: tmp.dir,
+      harnessDir,
+      double,
+      env: { PII_REDACTION: "off", LOG_LEVEL: "info", LATENCY_TRACE: trace },
+    });
     try {
       // A reaction made before the bot asked for reactions (allowed_updates) is never delivered.
       for (let waited = 0; !double.allowedUpdates?.includes("message_reaction"); waited += 10) {
@@ -182,7 +189,7 @@ export async function latencyEndToEnd(samples: number, warmup: number): Promise<
         if (i >= warmup) out.push(at - t);
         await sleep(GAP_MS);
       }
-      return out;
+      return { total: out, steps: tracedSteps(await readFile(trace, "utf8").catch(() => ""), warmup) };
     } finally {
       await daemon.stop(3_000);
     }
@@ -190,4 +197,28 @@ export async function latencyEndToEnd(samples: number, warmup: number): Promise<
     await double.stop();
     await tmp.remove();
   }
+}
+
+/** One step of the daemon's path, as LATENCY_TRACE recorded it (src/log/latency-trace.ts): its name and its ms per reaction. */
+export interface TracedStep {
+  readonly step: string;
+  readonly ms: number[];
+}
+
+/**
+ * The daemon's own steps per reaction, from its trace file: each reaction's steps begin with
+ * "1 fetched"; a step's cost is the time from the step before it. The first `warmup` are left out.
+ */
+export function tracedSteps(text: string, warmup: number): TracedStep[] {
+  const samples: Map<string, number>[] = [];
+  for (const line of text.trim().split("\n")) {
+    const [step, at] = line.split("\t");
+    if (step === undefined || at === undefined) continue;
+    if (step === "1 fetched") samples.push(new Map());
+    const current = samples.at(-1);
+    if (current && !current.has(step)) current.set(step, Number(at));
+  }
+  const steps = [...new Set(samples.flatMap((s) => [...s.keys()]))].sort((a, b) => Number.parseFloat(a) - Number.parseFloat(b));
+  const whole = samples.slice(warmup).filter((s) => steps.every((k) => s.has(k)));
+  return steps.slice(1).map((step, i) => ({ step: `${steps[i]} -> ${step}`, ms: whole.map((s) => s.get(step)! - s.get(steps[i]!)!) }));
 }

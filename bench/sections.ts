@@ -89,15 +89,23 @@ export async function latencySection(): Promise<Row[]> {
   try {
     const e2e = await latencyEndToEnd(200, 10);
     rows.push(
-      judged("2", "reaction injected -> daemon (long poll) -> sendMessage", latencyFigure(e2e), "p99 ≤ 20 ms", quantile(e2e, 0.99) <= 20),
+      judged(
+        "2",
+        "reaction injected -> daemon (long poll) -> sendMessage",
+        latencyFigure(e2e.total),
+        "p99 ≤ 15 ms",
+        quantile(e2e.total, 0.99) <= 15,
+      ),
     );
+    // The daemon's own steps (LATENCY_TRACE): what each costs between the long poll's answer and the call.
+    for (const s of e2e.steps) rows.push(info("2", `  step ${s.step}`, latencyFigure(s.ms)));
   } catch (err) {
     rows.push(
       skipped(
         "2",
         "reaction injected -> daemon (long poll) -> sendMessage",
         `failed: ${(err as Error).message.split("\n")[0]}`,
-        "p99 ≤ 20 ms",
+        "p99 ≤ 15 ms",
       ),
     );
   }

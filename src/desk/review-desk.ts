@@ -1,4 +1,5 @@
 import type { Clock } from "../clock/clock.js";
+import { traceStep } from "../log/latency-trace.js";
 import type { Effect } from "../drafts/effects.js";
 import type { DraftEvent } from "../drafts/events.js";
 import type { Transition } from "../drafts/feed-event.js";
@@ -243,6 +244,7 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
    * A reviewer's decision on a review message (see reviewer-actions.ts).
    */
   decide(request: DecisionRequest): Promise<DecisionOutcome> {
+    traceStep("4 decide");
     return this.actions.decide(request);
   }
 
@@ -332,7 +334,9 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     const draft = this.changeable(draftId);
     const result = transition(draft, event, this.options.clock.now());
     if (!result.ok) return result;
+    if (event.type === "decide") traceStep("5a decision transition");
     await this.changes.commit({ from: draft.status, draft: result.draft, event, previousText: draft.draft_text, effects: result.effects });
+    if (event.type === "decide") traceStep("5b decision durable");
     this.runEffects(result.effects);
     // A halt that ended while this one was being recorded: its end was heard before there was a draft to lift.
     if (result.draft.halt_lasts && !draft.halt_lasts) void this.liftHalts();

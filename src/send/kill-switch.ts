@@ -1,4 +1,5 @@
-import { lstat, readFile } from "node:fs/promises";
+import { lstatSync, readFileSync } from "node:fs";
+import { lstat } from "node:fs/promises";
 import { parse as parseDotenv } from "dotenv";
 
 /** The kill switch's verdict at one moment. */
@@ -66,6 +67,27 @@ export async function ownerHaltPresent(path: string): Promise<{ present: boolean
   }
 }
 
+/** `.env`'s text, null when there is none, or why it could not be read. */
+function readEnvFile(path: string): { text: string | null; problem?: string } {
+  try {
+    return { text: readFileSync(path, "utf8") };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { text: null };
+    return { text: null, problem: (err as Error).message };
+  }
+}
+
+/** ownerHaltPresent, synchronously (see envKillSwitch). */
+function ownerHaltPresentNow(path: string): { present: boolean; problem?: string } {
+  try {
+    lstatSync(path);
+    return { present: true };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { present: false };
+    return { present: true, problem: (err as Error).message };
+  }
+}
+
 /**
  * The contract's kill switch: sends halt if the process environment, the
  * current `.env`, or the owner's halt says so. Any doubt (an unreadable `.env`,
@@ -78,17 +100,13 @@ export function envKillSwitch(options: EnvKillSwitchOptions): KillSwitch {
       if (fromProcess !== "enabled") {
         return { halted: true, reason: `TAO_SWARM_ENABLED=${options.processValue} in the process environment` };
       }
-      let text: string | null = null;
-      try {
-        text = await readFile(options.envFilePath, "utf8");
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "ENOENT") {
-          return { halted: true, reason: `cannot read ${options.envFilePath} (${(err as Error).message})` };
-        }
-      }
-      const fromEnvFile = text === null ? null : envTextHalts(text);
+      // Read synchronously: two tiny local reads (tens of microseconds) that must not queue in libuv's thread
+      // pool behind the fsyncs of other drafts' changes (a millisecond each), on the path of every send call.
+      const envFile = readEnvFile(options.envFilePath);
+      const halt = ownerHaltPresentNow(options.ownerHaltPath);
+      if (envFile.problem !== undefined) return { halted: true, reason: `cannot read ${options.envFilePath} (${envFile.problem})` };
+      const fromEnvFile = envFile.text === null ? null : envTextHalts(envFile.text);
       if (fromEnvFile !== null) return { halted: true, reason: fromEnvFile };
-      const halt = await ownerHaltPresent(options.ownerHaltPath);
       if (halt.problem !== undefined) return { halted: true, reason: `cannot check ${options.ownerHaltPath} (${halt.problem})` };
       if (halt.present) return { halted: true, reason: "halted by the owner (/halt or draft-review halt)" };
       return { halted: false };

@@ -13,6 +13,7 @@ import type { KillSwitch } from "./kill-switch.js";
 import type { DestinationLimiter } from "./limiter.js";
 import type { SendMessageCall } from "./outcome.js";
 import { TelegramDelivery } from "./telegram-delivery.js";
+import { traceStep } from "../log/latency-trace.js";
 
 export type { DraftLedger } from "./delivery.js";
 
@@ -117,6 +118,7 @@ export class SendPath {
 
   /** Sends an approved draft when its destination has a free slot. Never throws. */
   async send(draftId: string): Promise<void> {
+    traceStep("6 send effect");
     const draft = this.options.ledger.get(draftId);
     // A send found under way with no call running here is looked for where its channel can say, never repeated blindly.
     const lost = draft?.status === "sending" && !this.stopped ? this.deliveryOf(draft) : null;
@@ -157,6 +159,7 @@ export class SendPath {
    * review chat's turn after an undo window. `answered`: the limiter's, told when the call was answered.
    */
   private async attempt(draftId: string, answered?: () => void): Promise<void> {
+    traceStep("7 limiter ran");
     const { ledger } = this.options;
     const draft = ledger.get(draftId);
     if (!draft || draft.status !== "approved" || this.stopped) return;

@@ -6,6 +6,7 @@ import type { Backoff } from "../retry/backoff.js";
 import type { AudienceCheck } from "./audience-check.js";
 import { NotSentRetries, type DeliveryHooks, type DraftDelivery, type InTurn } from "./delivery.js";
 import type { SendMessageCall } from "./outcome.js";
+import { traceStep } from "../log/latency-trace.js";
 
 /** What Telegram's delivery needs besides the hooks every delivery shares. */
 export interface TelegramDeliveryOptions extends DeliveryHooks {
@@ -39,8 +40,11 @@ export class TelegramDelivery implements DraftDelivery {
   }
 
   async attempt(draft: DraftRecord, inTurn: InTurn): Promise<void> {
+    // Both are reads (Telegram asked where need be): made at once, judged in this order.
+    const sender = this.options.checkSender?.(draft, true) ?? Promise.resolve(null);
+    sender.catch(() => {});
     if (!(await this.audienceAllows(draft))) return;
-    const notAsOwner = await this.options.checkSender?.(draft, true);
+    const notAsOwner = await sender;
     if (notAsOwner) return this.haltNotAsOwner(draft.draft_id, notAsOwner);
     return inTurn(() => this.sendNow(draft.draft_id));
   }
@@ -48,7 +52,9 @@ export class TelegramDelivery implements DraftDelivery {
   /** The intent on disk, the kill switch and the identity once more, the call, its outcome. */
   private async sendNow(draftId: string): Promise<void> {
     const { ledger } = this.options;
+    traceStep("8 checks done");
     const intent = await ledger.apply(draftId, { type: "send_intent" });
+    traceStep("9 intent durable");
     if (!intent.ok) {
       // Approved in time, but the send could not start before expires_at: it expires, unsent.
       if (intent.reason === "expired") await ledger.apply(draftId, { type: "expire" });
@@ -56,14 +62,17 @@ export class TelegramDelivery implements DraftDelivery {
     }
     const sending = intent.draft;
     // Two fsyncs happened since the last look: look again, immediately before the call.
+    // The owner's identity once more, from what the daemon knows (no network between intent and call), read with the switch.
+    const senderNow = this.options.checkSender?.(sending, false) ?? Promise.resolve(null);
+    senderNow.catch(() => {});
     const haltedNow = await this.options.haltProblem(sending);
     if (haltedNow !== null) {
       await ledger.apply(draftId, { type: "halt", ...haltedNow });
       return;
     }
-    // The owner's identity once more, from what the daemon knows (no network between intent and call).
-    const notAsOwnerNow = await this.options.checkSender?.(sending, false);
+    const notAsOwnerNow = await senderNow;
     if (notAsOwnerNow) return this.haltNotAsOwner(draftId, notAsOwnerNow);
+    traceStep("10 call");
     const outcome = await this.options
       .call(sendTarget(sending))
       .catch((err: unknown) => ({ kind: "unknown" as const, reason: `unexpected error: ${(err as Error).message}` }));

@@ -3,6 +3,7 @@ import type { Api } from "grammy";
 import type { Update } from "grammy/types";
 import type { UpdateJournal } from "./update-journal.js";
 import { runInUpdate } from "./update-scope.js";
+import { traceStep } from "../log/latency-trace.js";
 
 /**
  * The updates the daemon asks for. Telegram leaves reactions out unless named;
@@ -56,11 +57,13 @@ export function startJournaledPolling(options: JournaledPollingOptions): Journal
       api: {
         getUpdates: async (args, signal) => {
           const updates = await options.fetch(args, signal);
+          if (updates.length > 0) traceStep("1 fetched");
           await journal.record(updates).catch((err: unknown) => {
             // Not journaled, so not confirmed: Telegram delivers these again after the runner's retry.
             log.error({ err, updates: updates.length }, "could not journal fetched updates; they will be fetched again");
             throw err;
           });
+          if (updates.length > 0) traceStep("2 journaled");
           return updates;
         },
       },
@@ -104,6 +107,7 @@ export async function handleJournaled(
   let retry = false;
   await runInUpdate(update.update_id, async (scope) => {
     try {
+      traceStep("3 handling");
       await options.handleUpdate(update);
     } catch (err) {
       failed = true;
