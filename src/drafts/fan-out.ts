@@ -60,7 +60,7 @@ export const toggle: Handler<"toggle"> = (d, e, now) => {
  */
 export function approveFanOut(d: DraftRecord, e: EventOf<"decide">): DraftRecord | RefusalReason {
   if (e.destination != null) return "not_a_choice";
-  if (e.actedAt != null && d.set_changed_at !== null && e.actedAt < Date.parse(d.set_changed_at)) return "outdated_audience";
+  if (e.actedAt != null && d.set_changed_at !== null && datedBefore(e.actedAt, Date.parse(d.set_changed_at))) return "outdated_audience";
   const made = madeDeliveries(d);
   const targets = made.length > 0 ? d.deliveries.filter((x) => !MADE.has(x.status)).map((x) => x.index) : (d.chosen_set ?? allOn(d));
   const first = targets[0];
@@ -68,6 +68,16 @@ export function approveFanOut(d: DraftRecord, e: EventOf<"decide">): DraftRecord
   const approved = targets.map((index): Delivery => ({ index, status: "approved", sent_ref: null, reason: null }));
   const deliveries = [...made, ...approved].sort((a, b) => a.index - b.index);
   return { ...withChoice(d, first)!, deliveries, send_reference: null };
+}
+
+/**
+ * True when an action Telegram dated `actedAt` (whole seconds) was made before
+ * `at`: its whole second ended by then. One dated in the same second is not
+ * known to be earlier; the post's surface, edited only once Telegram showed
+ * the new set, judges it.
+ */
+function datedBefore(actedAt: number, at: number): boolean {
+  return actedAt + 1000 <= at;
 }
 
 /** The destinations a 👍 on `d` would send to, each as the draft would go there: a confirmation is asked when any needs it. */

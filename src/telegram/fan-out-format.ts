@@ -55,8 +55,9 @@ export function fanOutLines(draft: DraftRecord): string {
     const view = withChoice(draft, c.index) ?? draft;
     const delivery = draft.deliveries.find((x) => x.index === c.index);
     const state = delivery !== undefined ? outcomeText(delivery) : on.has(c.index) ? "✅ on" : "⬜ off";
-    const rec = c.index === 1 ? ", ⭐ recommended" : "";
-    lines.push(`${c.index}. ${audienceLine(view)} (${state}${rec})`);
+    const rec = c.index === 1 ? " ⭐ recommended" : "";
+    // The state first: a destination on another channel says who reads it over several lines.
+    lines.push(`${c.index}. ${state}${rec} — ${audienceLine(view)}`);
   }
   return lines.join("\n");
 }

@@ -1,0 +1,94 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { startEmailDouble, type EmailDouble } from "../doubles/email/email-double.js";
+import { eventually } from "../support/daemon-process.js";
+import { draftRecord, GROUP, OWNER, submitPending, useLiveDaemon } from "../support/live-fixture.js";
+
+/**
+ * Issue 34, choose any: the daemon against the Bot API double and the SMTP
+ * double. The owner turns destinations on and off with toggles on the post,
+ * and one 👍 sends to every one that is on, each a delivery of its own.
+ */
+
+const live = useLiveDaemon();
+let doubles: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  await Promise.all(doubles.map((d) => d.close()));
+  doubles = [];
+});
+
+type Rec = Record<string, any>;
+
+async function emailDouble(): Promise<EmailDouble> {
+  const d = await startEmailDouble();
+  doubles.push(d);
+  return d;
+}
+
+const group = { channel: "telegram", chat_id: String(GROUP), thread_id: null };
+const mail = (to: string) => ({ channel: "email", to: [to], subject: "To several" });
+const body = (text: string, destinations: unknown[]) => ({
+  draft_text: text,
+  drafted_by_role: "Scribe",
+  originating_intent_id: "intent-any",
+  destinations,
+  choose: "any",
+});
+
+const postText = (id: number) => live.double.message(OWNER, id)?.text ?? "";
+const tap = (postId: number, data: string) => live.double.injectCallback({ chatId: OWNER, messageId: postId, userId: OWNER, data });
+
+describe("he picks the recipients (choose any)", () => {
+  it("toggles edit the post; 👍 sends to those on; a recipient refused 550 leaves the draft partly_sent, its post listing both", async () => {
+    const smtp = await emailDouble();
+    const d = await live.start({ SMTP_URL: smtp.url, EMAIL_FROM: "phill@example.com" });
+    smtp.refuseRecipient("bob@example.com", 550, "5.1.1 No such user");
+    const a = await submitPending(d, body("To the group, Anna and Bob.", [group, mail("anna@example.com"), mail("bob@example.com")]));
+    const post = a.review_message_id as number;
+    expect(postText(post)).toMatch(/send to any of 3 destinations/);
+    const buttons = JSON.stringify(live.double.message(OWNER, post)?.reply_markup);
+    expect(buttons).toContain(`v1:tg1:${a.draft_id}`);
+    expect(buttons).toContain(`v1:tg3:${a.draft_id}`);
+
+    tap(post, `v1:tg2:${a.draft_id}`);
+    await eventually(() => /2\. ⬜ off/.test(postText(post)), 10_000, "the post shows 2 off");
+    expect(((await draftRecord(d, a.draft_id)) as Rec).chosen_set).toEqual([1, 3]);
+    tap(post, `v1:tg2:${a.draft_id}`);
+    await eventually(() => /2\. ✅ on/.test(postText(post)), 10_000, "the post shows 2 on again");
+
+    live.double.injectReaction({ chatId: OWNER, messageId: post, userId: OWNER, newEmojis: ["👍"] });
+    await eventually(async () => ((await draftRecord(d, a.draft_id)) as Rec).status === "partly_sent", 15_000, "partly_sent");
+    const rec = (await draftRecord(d, a.draft_id)) as Rec;
+    expect(rec.deliveries).toMatchObject([
+      { index: 1, status: "sent", sent_ref: { chat_id: String(GROUP) } },
+      { index: 2, status: "sent", sent_ref: { message_id: expect.any(String) } },
+      { index: 3, status: "failed", sent_ref: null },
+    ]);
+    expect(rec.deliveries[2].reason).toMatch(/550|No such user|bob@example\.com/);
+    expect(live.double.messages(GROUP).map((m) => m.text)).toEqual(["To the group, Anna and Bob."]);
+    expect(smtp.state.messages.map((m) => m.envelope.rcptTo)).toEqual([["anna@example.com"]]);
+    await eventually(() => /Partly sent/.test(postText(post)), 10_000, "the post says partly sent");
+    expect(postText(post)).toMatch(/1\. ✅ sent/);
+    expect(postText(post)).toMatch(/2\. ✅ sent/);
+    expect(postText(post)).toMatch(/3\. ❌ not sent/);
+  }, 60_000);
+
+  it("a 👍 with every destination off is refused and answered; nothing is sent", async () => {
+    const smtp = await emailDouble();
+    const d = await live.start({ SMTP_URL: smtp.url, EMAIL_FROM: "phill@example.com" });
+    const a = await submitPending(d, body("Nowhere yet.", [group, mail("anna@example.com")]));
+    const post = a.review_message_id as number;
+    tap(post, `v1:tg1:${a.draft_id}`);
+    await eventually(() => /1\. ⬜ off/.test(postText(post)), 10_000, "1 off");
+    tap(post, `v1:tg2:${a.draft_id}`);
+    await eventually(() => /2\. ⬜ off/.test(postText(post)), 10_000, "2 off");
+    live.double.injectReaction({ chatId: OWNER, messageId: post, userId: OWNER, newEmojis: ["👍"] });
+    await eventually(
+      () => live.double.messages(OWNER).some((m) => /turn on at least one destination/i.test(m.text ?? "")),
+      10_000,
+      "the answer",
+    );
+    expect(((await draftRecord(d, a.draft_id)) as Rec).status).toBe("pending");
+    expect(live.double.messages(GROUP)).toHaveLength(0);
+    expect(smtp.state.messages).toHaveLength(0);
+  }, 60_000);
+});
