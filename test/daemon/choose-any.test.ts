@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { startEmailDouble, type EmailDouble } from "../doubles/email/email-double.js";
 import { eventually } from "../support/daemon-process.js";
-import { draftRecord, GROUP, OWNER, submitPending, useLiveDaemon } from "../support/live-fixture.js";
+import { auditLines, draftRecord, GROUP, OWNER, submitPending, useLiveDaemon } from "../support/live-fixture.js";
 
 /**
  * Issue 34, choose any: the daemon against the Bot API double and the SMTP
@@ -90,5 +90,38 @@ describe("he picks the recipients (choose any)", () => {
     expect(((await draftRecord(d, a.draft_id)) as Rec).status).toBe("pending");
     expect(live.double.messages(GROUP)).toHaveLength(0);
     expect(smtp.state.messages).toHaveLength(0);
+  }, 60_000);
+});
+
+describe("choose any: a crash between two deliveries", () => {
+  it("killed while the first (an email) waits for its answer: after the restart that one is outcome_unknown, never resent, and the second still goes, once", async () => {
+    const smtp = await emailDouble();
+    const env = { SMTP_URL: smtp.url, EMAIL_FROM: "phill@example.com" };
+    const d = await live.start(env);
+    const a = await submitPending(d, body("Crash between deliveries.", [mail("anna@example.com"), group]));
+    const held = smtp.holdNext();
+    live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, newEmojis: ["👍"] });
+    await held.received;
+    const restarted = await live.restart(env);
+    held.release();
+    await eventually(async () => ((await draftRecord(restarted, a.draft_id)) as Rec).status === "partly_sent", 15_000, "partly_sent");
+    const rec = (await draftRecord(restarted, a.draft_id)) as Rec;
+    expect(rec.deliveries).toMatchObject([
+      { index: 1, status: "outcome_unknown", sent_ref: null },
+      { index: 2, status: "sent", sent_ref: { chat_id: String(GROUP) } },
+    ]);
+    expect(smtp.state.messages).toHaveLength(1);
+    expect(live.double.messages(GROUP).map((m) => m.text)).toEqual(["Crash between deliveries."]);
+    await eventually(() => /1\. ⚠️ outcome unknown/.test(postText(a.review_message_id as number)), 10_000, "the post lists it");
+    // Each send event names its delivery.
+    const sends = (await auditLines(restarted.harnessDir))
+      .filter((l) => l.kind === "transition" && l.draft_id === a.draft_id && String(l.event).startsWith("send_"))
+      .map((l) => [l.event, l.delivery]);
+    expect(sends).toEqual([
+      ["send_intent", 1],
+      ["send_unknown", 1],
+      ["send_intent", 2],
+      ["send_ok", 2],
+    ]);
   }, 60_000);
 });
