@@ -1,3 +1,5 @@
+import { rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startEmailDouble, type EmailDouble } from "../doubles/email/email-double.js";
 import { eventually } from "../support/daemon-process.js";
@@ -123,5 +125,40 @@ describe("choose any: a crash between two deliveries", () => {
       ["send_intent", 2],
       ["send_ok", 2],
     ]);
+  }, 60_000);
+});
+
+describe("choose any: a halt in the middle of a fan-out", () => {
+  it("stops the rest: the post says which went; once the halt ends, 👍 Send the rest sends only the one not made", async () => {
+    const smtp = await emailDouble();
+    const d = await live.start({ SMTP_URL: smtp.url, EMAIL_FROM: "phill@example.com" });
+    const a = await submitPending(d, body("Halt in the middle.", [mail("anna@example.com"), group]));
+    const post = a.review_message_id as number;
+    const held = smtp.holdNext();
+    live.double.injectReaction({ chatId: OWNER, messageId: post, userId: OWNER, newEmojis: ["👍"] });
+    await held.received;
+    const halt = join(d.harnessDir, "HALT");
+    await writeFile(halt, "{}\n", { mode: 0o600 });
+    await eventually(async () => (await d.request("GET", "/status")).body.kill_switch.halted === true, 10_000, "halted");
+    held.release();
+    await eventually(async () => ((await draftRecord(d, a.draft_id)) as Rec).status === "halted", 15_000, "the draft halted");
+    expect(((await draftRecord(d, a.draft_id)) as Rec).deliveries).toMatchObject([
+      { index: 1, status: "sent" },
+      { index: 2, status: "halted" },
+    ]);
+    expect(live.double.messages(GROUP)).toHaveLength(0);
+    await eventually(() => /Halted in the middle: sent to 1 · .*; not to 2 · /.test(postText(post)), 10_000, "the post says which went");
+
+    await rm(halt);
+    await eventually(async () => ((await draftRecord(d, a.draft_id)) as Rec).halt_lasts === false, 10_000, "the halt is over");
+    await eventually(() => JSON.stringify(live.double.message(OWNER, post)?.reply_markup).includes("Send the rest"), 10_000, "👍 offered");
+    tap(post, `v1:send:${a.draft_id}`);
+    await eventually(async () => ((await draftRecord(d, a.draft_id)) as Rec).status === "sent", 20_000, "sent");
+    expect(((await draftRecord(d, a.draft_id)) as Rec).deliveries).toMatchObject([
+      { index: 1, status: "sent" },
+      { index: 2, status: "sent" },
+    ]);
+    expect(smtp.state.messages).toHaveLength(1);
+    expect(live.double.messages(GROUP).map((m) => m.text)).toEqual(["Halt in the middle."]);
   }, 60_000);
 });
