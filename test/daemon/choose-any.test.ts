@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startEmailDouble, type EmailDouble } from "../doubles/email/email-double.js";
 import { eventually } from "../support/daemon-process.js";
-import { auditLines, draftRecord, GROUP, OWNER, submitPending, useLiveDaemon } from "../support/live-fixture.js";
+import { auditLines, confirmationQuestion, draftRecord, GROUP, OWNER, submitPending, useLiveDaemon } from "../support/live-fixture.js";
 
 /**
  * Issue 34, choose any: the daemon against the Bot API double and the SMTP
@@ -160,5 +160,22 @@ describe("choose any: a halt in the middle of a fan-out", () => {
     ]);
     expect(smtp.state.messages).toHaveLength(1);
     expect(live.double.messages(GROUP).map((m) => m.text)).toEqual(["Halt in the middle."]);
+  }, 60_000);
+});
+
+describe("choose any: the confirmation", () => {
+  it("is asked when a destination on needs it (an address outside EMAIL_FROM's domain), names it, and its tap sends to all those on", async () => {
+    const smtp = await emailDouble();
+    const d = await live.start({ SMTP_URL: smtp.url, EMAIL_FROM: "phill@example.com" });
+    const a = await submitPending(d, body("To the group and outside.", [group, mail("x@elsewhere.org")]));
+    live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, newEmojis: ["👍"] });
+    const question = await confirmationQuestion(live.double, OWNER, a.review_message_id);
+    expect(question.message.text).toMatch(/elsewhere\.org/);
+    expect(((await draftRecord(d, a.draft_id)) as Rec).status).toBe("pending");
+    expect(live.double.messages(GROUP)).toHaveLength(0);
+    tap(question.message.messageId, question.data);
+    await eventually(async () => ((await draftRecord(d, a.draft_id)) as Rec).status === "sent", 20_000, "sent");
+    expect(smtp.state.messages.map((m) => m.envelope.rcptTo)).toEqual([["x@elsewhere.org"]]);
+    expect(live.double.messages(GROUP).map((m) => m.text)).toEqual(["To the group and outside."]);
   }, 60_000);
 });
