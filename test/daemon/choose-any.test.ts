@@ -179,3 +179,26 @@ describe("choose any: the confirmation", () => {
     expect(live.double.messages(GROUP).map((m) => m.text)).toEqual(["To the group and outside."]);
   }, 60_000);
 });
+
+describe("choose any: a stale 👍", () => {
+  it("a 👍 made while the post still showed the set before a toggle is refused as out of date and answered; one on the edited post sends to those on", async () => {
+    const smtp = await emailDouble();
+    const d = await live.start({ SMTP_URL: smtp.url, EMAIL_FROM: "phill@example.com" });
+    const a = await submitPending(d, body("Only to the group.", [group, mail("anna@example.com")]));
+    const post = a.review_message_id as number;
+    live.double.delayNext("editMessageText", 1_500);
+    tap(post, `v1:tg2:${a.draft_id}`);
+    await eventually(async () => ((await draftRecord(d, a.draft_id)) as Rec).chosen_set?.length === 1, 10_000, "2 off");
+    const before = live.double.messages(OWNER).length;
+    live.double.injectReaction({ chatId: OWNER, messageId: post, userId: OWNER, newEmojis: ["👍"] });
+    await live.reviewChatMessage(before, /out of date/, "the stale answer");
+    expect(((await draftRecord(d, a.draft_id)) as Rec).status).toBe("pending");
+    await eventually(() => /2\. ⬜ off/.test(postText(post)), 10_000, "the post shows 2 off");
+    live.double.injectReaction({ chatId: OWNER, messageId: post, userId: OWNER, oldEmojis: ["👍"], newEmojis: [] });
+    live.double.injectReaction({ chatId: OWNER, messageId: post, userId: OWNER, newEmojis: ["👍"] });
+    await eventually(async () => ((await draftRecord(d, a.draft_id)) as Rec).status === "sent", 20_000, "sent");
+    expect(((await draftRecord(d, a.draft_id)) as Rec).deliveries).toMatchObject([{ index: 1, status: "sent" }]);
+    expect(live.double.messages(GROUP).map((m) => m.text)).toEqual(["Only to the group."]);
+    expect(smtp.state.messages).toHaveLength(0);
+  }, 60_000);
+});
