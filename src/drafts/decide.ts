@@ -3,7 +3,7 @@ import type { Effect } from "./effects.js";
 import type { DraftRecord } from "./record.js";
 import { senderKindOf } from "./sender.js";
 import { thumbsUpChoice, withChoice } from "./choices.js";
-import { approveFanOut, fanOutTargets, isFanOut } from "./fan-out.js";
+import { approveFanOut, endedUnmade, fanOutTargets, isFanOut } from "./fan-out.js";
 import type { DraftStatus } from "./status.js";
 import { iso, next, ok, rearm, refuse, type EventOf, type Handler, type TransitionResult } from "./transition-kit.js";
 
@@ -124,6 +124,9 @@ export const decideInTime: Handler<"decide"> = (shown, e, now) => {
       return ok(draft, { type: "send", draftId: d.draft_id });
     }
     case "revise": {
+      // Halted in the middle of a fan-out: what went stays gone; the rest is not sent, and the draft is final as its deliveries say.
+      const partly = endedUnmade(d, now, "not sent: sent back for revision");
+      if (partly !== null) return ok({ ...partly, ...common, revision_note: e.note ?? null }, { type: "show_status", draftId: d.draft_id });
       const undoMs = e.undoMs ?? 0;
       // A revise may be undone within UNDO_WINDOW (contract v3): the post shows ↩️ Undo until then.
       const revise_undo = undoMs > 0 ? { until: iso(now + undoMs), before: approvedFrom(d.status) } : null;

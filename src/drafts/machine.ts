@@ -93,6 +93,10 @@ function editedAudiences(d: DraftRecord, e: EventOf<"edit">): Partial<DraftRecor
  * records `revised_by` (a final draft stays final).
  */
 const revised: Handler<"revised"> = (d, e, now) => {
+  // A fan-out halted after some deliveries went: final as they say, the rest not sent.
+  const partly = endedUnmade(d, now, "not sent: a later version replaced it");
+  if (partly !== null && d.status === "halted")
+    return ok({ ...partly, revised_by: e.byDraftId }, { type: "show_status", draftId: d.draft_id });
   if (AWAITING_DECISION.has(d.status) || d.status === "queued") {
     const draft = next(d, now, { status: "revise", reason: "superseded", revised_by: e.byDraftId, approval: null });
     return ok(draft, { type: "show_status", draftId: d.draft_id });

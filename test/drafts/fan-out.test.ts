@@ -174,6 +174,17 @@ describe("choose any: halts, undo, edits", () => {
     expect(r.ok && r.draft.deliveries.map((x) => x.status)).toEqual(["sent", "failed"]);
   });
 
+  it("a fan-out halted after one delivery that is sent back, or replaced by a later version, ends partly_sent", () => {
+    let d = apply(fanOut({ chosen_set: [1, 2] }), thumbsUp());
+    d = apply(apply(d, { type: "send_intent" }), { type: "send_ok", messageId: 11 });
+    d = apply(d, { type: "halt", reason: "kill switch" });
+    const back = apply(d, thumbsUp({ decision: "revise", note: "not to them" }));
+    expect(back).toMatchObject({ status: "partly_sent", revision_note: "not to them" });
+    expect(back.deliveries.map((x) => x.status)).toEqual(["sent", "failed"]);
+    const replaced = apply(d, { type: "revised", byDraftId: "d_later" });
+    expect(replaced).toMatchObject({ status: "partly_sent", revised_by: "d_later" });
+  });
+
   it("undo within the window covers every delivery: none is left", () => {
     const d = apply(fanOut(), thumbsUp({ undoMs: 60_000 }));
     expect(d.deliveries).toHaveLength(3);
