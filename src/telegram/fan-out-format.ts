@@ -20,7 +20,7 @@ export function toggleData(index: number, draftId: string): string {
 function outcomeText(x: Delivery): string {
   switch (x.status) {
     case "sent":
-      return "✅ sent";
+      return `✅ sent${whereSent(x)}`;
     case "failed":
       return `❌ not sent: ${x.reason ?? "refused"}`;
     case "outcome_unknown":
@@ -34,8 +34,15 @@ function outcomeText(x: Delivery): string {
   }
 }
 
+/** Where a delivery to Linear, email or Slack can be found: its link, or the email's Message-ID; empty for Telegram. */
+function whereSent(x: Delivery): string {
+  const link = x.sent_ref?.url ?? x.sent_ref?.permalink ?? null;
+  if (typeof link === "string" && link !== "") return ` ${link}`;
+  return typeof x.sent_ref?.message_id === "string" ? ` Message-ID ${x.sent_ref.message_id}` : "";
+}
+
 /** The destinations on, as the post shows them ("1, 3"), or "none". */
-function onList(draft: DraftRecord): string {
+export function onList(draft: DraftRecord): string {
   const on = draft.chosen_set ?? allOn(draft);
   return on.length === 0 ? "none" : on.join(", ");
 }

@@ -12,7 +12,7 @@ import { withChoice } from "../drafts/choices.js";
 import type { Decision, DraftRecord } from "../drafts/record.js";
 import { confirmQuestion, count, shortDestination } from "./audience-text.js";
 import { flowButtons } from "./flow-format.js";
-import { fanOutButtons } from "./fan-out-format.js";
+import { fanOutButtons, onList } from "./fan-out-format.js";
 import { offersKeep, settled, type ReviewFormatOptions } from "./review-format.js";
 
 /** What a button asks for: a decision, the confirmation of a 👍 for a large audience, ✏️ Edit, ↩️ Undo, 🤖 send as the bot instead, or 🔓 keep the removed items. */
@@ -113,13 +113,21 @@ function sendLabel(draft: DraftRecord): string {
  */
 export function askMessage(draft: DraftRecord, note: string): { text: string; markup: InlineKeyboardMarkup; question: string } {
   const quoted = `“${note}”`;
-  const question = `You replied ${quoted}. Send the draft to ${shortDestination(draft)}, or send it back for revision with ${quoted} as the note?`;
+  // Sent to any of several: the 👍 goes to those on, as the post shows them.
+  const where = draft.choose === "any" ? `the destinations on (${onList(draft)})` : shortDestination(draft);
+  const question = `You replied ${quoted}. Send the draft to ${where}, or send it back for revision with ${quoted} as the note?`;
   return {
     question,
     text: `${question} Nothing happens until you choose.`,
     markup: {
       inline_keyboard: [
-        [{ text: sendLabel(draft), callback_data: callbackData("send", draft.draft_id), style: "success" }],
+        [
+          {
+            text: draft.choose === "any" ? `👍 Send to ${onList(draft)}` : sendLabel(draft),
+            callback_data: callbackData("send", draft.draft_id),
+            style: "success",
+          },
+        ],
         [{ text: `✍️ Revise: ${quoted}`, callback_data: callbackData("revise", draft.draft_id), style: "danger" }],
       ],
     },
