@@ -97,6 +97,17 @@ export function deliverySending(d: DraftRecord): Partial<DraftRecord> {
   return isFanOut(d) ? { deliveries: withDelivery(d, d.chosen, { status: "sending" }) } : {};
 }
 
+/** A send that provably did not go (a 429, a refused connection): its delivery waits again for the send path's retry. */
+export function deliveryWaiting(d: DraftRecord): Partial<DraftRecord> {
+  return isFanOut(d) ? { deliveries: withDelivery(d, d.chosen, { status: "approved" }) } : {};
+}
+
+/** An approved fan-out that expired before any delivery was made: each delivery says so. */
+export function deliveriesExpired(d: DraftRecord): Partial<DraftRecord> {
+  if (!isFanOut(d)) return {};
+  return { deliveries: d.deliveries.map((x) => (MADE.has(x.status) ? x : { ...x, status: "expired", reason: "not sent: expired" })) };
+}
+
 /** A halt stops every delivery not yet made; the post says which went. */
 export function deliveriesHalted(d: DraftRecord): Partial<DraftRecord> {
   if (!isFanOut(d)) return {};

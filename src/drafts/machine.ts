@@ -19,7 +19,18 @@ import {
   type TransitionResult,
 } from "./transition-kit.js";
 import { changeOfMind, noteOnRevise, undo, undoRevise } from "./undo.js";
-import { allOn, deliveriesHalted, deliveryEnded, deliverySending, endedUnmade, isFanOut, madeDeliveries, toggle } from "./fan-out.js";
+import {
+  allOn,
+  deliveriesExpired,
+  deliveriesHalted,
+  deliveryWaiting,
+  deliveryEnded,
+  deliverySending,
+  endedUnmade,
+  isFanOut,
+  madeDeliveries,
+  toggle,
+} from "./fan-out.js";
 
 export { expiryDue, SEND_START_GRACE_MS, type RefusalReason, type TransitionResult } from "./transition-kit.js";
 
@@ -111,6 +122,7 @@ const expire: Handler<"expire"> = (d, e, now) => {
   if (partly !== null) return ok(partly, { type: "show_status", draftId: d.draft_id });
   const down = e.whileDown;
   const draft = next(d, now, {
+    ...deliveriesExpired(d),
     status: "expired",
     ...(down === undefined
       ? {}
@@ -200,7 +212,7 @@ const sendIntent: Handler<"send_intent"> = (d, e, now) => {
 // No `send` effect: the send path decides when to try again (retry_after, backoff). The post shows the
 // approval again, its window over: "Sending as soon as Telegram allows", no ↩️ Undo.
 const sendRetry: Handler<"send_retry"> = (d, e, now) =>
-  ok(next(d, now, { status: "approved", reason: e.reason }), { type: "show_status", draftId: d.draft_id });
+  ok(next(d, now, { status: "approved", reason: e.reason, ...deliveryWaiting(d) }), { type: "show_status", draftId: d.draft_id });
 
 const sendOk: Handler<"send_ok"> = (d, e, now) =>
   isFanOut(d)

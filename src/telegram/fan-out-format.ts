@@ -27,6 +27,8 @@ function outcomeText(x: Delivery): string {
       return `⚠️ outcome unknown (${x.reason ?? "no answer"}); not retried, check it`;
     case "halted":
       return "⛔ not sent (halted)";
+    case "expired":
+      return "⌛ not sent (expired)";
     case "sending":
       return "📤 sending";
     default:

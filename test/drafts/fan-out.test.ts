@@ -143,6 +143,15 @@ describe("choose any: deliveries", () => {
     expect(d.deliveries.map((x) => x.status)).toEqual(["outcome_unknown", "sent"]);
   });
 
+  it("a send that provably did not go waits again; an approval that expires before any delivery says so on each", () => {
+    let d = apply(fanOut({ chosen_set: [1, 2] }), thumbsUp());
+    d = apply(apply(d, { type: "send_intent" }), { type: "send_retry", reason: "429" });
+    expect(d.deliveries.map((x) => x.status)).toEqual(["approved", "approved"]);
+    const r = transition(d, { type: "expire" }, T0 + 25 * HOUR);
+    expect(r.ok && r.draft.status).toBe("expired");
+    expect(r.ok && r.draft.deliveries.map((x) => x.status)).toEqual(["expired", "expired"]);
+  });
+
   it("the final status follows the deliveries", () => {
     const of = (...s: string[]) => fanOutStatus(s.map((status, i) => ({ index: i + 1, status, sent_ref: null, reason: null })));
     expect(of("sent", "sent")).toBe("sent");
