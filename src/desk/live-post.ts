@@ -4,7 +4,7 @@ import { localMinute } from "../clock/local-time.js";
 import { reviewLink } from "../owner/pending-text.js";
 
 /** What a reviewer did that did not count. */
-export type ActionKind = "decide" | "edit" | "prompt" | "undo" | "restore";
+export type ActionKind = "decide" | "edit" | "prompt" | "undo" | "restore" | "toggle";
 
 /**
  * The answer to an action on a message that is not a draft's live review post
@@ -88,6 +88,8 @@ export function refusalAnswer(
     return null;
   }
   if (kind === "restore") return keepAnswer(reason, status);
+  if (kind === "toggle" && (reason === "already_approved" || reason === "final_state"))
+    return `⚠️ Not applied: the draft is ${status}, so its destinations can no longer be turned on or off${status === "approved" ? " (↩️ Undo within the undo window first)" : ""}.`;
   if (kind === "edit" || kind === "prompt") {
     switch (reason) {
       case "edit_empty":

@@ -19,7 +19,7 @@ const UNKNOWN_ANSWER_GAP_MS = 10_000;
 /** How a refusal's answer names an action. */
 function actionKind(action: SurfaceAction): ActionKind {
   if (action === "restore") return "restore";
-  return action === "confirm" || action === "resume" || action === "asbot" || action === "toggle" ? "decide" : action;
+  return action === "confirm" || action === "resume" || action === "asbot" ? "decide" : action;
 }
 
 /** How the answer to a refusal that points to the live post says why, by the message acted on. */
