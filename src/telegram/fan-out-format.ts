@@ -7,7 +7,7 @@
  */
 import type { InlineKeyboardButton } from "grammy/types";
 import { withChoice, type Delivery } from "../drafts/choices.js";
-import { allOn, madeDeliveries } from "../drafts/fan-out.js";
+import { allOn, fanOutTargets, madeDeliveries } from "../drafts/fan-out.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { audienceLine, shortDestination } from "./audience-text.js";
 
@@ -117,4 +117,19 @@ export function fanOutButtons(draft: DraftRecord): InlineKeyboardButton[][] {
   const label = fixed ? "👍 Send the rest" : on.size === 0 ? "👍 Send (turn one on first)" : `👍 Send to ${onList(draft)}`;
   const send = { text: label, callback_data: `v1:send:${draft.draft_id}`, style: "success" } as InlineKeyboardButton;
   return [...toggles, [send]];
+}
+
+/**
+ * What a confirmation question of a fan-out adds to the one destination it
+ * names: that the tap sends to every destination on, and which others on
+ * Linear, email or Slack ask the extra tap too, with why. Empty otherwise.
+ */
+export function fanOutConfirmNote(draft: DraftRecord): string {
+  if (draft.choose !== "any" || draft.choices === null) return "";
+  const targets = fanOutTargets(draft);
+  const name = (t: DraftRecord) => `${t.chosen} · ${shortDestination(t)}`;
+  const also = targets
+    .filter((t) => t.chosen !== draft.chosen && (t.channel_audience?.confirm_reasons.length ?? 0) > 0)
+    .map((t) => `${name(t)}: ${t.channel_audience!.confirm_reasons.join("; ")}`);
+  return ` Your tap sends to every destination on: ${targets.map(name).join(", ")}.${also.length > 0 ? ` It confirms these too: ${also.join("; ")}.` : ""}`;
 }

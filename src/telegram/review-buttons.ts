@@ -12,7 +12,7 @@ import { withChoice } from "../drafts/choices.js";
 import type { Decision, DraftRecord } from "../drafts/record.js";
 import { confirmQuestion, count, shortDestination } from "./audience-text.js";
 import { flowButtons } from "./flow-format.js";
-import { fanOutButtons, onList } from "./fan-out-format.js";
+import { fanOutButtons, fanOutConfirmNote, onList } from "./fan-out-format.js";
 import { offersKeep, settled, type ReviewFormatOptions } from "./review-format.js";
 
 /** What a button asks for: a decision, the confirmation of a 👍 for a large audience, ✏️ Edit, ↩️ Undo, 🤖 send as the bot instead, or 🔓 keep the removed items. */
@@ -92,7 +92,7 @@ function sendButton(draft: DraftRecord): InlineKeyboardButton {
 export function confirmMessage(draft: DraftRecord): { text: string; markup: InlineKeyboardMarkup; question: string } {
   const members = draft.audience?.member_count;
   const label = members === null || members === undefined ? "✅ Yes, send" : `✅ Yes, send to ${count(members)} members`;
-  const text = confirmQuestion(draft);
+  const text = confirmQuestion(draft) + fanOutConfirmNote(draft);
   return {
     text,
     question: text,

@@ -170,7 +170,9 @@ describe("choose any: the confirmation", () => {
     const a = await submitPending(d, body("To the group and outside.", [group, mail("x@elsewhere.org")]));
     live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, newEmojis: ["👍"] });
     const question = await confirmationQuestion(live.double, OWNER, a.review_message_id);
-    expect(question.message.text).toMatch(/elsewhere\.org/);
+    expect(question.message.text).toMatch(
+      /^Send to email to x@elsewhere\.org\? .*Your tap sends to every destination on: 1 · .*, 2 · email to x@elsewhere\.org\.$/s,
+    );
     expect(((await draftRecord(d, a.draft_id)) as Rec).status).toBe("pending");
     expect(live.double.messages(GROUP)).toHaveLength(0);
     tap(question.message.messageId, question.data);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Choice } from "../../src/drafts/choices.js";
 import type { DraftRecord } from "../../src/drafts/record.js";
-import { fanOutButtons, fanOutLines, fanOutStatusLine, toggleData } from "../../src/telegram/fan-out-format.js";
+import { fanOutButtons, fanOutConfirmNote, fanOutLines, fanOutStatusLine, toggleData } from "../../src/telegram/fan-out-format.js";
 import { readCallbackData } from "../../src/telegram/review-buttons.js";
 import { draftIn } from "../support/drafts.js";
 
@@ -17,6 +17,32 @@ const choice = (index: number, chatId: string): Choice => ({
 });
 const any = (overrides: Partial<DraftRecord> = {}): DraftRecord =>
   draftIn("pending", { choices: [choice(1, "-1001"), choice(2, "-1002")], choose: "any", chosen_set: [1, 2], ...overrides });
+
+describe("choose any's confirmation question", () => {
+  it("says the tap sends to every destination on and names the others that ask it too, with why", () => {
+    const mailTo = (index: number, to: string): Choice => ({
+      ...choice(index, "email"),
+      destination: { channel: "email", to: [to], cc: [], bcc: [], subject: "S", in_reply_to: null, references: [] },
+      channel_audience: {
+        channel: "email",
+        reader_count: 1,
+        lines: [`to: ${to} (external)`],
+        confirm_reasons: [`first approved email outside example.com to ${to}`],
+        problem: null,
+        fingerprint: `f${index}`,
+        checked_at: new Date(0).toISOString(),
+      },
+    });
+    const choices = [choice(1, "-1001"), mailTo(2, "a@x.org"), mailTo(3, "b@y.org")];
+    const draft = any({ choices, chosen_set: [1, 2, 3], chosen: 2 });
+    const note = fanOutConfirmNote(draft);
+    expect(note).toMatch(/^ Your tap sends to every destination on: 1 · .*, 2 · .*, 3 · .*\./);
+    expect(note).toContain("It confirms these too: 3 · ");
+    expect(note).toContain("first approved email outside example.com to b@y.org");
+    expect(note).not.toContain("to a@x.org.");
+    expect(fanOutConfirmNote(draftIn("pending"))).toBe("");
+  });
+});
 
 describe("choose any on the post", () => {
   it("lists each destination with its toggle's state first and says where a 👍 goes", () => {
