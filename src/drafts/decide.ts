@@ -3,7 +3,7 @@ import type { Effect } from "./effects.js";
 import type { DraftRecord } from "./record.js";
 import { senderKindOf } from "./sender.js";
 import { thumbsUpChoice, withChoice } from "./choices.js";
-import { approveFanOut, endedUnmade, fanOutTargets, isFanOut } from "./fan-out.js";
+import { approveFanOut, deliveriesHalted, endedUnmade, fanOutTargets, isFanOut } from "./fan-out.js";
 import type { DraftStatus } from "./status.js";
 import { iso, next, ok, rearm, refuse, type EventOf, type Handler, type TransitionResult } from "./transition-kit.js";
 
@@ -196,6 +196,7 @@ function haltedApproval(d: DraftRecord, e: EventOf<"decide">, reason: string, no
     undo_shown_at: null,
     reason,
     halt_lasts: e.haltLasts !== false,
+    ...deliveriesHalted(d),
   });
   return ok(draft, { type: "show_status", draftId: d.draft_id }, ...rearm(d, draft));
 }

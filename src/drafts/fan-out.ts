@@ -108,9 +108,13 @@ export function deliveriesExpired(d: DraftRecord): Partial<DraftRecord> {
   return { deliveries: d.deliveries.map((x) => (MADE.has(x.status) ? x : { ...x, status: "expired", reason: "not sent: expired" })) };
 }
 
-/** A halt stops every delivery not yet made; the post says which went. */
+/**
+ * A halt stops every delivery not yet made; the post says which went. Before
+ * any was made nothing is fixed: no delivery is left, and the toggles choose again.
+ */
 export function deliveriesHalted(d: DraftRecord): Partial<DraftRecord> {
   if (!isFanOut(d)) return {};
+  if (madeDeliveries(d).length === 0) return { deliveries: [] };
   return { deliveries: d.deliveries.map((x) => (MADE.has(x.status) ? x : { ...x, status: "halted", reason: null })) };
 }
 

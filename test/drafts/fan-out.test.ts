@@ -174,6 +174,15 @@ describe("choose any: halts, undo, edits", () => {
     expect(d.destination_chat_id).toBe("-1002");
   });
 
+  it("a halt before any delivery was made, or a 👍 while sends are halted, leaves no delivery: the toggles choose again", () => {
+    const approved = apply(fanOut(), thumbsUp({ undoMs: 60_000 }));
+    const halted = apply(approved, { type: "halt", reason: "kill switch" });
+    expect(halted).toMatchObject({ status: "halted", deliveries: [] });
+    expect(apply(halted, toggle(3)).chosen_set).toEqual([1, 2]);
+    const atOnce = apply(fanOut(), thumbsUp({ halted: "kill switch: HALT" }));
+    expect(atOnce).toMatchObject({ status: "halted", deliveries: [] });
+  });
+
   it("a fan-out halted after one delivery that expires ends partly_sent", () => {
     let d = apply(fanOut({ chosen_set: [1, 2] }), thumbsUp());
     d = apply(apply(d, { type: "send_intent" }), { type: "send_ok", messageId: 11 });
