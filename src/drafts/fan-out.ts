@@ -143,6 +143,8 @@ export interface DeliveryEnd {
   readonly sentRef: DraftRecord["sent_ref"];
   readonly reason: string | null;
   readonly effects: readonly Effect[];
+  /** Telegram's message id of a delivery that went there (the record keeps the last one, as a single send does). */
+  readonly messageId?: number | null;
 }
 
 /**
@@ -157,12 +159,21 @@ export function deliveryEnded(d: DraftRecord, end: DeliveryEnd, now: number): Tr
   const firstSent = deliveries.find((x) => x.status === "sent");
   const sentFields =
     firstSent === undefined ? {} : { sent_ref: firstSent.sent_ref, sent_at: d.sent_at ?? iso(now), sent_as: senderKindOf(d) };
+  const messageId = end.messageId == null ? {} : { sent_message_id: end.messageId };
   const waiting = deliveries.find((x) => x.status === "approved");
   const show: Effect = { type: "show_status", draftId: d.draft_id };
   if (waiting !== undefined) {
     const moved = withChoice(d, waiting.index)!;
     const approval = d.approval === null ? null : { ...d.approval, identity: sendIdentity(moved) };
-    const draft = next(moved, now, { ...sentFields, status: "approved", deliveries, approval, send_reference: null, reason: null });
+    const draft = next(moved, now, {
+      ...sentFields,
+      ...messageId,
+      status: "approved",
+      deliveries,
+      approval,
+      send_reference: null,
+      reason: null,
+    });
     return ok(draft, show, ...end.effects, { type: "send", draftId: d.draft_id });
   }
   const status = fanOutStatus(deliveries);
@@ -173,7 +184,7 @@ export function deliveryEnded(d: DraftRecord, end: DeliveryEnd, now: number): Tr
           .filter((x) => x.reason !== null)
           .map((x) => `${x.index}: ${x.reason}`)
           .join("; ") || null;
-  const draft = next(d, now, { ...sentFields, status, deliveries, reason });
+  const draft = next(d, now, { ...sentFields, ...messageId, status, deliveries, reason });
   return ok(draft, show, ...end.effects);
 }
 

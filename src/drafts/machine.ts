@@ -216,7 +216,7 @@ const sendRetry: Handler<"send_retry"> = (d, e, now) =>
 
 const sendOk: Handler<"send_ok"> = (d, e, now) =>
   isFanOut(d)
-    ? deliveryEnded(d, { status: "sent", sentRef: sentRefOf(d, e), reason: null, effects: [] }, now)
+    ? deliveryEnded(d, { status: "sent", sentRef: sentRefOf(d, e), reason: null, effects: [], messageId: e.messageId }, now)
     : ok(
         next(d, now, {
           status: "sent",

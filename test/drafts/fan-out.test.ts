@@ -117,6 +117,7 @@ describe("choose any: deliveries", () => {
     expect(d.send_reference).toBeNull();
     d = apply(apply(d, { type: "send_intent" }), { type: "send_ok", messageId: 12 });
     expect(d.status).toBe("sent");
+    expect(d.sent_message_id).toBe(12);
     expect(d.deliveries).toEqual([
       { index: 1, status: "sent", sent_ref: { chat_id: "-1001", message_id: 11 }, reason: null },
       { index: 3, status: "sent", sent_ref: { chat_id: "-1003", message_id: 12 }, reason: null },
