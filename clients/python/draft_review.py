@@ -32,7 +32,7 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional
 __all__ = ["ApiError", "Client", "FINAL_STATUSES", "describe", "verify_callback"]
 
 #: Statuses a draft never leaves: ``wait`` returns once a draft is in one.
-FINAL_STATUSES = frozenset({"sent", "revise", "expired", "failed", "outcome_unknown"})
+FINAL_STATUSES = frozenset({"sent", "revise", "expired", "failed", "outcome_unknown", "partly_sent"})
 
 #: Statuses a request may be retried on: the daemon is busy or its store cannot write yet.
 _RETRYABLE = frozenset({0, 502, 503, 504})
@@ -220,7 +220,10 @@ def describe(record: Mapping[str, Any]) -> str:
     read it, as whom; why a 👍 asks one more tap; what stops the send) and,
     once sent, ``sent_ref`` (Linear ``comment_id``/``url``, email
     ``message_id``, Slack ``channel``/``ts``/``permalink``). A Telegram draft
-    shows its chat (and topic). The text comes last, whole.
+    shows its chat (and topic). A draft with several destinations shows its
+    ``deliveries``, one line each (index, status, ``sent_ref``, reason): with
+    ``choose: "any"`` one per destination it went to, and it may end
+    ``partly_sent``. The text comes last, whole.
     """
     lines = [f"{record.get('draft_id')}: {record.get('status')} ({record.get('drafted_by_role')})"]
     destination = record.get("destination")
@@ -240,6 +243,12 @@ def describe(record: Mapping[str, Any]) -> str:
             lines.append("  problem: " + str(audience["problem"]))
     if record.get("sent_ref"):
         lines.append("sent_ref: " + _compact(record["sent_ref"]))
+    if record.get("deliveries"):
+        lines.append("deliveries:")
+        for d in record["deliveries"]:
+            ref = "" if d.get("sent_ref") is None else " " + _compact(d["sent_ref"])
+            why = "" if d.get("reason") is None else f" ({d['reason']})"
+            lines.append(f"  {d.get('index')}: {d.get('status')}{ref}{why}")
     if record.get("reason"):
         lines.append("reason: " + str(record["reason"]))
     return "\n".join(lines + ["draft_text:", str(record.get("draft_text", ""))])

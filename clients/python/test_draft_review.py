@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Optional
 from unittest import mock
 
 import draft_review
-from draft_review import ApiError, Client, describe, verify_callback
+from draft_review import FINAL_STATUSES, ApiError, Client, describe, verify_callback
 
 CONTROL = os.environ.get("E2E_CONTROL_URL")
 SECRET = os.environ.get("E2E_CALLBACK_SECRET", "a-callback-secret-for-tests")
@@ -117,6 +117,21 @@ class DescribeTest(unittest.TestCase):
         self.assertNotIn("sent_ref", text)
         self.assertIn("channel_audience: email, readers unknown, read", text)
         self.assertIn("\n  problem: no access\n", text)
+
+    def test_a_draft_sent_to_several_shows_each_delivery_and_partly_sent_is_final(self) -> None:
+        """Issue 34: choose any, one delivery per destination it went to; partly_sent is final."""
+        record = dict(
+            self.email,
+            status="partly_sent",
+            sent_ref={"chat_id": "-100", "message_id": 5},
+            deliveries=[
+                {"index": 1, "status": "sent", "sent_ref": {"chat_id": "-100", "message_id": 5}, "reason": None},
+                {"index": 2, "status": "failed", "sent_ref": None, "reason": "550 no such user"},
+            ],
+        )
+        text = describe(record)
+        self.assertIn('\ndeliveries:\n  1: sent {"chat_id":"-100","message_id":5}\n  2: failed (550 no such user)\n', text)
+        self.assertIn("partly_sent", FINAL_STATUSES)
 
 
 class ClientDefaultsTest(unittest.TestCase):

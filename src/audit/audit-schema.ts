@@ -32,6 +32,7 @@ export const TRANSITION_EVENTS = [
   "revised",
   "undo_shown",
   "halt_lifted",
+  "toggle",
 ] as const;
 /** One of `TRANSITION_EVENTS`. */
 export type TransitionEvent = (typeof TRANSITION_EVENTS)[number];
@@ -71,6 +72,8 @@ export const transitionEntrySchema = z.object({
   send_after: z.string().optional(),
   /** When Telegram accepted the message showing the approval's ↩️ Undo (the window counts from then). */
   undo_shown_at: z.string().optional(),
+  /** Among several destinations sent to at once: the delivery (its index, from 1) a send event concerns, or a toggle flipped. */
+  delivery: int.optional(),
   /** The later draft that replaces this one (event `revised`). */
   revised_by: z.string().optional(),
   /** What the payload asked for (contract v3); older lines have none: the bot. */

@@ -34,12 +34,6 @@ export function parseChoices(
     return refusal("destinations", `lists ${value.length}; give at least ${MIN_CHOICES} (a single one goes in destination)`);
   if (value.length > MAX_CHOICES) return refusal("destinations", `lists ${value.length}; at most ${MAX_CHOICES} are allowed`);
   if (choose !== undefined && choose !== "one" && choose !== "any") return refusal("choose", 'must be "one" or "any"');
-  // Sending to several at once (toggles, deliveries, partly sent) is not built yet: refused in words, never sent to one of them.
-  if (choose === "any")
-    return refusal(
-      "choose",
-      '"any" (send to several of them at once) is not supported by this daemon yet; use "one", or submit one draft per destination',
-    );
   const out: (StoredDestination | TelegramChoice)[] = [];
   const seen = new Map<string, number>();
   for (const [i, entry] of value.entries()) {
@@ -53,7 +47,7 @@ export function parseChoices(
     seen.set(place, i);
     out.push(parsed);
   }
-  return { ok: true, destinations: out, choose: "one" };
+  return { ok: true, destinations: out, choose: choose === "any" ? "any" : "one" };
 }
 
 function parseEntry(entry: unknown, field: string, parseOne: ParseOne): StoredDestination | TelegramChoice | Refusal {

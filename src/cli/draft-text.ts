@@ -58,6 +58,7 @@ export function draftDetails(draft: Shown, nowMs?: number): string {
     .filter(([, v]) => v !== null && v !== undefined)
     .map(([k, v]) => {
       if (k === "channel_audience") return audienceLines(v as NonNullable<DraftRecord["channel_audience"]>, nowMs);
+      if (k === "deliveries" && Array.isArray(v) && v.length > 0) return deliveryLines(v as DraftRecord["deliveries"]);
       return `${k}: ${typeof v === "object" ? JSON.stringify(v) : withLocal(k, v, nowMs)}`;
     });
   return [...lines, "draft_text:", text ?? ""].join("\n");
@@ -77,4 +78,11 @@ function audienceLines(a: NonNullable<DraftRecord["channel_audience"]>, nowMs: n
     ...a.confirm_reasons.map((reason) => `  one more tap: ${reason}`),
     ...(a.problem === null ? [] : [`  problem: ${a.problem}`]),
   ].join("\n");
+}
+
+/** Each chosen destination's delivery (contract v5), one line each, indented under `deliveries:`: index, status, where it went or why not. */
+function deliveryLines(deliveries: DraftRecord["deliveries"]): string {
+  const line = (x: DraftRecord["deliveries"][number]) =>
+    `  ${x.index}: ${x.status}${x.sent_ref === null ? "" : ` ${JSON.stringify(x.sent_ref)}`}${x.reason === null ? "" : ` (${x.reason})`}`;
+  return ["deliveries:", ...deliveries.map(line)].join("\n");
 }

@@ -1,3 +1,4 @@
+import { deliveryOfEvent } from "../drafts/fan-out.js";
 import type { DecisionRefusedEntry, TransitionEntry, TransitionEvent } from "../audit/audit-schema.js";
 import type { DraftEvent } from "../drafts/events.js";
 import type { Actor, Decision, DraftRecord } from "../drafts/record.js";
@@ -24,7 +25,7 @@ export function transitionEntry(
 ): TransitionEntry {
   // A change a crash left out of the audit log keeps who decided it, when it was a decision's result.
   const recoveredDecision = event.type === "recovered" ? DECISION_OF[draft.status] : undefined;
-  const byReviewer = event.type === "decide" || event.type === "edit" || event.type === "undo";
+  const byReviewer = event.type === "decide" || event.type === "edit" || event.type === "undo" || event.type === "toggle";
   const actor = byReviewer ? event.actor : recoveredDecision ? draft.decided_by : null;
   const decision = event.type === "decide" ? event.decision : actor ? (recoveredDecision ?? null) : null;
   const note = event.type === "decide" ? event.note : recoveredDecision === "revise" ? draft.revision_note : null;
@@ -60,11 +61,20 @@ export function transitionEntry(
     ...(draft.undo_shown_at !== null && draft.status === "approved" ? { undo_shown_at: draft.undo_shown_at } : {}),
     ...(draft.sent_message_id !== null ? { sent_message_id: draft.sent_message_id } : {}),
     ...(draft.sent_ref !== null && draft.status === "sent" ? { sent_ref: draft.sent_ref } : {}),
+    ...deliveryFields(draft, event),
     send_as: draft.send_as,
     sender: senderKindOf(draft),
     ...(draft.sent_as !== null ? { sent_as: draft.sent_as } : {}),
     record: recordOf(draft),
   };
+}
+
+/** The delivery a fan-out's send event concerns (its sent_ref once it went), or the destination a toggle flipped. */
+function deliveryFields(draft: DraftRecord, event: TransitionCause): Record<string, unknown> {
+  if (event.type === "toggle") return { delivery: event.destination };
+  const delivery = deliveryOfEvent(draft, event.type);
+  if (delivery === null) return {};
+  return { delivery: delivery.index, ...(delivery.sent_ref !== null && event.type === "send_ok" ? { sent_ref: delivery.sent_ref } : {}) };
 }
 
 /** The whole record after the change, for a start that finds the store lost it; its text is the line's own `draft_text`. */

@@ -32,6 +32,7 @@ export function feedEventOf(seq: number, ts: string, t: TransitionEntry): FeedEv
     reason: t.reason,
     sent_message_id: t.sent_message_id ?? null,
     ...(t.sent_ref !== undefined ? { sent_ref: t.sent_ref } : {}),
+    ...(t.delivery !== undefined ? { delivery: t.delivery } : {}),
     send_as: t.send_as ?? "bot",
     // A send recorded before sent_as existed went out as the bot.
     sent_as: t.sent_as ?? (t.to === "sent" ? "bot" : null),

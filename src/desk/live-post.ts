@@ -4,7 +4,7 @@ import { localMinute } from "../clock/local-time.js";
 import { reviewLink } from "../owner/pending-text.js";
 
 /** What a reviewer did that did not count. */
-export type ActionKind = "decide" | "edit" | "prompt" | "undo" | "restore";
+export type ActionKind = "decide" | "edit" | "prompt" | "undo" | "restore" | "toggle";
 
 /**
  * The answer to an action on a message that is not a draft's live review post
@@ -88,6 +88,8 @@ export function refusalAnswer(
     return null;
   }
   if (kind === "restore") return keepAnswer(reason, status);
+  if (kind === "toggle" && (reason === "already_approved" || reason === "final_state"))
+    return `⚠️ Not applied: the draft is ${status}, so its destinations can no longer be turned on or off${status === "approved" ? " (↩️ Undo within the undo window first)" : ""}.`;
   if (kind === "edit" || kind === "prompt") {
     switch (reason) {
       case "edit_empty":
@@ -106,6 +108,10 @@ export function refusalAnswer(
   if (reason === "halted" && draft)
     return `⛔ Still not sent: sends are halted (${draft.reason ?? "kill switch"}), and a 👍 now does not count. 👍 Send comes back on the post when the halt ends.`;
   if (reason === "not_a_choice") return choiceAnswer(draft);
+  if (reason === "no_destination_on")
+    return "⚠️ Not sent: no destination is on. Turn on at least one destination (tap it on the post), then 👍.";
+  if (reason === "destinations_fixed")
+    return "⚠️ Not applied: some destinations were sent to already, so the choice is fixed. 👍 sends the rest; ❌ Revise stops there.";
   if (reason === "already_approved") return approvedAnswer(status, decision);
   // An "ok" replied to an approved draft's post: it is approved already.
   if (reason === "not_awaiting_decision" && (status === "approved" || status === "sending")) return approvedAnswer(status, "send");
@@ -131,6 +137,8 @@ function approvedAnswer(status: string, decision: Decision | null): string {
 /** A number that names no destination of the post: what the post lists, and that nothing was sent. */
 function choiceAnswer(draft: DraftRecord | undefined): string {
   const n = draft?.choices?.length ?? 0;
+  if (draft?.choose === "any")
+    return `⚠️ Not applied: this post sends to any of ${n} destinations with its toggles, not to one by number. Tap a destination to turn it on or off, then 👍.`;
   if (n === 0)
     return "⚠️ Not applied: this draft has one destination, so a number picks nothing. 👍 sends it; a note (not just a number) sends it back for revision.";
   return `⚠️ Not applied: the post lists destinations 1 to ${n}. Reply with one of those numbers, or tap its button. Nothing was sent.`;

@@ -222,6 +222,8 @@ export interface DecisionDesk {
   undo(request: ReviewerAction): Promise<DecisionOutcome>;
   /** "🔓 Keep the removed items": the next text version with what redaction removed, bound like an ✏️ edit. */
   keepRemoved(request: ReviewerAction): Promise<DecisionOutcome>;
+  /** `choose: "any"`: a tap on destination `destination`'s toggle turns it on or off, bound to what the post showed. */
+  toggle(request: ReviewerAction & { readonly destination: number }): Promise<DecisionOutcome>;
   /** True when `messageId` is a review post (live or replaced), an edit prompt or a confirmation question of some draft. */
   knowsMessage(messageId: number): boolean;
   /** True when `messageId` is an edit prompt the bot sent (a reply to it is the new text). */

@@ -273,6 +273,11 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
     return this.actions.keepRemoved(request);
   }
 
+  /** A destination's toggle when he picks any of several (see reviewer-actions.ts). */
+  toggle(request: ReviewerAction & { readonly destination: number }): Promise<DecisionOutcome> {
+    return this.actions.toggle(request);
+  }
+
   /** Drops kept originals no draft can use any more (a drop a crash lost, an archived draft): at start and after each archiving pass. */
   async sweepRemovedItems(): Promise<number> {
     const now = this.options.clock.now();

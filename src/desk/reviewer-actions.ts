@@ -1,4 +1,5 @@
 import { withChoice } from "../drafts/choices.js";
+import { confirmationTarget } from "../drafts/decide.js";
 import { prepareDraftText, type Redactor } from "./draft-text.js";
 import type { AuditLog } from "../audit/audit-log.js";
 import { isInertDraft } from "./test-drafts.js";
@@ -137,7 +138,8 @@ export class ReviewerActions {
         // approved draft inside the approval's (a change of mind).
         ...(request.actedAt == null ? {} : { actedAt: request.actedAt }),
       });
-      if (!result.ok && result.reason === "needs_confirmation") this.askConfirmation(draft.draft_id, request.destination ?? 1);
+      if (!result.ok && result.reason === "needs_confirmation")
+        this.askConfirmation(draft.draft_id, request.destination ?? confirmationTarget(draft, this.deps.confirmOver ?? null));
       return result;
     });
   }
@@ -223,6 +225,19 @@ export class ReviewerActions {
       await this.deps.surfaces.record("ask", { chatId, messageId }, shownOfDraft(draft), { ...update, note: request.note, question });
       return { ok: true, draft, effects: [] };
     });
+  }
+
+  /** A destination's toggle (`choose: "any"`): on or off, bound like a decision to the text version and set the post showed. */
+  toggle(request: ReviewerAction & { readonly destination: number }): Promise<DecisionOutcome> {
+    return this.act(request, "toggle", null, (draft, surface) =>
+      this.deps.apply(draft.draft_id, {
+        type: "toggle",
+        destination: request.destination,
+        actor: request.actor,
+        textVersion: surface.text_version ?? draft.text_version,
+        ...(surface.audience === null ? {} : { audience: surface.audience }),
+      }),
+    );
   }
 
   /** Takes back an approval within UNDO_WINDOW: the draft returns to where it was before the 👍. */

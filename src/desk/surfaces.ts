@@ -25,7 +25,7 @@ import type { Channel, DraftRecord } from "../drafts/record.js";
  * What a reviewer does on a surface. `prompt`: the ✏️ Edit button; `edit`: the new text; `asbot`: 🤖 Send as the bot instead;
  * `restore`: 🔓 Keep the removed items (a new text version, like an edit).
  */
-export type SurfaceAction = "decide" | "confirm" | "prompt" | "edit" | "undo" | "resume" | "asbot" | "restore";
+export type SurfaceAction = "decide" | "confirm" | "prompt" | "edit" | "undo" | "resume" | "asbot" | "restore" | "toggle";
 
 /** How an action came: a tap on one of the message's buttons, or a reaction or a reply on it (Telegram's update type, not a claim). */
 export type Via = "tap" | "reaction" | "reply";
@@ -54,7 +54,8 @@ interface Permit {
 
 /** What each kind of surface takes: the one table. */
 const PERMITS: Record<SurfaceAsks, Permit> = {
-  decide: { actions: ["decide", "prompt", "edit", "undo", "restore"], livePost: true },
+  // `toggle`: a destination's toggle when he picks any of several (on the post only, never on its reminder).
+  decide: { actions: ["decide", "prompt", "edit", "undo", "restore", "toggle"], livePost: true },
   // The ⏰ reminder: a tap, a reaction or a reply on it counts as on the post it stands for.
   remind: { actions: ["decide", "prompt", "edit", "undo", "restore"], livePost: true },
   edit: { actions: ["edit"] },

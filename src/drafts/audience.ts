@@ -143,6 +143,8 @@ interface Destined {
   readonly channel_audience?: { readonly fingerprint: string } | null;
   /** The destinations the owner picks among (src/drafts/choices.ts): the post shows them all. */
   readonly choices?: readonly ShownChoice[] | null;
+  /** `choose: "any"`: the destinations the post shows on; a toggle changes what it shows. */
+  readonly chosen_set?: readonly number[] | null;
 }
 
 /** What the post shows of one choice (see choices.ts). */
@@ -159,14 +161,16 @@ interface ShownChoice {
  * each): a decision made on a post that showed other choices is outdated.
  * The same whichever choice the draft currently goes to.
  */
-export function choicesFingerprint(choices: readonly ShownChoice[]): string {
-  const shown = choices.map((c) => [
+export function choicesFingerprint(choices: readonly ShownChoice[], on: readonly number[] | null = null): string {
+  const each = choices.map((c) => [
     c.index,
     c.destination_chat_id,
     c.destination_thread_id,
     c.audience,
     c.channel_audience?.fingerprint ?? null,
   ]);
+  // Only with toggles, so a choose-one draft keeps the fingerprint it always had.
+  const shown = on === null ? each : [...each, ["on", ...on]];
   return createHash("sha256").update(JSON.stringify(shown)).digest("hex").slice(0, 16);
 }
 
@@ -177,7 +181,7 @@ export function choicesFingerprint(choices: readonly ShownChoice[]): string {
  * surface whose fingerprint is no longer the draft's is outdated.
  */
 export function audienceFingerprint(d: Destined): string {
-  if (d.choices) return choicesFingerprint(d.choices);
+  if (d.choices) return choicesFingerprint(d.choices, d.chosen_set ?? null);
   const a = d.audience;
   const shown = [
     d.destination_chat_id,

@@ -102,6 +102,8 @@ export function createDraft(payload: DraftPayload, facts: NewDraftFacts, now: nu
     choices: facts.choices ? [...facts.choices] : null,
     choose: facts.choices ? (payload.choose ?? "one") : null,
     chosen: null,
+    chosen_set: facts.choices && payload.choose === "any" ? facts.choices.map((c) => c.index) : null,
+    set_changed_at: null,
     deliveries: [],
   };
   return {

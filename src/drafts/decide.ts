@@ -3,6 +3,7 @@ import type { Effect } from "./effects.js";
 import type { DraftRecord } from "./record.js";
 import { senderKindOf } from "./sender.js";
 import { thumbsUpChoice, withChoice } from "./choices.js";
+import { approveFanOut, deliveriesHalted, endedUnmade, fanOutTargets, isFanOut } from "./fan-out.js";
 import type { DraftStatus } from "./status.js";
 import { iso, next, ok, rearm, refuse, type EventOf, type Handler, type TransitionResult } from "./transition-kit.js";
 
@@ -16,6 +17,19 @@ import { iso, next, ok, rearm, refuse, type EventOf, type Handler, type Transiti
  * never written to, an audience that could not be read).
  */
 export function draftNeedsConfirmation(d: DraftRecord, confirmOver: number | null): boolean {
+  // Several destinations at once: asked when any of them needs it (the question names it).
+  if (isFanOut(d)) return fanOutTargets(d).some((t) => oneNeedsConfirmation(t, confirmOver));
+  return oneNeedsConfirmation(d, confirmOver);
+}
+
+/** The destination a confirmation question names: among several sent to at once, the first that needs it; else the first. */
+export function confirmationTarget(d: DraftRecord, confirmOver: number | null): number {
+  if (!isFanOut(d)) return 1;
+  return fanOutTargets(d).find((t) => oneNeedsConfirmation(t, confirmOver))?.chosen ?? 1;
+}
+
+/** draftNeedsConfirmation for the one destination the draft's fields name. */
+function oneNeedsConfirmation(d: DraftRecord, confirmOver: number | null): boolean {
   if (d.channel_audience !== null) return d.channel_audience.confirm_reasons.length > 0;
   return needsConfirmation(d.audience, confirmOver);
 }
@@ -69,8 +83,13 @@ export const decideInTime: Handler<"decide"> = (shown, e, now) => {
   if (e.textVersion !== undefined && e.textVersion !== d.text_version) return refuse(d, "outdated_version");
   if (e.audience !== undefined && e.audience !== audienceFingerprint(d)) return refuse(d, "outdated_audience");
   if (e.identity !== undefined && !showsIdentity(d, e.identity)) return refuse(d, "outdated_identity");
-  // Among several destinations (contract v5): the one picked, bound like the rest to what the post showed.
-  if (d.choices !== null && e.decision === "send" && !e.asBot) {
+  // Any of several (toggles): those on as the post showed them, each a delivery.
+  if (isFanOut(d) && e.decision === "send" && !e.asBot) {
+    const approved = approveFanOut(d, e);
+    if (typeof approved === "string") return refuse(d, approved);
+    d = approved;
+  } else if (d.choices !== null && e.decision === "send" && !e.asBot) {
+    // Among several destinations (contract v5): the one picked, bound like the rest to what the post showed.
     const picked = withChoice(d, pickedIndex(d, e));
     if (picked === null) return refuse(d, "not_a_choice");
     d = picked;
@@ -105,6 +124,9 @@ export const decideInTime: Handler<"decide"> = (shown, e, now) => {
       return ok(draft, { type: "send", draftId: d.draft_id });
     }
     case "revise": {
+      // Halted in the middle of a fan-out: what went stays gone; the rest is not sent, and the draft is final as its deliveries say.
+      const partly = endedUnmade(d, now, "not sent: sent back for revision");
+      if (partly !== null) return ok({ ...partly, ...common, revision_note: e.note ?? null }, { type: "show_status", draftId: d.draft_id });
       const undoMs = e.undoMs ?? 0;
       // A revise may be undone within UNDO_WINDOW (contract v3): the post shows ↩️ Undo until then.
       const revise_undo = undoMs > 0 ? { until: iso(now + undoMs), before: approvedFrom(d.status) } : null;
@@ -174,6 +196,7 @@ function haltedApproval(d: DraftRecord, e: EventOf<"decide">, reason: string, no
     undo_shown_at: null,
     reason,
     halt_lasts: e.haltLasts !== false,
+    ...deliveriesHalted(d),
   });
   return ok(draft, { type: "show_status", draftId: d.draft_id }, ...rearm(d, draft));
 }

@@ -53,6 +53,17 @@ export type DraftEvent =
        */
       readonly actedAt?: number | null;
     }
+  /**
+   * `choose: "any"`: a reviewer's tap on a destination's toggle (its index, from 1), bound like a decision to
+   * the text version and the set of destinations its message showed.
+   */
+  | {
+      readonly type: "toggle";
+      readonly destination: number;
+      readonly actor: Actor;
+      readonly textVersion?: number;
+      readonly audience?: string;
+    }
   /** A reviewer replaced the text (already checked and redacted as at intake). */
   | {
       readonly type: "edit";

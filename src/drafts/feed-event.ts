@@ -40,6 +40,8 @@ export interface FeedEvent extends Transition {
   readonly sent_message_id?: number | null;
   /** Where the sent message can be found, on the event that sent it (contract v5). */
   readonly sent_ref?: Readonly<Record<string, string | number | null>>;
+  /** Among several destinations sent to at once: the delivery (its index, from 1) this event concerns. */
+  readonly delivery?: number;
   /** An `edited` event's text version after the edit. */
   readonly text_version?: number;
   /** An `edited` event's text before the edit. */

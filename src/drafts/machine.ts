@@ -19,6 +19,18 @@ import {
   type TransitionResult,
 } from "./transition-kit.js";
 import { changeOfMind, noteOnRevise, undo, undoRevise } from "./undo.js";
+import {
+  allOn,
+  deliveriesExpired,
+  deliveriesHalted,
+  deliveryWaiting,
+  deliveryEnded,
+  deliverySending,
+  endedUnmade,
+  isFanOut,
+  madeDeliveries,
+  toggle,
+} from "./fan-out.js";
 
 export { expiryDue, SEND_START_GRACE_MS, type RefusalReason, type TransitionResult } from "./transition-kit.js";
 
@@ -46,6 +58,9 @@ const edit: Handler<"edit"> = (d, e, now) => {
   if (now >= Date.parse(d.expires_at)) return refuse(d, "expired");
   if (e.textVersion !== undefined && e.textVersion !== d.text_version) return refuse(d, "outdated_version");
   if (e.textSha256 === d.text_sha256) return refuse(d, "text_unchanged");
+  // Among several destinations it keeps them and asks for the choice again (all on); not once some went.
+  if (madeDeliveries(d).length > 0) return refuse(d, "destinations_fixed");
+  const asksAgain = isFanOut(d) ? { chosen_set: allOn(d), set_changed_at: null, deliveries: [] } : {};
   const oldPost = d.review_message_id;
   const draft = next(d, now, {
     status: "queued",
@@ -63,6 +78,7 @@ const edit: Handler<"edit"> = (d, e, now) => {
     reason: null,
     undone_at: null,
     ...editedAudiences(d, e),
+    ...asksAgain,
   });
   const effects: Effect[] = [{ type: "post_review", draftId: d.draft_id }];
   if (oldPost !== null) effects.unshift({ type: "supersede_post", draftId: d.draft_id, reviewMessageId: oldPost });
@@ -88,6 +104,10 @@ function editedAudiences(d: DraftRecord, e: EventOf<"edit">): Partial<DraftRecor
  * records `revised_by` (a final draft stays final).
  */
 const revised: Handler<"revised"> = (d, e, now) => {
+  // A fan-out halted after some deliveries went: final as they say, the rest not sent.
+  const partly = endedUnmade(d, now, "not sent: a later version replaced it");
+  if (partly !== null && d.status === "halted")
+    return ok({ ...partly, revised_by: e.byDraftId }, { type: "show_status", draftId: d.draft_id });
   if (AWAITING_DECISION.has(d.status) || d.status === "queued") {
     const draft = next(d, now, { status: "revise", reason: "superseded", revised_by: e.byDraftId, approval: null });
     return ok(draft, { type: "show_status", draftId: d.draft_id });
@@ -97,8 +117,12 @@ const revised: Handler<"revised"> = (d, e, now) => {
 
 const expire: Handler<"expire"> = (d, e, now) => {
   if (now < expiryDue(d)) return refuse(d, "not_due");
+  // A fan-out some of whose deliveries went before a halt: final as they say, the rest not sent.
+  const partly = endedUnmade(d, now, "not sent: it expired before it was approved again");
+  if (partly !== null) return ok(partly, { type: "show_status", draftId: d.draft_id });
   const down = e.whileDown;
   const draft = next(d, now, {
+    ...deliveriesExpired(d),
     status: "expired",
     ...(down === undefined
       ? {}
@@ -125,6 +149,7 @@ const halt: Handler<"halt"> = (d, e, now) => {
     reason: e.reason,
     halt_lasts: e.lasting === true,
     ...moved,
+    ...deliveriesHalted(d),
   });
   return ok(draft, { type: "show_status", draftId: d.draft_id }, ...rearm(d, draft));
 };
@@ -181,29 +206,31 @@ const sendIntent: Handler<"send_intent"> = (d, e, now) => {
   if (d.send_after !== null && now < Date.parse(d.send_after)) return refuse(d, "not_due");
   // The reference stays the draft's once chosen: a lookup after a lost answer finds any send of it.
   const reference = d.send_reference ?? e.reference ?? null;
-  return ok(next(d, now, { status: "sending", send_reference: reference }));
+  return ok(next(d, now, { status: "sending", send_reference: reference, ...deliverySending(d) }));
 };
 
 // No `send` effect: the send path decides when to try again (retry_after, backoff). The post shows the
 // approval again, its window over: "Sending as soon as Telegram allows", no ↩️ Undo.
 const sendRetry: Handler<"send_retry"> = (d, e, now) =>
-  ok(next(d, now, { status: "approved", reason: e.reason }), { type: "show_status", draftId: d.draft_id });
+  ok(next(d, now, { status: "approved", reason: e.reason, ...deliveryWaiting(d) }), { type: "show_status", draftId: d.draft_id });
 
 const sendOk: Handler<"send_ok"> = (d, e, now) =>
-  ok(
-    next(d, now, {
-      status: "sent",
-      sent_message_id: e.messageId,
-      sent_ref: sentRefOf(d, e),
-      sent_at: iso(now),
-      reason: null,
-      sent_as: senderKindOf(d),
-    }),
-    {
-      type: "show_status",
-      draftId: d.draft_id,
-    },
-  );
+  isFanOut(d)
+    ? deliveryEnded(d, { status: "sent", sentRef: sentRefOf(d, e), reason: null, effects: [], messageId: e.messageId }, now)
+    : ok(
+        next(d, now, {
+          status: "sent",
+          sent_message_id: e.messageId,
+          sent_ref: sentRefOf(d, e),
+          sent_at: iso(now),
+          reason: null,
+          sent_as: senderKindOf(d),
+        }),
+        {
+          type: "show_status",
+          draftId: d.draft_id,
+        },
+      );
 
 /** `sent_ref` (contract v5): the other channel's, or Telegram's chat and message id. */
 function sentRefOf(d: DraftRecord, e: EventOf<"send_ok">): DraftRecord["sent_ref"] {
@@ -212,7 +239,9 @@ function sentRefOf(d: DraftRecord, e: EventOf<"send_ok">): DraftRecord["sent_ref
 }
 
 const sendFailed: Handler<"send_failed"> = (d, e, now) =>
-  ok(next(d, now, { status: "failed", reason: e.reason }), { type: "show_status", draftId: d.draft_id });
+  isFanOut(d)
+    ? deliveryEnded(d, { status: "failed", sentRef: null, reason: e.reason, effects: [] }, now)
+    : ok(next(d, now, { status: "failed", reason: e.reason }), { type: "show_status", draftId: d.draft_id });
 
 /** What the reviewers are told about a send whose outcome is unknown (also sent again at start if a crash lost it). */
 export function unknownOutcomeNotice(reason: string): string {
@@ -223,11 +252,18 @@ export function unknownOutcomeNotice(reason: string): string {
 }
 
 const sendUnknown: Handler<"send_unknown"> = (d, e, now) =>
-  ok(
-    next(d, now, { status: "outcome_unknown", reason: e.reason }),
-    { type: "show_status", draftId: d.draft_id },
-    { type: "notify", draftId: d.draft_id, text: unknownOutcomeNotice(e.reason) },
-  );
+  isFanOut(d)
+    ? deliveryEnded(d, { status: "outcome_unknown", sentRef: null, reason: e.reason, effects: [unknownNotice(d, e.reason)] }, now)
+    : ok(
+        next(d, now, { status: "outcome_unknown", reason: e.reason }),
+        { type: "show_status", draftId: d.draft_id },
+        { type: "notify", draftId: d.draft_id, text: unknownOutcomeNotice(e.reason) },
+      );
+
+/** The notice of a delivery whose outcome is unknown, naming it among several. */
+function unknownNotice(d: DraftRecord, reason: string): Effect {
+  return { type: "notify", draftId: d.draft_id, text: unknownOutcomeNotice(`destination ${d.chosen}: ${reason}`) };
+}
 
 /**
  * The transition table: for each event, the statuses it applies in. A pair
@@ -239,6 +275,7 @@ export const TRANSITIONS: Table = {
   // On `approved`, a 👎 or 😴 inside the undo window (a change of mind); on `revise`, only its note, given after the 👎 within the undo window.
   decide: { pending: decide, deferred: decide, halted: decide, approved: changeOfMind, revise: noteOnRevise },
   edit: { pending: edit, deferred: edit, halted: edit },
+  toggle: { pending: toggle, deferred: toggle, halted: toggle },
   // `revise` is final, except for its undo within UNDO_WINDOW (contract v3).
   undo: { approved: undo, revise: undoRevise },
   // The one event that applies in every status: in a final one it only records `revised_by`.
@@ -258,7 +295,7 @@ export const TRANSITIONS: Table = {
 /** Why an event that the table does not list for a status is refused. */
 function refusalFor(draft: DraftRecord, event: DraftEvent): RefusalReason {
   if (isFinal(draft.status)) return "final_state";
-  if (event.type === "decide" || event.type === "edit") {
+  if (event.type === "decide" || event.type === "edit" || event.type === "toggle") {
     if (draft.status === "queued") return "not_posted";
     if (draft.status === "approved" || draft.status === "sending") return "already_approved";
   }

@@ -194,6 +194,16 @@ const draftRecordFields = z.object({
   choose: z.enum(CHOOSE_MODES).nullable().default(null),
   /** The choice an approval picked (its index); null before, and without choices. */
   chosen: z.number().int().min(1).max(5).nullable().default(null),
+  /**
+   * `choose: "any"`: the destinations the post shows on (their indexes, ascending), all at first; each toggle
+   * flips one, and a 👍 sends to those. Null otherwise.
+   */
+  chosen_set: z.array(z.number().int().min(1).max(5)).nullable().default(null),
+  /**
+   * When the last toggle changed `chosen_set` (ISO-8601 UTC): a 👍 reaction or reply dated before it was made on a post
+   * that showed another set, and is refused as stale. Null: never toggled since posted (or since an ✏️ edit).
+   */
+  set_changed_at: z.string().nullable().default(null),
   /** One entry per chosen destination: its index, status, sent_ref and reason (contract v5); empty before a choice. */
   deliveries: z.array(deliverySchema).default([]),
 });

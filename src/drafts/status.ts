@@ -25,13 +25,22 @@ export const STATUSES = [
   "failed",
   /** The send call may or may not have reached Telegram (crash, timeout). Never retried by itself. Final. */
   "outcome_unknown",
+  /** Sent to several destinations (`choose: "any"`): some deliveries went, others did not (see `deliveries`). Final. */
+  "partly_sent",
 ] as const;
 
 /** One of `STATUSES`. */
 export type DraftStatus = (typeof STATUSES)[number];
 
 /** Statuses a draft never leaves. */
-export const FINAL_STATUSES: ReadonlySet<DraftStatus> = new Set<DraftStatus>(["sent", "revise", "expired", "failed", "outcome_unknown"]);
+export const FINAL_STATUSES: ReadonlySet<DraftStatus> = new Set<DraftStatus>([
+  "sent",
+  "revise",
+  "expired",
+  "failed",
+  "outcome_unknown",
+  "partly_sent",
+]);
 
 /** Statuses in which a reviewer's decision is awaited (and counts). */
 export const AWAITING_DECISION: ReadonlySet<DraftStatus> = new Set<DraftStatus>(["pending", "deferred", "halted"]);

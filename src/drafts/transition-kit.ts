@@ -40,6 +40,10 @@ export type RefusalReason =
   | "note_superseded"
   /** A destination number the draft does not have (a reply "4" to a post that lists 3, or to a draft with one destination). */
   | "not_a_choice"
+  /** `choose: "any"`: a 👍 while no destination is on (the post says to turn one on). */
+  | "no_destination_on"
+  /** `choose: "any"`: a toggle (or an ✏️ edit) on a draft some of whose deliveries went already: the set is fixed. */
+  | "destinations_fixed"
   /** A 👍 on a draft that a halt holds already, while that halt lasts: its post says so, and it waits for the halt's end. */
   | "halted";
 
@@ -62,7 +66,8 @@ export const iso = (ms: number) => new Date(ms).toISOString();
 export function next(draft: DraftRecord, now: number, changes: Partial<DraftRecord>): DraftRecord {
   const changed = { ...draft, ...changes, version: draft.version + 1, updated_at: iso(now) };
   // A draft the owner picks a destination for keeps its deliveries level with its status (contract v5).
-  return changed.choices === null ? changed : { ...changed, deliveries: deliveriesOf(changed) };
+  // `choose: "any"` keeps its deliveries itself (src/drafts/fan-out.ts): one each, made one after another.
+  return changed.choices === null || changed.choose === "any" ? changed : { ...changed, deliveries: deliveriesOf(changed) };
 }
 
 /** A transition that applies, with the effects to run. */

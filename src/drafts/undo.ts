@@ -2,6 +2,7 @@ import { decideInTime } from "./decide.js";
 import { awaitsUndoShown } from "./undo-window.js";
 import { expiryDue, iso, next, ok, rearm, refuse, type Handler } from "./transition-kit.js";
 import type { Effect } from "./effects.js";
+import { deliveriesUndone } from "./fan-out.js";
 
 // The machine's handlers inside an undo window: the undo of an approval or a
 // revise, a change of mind on an approved draft, a note after a 👎.
@@ -20,7 +21,14 @@ export const undo: Handler<"undo"> = (d, e, now) => {
   // Before its ↩️ Undo is shown the window has not begun: an undo always counts.
   if (actedAt !== null && actedAt >= Date.parse(d.send_after) && !awaitsUndoShown(d)) return refuse(d, "undo_closed");
   const status = d.approval?.before ?? "pending";
-  const draft = next(d, now, { status, approval: null, send_after: null, decided_by: e.actor, undone_at: iso(now) });
+  const draft = next(d, now, {
+    status,
+    approval: null,
+    send_after: null,
+    decided_by: e.actor,
+    undone_at: iso(now),
+    ...deliveriesUndone(d),
+  });
   return ok(draft, { type: "show_status", draftId: d.draft_id }, ...rearm(d, draft));
 };
 

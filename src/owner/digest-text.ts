@@ -12,6 +12,8 @@ export interface RoleDigest {
   readonly expired: number;
   readonly failed: number;
   readonly outcome_unknown: number;
+  /** Sent to some of several destinations, not all (`choose: "any"`). */
+  readonly partly_sent: number;
   /** Waiting now: queued, pending, deferred or halted, whenever drafted. */
   readonly waiting: number;
 }
@@ -25,6 +27,7 @@ const FINAL_COLUMN: Partial<Record<DraftStatus, keyof Omit<RoleDigest, "role" | 
   expired: "expired",
   failed: "failed",
   outcome_unknown: "outcome_unknown",
+  partly_sent: "partly_sent",
 };
 
 /**
@@ -37,7 +40,7 @@ export function digestCounts(drafts: Iterable<DigestDraft>, nowMs: number, windo
   const rows = new Map<string, { -readonly [K in keyof RoleDigest]: RoleDigest[K] }>();
   const row = (role: string) => {
     let r = rows.get(role);
-    if (!r) rows.set(role, (r = { role, sent: 0, revised: 0, expired: 0, failed: 0, outcome_unknown: 0, waiting: 0 }));
+    if (!r) rows.set(role, (r = { role, sent: 0, revised: 0, expired: 0, failed: 0, outcome_unknown: 0, partly_sent: 0, waiting: 0 }));
     return r;
   };
   for (const role of ROLES) row(role);
@@ -51,10 +54,11 @@ export function digestCounts(drafts: Iterable<DigestDraft>, nowMs: number, windo
 }
 
 function roleLine(r: RoleDigest): string {
-  const busy = r.sent + r.revised + r.expired + r.failed + r.outcome_unknown + r.waiting > 0;
+  const busy = r.sent + r.revised + r.expired + r.failed + r.outcome_unknown + r.partly_sent + r.waiting > 0;
   if (!busy) return `${r.role}: nothing`;
   const unknown = r.outcome_unknown > 0 ? ` · ${r.outcome_unknown} outcome unknown` : "";
-  return `${r.role}: ${r.sent} sent · ${r.revised} revised · ${r.expired} expired · ${r.failed} failed${unknown} · ${r.waiting} waiting`;
+  const partly = r.partly_sent > 0 ? ` · ${r.partly_sent} partly sent` : "";
+  return `${r.role}: ${r.sent} sent${partly} · ${r.revised} revised · ${r.expired} expired · ${r.failed} failed${unknown} · ${r.waiting} waiting`;
 }
 
 /**

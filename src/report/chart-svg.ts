@@ -60,6 +60,7 @@ function legend(y: number, out: string[]): number {
 const ZERO: ReportRow = {
   drafts: 1,
   sent: 0,
+  partly_sent: 0,
   revise: 0,
   deferred: 0,
   expired: 0,

@@ -28,6 +28,8 @@ import { ROLES } from "../drafts/record.js";
 export interface ReportRow {
   drafts: number;
   sent: number;
+  /** Sent to some of several destinations, not all (`choose: "any"`, final `partly_sent`). */
+  partly_sent: number;
   revise: number;
   deferred: number;
   expired: number;
@@ -211,7 +213,18 @@ function newFacts(e: TransitionEntry): DraftFacts {
 
 /** A row of zeros. */
 export function emptyRow(): ReportRow {
-  return { drafts: 0, sent: 0, revise: 0, deferred: 0, expired: 0, edited: 0, undone: 0, decision_p50_s: null, decision_p90_s: null };
+  return {
+    drafts: 0,
+    sent: 0,
+    partly_sent: 0,
+    revise: 0,
+    deferred: 0,
+    expired: 0,
+    edited: 0,
+    undone: 0,
+    decision_p50_s: null,
+    decision_p90_s: null,
+  };
 }
 
 /** The nearest-rank percentile `p` (0-100) of `values`, or null when there are none. */
@@ -234,6 +247,7 @@ export function rowOf(drafts: readonly DraftFacts[]): ReportRow {
   for (const d of drafts) {
     row.drafts++;
     if (d.status === "sent") row.sent++;
+    if (d.status === "partly_sent") row.partly_sent++;
     if (d.status === "revise" && d.decision?.kind === "revise") row.revise++;
     if (d.status === "expired") row.expired++;
     if (d.deferred) row.deferred++;

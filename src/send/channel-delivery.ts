@@ -1,3 +1,4 @@
+import { isFanOut } from "../drafts/fan-out.js";
 import { randomUUID } from "node:crypto";
 import type { ChannelSet } from "../channels/channel-set.js";
 import { AUDIENCE_UNREADABLE, type ChannelSendOutcome, type SendReference } from "../channels/channel.js";
@@ -124,11 +125,15 @@ export class ChannelDelivery implements DraftDelivery {
   private async sendNow(draftId: string, answered?: () => void): Promise<void> {
     if (this.inFlight.has(draftId)) return;
     this.inFlight.add(draftId);
+    const delivery = this.options.ledger.get(draftId)?.chosen ?? null;
     try {
       await this.intentAndCall(draftId, answered);
     } finally {
       this.inFlight.delete(draftId);
     }
+    // Sent to several at once: the next delivery's `send` may have come while this one was still in flight here.
+    const after = this.options.ledger.get(draftId);
+    if (after && isFanOut(after) && after.status === "approved" && after.chosen !== delivery) this.options.retryLater(draftId, 0);
   }
 
   private async intentAndCall(draftId: string, answered?: () => void): Promise<void> {

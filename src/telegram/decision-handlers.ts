@@ -152,6 +152,7 @@ const DONE: Record<ButtonAction, string> = {
   undo: "Undone: the draft awaits your decision again.",
   asbot: "Approved: it goes out as the bot.",
   keep: "Kept: the removed items are back in a new version, posted below.",
+  toggle: "Changed: the post shows which destinations are on.",
 };
 
 /** A button under a review post: a decision, ✏️ Edit or ↩️ Undo. Every callback query is answered. */
@@ -182,6 +183,7 @@ export function buttonHandler(o: DecisionHandlerOptions) {
     const outcome = await saved(o, message.message_id, () => {
       if (data.action === "edit") return o.desk.requestEdit(request);
       if (data.action === "keep") return o.desk.keepRemoved(request);
+      if (data.action === "toggle") return o.desk.toggle({ ...request, destination: data.destination ?? 0 });
       // A tap has no date: the moment it arrives, or unknown (null) when it waited while the daemon was down.
       if (data.action === "undo" || decision === null)
         return o.desk.undo(o.heldWhileDown?.(ctx.update.update_id) ? { ...request, actedAt: null } : request);
@@ -199,6 +201,7 @@ export function buttonHandler(o: DecisionHandlerOptions) {
     if (outcome === null) return answer("Not saved: the daemon could not write to its disk. Try again later.");
     if (outcome.ok) return answer(DONE[data.action]);
     if (outcome.reason === "needs_confirmation") return answer("One more tap: confirm below that it goes to all those members.");
+    if (outcome.reason === "no_destination_on") return answer("Not sent: turn on at least one destination first.");
     if (outcome.reason === "surface_used")
       return answer("Not applied: this question was answered already or no longer applies. See the live post (linked in the chat).");
     if (outcome.reason === "wrong_surface")

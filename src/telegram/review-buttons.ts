@@ -12,10 +12,11 @@ import { withChoice } from "../drafts/choices.js";
 import type { Decision, DraftRecord } from "../drafts/record.js";
 import { confirmQuestion, count, shortDestination } from "./audience-text.js";
 import { flowButtons } from "./flow-format.js";
+import { fanOutButtons, fanOutConfirmNote, onList } from "./fan-out-format.js";
 import { offersKeep, settled, type ReviewFormatOptions } from "./review-format.js";
 
 /** What a button asks for: a decision, the confirmation of a 👍 for a large audience, ✏️ Edit, ↩️ Undo, 🤖 send as the bot instead, or 🔓 keep the removed items. */
-export type ButtonAction = Decision | "confirm" | "edit" | "undo" | "asbot" | "keep";
+export type ButtonAction = Decision | "confirm" | "edit" | "undo" | "asbot" | "keep" | "toggle";
 
 /** Callback data of a button: a version, the action, and the draft it was made for. */
 export function callbackData(action: ButtonAction, draftId: string): string {
@@ -29,11 +30,15 @@ export function readCallbackData(
   // "Send to N" among several destinations (contract v5): a send, naming its destination.
   const to = /^v1:to([1-5]):([A-Za-z0-9_-]{1,56})$/.exec(data ?? "");
   if (to) return { action: "send", decision: "send", draftId: to[2]!, confirmed: false, destination: Number(to[1]) };
+  // A destination's toggle when he picks any of them: no decision, it turns that one on or off.
+  const tg = /^v1:tg([1-5]):([A-Za-z0-9_-]{1,56})$/.exec(data ?? "");
+  if (tg) return { action: "toggle", decision: null, draftId: tg[2]!, confirmed: false, destination: Number(tg[1]) };
   const m = /^v1:(send|revise|defer|confirm|edit|undo|asbot|keep):([A-Za-z0-9_-]{1,56})$/.exec(data ?? "");
   if (!m) return null;
   const action = m[1] as ButtonAction;
   const confirmed = action === "confirm";
-  const decision = confirmed || action === "asbot" ? "send" : action === "edit" || action === "undo" || action === "keep" ? null : action;
+  const decision =
+    confirmed || action === "asbot" ? "send" : action === "edit" || action === "undo" || action === "keep" ? null : (action as Decision);
   return { action, decision, draftId: m[2]!, confirmed };
 }
 
@@ -48,7 +53,14 @@ export function reviewKeyboard(
 ): InlineKeyboardMarkup {
   if (settled(draft)) return { inline_keyboard: flowButtons(draft, options.now?.()) };
   // While the halt that stopped it lasts, a 👍 could only halt again: none is offered (see haltedLine).
-  const send = draft.status === "halted" && draft.halt_lasts ? [] : draft.choices !== null ? choiceButtons(draft) : [[sendButton(draft)]];
+  const send =
+    draft.status === "halted" && draft.halt_lasts
+      ? []
+      : draft.choose === "any"
+        ? fanOutButtons(draft)
+        : draft.choices !== null
+          ? choiceButtons(draft)
+          : [[sendButton(draft)]];
   return {
     inline_keyboard: [
       ...send,
@@ -80,7 +92,7 @@ function sendButton(draft: DraftRecord): InlineKeyboardButton {
 export function confirmMessage(draft: DraftRecord): { text: string; markup: InlineKeyboardMarkup; question: string } {
   const members = draft.audience?.member_count;
   const label = members === null || members === undefined ? "✅ Yes, send" : `✅ Yes, send to ${count(members)} members`;
-  const text = confirmQuestion(draft);
+  const text = confirmQuestion(draft) + fanOutConfirmNote(draft);
   return {
     text,
     question: text,
@@ -101,13 +113,21 @@ function sendLabel(draft: DraftRecord): string {
  */
 export function askMessage(draft: DraftRecord, note: string): { text: string; markup: InlineKeyboardMarkup; question: string } {
   const quoted = `“${note}”`;
-  const question = `You replied ${quoted}. Send the draft to ${shortDestination(draft)}, or send it back for revision with ${quoted} as the note?`;
+  // Sent to any of several: the 👍 goes to those on, as the post shows them.
+  const where = draft.choose === "any" ? `the destinations on (${onList(draft)})` : shortDestination(draft);
+  const question = `You replied ${quoted}. Send the draft to ${where}, or send it back for revision with ${quoted} as the note?`;
   return {
     question,
     text: `${question} Nothing happens until you choose.`,
     markup: {
       inline_keyboard: [
-        [{ text: sendLabel(draft), callback_data: callbackData("send", draft.draft_id), style: "success" }],
+        [
+          {
+            text: draft.choose === "any" ? `👍 Send to ${onList(draft)}` : sendLabel(draft),
+            callback_data: callbackData("send", draft.draft_id),
+            style: "success",
+          },
+        ],
         [{ text: `✍️ Revise: ${quoted}`, callback_data: callbackData("revise", draft.draft_id), style: "danger" }],
       ],
     },

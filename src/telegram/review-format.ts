@@ -15,6 +15,7 @@ import { answeringBlock, senderLine, senderLineTime } from "../business/sender-t
 import { hasRemovedItems, removedItemCount } from "../drafts/keep-removed.js";
 import { revisionNoteLine } from "./revision-answer.js";
 import { reviewLink } from "../owner/pending-text.js";
+import { fanOutLines, fanOutStatusLine } from "./fan-out-format.js";
 
 /** What the review post says besides the draft itself. */
 export interface ReviewFormatOptions {
@@ -88,7 +89,11 @@ export function invisibleLine(text: string): string | null {
 export function reviewHeaderLines(draft: DraftRecord, options: ReviewFormatOptions): string[] {
   const open = showsExpiry(draft);
   const lines = [
-    draft.choices === null ? `✏️ DRAFT (${draft.drafted_by_role}) — for ${audienceLine(draft)}` : choicesLines(draft),
+    draft.choices === null
+      ? `✏️ DRAFT (${draft.drafted_by_role}) — for ${audienceLine(draft)}`
+      : draft.choose === "any"
+        ? fanOutLines(draft)
+        : choicesLines(draft),
     senderLine(draft, options.now(), options.timeZone),
     open ? `${EXPIRES}${expiryMark(draft, options).text}, unless decided.` : null,
     redactionLine(draft),
@@ -205,6 +210,8 @@ function splitHeader(draft: DraftRecord, options: ReviewFormatOptions): Formatte
 export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions, "now" | "timeZone" | "noteTold" | "draftById">): string {
   const when = (iso: string) => absoluteTime(Date.parse(iso), "wdt", options.timeZone, options.now());
   const clockTime = (ms: number) => absoluteTime(ms, "T", options.timeZone);
+  const fanOut = fanOutStatusLine(draft);
+  if (fanOut !== null) return fanOut;
   switch (draft.status) {
     case "queued":
     case "pending":
@@ -242,6 +249,8 @@ export function statusLine(draft: DraftRecord, options: Pick<ReviewFormatOptions
       return `❌ Failed: ${SERVICE_WORD[channelOf(draft)]} said ${draft.reason ?? "no"}. Not sent.`;
     case "outcome_unknown":
       return `⚠️ Outcome unknown: ${draft.reason ?? ""}. Not retried; check the destination.`;
+    case "partly_sent":
+      return "◐ Partly sent (see each destination below).";
   }
 }
 

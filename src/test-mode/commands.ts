@@ -23,6 +23,13 @@ export const testCommandSchema = z.discriminatedUnion("cmd", [
     text: z.string(),
     user_id: z.number().int().optional(),
   }),
+  // `choose: "any"`: a tap on that destination's toggle on the draft's live post (contract v5, "The recipients he picks").
+  z.strictObject({
+    cmd: z.literal("toggle"),
+    draft_id: z.string(),
+    destination: z.number().int().min(1).max(5),
+    user_id: z.number().int().optional(),
+  }),
   // A tap on a post's "🔓 Keep the removed items" (contract v4, "His own details, one tap").
   z.strictObject({ cmd: z.literal("keep"), review_message_id: z.number().int(), user_id: z.number().int().optional() }),
   z.strictObject({
@@ -64,7 +71,7 @@ export function parseTestLine(line: string): { ok: true; command: TestCommand } 
   if (parsed.success) return { ok: true, command: parsed.data };
   const issue = parsed.error.issues[0]!;
   const where = issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
-  const known = "submit, react, unreact, reply, edit, advance, get, list";
+  const known = "submit, react, unreact, reply, edit, keep, toggle, advance, get, list, business";
   const message = issue.code === "invalid_union" ? `unknown cmd; known: ${known}` : issue.message;
   return { ok: false, error: `${where}${message}` };
 }

@@ -80,6 +80,8 @@ async function handle(command: TestCommand, o: TestSessionOptions): Promise<Answ
     }
     case "unreact":
       return unreact(o, command);
+    case "toggle":
+      return toggle(o, command);
     case "advance":
       return advance(o, command);
     case "get":
@@ -130,6 +132,20 @@ function unreact(o: TestSessionOptions, command: CommandOf<"unreact">): Promise<
     return { error: `emoji: removing ${command.emoji} decides nothing; only removing 👍 or 👎 undoes a decision` };
   const actor = actorOf(o, command.user_id, command.emoji);
   return act(o, command.review_message_id, (where) => o.core.desk.undo({ ...where, actor }));
+}
+
+/** toggle: a tap on a destination's toggle on the draft's live post (`choose: "any"`), as the button would. */
+async function toggle(o: TestSessionOptions, command: CommandOf<"toggle">): Promise<Answer> {
+  const draft = await o.core.desk.find(command.draft_id);
+  if (!draft) return { error: `draft_id: no draft ${command.draft_id}` };
+  if (!draft.test_mode) return { error: `draft_id: ${liveLeftAlone(`${draft.draft_id} is a live draft`)}` };
+  if (draft.review_message_id === null) return { error: `draft_id: ${draft.draft_id} is not posted yet (it is ${draft.status})` };
+  const actor = actorOf(o, command.user_id, null, "button");
+  const answer = await act(o, draft.review_message_id, (where) =>
+    o.core.desk.toggle({ ...where, actor, claimedDraftId: draft.draft_id, destination: command.destination }),
+  );
+  const after = o.core.desk.get(draft.draft_id);
+  return "error" in answer ? answer : { ...answer, chosen_set: after?.chosen_set ?? null };
 }
 
 /** advance: moves the simulated clock (by default to the end of the undo windows), answering with the transitions it made. */

@@ -35,3 +35,18 @@ describe("the answer to an undo with nothing to undo", () => {
     expect(refusalAnswer("undo", "not_applicable", undefined)).toBeNull();
   });
 });
+
+describe("the answers of choose any (issue 34)", () => {
+  it("a toggle on an approved or final draft, a 👍 with none on, a toggle once some went, a number on a toggles post", () => {
+    expect(refusalAnswer("toggle", "already_approved", draftIn("approved"))).toBe(
+      "⚠️ Not applied: the draft is approved, so its destinations can no longer be turned on or off (↩️ Undo within the undo window first).",
+    );
+    expect(refusalAnswer("toggle", "final_state", draftIn("partly_sent"))).toBe(
+      "⚠️ Not applied: the draft is partly_sent, so its destinations can no longer be turned on or off.",
+    );
+    expect(refusalAnswer("decide", "no_destination_on", draftIn("pending"))).toMatch(/Turn on at least one destination/);
+    expect(refusalAnswer("toggle", "destinations_fixed", draftIn("halted"))).toMatch(/sent to already.*👍 sends the rest/);
+    const any = draftIn("pending", { choose: "any", choices: [] });
+    expect(refusalAnswer("decide", "not_a_choice", any)).toMatch(/not to one by number\. Tap a destination/);
+  });
+});

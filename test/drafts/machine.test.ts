@@ -10,7 +10,15 @@ import { draftIn, EVENTS, HOUR, reviewer, T0 } from "../support/drafts.js";
 // `revised` applies everywhere: awaiting a decision -> revise (superseded); elsewhere only `revised_by` is recorded.
 // `undo` on an approved draft without a running UNDO_WINDOW is refused; see "undo" below for the window.
 const EXPECTED: Record<DraftStatus, Partial<Record<DraftEvent["type"], DraftStatus | `refused:${string}`>>> = {
-  queued: { posted: "pending", expire: "expired", decide: "refused:not_posted", edit: "refused:not_posted", revised: "revise" },
+  queued: {
+    posted: "pending",
+    expire: "expired",
+    decide: "refused:not_posted",
+    edit: "refused:not_posted",
+    toggle: "refused:not_posted",
+    revised: "revise",
+  },
+  // `toggle` applies only to a draft sent to any of several destinations (see fan-out.test.ts).
   pending: { decide: "approved", expire: "expired", edit: "queued", revised: "revise" },
   deferred: { decide: "approved", expire: "expired", edit: "queued", revised: "revise" },
   halted: { decide: "approved", expire: "expired", edit: "queued", revised: "revise" },
@@ -20,6 +28,7 @@ const EXPECTED: Record<DraftStatus, Partial<Record<DraftEvent["type"], DraftStat
     send_intent: "sending",
     decide: "refused:already_approved",
     edit: "refused:already_approved",
+    toggle: "refused:already_approved",
     undo: "refused:undo_closed",
     revised: "approved",
   },
@@ -31,6 +40,7 @@ const EXPECTED: Record<DraftStatus, Partial<Record<DraftEvent["type"], DraftStat
     halt: "halted",
     decide: "refused:already_approved",
     edit: "refused:already_approved",
+    toggle: "refused:already_approved",
     undo: "refused:undo_closed",
     revised: "sending",
   },
@@ -40,6 +50,7 @@ const EXPECTED: Record<DraftStatus, Partial<Record<DraftEvent["type"], DraftStat
   expired: { revised: "expired" },
   failed: { revised: "failed" },
   outcome_unknown: { revised: "outcome_unknown" },
+  partly_sent: { revised: "partly_sent" },
 };
 
 const AFTER_EXPIRY = T0 + 25 * HOUR;

@@ -32,9 +32,9 @@ describe("digestCounts", () => {
       24 * H,
     );
     expect(rows).toEqual([
-      { role: "Scribe", sent: 2, revised: 1, expired: 0, failed: 0, outcome_unknown: 0, waiting: 2 },
-      { role: "CoS", sent: 0, revised: 0, expired: 1, failed: 1, outcome_unknown: 1, waiting: 2 },
-      { role: "Margot", sent: 0, revised: 0, expired: 0, failed: 0, outcome_unknown: 0, waiting: 0 },
+      { role: "Scribe", sent: 2, revised: 1, expired: 0, failed: 0, outcome_unknown: 0, partly_sent: 0, waiting: 2 },
+      { role: "CoS", sent: 0, revised: 0, expired: 1, failed: 1, outcome_unknown: 1, partly_sent: 0, waiting: 2 },
+      { role: "Margot", sent: 0, revised: 0, expired: 0, failed: 0, outcome_unknown: 0, partly_sent: 0, waiting: 0 },
     ]);
   });
 });
@@ -53,6 +53,11 @@ describe("digestText", () => {
       "An outcome_unknown draft may or may not have reached its chat: check there before drafting it again.",
       "⛔ Sends HALTED: TAO_SWARM_ENABLED=0 in .env",
     ]);
+  });
+
+  it("counts a draft sent to some of its destinations as partly sent (issue 34)", () => {
+    const text = digestText(digestCounts([d("Margot", "partly_sent", 1)], NOW, 24 * H), NOW, { halted: false });
+    expect(text.split("\n")[3]).toBe("Margot: 0 sent · 1 partly sent · 0 revised · 0 expired · 0 failed · 0 waiting");
   });
 
   it("says so when nothing waits, and leaves out an enabled kill switch", () => {

@@ -8,6 +8,7 @@ import { fitText, oneLine, textWidth } from "../../src/report/svg-text.js";
 const row = (o: Partial<RoleRow> = {}): RoleRow => ({
   drafts: 0,
   sent: 0,
+  partly_sent: 0,
   revise: 0,
   deferred: 0,
   expired: 0,

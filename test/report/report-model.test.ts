@@ -86,6 +86,7 @@ describe("the report's numbers from a period's transition lines", () => {
       picks: { picked: 0, recommended: 0 },
       drafts: 4,
       sent: 1,
+      partly_sent: 0,
       revise: 1,
       deferred: 0,
       expired: 1,
@@ -99,11 +100,12 @@ describe("the report's numbers from a period's transition lines", () => {
     expect(Object.keys(report.destinations).sort()).toEqual(["-100", "@other"]);
     expect(report.destinations["@other"]).toMatchObject({ drafts: 1, expired: 1 });
     expect(Object.keys(report.destinations["-100"]!).sort()).toEqual(
-      ["decision_p50_s", "decision_p90_s", "deferred", "drafts", "edited", "expired", "revise", "sent", "undone"].sort(),
+      ["decision_p50_s", "decision_p90_s", "deferred", "drafts", "edited", "expired", "partly_sent", "revise", "sent", "undone"].sort(),
     );
     expect(Object.keys(report.roles.Scribe!)).toEqual([
       "drafts",
       "sent",
+      "partly_sent",
       "revise",
       "deferred",
       "expired",

@@ -85,7 +85,7 @@ describe("draft-review report --json over two periods", () => {
     expect(report.previous.destinations).toEqual({ "-1001234567890": expect.objectContaining({ drafts: 3, sent: 1, revise: 2 }) });
     // The contract's row keys, unchanged, for destinations.
     expect(Object.keys(report.destinations["-1001234567890"]).sort()).toEqual(
-      ["decision_p50_s", "decision_p90_s", "deferred", "drafts", "edited", "expired", "revise", "sent", "undone"].sort(),
+      ["decision_p50_s", "decision_p90_s", "deferred", "drafts", "edited", "expired", "partly_sent", "revise", "sent", "undone"].sort(),
     );
 
     // A live report over the same files counts none of test mode's drafts, before or now.

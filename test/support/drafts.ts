@@ -96,6 +96,8 @@ export function draftIn(status: DraftStatus, overrides: Partial<DraftRecord> = {
     sent_ref: null,
     choices: null,
     choose: null,
+    chosen_set: null,
+    set_changed_at: null,
     chosen: null,
     deliveries: [],
     ...overrides,
@@ -128,5 +130,6 @@ export const EVENTS: Record<DraftEvent["type"], DraftEvent> = {
   undo: { type: "undo", actor: reviewer("reaction", "👍") },
   undo_shown: { type: "undo_shown", at: T0 + HOUR, version: 1, sendAt: null },
   halt_lifted: { type: "halt_lifted" },
+  toggle: { type: "toggle", destination: 2, actor: reviewer("button", null) },
   revised: { type: "revised", byDraftId: "d_later" },
 };

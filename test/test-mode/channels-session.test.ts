@@ -4,7 +4,7 @@ import { testModeSession } from "../support/test-mode-process.js";
 
 /**
  * Test mode offline for every channel (issue 33, contract v5), and the
- * recipients the owner picks among (issue 34, choose one): nothing leaves the
+ * recipients the owner picks among (issue 34, choose one and choose any): nothing leaves the
  * machine, `get` shows what would have been sent and where.
  */
 
@@ -143,5 +143,51 @@ describe("test mode: he picks the recipient (choose one)", () => {
     expect(out[0]).toMatchObject({ status: "pending" });
     expect(out.slice(1).map((o) => o.field)).toEqual(["destinations[0].reply_to_message_id", "destinations[0].send_as"]);
     expect(out[2]!.error).toContain('must be "bot" among several destinations');
+  });
+});
+
+describe("test mode: he picks the recipients (choose any)", () => {
+  const three = { ...base, destinations: [telegram, email, slack], choose: "any" };
+
+  it("toggle turns a destination off; 👍 sends to those on, one delivery each; get shows them; a toggle then is refused", async () => {
+    const dirs = await freshDirs();
+    const [a] = (await testModeSession(dirs, [{ ...three, draft_text: "To the group and Slack." }])) as [Rec];
+    expect(a).toMatchObject({ status: "pending" });
+    const got = (await testModeSession(dirs, [
+      { cmd: "toggle", draft_id: a.draft_id, destination: 2 },
+      { cmd: "toggle", draft_id: a.draft_id, destination: 6 },
+      { cmd: "toggle", draft_id: a.draft_id, destination: 4 },
+      { cmd: "react", review_message_id: a.review_message_id, emoji: "👍" },
+      { cmd: "advance" },
+      { cmd: "get", draft_id: a.draft_id },
+      { cmd: "toggle", draft_id: a.draft_id, destination: 2 },
+    ])) as Rec[];
+    expect(got[0]).toMatchObject({ status: "pending", chosen_set: [1, 3] });
+    expect(got[1]).toMatchObject({ error: expect.stringContaining("destination") });
+    expect(got[2]).toMatchObject({ status: "pending", refused: "not_a_choice", chosen_set: [1, 3] });
+    expect(["approved", "sent"]).toContain(got[3]!.status);
+    const rec = got[5]!;
+    expect(rec).toMatchObject({ status: "sent", choose: "any", chosen_set: [1, 3] });
+    expect(rec.deliveries).toEqual([
+      { index: 1, status: "sent", sent_ref: expect.any(Object), reason: null },
+      { index: 3, status: "sent", sent_ref: expect.objectContaining({ test_mode: expect.any(String) }), reason: null },
+    ]);
+    expect(got[6]).toMatchObject({ status: "sent", refused: "final_state" });
+  });
+
+  it("a 👍 with every destination off is refused; an ✏️ edit asks for the choice again, all on", async () => {
+    const dirs = await freshDirs();
+    const [a] = (await testModeSession(dirs, [{ ...base, destinations: [telegram, email], choose: "any", draft_text: "First." }])) as [Rec];
+    const got = (await testModeSession(dirs, [
+      { cmd: "toggle", draft_id: a.draft_id, destination: 1 },
+      { cmd: "toggle", draft_id: a.draft_id, destination: 2 },
+      { cmd: "react", review_message_id: a.review_message_id, emoji: "👍" },
+      { cmd: "edit", review_message_id: a.review_message_id, text: "Second." },
+      { cmd: "get", draft_id: a.draft_id },
+    ])) as Rec[];
+    expect(got[1]).toMatchObject({ chosen_set: [] });
+    expect(got[2]).toMatchObject({ status: "pending", refused: "no_destination_on" });
+    expect(got[4]).toMatchObject({ status: "pending", text_version: 2, chosen_set: [1, 2], deliveries: [] });
+    expect(got[4]!.choices).toHaveLength(2);
   });
 });

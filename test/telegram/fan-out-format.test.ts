@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import type { Choice } from "../../src/drafts/choices.js";
+import type { DraftRecord } from "../../src/drafts/record.js";
+import { fanOutButtons, fanOutConfirmNote, fanOutLines, fanOutStatusLine, toggleData } from "../../src/telegram/fan-out-format.js";
+import { readCallbackData } from "../../src/telegram/review-buttons.js";
+import { draftIn } from "../support/drafts.js";
+
+// The words and buttons of choose any (issue 34): a toggle per destination, one 👍, each delivery's outcome.
+
+const choice = (index: number, chatId: string): Choice => ({
+  index,
+  destination: null,
+  destination_chat_id: chatId,
+  destination_thread_id: null,
+  audience: null,
+  channel_audience: null,
+});
+const any = (overrides: Partial<DraftRecord> = {}): DraftRecord =>
+  draftIn("pending", { choices: [choice(1, "-1001"), choice(2, "-1002")], choose: "any", chosen_set: [1, 2], ...overrides });
+
+describe("choose any's confirmation question", () => {
+  it("says the tap sends to every destination on and names the others that ask it too, with why", () => {
+    const mailTo = (index: number, to: string): Choice => ({
+      ...choice(index, "email"),
+      destination: { channel: "email", to: [to], cc: [], bcc: [], subject: "S", in_reply_to: null, references: [] },
+      channel_audience: {
+        channel: "email",
+        reader_count: 1,
+        lines: [`to: ${to} (external)`],
+        confirm_reasons: [`first approved email outside example.com to ${to}`],
+        problem: null,
+        fingerprint: `f${index}`,
+        checked_at: new Date(0).toISOString(),
+      },
+    });
+    const choices = [choice(1, "-1001"), mailTo(2, "a@x.org"), mailTo(3, "b@y.org")];
+    const draft = any({ choices, chosen_set: [1, 2, 3], chosen: 2 });
+    const note = fanOutConfirmNote(draft);
+    expect(note).toMatch(/^ Your tap sends to every destination on: 1 · .*, 2 · .*, 3 · .*\./);
+    expect(note).toContain("It confirms these too: 3 · ");
+    expect(note).toContain("first approved email outside example.com to b@y.org");
+    expect(note).not.toContain("to a@x.org.");
+    expect(fanOutConfirmNote(draftIn("pending"))).toBe("");
+  });
+});
+
+describe("choose any on the post", () => {
+  it("lists each destination with its toggle's state first and says where a 👍 goes", () => {
+    const text = fanOutLines(any({ chosen_set: [2] }));
+    expect(text).toMatch(/send to any of 2 destinations \(tap a destination to turn it on or off; 👍 sends to those on: 2\)/);
+    expect(text).toMatch(/\n1\. ⬜ off ⭐ recommended — /);
+    expect(text).toMatch(/\n2\. ✅ on — /);
+  });
+
+  it("has a toggle button per destination, read back as a toggle naming it, and one 👍 for those on", () => {
+    const rows = fanOutButtons(any({ chosen_set: [1] }));
+    expect(rows.map((r) => r[0]!.text)).toEqual([expect.stringMatching(/^✅ 1 · /), expect.stringMatching(/^⬜ 2 · /), "👍 Send to 1"]);
+    expect(readCallbackData(toggleData(2, "d_x"))).toEqual({
+      action: "toggle",
+      decision: null,
+      draftId: "d_x",
+      confirmed: false,
+      destination: 2,
+    });
+    expect(fanOutButtons(any({ chosen_set: [] })).at(-1)![0]!.text).toBe("👍 Send (turn one on first)");
+  });
+
+  it("once some went: each line says its outcome, the toggles go, and the status line says which went", () => {
+    const deliveries = [
+      { index: 1, status: "sent", sent_ref: { chat_id: "-1001", message_id: 3 }, reason: null },
+      { index: 2, status: "failed", sent_ref: null, reason: "Forbidden: bot was kicked" },
+    ];
+    const partly = any({ status: "partly_sent", deliveries });
+    expect(fanOutLines(partly)).toMatch(/\n1\. ✅ sent ⭐ recommended — /);
+    expect(fanOutLines(partly)).toMatch(/\n2\. ❌ not sent: Forbidden: bot was kicked — /);
+    expect(fanOutStatusLine(partly)).toMatch(/^◐ Partly sent: sent to 1 · .*; not to 2 · /);
+    const halted = any({ status: "halted", deliveries: [deliveries[0]!, { ...deliveries[1]!, status: "halted", reason: null }] });
+    expect(fanOutStatusLine(halted)).toMatch(/^⛔ Halted in the middle: sent to 1 · .*; not to 2 · .*👍 sends the rest\.$/);
+    expect(fanOutButtons(halted).map((r) => r[0]!.text)).toEqual(["👍 Send the rest"]);
+  });
+});
