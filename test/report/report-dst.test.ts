@@ -105,6 +105,7 @@ describe.skipIf((!hasFaketime && process.env.CI !== "true") || process.env.FAKET
       expect(report.roles.Scribe).toEqual({
         drafts: 2,
         sent: 2,
+        partly_sent: 0,
         revise: 0,
         deferred: 0,
         expired: 0,
