@@ -118,6 +118,17 @@ async function sendPostMessages(target: PostTarget, draft: DraftRecord, thread: 
   const header = await paced(() =>
     api.sendMessage(chatId, post.header.text, { ...where, entities: post.header.entities, link_preview_options: NO_PREVIEW, ...earlier }),
   );
+  // A draft longer than one message: its parts before the last, in order, each a reply to the header (no buttons, no preview).
+  for (const part of post.earlier) {
+    await paced(() =>
+      api.sendMessage(chatId, part.text, {
+        ...where,
+        entities: part.entities,
+        link_preview_options: NO_PREVIEW,
+        reply_parameters: { message_id: header.message_id, allow_sending_without_reply: true },
+      }),
+    );
+  }
   const message = await paced(() =>
     api.sendMessage(chatId, post.draft.text, {
       ...where,

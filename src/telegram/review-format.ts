@@ -1,4 +1,5 @@
 import type { MessageEntity } from "grammy/types";
+import { cutIntoParts, type TextPart } from "../drafts/text-parts.js";
 import { formatDuration } from "../config/duration.js";
 import { channelOf } from "../drafts/destination.js";
 import { thumbsUpChoice, withChoice } from "../drafts/choices.js";
@@ -46,7 +47,14 @@ export type FormattedText = TimedText;
  */
 export type ReviewPostText =
   | { readonly kind: "single"; readonly message: FormattedText }
-  | { readonly kind: "split"; readonly header: FormattedText; readonly draft: FormattedText };
+  | {
+      readonly kind: "split";
+      readonly header: FormattedText;
+      /** The draft's parts before the last, when it is longer than one message (text-parts.ts), each a reply to the header. */
+      readonly earlier: readonly FormattedText[];
+      /** The message that takes decisions: the draft, or its last part. */
+      readonly draft: FormattedText;
+    };
 
 /**
  * "🔒 2 items removed: phone ending 678, email at northwind.io. 🔓 Keep them,
@@ -181,29 +189,38 @@ export function reviewPost(draft: DraftRecord, options: ReviewFormatOptions): Re
       },
     };
   }
-  return {
-    kind: "split",
-    header: splitHeader(draft, options),
-    draft: { text: draft.draft_text, entities: draftEntities(0, draft.draft_text) },
-  };
+  // Longer than one message (an email, a Slack message): in parts, cut where Telegram keeps every character (intake made sure it can).
+  const parts = cutIntoParts(draft.draft_text) ?? [{ text: draft.draft_text, joint: null }];
+  const shown = parts.map((p) => ({ text: p.text, entities: draftEntities(0, p.text) }));
+  return { kind: "split", header: splitHeader(draft, options, parts), earlier: shown.slice(0, -1), draft: shown.at(-1)! };
 }
 
 /** The header message of a split post: the header, the legend while it awaits a decision, and where the draft is. */
-function splitHeader(draft: DraftRecord, options: ReviewFormatOptions): FormattedText {
+function splitHeader(draft: DraftRecord, options: ReviewFormatOptions, parts: readonly TextPart[]): FormattedText {
   const lines = reviewHeader(draft, options);
   const answering = answeringBlock(draft, lines.length, options.now(), options.timeZone);
   const header = lines + answering.text;
   // This message takes no decision: the legend, when it shows, says where the reactions go (on the draft's message).
   const footer = showsLegend(draft, options) ? reviewFooter(options) : null;
   const chars = count(draft.draft_text.length);
-  const note =
-    footer === null
-      ? `⬇️ The draft (${chars} characters) is the reply to this message; decide on it there.`
-      : `⬇️ The draft (${chars} characters) is the reply to this message; decide on it there, not here: ${footer}.`;
+  const where = parts.length === 1 ? "is the reply to this message; decide on it there" : partsNote(parts);
+  const note = footer === null ? `⬇️ The draft (${chars} characters) ${where}.` : `⬇️ The draft (${chars} characters) ${where}, not here: ${footer}.`;
   return {
     text: [header, note].join("\n"),
     entities: [...headerTimeEntities(draft, header, options), ...answering.entities, ...diffEntities(draft, header)],
   };
+}
+
+/** Where a draft in several messages is, and how its parts join, for its header. */
+function partsNote(parts: readonly TextPart[]): string {
+  const runs = parts.filter((p) => p.joint === "run").length;
+  const joins =
+    runs === 0
+      ? "each next message begins on a new line of the draft"
+      : runs === parts.length - 1
+        ? "each message runs on into the next, mid-line"
+        : "where a message ends mid-word the next runs on, otherwise it begins on a new line";
+  return `is in the ${parts.length} replies to this message, in order (${joins}); decide on the last one, with the buttons`;
 }
 
 /** A one-line account of the draft's status, for the top of the edited review message. */
@@ -373,7 +390,7 @@ export function editedReviewText(draft: DraftRecord, options: ReviewFormatOption
  * the status goes on the post, not in a reply). Null past Telegram's limit.
  */
 export function editedHeaderText(draft: DraftRecord, options: ReviewFormatOptions): FormattedText | null {
-  const header = splitHeader(draft, options);
+  const header = splitHeader(draft, options, cutIntoParts(draft.draft_text) ?? [{ text: draft.draft_text, joint: null }]);
   const status = statusText(draft, options);
   const top = `${status.text}\n\n`;
   const text = top + header.text;
