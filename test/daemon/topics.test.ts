@@ -207,7 +207,9 @@ describe.concurrent("a topic per role", () => {
   });
 });
 
-describe.concurrent("a burst with topics (issue 35 point 1)", () => {
+// Alone, not beside the file's other tests: it holds the review chat's first answer until all twelve drafts are in, and
+// once, beside the others on a loaded machine, the twelve were not all in within 30 s.
+describe("a burst with topics (issue 35 point 1)", () => {
   it("one summary in the main thread counts every draft of the burst and says they went into their roles' topics", async ({ live }) => {
     const d = await live.start();
     // Topics made first, so the burst's posts need no createForumTopic between them.
