@@ -4,11 +4,12 @@ import SlowestFirst from "./test/support/slow-first.js";
 
 /**
  * Folders whose tests run in-process and restore what they change: their files share a worker
- * process one after another (isolate: false) instead of a fresh process and a fresh import of
- * src/ each, which was most of their time: these 87 files take 22.6 s instead of 38.6 s on 2 workers, 22 s of CPU instead of 49
- * (`npx vitest run --project in-process`, and with `--isolate`). Files that spawn the daemon or the CLI gain
- * nothing from it (test/store, cli, report, test-mode, ...: 53 s either way) and stay isolated.
- * A folder whose tests mock a module (vi.mock), set process.env or rely on a fresh process stays out.
+ * process one after another (isolate: false) instead of a fresh process and a fresh import of src/
+ * each, which was most of their time: these 87 files took 22.6 s instead of 38.6 s on 2 workers,
+ * 22 s of CPU instead of 49 (`npx vitest run --project in-process`, and with `--isolate`). Files that
+ * spawn the daemon or the CLI gain nothing (test/store, cli, report, test-mode, ...: 53 s either way)
+ * and stay isolated, as does a folder whose tests mock a module (test/http: vi.mock) or set
+ * process.env (test/clock: TZ).
  */
 const SHARED_PROCESS = [
   "desk",
