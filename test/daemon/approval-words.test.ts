@@ -1,6 +1,15 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { eventually, type DaemonProcess } from "../support/daemon-process.js";
-import { auditLines, GROUP, OWNER, payload, useLiveDaemon, draftRecord, submitPending } from "../support/live-fixture.js";
+import {
+  auditLines,
+  GROUP,
+  OWNER,
+  payload,
+  draftRecord,
+  submitPending,
+  liveTest,
+  type LiveDaemonFixture,
+} from "../support/live-fixture.js";
 
 /**
  * Issue 20, point 1 (contract v3, "Replies that are not notes"): a reply that
@@ -10,30 +19,34 @@ import { auditLines, GROUP, OWNER, payload, useLiveDaemon, draftRecord, submitPe
  * which a 👍 works. Through the real daemon and the Bot API double.
  */
 
-const live = useLiveDaemon();
+// Each test has a Bot API double and daemons of its own, and the tests run at once: most of each is waiting on the real clock.
+const it = liveTest();
 
 type Rec = Record<string, any>;
 
 const get = draftRecord;
 const submitPosted = (d: DaemonProcess, text: string) => submitPending(d, payload(text));
 
-const repliesTo = (id: number) => live.double.messages(OWNER).filter((m) => m.replyToMessageId === id);
-const buttons = (id: number) => (live.double.message(OWNER, id)?.reply_markup?.inline_keyboard ?? []).flat() as Rec[];
+const repliesTo = (live: LiveDaemonFixture, id: number) => live.double.messages(OWNER).filter((m) => m.replyToMessageId === id);
+const buttons = (live: LiveDaemonFixture, id: number) =>
+  (live.double.message(OWNER, id)?.reply_markup?.inline_keyboard ?? []).flat() as Rec[];
 
 /** The reviewer replies `text` to the post; resolves with the bot's question, a reply to that reply. */
-async function replyAndQuestion(postId: number, text: string): Promise<Rec> {
+async function replyAndQuestion(live: LiveDaemonFixture, postId: number, text: string): Promise<Rec> {
   const { update } = live.double.injectMessage({ chatId: OWNER, userId: OWNER, text, replyToMessageId: postId });
   const replyId = update.message!.message_id;
-  return eventually(() => repliesTo(replyId)[0], 10_000, `the question about "${text}"`);
+  return eventually(() => repliesTo(live, replyId)[0], 10_000, `the question about "${text}"`);
 }
 
-describe("a reply that is only an approval word", () => {
-  it("is no revision note: the bot asks with buttons, nothing changes, and the revise button uses that reply as the note, once", async () => {
+describe.concurrent("a reply that is only an approval word", () => {
+  it("is no revision note: the bot asks with buttons, nothing changes, and the revise button uses that reply as the note, once", async ({
+    live,
+  }) => {
     await live.start({ UNDO_WINDOW: "0" });
     const d = await submitPosted(live.daemon, "Hi team, the meeting moves to 10:00.");
-    const question = await replyAndQuestion(d.review_message_id, "ok");
+    const question = await replyAndQuestion(live, d.review_message_id, "ok");
     expect(question.text).toContain("You replied “ok”.");
-    const labels = buttons(question.messageId);
+    const labels = buttons(live, question.messageId);
     expect(labels.map((b) => b.text)).toEqual(["👍 Send to Destination", "✍️ Revise: “ok”"]);
     expect(labels.map((b) => b.style)).toEqual(["success", "danger"]);
     expect((await get(live.daemon, d.draft_id)).status).toBe("pending");
@@ -44,7 +57,7 @@ describe("a reply that is only an approval word", () => {
       return rec.status === "revise" ? rec : null;
     });
     expect(revised.revision_note).toBe("ok");
-    await eventually(() => buttons(question.messageId).length === 0, 10_000, "the used question loses its buttons");
+    await eventually(() => buttons(live, question.messageId).length === 0, 10_000, "the used question loses its buttons");
 
     // A second tap on it counts for nothing.
     live.double.injectCallback({ chatId: OWNER, messageId: question.messageId, userId: OWNER, data: labels[0]!.callback_data });
@@ -52,12 +65,14 @@ describe("a reply that is only an approval word", () => {
     expect(live.double.messages(GROUP)).toHaveLength(0);
   });
 
-  it("reads ok, okay, yes, y, send, send it, go and ✅ in any case with a trailing . or ! as a question; the send button sends", async () => {
+  it("reads ok, okay, yes, y, send, send it, go and ✅ in any case with a trailing . or ! as a question; the send button sends", async ({
+    live,
+  }) => {
     await live.start({ UNDO_WINDOW: "0", TELEGRAM_RATE_SCALE: "20" });
     const d = await submitPosted(live.daemon, "Hi team, lunch is at 12.");
     let last: Rec = {};
     for (const word of ["OK.", "Okay!", "yes", "Y", "send", "Send it!", "go", "✅"]) {
-      last = await replyAndQuestion(d.review_message_id, word);
+      last = await replyAndQuestion(live, d.review_message_id, word);
       expect(last.text).toContain(`You replied “${word}”.`);
     }
     expect((await get(live.daemon, d.draft_id)).status).toBe("pending");
@@ -65,13 +80,13 @@ describe("a reply that is only an approval word", () => {
       chatId: OWNER,
       messageId: last.messageId,
       userId: OWNER,
-      data: buttons(last.messageId)[0]!.callback_data,
+      data: buttons(live, last.messageId)[0]!.callback_data,
     });
     await eventually(() => live.double.messages(GROUP).length === 1, 10_000, "the draft is sent");
     expect(live.double.messages(GROUP)[0]!.text).toBe("Hi team, lunch is at 12.");
   });
 
-  it("a reply 👍 stays a send decision", async () => {
+  it("a reply 👍 stays a send decision", async ({ live }) => {
     await live.start({ UNDO_WINDOW: "0" });
     const d = await submitPosted(live.daemon, "Hi team, all set.");
     live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "👍", replyToMessageId: d.review_message_id });
@@ -79,13 +94,15 @@ describe("a reply that is only an approval word", () => {
   });
 });
 
-describe("a revise within UNDO_WINDOW", () => {
-  it("is undone by a reply `undo`: the draft awaits a decision again, the feed has an `undone` event, and a 👍 then sends", async () => {
+describe.concurrent("a revise within UNDO_WINDOW", () => {
+  it("is undone by a reply `undo`: the draft awaits a decision again, the feed has an `undone` event, and a 👍 then sends", async ({
+    live,
+  }) => {
     await live.start({ UNDO_WINDOW: "1m" });
     const d = await submitPosted(live.daemon, "Hi team, the offsite is on.");
     live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "shorter please", replyToMessageId: d.review_message_id });
     await eventually(async () => (await get(live.daemon, d.draft_id)).status === "revise", 10_000, "revise");
-    await eventually(() => buttons(d.review_message_id).some((b) => b.text === "↩️ Undo"), 10_000, "↩️ Undo on the post");
+    await eventually(() => buttons(live, d.review_message_id).some((b) => b.text === "↩️ Undo"), 10_000, "↩️ Undo on the post");
     expect(live.double.message(OWNER, d.review_message_id)!.text).toMatch(/^✍️ Revise: shorter please\n↩️ Undo until /);
 
     live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "undo", replyToMessageId: d.review_message_id });
@@ -113,7 +130,9 @@ describe("a revise within UNDO_WINDOW", () => {
     );
   });
 
-  it("is undone by removing the 👎 and by ↩️ Undo; once the window is over the post loses ↩️ Undo and a stale ↩️ Undo is too late", async () => {
+  it("is undone by removing the 👎 and by ↩️ Undo; once the window is over the post loses ↩️ Undo and a stale ↩️ Undo is too late", async ({
+    live,
+  }) => {
     await live.start({ UNDO_WINDOW: "3s" });
     const d = await submitPosted(live.daemon, "Hi team, a draft to send back.");
     live.double.injectReaction({ chatId: OWNER, messageId: d.review_message_id, userId: OWNER, newEmojis: ["👎"] });
@@ -121,10 +140,14 @@ describe("a revise within UNDO_WINDOW", () => {
     live.double.injectReaction({ chatId: OWNER, messageId: d.review_message_id, userId: OWNER, oldEmojis: ["👎"], newEmojis: [] });
     await eventually(async () => (await get(live.daemon, d.draft_id)).status === "pending", 10_000, "undone by removing 👎");
 
-    const revise = await eventually(() => buttons(d.review_message_id).find((b) => b.text === "❌ Revise"), 10_000, "the buttons back");
+    const revise = await eventually(
+      () => buttons(live, d.review_message_id).find((b) => b.text === "❌ Revise"),
+      10_000,
+      "the buttons back",
+    );
     live.double.injectCallback({ chatId: OWNER, messageId: d.review_message_id, userId: OWNER, data: revise.callback_data });
-    await eventually(() => buttons(d.review_message_id).some((b) => b.text === "↩️ Undo"), 10_000, "↩️ Undo on the post");
-    const undo = buttons(d.review_message_id).find((b) => b.text === "↩️ Undo")!;
+    await eventually(() => buttons(live, d.review_message_id).some((b) => b.text === "↩️ Undo"), 10_000, "↩️ Undo on the post");
+    const undo = buttons(live, d.review_message_id).find((b) => b.text === "↩️ Undo")!;
     live.double.injectCallback({ chatId: OWNER, messageId: d.review_message_id, userId: OWNER, data: undo.callback_data });
     await eventually(async () => (await get(live.daemon, d.draft_id)).status === "pending", 10_000, "undone by ↩️ Undo");
 
@@ -142,14 +165,14 @@ describe("a revise within UNDO_WINDOW", () => {
     await eventually(
       () =>
         live.double.message(OWNER, d.review_message_id)?.text?.startsWith("✍️ Sent back for revision.\n\n") &&
-        buttons(d.review_message_id).length === 0,
+        buttons(live, d.review_message_id).length === 0,
       10_000,
       "the post without ↩️ Undo once the window is over",
     );
     // A tap of a stale ↩️ Undo (Telegram does not date taps: it counts when it arrives) is too late now.
     live.double.injectCallback({ chatId: OWNER, messageId: d.review_message_id, userId: OWNER, data: undo.callback_data });
     await eventually(
-      () => repliesTo(d.review_message_id).some((m) => m.text === "↩️ Too late to undo: the draft is revise."),
+      () => repliesTo(live, d.review_message_id).some((m) => m.text === "↩️ Too late to undo: the draft is revise."),
       10_000,
       "too late",
     );
@@ -159,7 +182,7 @@ describe("a revise within UNDO_WINDOW", () => {
     await eventually(() => Date.now() > windowEnd + 1_100, 10_000, "a second past the window");
     live.double.injectReaction({ chatId: OWNER, messageId: d.review_message_id, userId: OWNER, oldEmojis: ["👎"], newEmojis: ["👍"] });
     await eventually(
-      () => repliesTo(d.review_message_id).some((m) => m.text.startsWith("⚠️ Not applied: this draft was sent back for revision")),
+      () => repliesTo(live, d.review_message_id).some((m) => m.text.startsWith("⚠️ Not applied: this draft was sent back for revision")),
       10_000,
       "the 👍 answered",
     );

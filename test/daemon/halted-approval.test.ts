@@ -1,22 +1,25 @@
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import type { ShownVersion } from "../telegram-double/index.js";
 import { eventually } from "../support/daemon-process.js";
-import { draftRecord, GROUP, OWNER, payload, submitPending, useLiveDaemon } from "../support/live-fixture.js";
+import { draftRecord, GROUP, OWNER, payload, submitPending, liveTest } from "../support/live-fixture.js";
 
 /**
  * Issue 25, point 2 (contract v4, "Halted when approved"), through the real
  * daemon and the Bot API double's history of what the post showed when.
  */
 
-const live = useLiveDaemon({ env: { UNDO_WINDOW: "3s" } });
+// Each test has a Bot API double and daemons of its own, and the tests run at once: most of each is waiting on the real clock.
+const it = liveTest({ env: { UNDO_WINDOW: "3s" } });
 
 const keyboard = (v: ShownVersion | undefined) => JSON.stringify(v?.replyMarkup ?? null);
 const offersSend = (v: ShownVersion | undefined) => keyboard(v).includes("👍 Send");
 
-describe("an approval while sends are halted (the owner's HALT)", () => {
-  it("is answered as halted at once, never with a send time or Undo; after the halt, 👍 Send is offered again and sends after a full window", async () => {
+describe.concurrent("an approval while sends are halted (the owner's HALT)", () => {
+  it("is answered as halted at once, never with a send time or Undo; after the halt, 👍 Send is offered again and sends after a full window", async ({
+    live,
+  }) => {
     await live.start();
     const d = await submitPending(live.daemon, payload("Approved during a halt"));
     const history = () => live.double.history(OWNER, d.review_message_id);
@@ -63,8 +66,10 @@ describe("an approval while sends are halted (the owner's HALT)", () => {
   }, 60_000);
 });
 
-describe("a halt that begins while an approval waits out its undo window (/halt)", () => {
-  it("halts the draft at once: its post says so within 2 s, never sent; after /resume 👍 Send is offered again and a new 👍 sends", async () => {
+describe.concurrent("a halt that begins while an approval waits out its undo window (/halt)", () => {
+  it("halts the draft at once: its post says so within 2 s, never sent; after /resume 👍 Send is offered again and a new 👍 sends", async ({
+    live,
+  }) => {
     await live.start({ UNDO_WINDOW: "15s" });
     const d = await submitPending(live.daemon, payload("Approved, then the owner halts"));
     const history = () => live.double.history(OWNER, d.review_message_id);
@@ -121,7 +126,7 @@ describe("a halt that begins while an approval waits out its undo window (/halt)
     expect(Date.parse(sent.sent_at) - Date.parse(sent.undo_shown_at)).toBeGreaterThanOrEqual(15_000);
   }, 90_000);
 
-  it("TAO_SWARM_ENABLED=0 written to .env during the window halts the draft at once; its post says so", async () => {
+  it("TAO_SWARM_ENABLED=0 written to .env during the window halts the draft at once; its post says so", async ({ live }) => {
     await live.start({ UNDO_WINDOW: "30s" });
     const d = await submitPending(live.daemon, payload("Approved, then .env halts"));
     const history = () => live.double.history(OWNER, d.review_message_id);

@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { eventually, type DaemonProcess } from "../support/daemon-process.js";
-import { FRIEND, GROUP, OWNER, payload, useLiveDaemon } from "../support/live-fixture.js";
+import { FRIEND, GROUP, OWNER, payload, liveTest, type LiveDaemonFixture } from "../support/live-fixture.js";
 
 /**
  * Issue 19's doubtful points about what a draft's intake accepts, end to end
@@ -8,7 +8,8 @@ import { FRIEND, GROUP, OWNER, payload, useLiveDaemon } from "../support/live-fi
  * draft, or moving the destination; and the invisible spaces Telegram trims.
  */
 
-const live = useLiveDaemon();
+// Each test has a Bot API double and daemons of its own, and the tests run at once: most of each is waiting on the real clock.
+const it = liveTest();
 
 type Rec = Record<string, any>;
 
@@ -28,16 +29,16 @@ async function submitPosted(d: DaemonProcess, text: string, extra: Rec = {}): Pr
 }
 
 /** The reviewer sends a draft back with `note` (a reply to its post); resolves once it is `revise`. */
-async function sendBack(d: DaemonProcess, draft: Rec, note: string): Promise<void> {
+async function sendBack(live: LiveDaemonFixture, d: DaemonProcess, draft: Rec, note: string): Promise<void> {
   live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: note, replyToMessageId: draft.review_message_id });
   await eventually(async () => (await get(d, draft.draft_id)).status === "revise", 10_000, "sent back");
 }
 
-const post = (id: number) => live.double.message(OWNER, id);
+const post = (live: LiveDaemonFixture, id: number) => live.double.message(OWNER, id);
 
-describe("revises", () => {
+describe.concurrent("revises", () => {
   // Issue 26 point 6: the contract lets any role revise any draft (v2); a check narrowed it to the role's own drafts.
-  it("from another role is accepted; its post says who revised whose draft; v2's revises behaviours hold", async () => {
+  it("from another role is accepted; its post says who revised whose draft; v2's revises behaviours hold", async ({ live }) => {
     await live.start(FAST);
     // An earlier draft still awaiting a decision: superseded, its post loses its buttons.
     const scribe = await submitPosted(live.daemon, "Scribe's draft");
@@ -46,24 +47,24 @@ describe("revises", () => {
     expect(["pending", "queued"]).toContain(margot.answer.status);
     expect(margot).toMatchObject({ revises: scribe.draft_id, revises_role: "Scribe", drafted_by_role: "Margot" });
     expect(await get(live.daemon, scribe.draft_id)).toMatchObject({ status: "revise", reason: "superseded", revised_by: margot.draft_id });
-    const text = (await eventually(() => post(margot.review_message_id)?.text, 10_000, "the new post"))!;
+    const text = (await eventually(() => post(live, margot.review_message_id)?.text, 10_000, "the new post"))!;
     expect(text).toContain("🔁 Margot's new version of Scribe's draft quoted above.");
     expect(live.double.messages(OWNER).find((m) => m.messageId === margot.review_message_id)!.replyToMessageId).toBe(
       scribe.review_message_id,
     );
     await eventually(
-      () => JSON.stringify(post(scribe.review_message_id)?.reply_markup?.inline_keyboard ?? []) === "[]",
+      () => JSON.stringify(post(live, scribe.review_message_id)?.reply_markup?.inline_keyboard ?? []) === "[]",
       10_000,
       "no buttons",
     );
 
     // An earlier draft sent back with a note (addressed to nobody): CoS may take it over; the new post quotes the note.
-    await sendBack(live.daemon, margot, "Shorter, and mention the projector");
+    await sendBack(live, live.daemon, margot, "Shorter, and mention the projector");
     const cos = await submitPosted(live.daemon, "CoS's shorter take, projector included", {
       drafted_by_role: "CoS",
       revises: margot.draft_id,
     });
-    const cosText = (await eventually(() => post(cos.review_message_id)?.text, 10_000, "the CoS post"))!;
+    const cosText = (await eventually(() => post(live, cos.review_message_id)?.text, 10_000, "the CoS post"))!;
     expect(cosText).toContain("🔁 CoS's new version of Margot's draft quoted above.");
     expect(cosText).toContain("Your note: “Shorter, and mention the projector”");
     expect(await get(live.daemon, margot.draft_id)).toMatchObject({ status: "revise", revised_by: cos.draft_id });
@@ -75,11 +76,11 @@ describe("revises", () => {
   });
 
   // (b) The earlier record is final once archived; it was "no draft" before.
-  it("may name a draft archived since: the new post quotes its note and diff", async () => {
+  it("may name a draft archived since: the new post quotes its note and diff", async ({ live }) => {
     const env = { ...FAST, DRAFT_RETENTION: "1s" };
     await live.start(env);
     const old = await submitPosted(live.daemon, "Dear all, Thursday at 10.");
-    await sendBack(live.daemon, old, "Say Friday");
+    await sendBack(live, live.daemon, old, "Say Friday");
     const revisedAt = Date.parse((await get(live.daemon, old.draft_id)).updated_at);
     // The next start finds it past DRAFT_RETENTION and archives it.
     const due = revisedAt + 1_100 - Date.now();
@@ -89,7 +90,7 @@ describe("revises", () => {
     expect((await daemon.request("GET", "/drafts")).body.drafts).toEqual([]);
 
     const next = await submitPosted(daemon, "Dear all, Friday at 10.", { revises: old.draft_id });
-    const text = (await eventually(() => post(next.review_message_id)?.text, 10_000, "the new post"))!;
+    const text = (await eventually(() => post(live, next.review_message_id)?.text, 10_000, "the new post"))!;
     expect(text).toContain("🔁 New version of the draft quoted above.");
     expect(text).toContain("Your note: “Say Friday”");
     expect(text).toMatch(/Changes: .*Friday/);
@@ -97,7 +98,7 @@ describe("revises", () => {
   });
 
   // (c) A revision that goes elsewhere looked like a text change only.
-  it("that changes the destination says so on the new post (from → to), and in the answer's warnings", async () => {
+  it("that changes the destination says so on the new post (from → to), and in the answer's warnings", async ({ live }) => {
     await live.start(FAST);
     const a = await submitPosted(live.daemon, "See you at 10.");
     const res = await live.daemon.request(
@@ -110,17 +111,17 @@ describe("revises", () => {
       `destination_chat_id: differs from that of draft ${a.draft_id} (${GROUP}); the review post says so`,
     ]);
     const b = await eventually(async () => ((await get(live.daemon, res.body.draft_id)).review_message_id as number | null) ?? null);
-    const text = (await eventually(() => post(b)?.text, 10_000, "the new post"))!;
+    const text = (await eventually(() => post(live, b)?.text, 10_000, "the new post"))!;
     expect(text).toContain(`🎯 Destination changed: from “Destination” (${GROUP}) to “Friend” (${FRIEND}).`);
     const same = await submitPosted(live.daemon, "See you at 11.", { destination_chat_id: String(FRIEND), revises: res.body.draft_id });
     expect(same.answer.warnings).toBeUndefined();
-    expect(post(same.review_message_id)?.text).not.toContain("Destination changed");
+    expect(post(live, same.review_message_id)?.text).not.toContain("Destination changed");
   });
 });
 
 // (d) Telegram trims these from what it delivers: kept, the reviewer saw something else than what arrived.
-describe("invisible spaces at the ends of a draft", () => {
-  it("are trimmed as Telegram trims them, at intake and in an edit, so the reviewed text is the sent one", async () => {
+describe.concurrent("invisible spaces at the ends of a draft", () => {
+  it("are trimmed as Telegram trims them, at intake and in an edit, so the reviewed text is the sent one", async ({ live }) => {
     await live.start({ ...FAST, UNDO_WINDOW: "0" });
     const a = await submitPosted(live.daemon, "\uFEFF\u00A0\u3000Hello team,\u2003see you at 10.\u00A0\u200B\n");
     expect(a.draft_text).toBe("Hello team,\u2003see you at 10.");

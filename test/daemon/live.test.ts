@@ -1,10 +1,11 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { eventually, type DaemonProcess } from "../support/daemon-process.js";
-import { auditLines, FRIEND, GROUP, OWNER, payload, STRANGER, useLiveDaemon } from "../support/live-fixture.js";
+import { auditLines, FRIEND, GROUP, OWNER, payload, STRANGER, liveTest, type LiveDaemonFixture } from "../support/live-fixture.js";
 
-const live = useLiveDaemon();
+// Each test has a Bot API double and daemons of its own, and the tests run at once: most of each is waiting on the real clock.
+const it = liveTest();
 
 async function submit(d: DaemonProcess, text: string, extra: Record<string, unknown> = {}) {
   const res = await d.request("POST", "/drafts", payload(text, extra));
@@ -25,10 +26,10 @@ async function statusOf(d: DaemonProcess, id: string): Promise<string> {
   return (await d.request("GET", `/drafts/${id}`)).body.status;
 }
 
-const toGroup = () => live.double.messages(GROUP);
+const toGroup = (live: LiveDaemonFixture) => live.double.messages(GROUP);
 
-describe("live daemon against the Bot API double", () => {
-  it("posts a draft for review, sends it on the owner's 👍 and shows the outcome", async () => {
+describe.concurrent("live daemon against the Bot API double", () => {
+  it("posts a draft for review, sends it on the owner's 👍 and shows the outcome", async ({ live }) => {
     await live.start();
     const text = "Hi team — *not bold*, <b>not html</b>, [not a link](x) _as is_ 🙂";
     const answer = await submit(live.daemon, text);
@@ -49,9 +50,9 @@ describe("live daemon against the Bot API double", () => {
     ]);
 
     live.double.injectReaction({ chatId: OWNER, messageId: answer.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
-    await eventually(() => toGroup().length === 1, 10_000, "the draft reaches the group");
-    expect(toGroup()[0]!.text).toBe(text);
-    expect(toGroup()[0]!.parseMode).toBeUndefined();
+    await eventually(() => toGroup(live).length === 1, 10_000, "the draft reaches the group");
+    expect(toGroup(live)[0]!.text).toBe(text);
+    expect(toGroup(live)[0]!.parseMode).toBeUndefined();
     await eventually(async () => (await statusOf(live.daemon, answer.draft_id)) === "sent");
 
     await eventually(
@@ -66,7 +67,7 @@ describe("live daemon against the Bot API double", () => {
     expect(audit.find((l) => l.to === "approved")).toMatchObject({ emoji: "👍", user_id: OWNER, channel: "reaction", draft_text: text });
   });
 
-  it("ignores and audits decisions by strangers, anonymous admins and other chats", async () => {
+  it("ignores and audits decisions by strangers, anonymous admins and other chats", async ({ live }) => {
     await live.start();
     const a = await submit(live.daemon, "Only the owner decides");
     const id = a.review_message_id!;
@@ -78,10 +79,10 @@ describe("live daemon against the Bot API double", () => {
     const refused = (await auditLines(live.daemon.harnessDir)).filter((l) => l.kind === "decision_refused").map((l) => l.reason);
     expect(refused.sort()).toEqual(["anonymous_actor", "not_a_reviewer", "not_a_reviewer", "other_chat"]);
     expect(await statusOf(live.daemon, a.draft_id)).toBe("pending");
-    expect(toGroup()).toHaveLength(0);
+    expect(toGroup(live)).toHaveLength(0);
   });
 
-  it("takes decisions from buttons and answers every callback", async () => {
+  it("takes decisions from buttons and answers every callback", async ({ live }) => {
     await live.start();
     const a = await submitPosted(live.daemon, "Button me");
     const b = await submitPosted(live.daemon, "Other draft");
@@ -91,7 +92,7 @@ describe("live daemon against the Bot API double", () => {
     expect(await statusOf(live.daemon, a.draft_id)).toBe("pending");
     live.double.injectCallback({ chatId: OWNER, messageId: a.review_message_id!, userId: STRANGER, data: `v1:send:${a.draft_id}` });
     live.double.injectCallback({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, data: `v1:send:${a.draft_id}` });
-    await eventually(() => toGroup().length === 1, 10_000, "sent by button");
+    await eventually(() => toGroup(live).length === 1, 10_000, "sent by button");
     await eventually(() => live.double.answeredCallbacks().length === 3);
     expect(live.double.answeredCallbacks().map((c) => c.text)).toEqual([
       "Not applied: the draft is pending.",
@@ -100,7 +101,7 @@ describe("live daemon against the Bot API double", () => {
     ]);
   });
 
-  it("reads replies: free text asks for a revision with the note, ⏳ defers", async () => {
+  it("reads replies: free text asks for a revision with the note, ⏳ defers", async ({ live }) => {
     await live.start({ DEFER_FOR: "1h" });
     const a = await submitPosted(live.daemon, "Revise me");
     const b = await submitPosted(live.daemon, "Defer me");
@@ -117,10 +118,10 @@ describe("live daemon against the Bot API double", () => {
     expect(revised.revision_note).toBe("Make it warmer, mention Friday");
     const deferred = (await live.daemon.request("GET", `/drafts/${b.draft_id}`)).body;
     expect(Date.parse(deferred.expires_at) - Date.parse(deferred.drafted_at)).toBe(25 * 3_600_000);
-    expect(toGroup()).toHaveLength(0);
+    expect(toGroup(live)).toHaveLength(0);
   });
 
-  it("expires an unanswered draft and never sends it", async () => {
+  it("expires an unanswered draft and never sends it", async ({ live }) => {
     await live.start({ DRAFT_TTL: "1s" });
     const a = await submit(live.daemon, "Too late");
     await eventually(async () => (await statusOf(live.daemon, a.draft_id)) === "expired", 10_000);
@@ -128,10 +129,10 @@ describe("live daemon against the Bot API double", () => {
     await eventually(async () =>
       (await auditLines(live.daemon.harnessDir)).some((l) => l.kind === "decision_refused" && l.reason === "final_state"),
     );
-    expect(toGroup()).toHaveLength(0);
+    expect(toGroup(live)).toHaveLength(0);
   });
 
-  it("halts an approval when .env flips the kill switch, and sends only after a new approval", async () => {
+  it("halts an approval when .env flips the kill switch, and sends only after a new approval", async ({ live }) => {
     await live.start();
     const envPath = join(live.daemon.cwd, ".env");
     await writeFile(envPath, "TAO_SWARM_ENABLED=0\n");
@@ -151,7 +152,7 @@ describe("live daemon against the Bot API double", () => {
     );
     live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, oldEmojis: ["👍"], newEmojis: [] });
     live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, oldEmojis: [], newEmojis: ["👍"] });
-    await eventually(() => toGroup().length === 1, 10_000, "sent after re-approval");
+    await eventually(() => toGroup(live).length === 1, 10_000, "sent after re-approval");
     await eventually(async () => (await statusOf(live.daemon, a.draft_id)) === "sent");
     // Every send is audited as `sending` before the call: one, and only after the new approval,
     // so turning the switch back on sent nothing by itself. The 👍 made while halted was halted at
@@ -162,10 +163,10 @@ describe("live daemon against the Bot API double", () => {
     expect(path.slice(0, 3)).toEqual(["queued", "pending", "halted"]);
     expect(path.slice(-3)).toEqual(["approved", "sending", "sent"]);
     expect(path.slice(3, -3).every((s) => s === "halted")).toBe(true);
-    expect(toGroup()).toHaveLength(1);
+    expect(toGroup(live)).toHaveLength(1);
   });
 
-  it("fails a draft Telegram refuses (403), with the reason", async () => {
+  it("fails a draft Telegram refuses (403), with the reason", async ({ live }) => {
     live.double.addChat({ id: FRIEND, type: "private", blocked: true });
     await live.start();
     const a = await submit(live.daemon, "Hello friend", { destination_chat_id: String(FRIEND) });
@@ -175,7 +176,7 @@ describe("live daemon against the Bot API double", () => {
     expect(d.reason).toBe("403: Forbidden: bot was blocked by the user");
   });
 
-  it("waits out a 429 and sends once", async () => {
+  it("waits out a 429 and sends once", async ({ live }) => {
     await live.start();
     live.double.failNext("sendMessage", { error_code: 429, description: "Too Many Requests: retry after 1", retry_after: 1 });
     const a = await submit(live.daemon, "Patience");
@@ -185,10 +186,10 @@ describe("live daemon against the Bot API double", () => {
     live.double.failNext("sendMessage", { error_code: 429, description: "Too Many Requests: retry after 1", retry_after: 1 });
     live.double.injectReaction({ chatId: OWNER, messageId: draft.review_message_id, userId: OWNER, newEmojis: ["👍"] });
     await eventually(async () => (await statusOf(live.daemon, a.draft_id)) === "sent", 10_000);
-    expect(toGroup()).toHaveLength(1);
+    expect(toGroup(live)).toHaveLength(1);
   });
 
-  it("never resends when the answer to sendMessage is lost, and tells the reviewer", async () => {
+  it("never resends when the answer to sendMessage is lost, and tells the reviewer", async ({ live }) => {
     await live.start();
     const a = await submit(live.daemon, "Maybe delivered");
     live.double.dropResponseAfterAccept("sendMessage");
@@ -199,10 +200,10 @@ describe("live daemon against the Bot API double", () => {
       10_000,
       "reviewer told",
     );
-    expect(toGroup()).toHaveLength(1);
+    expect(toGroup(live)).toHaveLength(1);
   });
 
-  it("queues drafts past the review chat's rate and posts them at the next free slot", async () => {
+  it("queues drafts past the review chat's rate and posts them at the next free slot", async ({ live }) => {
     await live.start({ TELEGRAM_RATE_SCALE: "1" });
     const answers = await Promise.all([1, 2, 3].map((i) => submit(live.daemon, `Draft ${i}`)));
     expect(answers.map((a) => a.status).sort()).toEqual(["pending", "queued", "queued"]);
@@ -211,7 +212,7 @@ describe("live daemon against the Bot API double", () => {
     for (let i = 1; i < posts.length; i++) expect(posts[i]!.at - posts[i - 1]!.at).toBeGreaterThanOrEqual(950);
   });
 
-  it("keeps a decision and the drafts across kill -9, and marks a send cut short as unknown", async () => {
+  it("keeps a decision and the drafts across kill -9, and marks a send cut short as unknown", async ({ live }) => {
     await live.start();
     const a = await submitPosted(live.daemon, "Survive a crash");
     const b = await submitPosted(live.daemon, "Crash mid-send");
@@ -226,20 +227,20 @@ describe("live daemon against the Bot API double", () => {
       "send under way",
     );
     await live.daemon.stop("SIGKILL");
-    await eventually(() => toGroup().length === 1, 5_000, "the double accepted the cut-short send");
+    await eventually(() => toGroup(live).length === 1, 5_000, "the double accepted the cut-short send");
 
     await live.restart();
     await eventually(async () => (await statusOf(live.daemon, b.draft_id)) === "outcome_unknown", 10_000);
     expect(await statusOf(live.daemon, a.draft_id)).toBe("pending");
     live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
-    await eventually(() => toGroup().length === 2, 10_000);
+    await eventually(() => toGroup(live).length === 2, 10_000);
     await eventually(async () => (await statusOf(live.daemon, a.draft_id)) === "sent");
     // Once the daemon has stopped, nothing more can reach the group: the count below is final.
     expect(await live.daemon.stop("SIGTERM")).toBe(0);
-    expect(toGroup().map((m) => m.text)).toEqual(["Crash mid-send", "Survive a crash"]);
+    expect(toGroup(live).map((m) => m.text)).toEqual(["Crash mid-send", "Survive a crash"]);
   });
 
-  it("reviews a 4096-character draft (header posted apart) and sends it byte-identical", async () => {
+  it("reviews a 4096-character draft (header posted apart) and sends it byte-identical", async ({ live }) => {
     await live.start();
     let text = "";
     while (text.length < 4095) text += "Grüße 🙂 — line of a long draft, *not markdown*.\n";
@@ -255,12 +256,12 @@ describe("live daemon against the Bot API double", () => {
     expect(posts[1]!.messageId).toBe(a.review_message_id);
     expect(posts[1]!.text).toBe(text);
     live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id!, userId: OWNER, newEmojis: ["👍"] });
-    await eventually(() => toGroup().length === 1, 10_000, "long draft sent");
-    expect(toGroup()[0]!.text).toBe(text);
+    await eventually(() => toGroup(live).length === 1, 10_000, "long draft sent");
+    expect(toGroup(live)[0]!.text).toBe(text);
     await eventually(async () => (await statusOf(live.daemon, a.draft_id)) === "sent");
   });
 
-  it("keeps a decision Telegram delivered even when the daemon dies right after confirming it", async () => {
+  it("keeps a decision Telegram delivered even when the daemon dies right after confirming it", async ({ live }) => {
     await live.start();
     const a = await submitPosted(live.daemon, "Decided, then killed");
     // The send first resolves the destination again (getChat): held here, so the kill lands before
@@ -278,10 +279,10 @@ describe("live daemon against the Bot API double", () => {
     await eventually(async () => (await statusOf(live.daemon, a.draft_id)) === "sent", 10_000);
     // Once the daemon has stopped, nothing more can reach the group: the count below is final.
     expect(await live.daemon.stop("SIGTERM")).toBe(0);
-    expect(toGroup().map((m) => m.text)).toEqual(["Decided, then killed"]);
+    expect(toGroup(live).map((m) => m.text)).toEqual(["Decided, then killed"]);
   });
 
-  it("stops cleanly on SIGTERM", async () => {
+  it("stops cleanly on SIGTERM", async ({ live }) => {
     await live.start();
     expect(await live.daemon.stop("SIGTERM")).toBe(0);
   });

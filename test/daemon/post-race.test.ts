@@ -1,15 +1,16 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { eventually, type DaemonProcess } from "../support/daemon-process.js";
-import { auditLines, GROUP, OWNER, payload, useLiveDaemon } from "../support/live-fixture.js";
+import { auditLines, GROUP, OWNER, payload, liveTest, type LiveDaemonFixture } from "../support/live-fixture.js";
 
 /**
  * Issue 32, deliverable 5: a decision on a post Telegram has just accepted,
  * before the daemon has its id, counts; it is never refused as unknown.
  */
 
-const live = useLiveDaemon();
+// Each test has a Bot API double and daemons of its own, and the tests run at once: most of each is waiting on the real clock.
+const it = liveTest();
 
 type Rec = Record<string, any>;
 
@@ -17,8 +18,8 @@ async function get(d: DaemonProcess, id: string): Promise<Rec> {
   return (await d.request("GET", `/drafts/${id}`)).body;
 }
 
-describe("a decision the moment the post appears", () => {
-  it("a 👍 delivered before Telegram's answer to the post's sendMessage waits for its id and approves", async () => {
+describe.concurrent("a decision the moment the post appears", () => {
+  it("a 👍 delivered before Telegram's answer to the post's sendMessage waits for its id and approves", async ({ live }) => {
     await live.start({ UNDO_WINDOW: "1h" });
     let reaction = 0;
     // Telegram has the post and gives the owner's 👍 on it to the daemon; only then does the daemon hear its id.
@@ -48,8 +49,8 @@ async function fileStatus(harnessDir: string, draftId: string): Promise<string> 
     .at(-1)?.status;
 }
 
-describe("GET /drafts/<id> and the store file", () => {
-  it("while a send is in flight, the API never answers an older status than the file said just before", async () => {
+describe.concurrent("GET /drafts/<id> and the store file", () => {
+  it("while a send is in flight, the API never answers an older status than the file said just before", async ({ live }) => {
     await live.start({ UNDO_WINDOW: "0" });
     const res = await live.daemon.request("POST", "/drafts", payload("Polled all the way", { destination_chat_id: String(GROUP) }));
     const id = res.body.draft_id as string;
@@ -74,7 +75,7 @@ const FAST = { TELEGRAM_RATE_SCALE: "20" };
  * before the daemon heard the post's id; then starts it again on the same files. Returns the draft's id,
  * the orphaned post, and the post it was made again as.
  */
-async function orphanedPost(text: string): Promise<{ id: string; orphan: number; post: number }> {
+async function orphanedPost(live: LiveDaemonFixture, text: string): Promise<{ id: string; orphan: number; post: number }> {
   const first = await live.start(FAST);
   let orphan = 0;
   live.double.answerWhen("sendMessage", async (result) => {
@@ -97,11 +98,11 @@ async function orphanedPost(text: string): Promise<{ id: string; orphan: number;
   return { id, orphan, post: rec.review_message_id };
 }
 
-const repliesTo = (id: number) => live.double.messages(OWNER).filter((m) => m.replyToMessageId === id);
+const repliesTo = (live: LiveDaemonFixture, id: number) => live.double.messages(OWNER).filter((m) => m.replyToMessageId === id);
 
-describe("a review post Telegram accepted just before a crash", () => {
-  it("a reply note on it is matched to its draft (through its buttons) and sends it back with the note", async () => {
-    const { id, orphan } = await orphanedPost("Seen before the crash");
+describe.concurrent("a review post Telegram accepted just before a crash", () => {
+  it("a reply note on it is matched to its draft (through its buttons) and sends it back with the note", async ({ live }) => {
+    const { id, orphan } = await orphanedPost(live, "Seen before the crash");
     live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "Shorter, please", replyToMessageId: orphan });
     const rec = await eventually(async () => {
       const r = await get(live.daemon, id);
@@ -112,16 +113,18 @@ describe("a review post Telegram accepted just before a crash", () => {
     expect(refused).toEqual([]);
   }, 90_000);
 
-  it("once the draft has a newer version, a reply on it is refused as a replaced post is and answered with the way to the live post", async () => {
-    const { id, orphan, post } = await orphanedPost("Seen before the crash, then edited");
+  it("once the draft has a newer version, a reply on it is refused as a replaced post is and answered with the way to the live post", async ({
+    live,
+  }) => {
+    const { id, orphan, post } = await orphanedPost(live, "Seen before the crash, then edited");
     live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "✏️ Edited after the crash", replyToMessageId: post });
     const v2 = await eventually(async () => {
       const r = await get(live.daemon, id);
       return r.status === "pending" && r.text_version === 2 && r.review_message_id !== post ? r : null;
     }, 20_000);
     live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "👍", replyToMessageId: orphan });
-    await eventually(() => repliesTo(v2.review_message_id).length > 0, 20_000, "the answer on the live post");
-    expect(repliesTo(v2.review_message_id)[0]!.text).toContain("Decide on the live post, version 2");
+    await eventually(() => repliesTo(live, v2.review_message_id).length > 0, 20_000, "the answer on the live post");
+    expect(repliesTo(live, v2.review_message_id)[0]!.text).toContain("Decide on the live post, version 2");
     expect((await get(live.daemon, id)).status).toBe("pending");
     const refused = (await auditLines(live.daemon.harnessDir)).filter((l) => l.kind === "decision_refused");
     expect(refused.map((l) => l.reason)).toEqual(["not_live_post"]);

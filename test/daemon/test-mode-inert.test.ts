@@ -1,18 +1,21 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { eventually, freshDirs } from "../support/daemon-process.js";
-import { auditLines, draftRecord, GROUP, OWNER, payload, submitPending, useLiveDaemon } from "../support/live-fixture.js";
+import { afterAll, describe, expect } from "vitest";
+import { eventually, freshDirs, removeFreshDirs } from "../support/daemon-process.js";
+import { auditLines, draftRecord, GROUP, OWNER, payload, submitPending, liveTest } from "../support/live-fixture.js";
 import { draft, runTestMode, testModeSession } from "../support/test-mode-process.js";
 
 // Issue 19 row 10 (contract v3 "Test mode is inert for a live daemon"): a test-mode session run once
 // in the live HARNESS_DIR leaves drafts whose review message ids were made up. Before, a live 👍 on
 // the real message with that id sent the test draft to its real destination.
 
-const live = useLiveDaemon();
+// Each test has a Bot API double and daemons of its own, and the tests run at once: most of each is waiting on the real clock.
+const it = liveTest();
+// The tests make their dirs with freshDirs (test mode runs on them before any daemon): removed once all have ended.
+afterAll(removeFreshDirs);
 
-describe("test-mode drafts in a live HARNESS_DIR", () => {
-  it("are never matched, sent, listed as waiting or replayed by a live daemon", async () => {
+describe.concurrent("test-mode drafts in a live HARNESS_DIR", () => {
+  it("are never matched, sent, listed as waiting or replayed by a live daemon", async ({ live }) => {
     const dirs = await freshDirs();
     // Test mode with the live review chat's id (as with the live .env): ids 1, 2, 3 are made up.
     const made = await testModeSession(
@@ -82,8 +85,10 @@ async function storeOf(harnessDir: string): Promise<{ text: string; lines: Map<s
 // Issue 26 point 1 (contract v4 "Test mode never touches live drafts"): before, a test-mode run on a crashed live
 // directory posted its queued drafts under made-up ids (a 👍 on the real message with such an id sent one unseen), and
 // marked approved ones sent without a call.
-describe("a test-mode run on a crashed live HARNESS_DIR", () => {
-  it("leaves every live draft as it was and says how many; the live restart posts the queued ones and sends each approval once", async () => {
+describe.concurrent("a test-mode run on a crashed live HARNESS_DIR", () => {
+  it("leaves every live draft as it was and says how many; the live restart posts the queued ones and sends each approval once", async ({
+    live,
+  }) => {
     const dirs = await freshDirs();
     // The real pace of a private review chat (one message a second), so drafts wait in `queued`.
     const daemon = await live.start({ UNDO_WINDOW: "5s", TELEGRAM_RATE_SCALE: "1" }, { dirs });

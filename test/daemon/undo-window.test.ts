@@ -1,7 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { startTelegramDouble, type ShownVersion } from "../telegram-double/index.js";
 import { eventually, type DaemonProcess } from "../support/daemon-process.js";
-import { draftRecord, GROUP, OWNER, payload, submitPending, useLiveDaemon } from "../support/live-fixture.js";
+import { draftRecord, GROUP, OWNER, payload, submitPending, liveTest, type LiveDaemonFixture } from "../support/live-fixture.js";
 
 /**
  * Issue 25, point 1 (contract v4, "The undo window is what the chat shows"):
@@ -14,7 +14,8 @@ import { draftRecord, GROUP, OWNER, payload, submitPending, useLiveDaemon } from
 const UNDO_MS = 5_000;
 const PACED = { UNDO_WINDOW: "5s", TELEGRAM_RATE_SCALE: "1" };
 
-const live = useLiveDaemon({
+// Each test has a Bot API double and daemons of its own, and the tests run at once: most of each is waiting on the real clock.
+const it = liveTest({
   double: () =>
     startTelegramDouble({
       chats: [
@@ -30,11 +31,11 @@ type Rec = Record<string, any>;
 
 const hasUndo = (v: ShownVersion) => JSON.stringify(v.replyMarkup ?? null).includes("↩️ Undo");
 /** What the draft's review post showed, version by version. */
-const postHistory = (d: Rec) => live.double.history(OWNER, d.review_message_id);
+const postHistory = (live: LiveDaemonFixture, d: Rec) => live.double.history(OWNER, d.review_message_id);
 /** When the chat first showed the draft's ↩️ Undo (its post's first version with it). */
-const undoShownAt = (d: Rec) => postHistory(d).find(hasUndo)?.at;
+const undoShownAt = (live: LiveDaemonFixture, d: Rec) => postHistory(live, d).find(hasUndo)?.at;
 /** When the destination accepted the draft's text. */
-const sentAt = (text: string) => live.double.messages(GROUP).find((m) => m.text === text)?.at;
+const sentAt = (live: LiveDaemonFixture, text: string) => live.double.messages(GROUP).find((m) => m.text === text)?.at;
 /** The draft's record once it is `status`. */
 const once = (d: DaemonProcess, id: string, status: string, timeoutMs = 30_000) =>
   eventually(
@@ -50,8 +51,8 @@ const once = (d: DaemonProcess, id: string, status: string, timeoutMs = 30_000) 
  * The longest time (ms) the draft's post (or any message of the bot's that
  * showed its ↩️ Undo) still showed it after `sent`: 0 when none did.
  */
-function undoAfterSend(d: Rec, sent: number): number {
-  const versions = postHistory(d);
+function undoAfterSend(live: LiveDaemonFixture, d: Rec, sent: number): number {
+  const versions = postHistory(live, d);
   const shownAtSend = versions.filter((v) => v.at <= sent).at(-1);
   if (shownAtSend === undefined || !hasUndo(shownAtSend)) {
     // Never a version with Undo after the send either.
@@ -61,8 +62,10 @@ function undoAfterSend(d: Rec, sent: number): number {
   return gone === undefined ? Number.POSITIVE_INFINITY : gone.at - sent;
 }
 
-describe("a burst of 8 approvals in a private review chat at one message a second", () => {
-  it("every send is a full window after its Undo was shown; no Undo shows 2 s after a send; a tap on a shown Undo undoes, a late one is answered", async () => {
+describe.concurrent("a burst of 8 approvals in a private review chat at one message a second", () => {
+  it("every send is a full window after its Undo was shown; no Undo shows 2 s after a send; a tap on a shown Undo undoes, a late one is answered", async ({
+    live,
+  }) => {
     await live.start(PACED);
     const texts = Array.from({ length: 8 }, (_, i) => `Burst approval ${i}`);
     const drafts: Rec[] = [];
@@ -76,7 +79,7 @@ describe("a burst of 8 approvals in a private review chat at one message a secon
     }
     // The owner taps ↩️ Undo on the third as soon as it shows.
     const undone = drafts[2]!;
-    await eventually(() => undoShownAt(undone), 20_000, "the third's Undo shown");
+    await eventually(() => undoShownAt(live, undone), 20_000, "the third's Undo shown");
     live.double.injectCallback({ chatId: OWNER, messageId: undone.review_message_id, userId: OWNER, data: `v1:undo:${undone.draft_id}` });
     // ...and on the last one just after the send time its post showed: too late.
     const late = drafts[7]!;
@@ -95,12 +98,12 @@ describe("a burst of 8 approvals in a private review chat at one message a secon
     const sent = drafts.filter((d) => d !== undone);
     for (const d of sent) await once(live.daemon, d.draft_id, "sent");
     expect((await draftRecord(live.daemon, undone.draft_id)).status).toBe("pending");
-    expect(sentAt(texts[2]!)).toBeUndefined();
+    expect(sentAt(live, texts[2]!)).toBeUndefined();
 
     const figures = sent.map((d, i) => {
-      const shown = undoShownAt(d)!;
-      const at = sentAt(d.draft_text)!;
-      return { i, shown, sent: at, window: at - shown, undoAfterSend: undoAfterSend(d, at) };
+      const shown = undoShownAt(live, d)!;
+      const at = sentAt(live, d.draft_text)!;
+      return { i, shown, sent: at, window: at - shown, undoAfterSend: undoAfterSend(live, d, at) };
     });
     for (const f of figures) {
       expect(f.window, JSON.stringify(f)).toBeGreaterThanOrEqual(UNDO_MS);
@@ -122,8 +125,8 @@ describe("a burst of 8 approvals in a private review chat at one message a secon
   }, 120_000);
 });
 
-describe("a crash between the 👍 and the edit that shows its Undo", () => {
-  it("at restart the Undo is shown, and the full window counts from then", async () => {
+describe.concurrent("a crash between the 👍 and the edit that shows its Undo", () => {
+  it("at restart the Undo is shown, and the full window counts from then", async ({ live }) => {
     await live.start(PACED);
     const a = await submitPending(live.daemon, payload("Shown before the crash", { originating_intent_id: "crash-a" }));
     const b = await submitPending(live.daemon, payload("Shown after the crash", { originating_intent_id: "crash-b" }));
@@ -138,32 +141,32 @@ describe("a crash between the 👍 and the edit that shows its Undo", () => {
     live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, newEmojis: ["👍"] });
     live.double.injectReaction({ chatId: OWNER, messageId: b.review_message_id, userId: OWNER, newEmojis: ["👍"] });
     await once(live.daemon, b.draft_id, "approved", 10_000);
-    await eventually(() => undoShownAt(a), 10_000, "a's Undo shown");
+    await eventually(() => undoShownAt(live, a), 10_000, "a's Undo shown");
     await live.daemon.stop("SIGKILL");
-    expect(postHistory(b).some(hasUndo)).toBe(false);
+    expect(postHistory(live, b).some(hasUndo)).toBe(false);
     // The 429 is for the daemon that died (it may have died before making that edit).
     live.double.clearFaults();
-    const tapped = Date.parse((await draftRecordOffline(b)) ?? "");
+    const tapped = Date.parse((await draftRecordOffline(live, b)) ?? "");
     await new Promise((r) => setTimeout(r, UNDO_MS));
 
     const restartedAt = Date.now();
     await live.restart(PACED);
     await once(live.daemon, b.draft_id, "sent");
     await once(live.daemon, a.draft_id, "sent");
-    const bShown = undoShownAt(b)!;
+    const bShown = undoShownAt(live, b)!;
     expect(bShown).toBeGreaterThan(restartedAt);
-    expect(sentAt(b.draft_text)! - bShown).toBeGreaterThanOrEqual(UNDO_MS);
-    expect(sentAt(a.draft_text)! - undoShownAt(a)!).toBeGreaterThanOrEqual(UNDO_MS);
+    expect(sentAt(live, b.draft_text)! - bShown).toBeGreaterThanOrEqual(UNDO_MS);
+    expect(sentAt(live, a.draft_text)! - undoShownAt(live, a)!).toBeGreaterThanOrEqual(UNDO_MS);
     const rec = await draftRecord(live.daemon, b.draft_id);
     expect(Date.parse(rec.sent_at) - tapped).toBeGreaterThan(UNDO_MS);
     // "sent" in the record comes before the edit that shows it: wait for the post to stop offering Undo, then measure when it did.
-    for (const d of [a, b]) await eventually(() => !hasUndo(postHistory(d).at(-1)!), 10_000, "the Undo gone from the post");
-    for (const d of [a, b]) expect(undoAfterSend(d, sentAt(d.draft_text)!)).toBeLessThanOrEqual(2_000);
+    for (const d of [a, b]) await eventually(() => !hasUndo(postHistory(live, d).at(-1)!), 10_000, "the Undo gone from the post");
+    for (const d of [a, b]) expect(undoAfterSend(live, d, sentAt(live, d.draft_text)!)).toBeLessThanOrEqual(2_000);
   }, 90_000);
 });
 
 /** The draft's approval time, read from the store the dead daemon left (the last line of that draft). */
-async function draftRecordOffline(d: Rec): Promise<string | null> {
+async function draftRecordOffline(live: LiveDaemonFixture, d: Rec): Promise<string | null> {
   const { readFile } = await import("node:fs/promises");
   const { join } = await import("node:path");
   const lines = (await readFile(join(live.daemon.harnessDir, "telegram_drafts.jsonl"), "utf8")).split("\n").filter(Boolean);

@@ -15,14 +15,24 @@
  */
 import { randomBytes } from "node:crypto";
 import { rm, writeFile } from "node:fs/promises";
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { harnessPaths } from "../../src/app/paths.js";
 import { chainedLines, DAEMON_SOURCE, lineSha, rawAuditLines } from "../support/audit-forgery.js";
 import { runBin } from "../support/cli-process.js";
 import { eventually, type DaemonProcess } from "../support/daemon-process.js";
-import { auditLines, draftRecord, GROUP, OWNER, payload, submitPending, useLiveDaemon } from "../support/live-fixture.js";
+import {
+  auditLines,
+  draftRecord,
+  GROUP,
+  OWNER,
+  payload,
+  submitPending,
+  liveTest,
+  type LiveDaemonFixture,
+} from "../support/live-fixture.js";
 
-const live = useLiveDaemon();
+// Each test has a Bot API double and daemons of its own, and the tests run at once: most of each is waiting on the real clock.
+const it = liveTest();
 const SOURCE = DAEMON_SOURCE;
 const sha = lineSha;
 
@@ -34,7 +44,7 @@ const raw = rawAuditLines;
 const verify = (cwd: string, harnessDir: string) => runBin(["audit", "verify"], { cwd, env: { HARNESS_DIR: harnessDir } });
 
 /** A draft posted and the /help answer; the daemon stopped. */
-async function helpAnswered(): Promise<{ draft: Line; help: number; cwd: string; harnessDir: string }> {
+async function helpAnswered(live: LiveDaemonFixture): Promise<{ draft: Line; help: number; cwd: string; harnessDir: string }> {
   await live.start({ UNDO_WINDOW: "0" });
   const draft = await submitPending(live.daemon, payload("Never sent through a forged surface"));
   const before = live.double.messages(OWNER).length;
@@ -53,7 +63,13 @@ async function forgedSurface(harnessDir: string, draft: Line, help: number): Pro
 }
 
 /** A 👍 on the /help answer is refused (audited), and nothing reaches the group. */
-async function thumbsOnHelpRefused(daemon: DaemonProcess, harnessDir: string, help: number, draft: Line): Promise<void> {
+async function thumbsOnHelpRefused(
+  live: LiveDaemonFixture,
+  daemon: DaemonProcess,
+  harnessDir: string,
+  help: number,
+  draft: Line,
+): Promise<void> {
   const tap = live.double.injectReaction({ chatId: OWNER, messageId: help, userId: OWNER, newEmojis: ["👍"] });
   await eventually(
     async () => (await auditLines(harnessDir)).some((l) => l.kind === "decision_refused" && l.update_id === tap.update.update_id),
@@ -64,9 +80,9 @@ async function thumbsOnHelpRefused(daemon: DaemonProcess, harnessDir: string, he
   expect(live.double.messages(GROUP)).toHaveLength(0);
 }
 
-describe("the audit key proves its own log", () => {
-  it("B2: a line inserted before the key anchor does not turn the key off", async () => {
-    const { draft, help, cwd, harnessDir } = await helpAnswered();
+describe.concurrent("the audit key proves its own log", () => {
+  it("B2: a line inserted before the key anchor does not turn the key off", async ({ live }) => {
+    const { draft, help, cwd, harnessDir } = await helpAnswered(live);
     const lines = await raw(harnessDir);
     const ours = lines.filter((l) => JSON.parse(l).source === SOURCE);
     const forged = chainedLines(ours.at(-1)!, [await forgedSurface(harnessDir, draft, help)]);
@@ -88,11 +104,13 @@ describe("the audit key proves its own log", () => {
         "the daemon takes no such line into account, and it decides nothing",
     );
     const daemon = await live.start({ UNDO_WINDOW: "0" }, { dirs: { cwd, harnessDir } });
-    await thumbsOnHelpRefused(daemon, harnessDir, help, draft);
+    await thumbsOnHelpRefused(live, daemon, harnessDir, help, draft);
   }, 60_000);
 
-  it("B3: a log from before the key with a foreign line continuing its chain: no line before the anchor makes a decision surface", async () => {
-    const { draft, help, cwd, harnessDir } = await helpAnswered();
+  it("B3: a log from before the key with a foreign line continuing its chain: no line before the anchor makes a decision surface", async ({
+    live,
+  }) => {
+    const { draft, help, cwd, harnessDir } = await helpAnswered(live);
     // The same history as a daemon before the key wrote it: no proofs, the chain recomputed; no key, no checkpoint.
     const unkeyed: string[] = [];
     let prev = "";
@@ -114,7 +132,7 @@ describe("the audit key proves its own log", () => {
         "none of them made a decision surface or ended a halt)",
     );
     const daemon = await live.start({ UNDO_WINDOW: "0" }, { dirs: { cwd, harnessDir } });
-    await thumbsOnHelpRefused(daemon, harnessDir, help, draft);
+    await thumbsOnHelpRefused(live, daemon, harnessDir, help, draft);
     await daemon.stop("SIGTERM");
     // After the first start with the key, the foreign line is history before the anchor, said as such.
     const after = await verify(cwd, harnessDir);
@@ -125,8 +143,8 @@ describe("the audit key proves its own log", () => {
     );
   }, 60_000);
 
-  it("B4: another daemon's key refuses the start: exit 78, the key file named, what to do", async () => {
-    const { cwd, harnessDir } = await helpAnswered();
+  it("B4: another daemon's key refuses the start: exit 78, the key file named, what to do", async ({ live }) => {
+    const { cwd, harnessDir } = await helpAnswered(live);
     const key = harnessPaths(harnessDir).auditKey;
     await writeFile(key, `${randomBytes(32).toString("hex")}\n`, { mode: 0o600 });
     await rm(harnessPaths(harnessDir).haltRecord, { force: true });
@@ -149,8 +167,8 @@ describe("the audit key proves its own log", () => {
     expect((await auditLines(harnessDir)).filter((l) => l.kind === "key_anchor")).toHaveLength(1);
   }, 60_000);
 
-  it("D10: swarm.jsonl cut back to its anchor line: the start says the log lost lines its own checkpoint saw", async () => {
-    const { cwd, harnessDir } = await helpAnswered();
+  it("D10: swarm.jsonl cut back to its anchor line: the start says the log lost lines its own checkpoint saw", async ({ live }) => {
+    const { cwd, harnessDir } = await helpAnswered(live);
     const lines = await raw(harnessDir);
     const anchor = lines.findIndex((l) => JSON.parse(l).kind === "key_anchor");
     await writeFile(harnessPaths(harnessDir).audit, `${lines.slice(0, anchor + 1).join("\n")}\n`, { mode: 0o600 });

@@ -7,7 +7,7 @@
  * outcome_unknown with a notice to the reviewers.
  */
 import { Api } from "grammy";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it, type TestContext } from "vitest";
 import { eventually } from "../support/daemon-process.js";
 import { Scenario } from "./support/sweep-scenario.js";
 import { FRIENDS, GROUPS, report } from "./support/sweep-world.js";
@@ -15,11 +15,12 @@ import { FRIENDS, GROUPS, report } from "./support/sweep-world.js";
 const [F1, F2, F3] = FRIENDS as [number, number, number];
 const G1 = GROUPS[0]!;
 
-let scenario: Scenario | undefined;
-afterEach(async () => {
-  await scenario?.kill().catch(() => {});
-  scenario = undefined;
-});
+/** A scenario of this test's own, killed when the test ends (the tests run at once, each with its double and daemon). */
+async function scenarioOf({ onTestFinished }: TestContext, ...args: Parameters<typeof Scenario.start>): Promise<Scenario> {
+  const s = await Scenario.start(...args);
+  onTestFinished(() => s.kill().catch(() => {}));
+  return s;
+}
 
 /**
  * The checks every scenario ends with: a clean stop, then nothing twice, nothing unapproved. The
@@ -35,11 +36,11 @@ async function finish(s: Scenario): Promise<{ delivered: number; doubleSends: nu
   return { delivered: v.delivered, doubleSends: v.doubleSends.length, unapproved: v.unapproved.length, exit };
 }
 
-describe("Telegram faults against the real daemon", () => {
-  it("rides out a 429 storm: every approved draft is sent once", async () => {
+describe.concurrent("Telegram faults against the real daemon", () => {
+  it("rides out a 429 storm: every approved draft is sent once", async (t) => {
     const t0 = Date.now();
     // Telegram's limits on a 1:20 clock; the daemon spaces its calls on a 1:50 clock, so it runs into them.
-    const s = (scenario = await Scenario.start({ TELEGRAM_RATE_SCALE: "50" }, (d) => d.setRateLimits({ timeScale: 0.05 })));
+    const s = await scenarioOf(t, { TELEGRAM_RATE_SCALE: "50" }, (d) => d.setRateLimits({ timeScale: 0.05 }));
     s.double.failNext("sendMessage", { error_code: 429, description: "Too Many Requests: retry after 1", retry_after: 1, times: 4 });
     const dests = [F1, F1, F1, F2, F2, G1, G1, G1, F3, F3];
     const drafts = await Promise.all(dests.map((d, i) => s.submit(d, `storm ${i}`)));
@@ -60,9 +61,9 @@ describe("Telegram faults against the real daemon", () => {
     });
   }, 150_000);
 
-  it("5xx: a send answered 5xx is unknown and told; a post, an edit or a poll answered 5xx is retried", async () => {
+  it("5xx: a send answered 5xx is unknown and told; a post, an edit or a poll answered 5xx is retried", async (t) => {
     const t0 = Date.now();
-    const s = (scenario = await Scenario.start());
+    const s = await scenarioOf(t);
     // A send answered 502: Telegram may have it; outcome_unknown, the reviewer is told, never resent.
     const a = await s.submit(F1, "send answered 502");
     await s.waitFor(a.draft_id, "pending");
@@ -101,9 +102,9 @@ describe("Telegram faults against the real daemon", () => {
     });
   }, 120_000);
 
-  it("timeouts: a send that times out is unknown and never resent; a post or a poll that times out is retried", async () => {
+  it("timeouts: a send that times out is unknown and never resent; a post or a poll that times out is retried", async (t) => {
     const t0 = Date.now();
-    const s = (scenario = await Scenario.start({ TELEGRAM_TIMEOUT_SECONDS: "2" }));
+    const s = await scenarioOf(t, { TELEGRAM_TIMEOUT_SECONDS: "2" });
     const a = await s.submit(F1, "send times out");
     await s.waitFor(a.draft_id, "pending");
     s.double.delayNext("sendMessage", 3500);
@@ -136,9 +137,9 @@ describe("Telegram faults against the real daemon", () => {
     });
   }, 120_000);
 
-  it("connection resets and answers lost after acceptance: unknown and told, never resent; posts and polls retried", async () => {
+  it("connection resets and answers lost after acceptance: unknown and told, never resent; posts and polls retried", async (t) => {
     const t0 = Date.now();
-    const s = (scenario = await Scenario.start());
+    const s = await scenarioOf(t);
     // Reset before Telegram did anything: the daemon cannot tell, so it says so.
     const a = await s.submit(F1, "send reset");
     await s.waitFor(a.draft_id, "pending");
@@ -181,9 +182,9 @@ describe("Telegram faults against the real daemon", () => {
     });
   }, 120_000);
 
-  it("409 Conflict on getUpdates: keeps serving, keeps polling, takes decisions again once the other poller is gone", async () => {
+  it("409 Conflict on getUpdates: keeps serving, keeps polling, takes decisions again once the other poller is gone", async (t) => {
     const t0 = Date.now();
-    const s = (scenario = await Scenario.start());
+    const s = await scenarioOf(t);
     const conflict = "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running";
     const a = await s.submit(F1, "approved through a 409");
     await s.waitFor(a.draft_id, "pending");

@@ -1,6 +1,7 @@
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from "vitest";
 import { startTelegramDouble, type SentMessage, type TelegramDouble, type TelegramDoubleOptions } from "../telegram-double/index.js";
 import { eventually, freshDirs, killDaemons, removeFreshDirs, startDaemon, type DaemonProcess } from "./daemon-process.js";
 
@@ -74,19 +75,33 @@ export interface LiveDaemonFixture {
   reviewChatMessage(before: number, match: RegExp | ((text: string) => boolean), what: string): Promise<SentMessage>;
 }
 
+/** What a live fixture is made with; see `useLiveDaemon`. */
+export interface LiveOptions {
+  readonly env?: Record<string, string>;
+  readonly double?: () => Promise<TelegramDouble>;
+  readonly start?: boolean;
+}
+
 /**
- * One live daemon setup for a test file: registers the hooks that make a Bot
- * API double (`options.double`, default `liveDouble`) before each test, or
- * before the file with `scope: "file"`, and afterwards SIGKILL every daemon
- * started, stop the double and remove the temp dirs (`freshDirs`) made
- * meanwhile. With `start: true` a daemon (with `options.env`) is started
- * right after the double; otherwise the test calls `start`.
+ * A fixture and its two hooks. `own`: it stops only the daemons it started
+ * and removes only the dirs it made (tests that run at once must not end each
+ * other's daemons); otherwise every daemon and `freshDirs` dir of the file,
+ * as tests that start daemons themselves expect.
  */
-export function useLiveDaemon(
-  options: { env?: Record<string, string>; double?: () => Promise<TelegramDouble>; start?: boolean; scope?: "test" | "file" } = {},
-): LiveDaemonFixture {
+function makeFixture(
+  options: LiveOptions,
+  own: boolean,
+): { fixture: LiveDaemonFixture; setUp(): Promise<void>; tearDown(): Promise<void> } {
   let double: TelegramDouble | undefined;
   let current: DaemonProcess | undefined;
+  const started = new Set<DaemonProcess>();
+  const made: string[] = [];
+  const dirsFor = async (): Promise<DaemonDirs> => {
+    if (!own) return freshDirs();
+    const cwd = await mkdtemp(join(tmpdir(), "draft-review-"));
+    made.push(cwd);
+    return { cwd, harnessDir: join(cwd, ".harness") };
+  };
   const fixture: LiveDaemonFixture = {
     get double() {
       if (!double) throw new Error("no Bot API double: the fixture's hooks have not run");
@@ -97,12 +112,13 @@ export function useLiveDaemon(
       return current;
     },
     async start(env = {}, how = {}) {
-      const dirs = how.dirs ?? (await freshDirs());
+      const dirs = how.dirs ?? (await dirsFor());
       current = await startDaemon({
         ...dirs,
         waitUntilRunning: how.waitUntilRunning,
         env: { ...daemonEnv(fixture.double), ...options.env, ...env },
       });
+      started.add(current);
       return current;
     },
     async restart(env = {}) {
@@ -128,12 +144,28 @@ export function useLiveDaemon(
     if (options.start) await fixture.start();
   };
   const tearDown = async () => {
-    await killDaemons();
+    if (own) await Promise.all([...started].map((d) => d.stop("SIGKILL")));
+    else await killDaemons();
+    started.clear();
     current = undefined;
     await double?.stop();
     double = undefined;
-    await removeFreshDirs();
+    if (own) for (const d of made.splice(0)) await rm(d, { recursive: true, force: true });
+    else await removeFreshDirs();
   };
+  return { fixture, setUp, tearDown };
+}
+
+/**
+ * One live daemon setup for a test file: registers the hooks that make a Bot
+ * API double (`options.double`, default `liveDouble`) before each test, or
+ * before the file with `scope: "file"`, and afterwards SIGKILL every daemon
+ * started, stop the double and remove the temp dirs (`freshDirs`) made
+ * meanwhile. With `start: true` a daemon (with `options.env`) is started
+ * right after the double; otherwise the test calls `start`.
+ */
+export function useLiveDaemon(options: LiveOptions & { scope?: "test" | "file" } = {}): LiveDaemonFixture {
+  const { fixture, setUp, tearDown } = makeFixture(options, false);
   if (options.scope === "file") {
     beforeAll(setUp);
     afterAll(tearDown);
@@ -142,6 +174,28 @@ export function useLiveDaemon(
     afterEach(tearDown);
   }
   return fixture;
+}
+
+/**
+ * `it` with a live fixture of each test's own, `({ live }) => ...`, for tests
+ * that may run at once (`describe.concurrent`): most live tests spend their
+ * seconds waiting out an undo window, a reminder or an expiry on the real
+ * clock, and several such waits overlap at almost no cost. Each test has its
+ * own Bot API double, daemons and dirs, and its teardown ends only those.
+ */
+export function liveTest(options: LiveOptions = {}) {
+  return test.extend<{ live: LiveDaemonFixture }>({
+    // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern; it has none.
+    live: async ({}, use) => {
+      const { fixture, setUp, tearDown } = makeFixture(options, true);
+      try {
+        await setUp();
+        await use(fixture);
+      } finally {
+        await tearDown();
+      }
+    },
+  });
 }
 
 /** The audit log's lines. */

@@ -1,31 +1,36 @@
+import { readFileSync } from "node:fs";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
-/** The files that take longest on 2 cores, longest first (seconds in a full run on 2026-12-01). */
-const SLOWEST = [
-  "test/reliability/crash-sweep.test.ts", // ~100-135 s
-  "test/reliability/telegram-faults.test.ts", // ~30 s
-  "test/store/crash.test.ts", // ~20 s
-  "test/daemon/flows.test.ts", // ~20 s
-  "test/reliability/damaged-store.test.ts", // ~20 s
-  "test/daemon/live.test.ts", // ~18 s
-];
+/**
+ * Seconds each file took in a full run (test/support/file-seconds.json, from vitest's JSON
+ * reporter: endTime - startTime per file). Refresh it after a file gets much faster or slower:
+ *   npx vitest run --reporter=json --outputFile=/tmp/run.json && node scripts/file-seconds.mjs /tmp/run.json
+ */
+const SECONDS: Readonly<Record<string, number>> = JSON.parse(readFileSync(new URL("./file-seconds.json", import.meta.url), "utf8"));
+
+/** A file the table does not know yet (a new one): most files take a second or two. */
+const UNKNOWN_SECONDS = 2;
+
+/** The seconds the table gives the file at `moduleId` (an absolute path). */
+export function expectedSeconds(moduleId: string): number {
+  const at = moduleId.replaceAll("\\", "/").lastIndexOf("/test/");
+  return (at < 0 ? undefined : SECONDS[moduleId.slice(at + 1)]) ?? UNKNOWN_SECONDS;
+}
 
 /**
- * Vitest's order on a clean clone (no results cache, as in CI) is by file
- * size, which put the crash sweep, a short file that runs longest, last: the
- * run then waited on it alone. The slowest files start first; the rest keep
- * vitest's order.
+ * Longest first, every file ranked by its measured time: each worker takes
+ * the next file as it frees up, so the workers run out of work together
+ * (longest-processing-time scheduling) instead of one waiting alone on a
+ * long file that came late. Vitest's own order on a clean clone (no results
+ * cache, as in CI) is by file size, which put the crash sweep, a short file
+ * that runs longest, last. Files of equal rank keep vitest's order.
  */
 export default class SlowestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const rank = (f: TestSpecification) => {
-      const i = SLOWEST.findIndex((path) => f.moduleId.endsWith(path));
-      return i < 0 ? SLOWEST.length : i;
-    };
     return sorted
-      .map((f, i) => ({ f, i }))
-      .sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i)
+      .map((f, i) => ({ f, i, s: expectedSeconds(f.moduleId) }))
+      .sort((a, b) => b.s - a.s || a.i - b.i)
       .map(({ f }) => f);
   }
 }
