@@ -8,7 +8,7 @@ import type { DraftRecord } from "../drafts/record.js";
 import type { DraftStatus } from "../drafts/status.js";
 import { KeyedQueue } from "../serial/keyed-queue.js";
 import type { AudienceSource, RemovedItems, ReviewChat } from "./ports.js";
-import { prepareDraftText, type Redactor } from "./draft-text.js";
+import { mayBeLong, prepareDraftText, type Redactor } from "./draft-text.js";
 import { checkRevises, revisesFacts } from "./revises.js";
 import type { ReviewDesk } from "./review-desk.js";
 import { chooseSender, type SenderChoice } from "../drafts/sender-choice.js";
@@ -155,7 +155,7 @@ export class Intake {
     const { desk, clock, reviewChat } = this.options;
     // Telegram trims surrounding whitespace from what it delivers; trimming here
     // keeps the reviewed text identical to the delivered one.
-    const prepared = prepareDraftText(payload.draft_text, this.options.redact);
+    const prepared = prepareDraftText(payload.draft_text, this.options.redact, mayBeLong(payload));
     if (!prepared.ok) return { ok: false, kind: "invalid", field: "draft_text", error: `draft_text: ${prepared.error}` };
     const revises = await checkRevises(payload, desk, { testMode: this.options.testMode === true });
     if (!revises.ok) return { ok: false, kind: "invalid", field: "revises", error: revises.error };

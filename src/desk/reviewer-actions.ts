@@ -1,6 +1,6 @@
 import { withChoice } from "../drafts/choices.js";
 import { confirmationTarget } from "../drafts/decide.js";
-import { prepareDraftText, type Redactor } from "./draft-text.js";
+import { mayBeLong, prepareDraftText, type Redactor } from "./draft-text.js";
 import type { AuditLog } from "../audit/audit-log.js";
 import { isInertDraft } from "./test-drafts.js";
 import type { Clock } from "../clock/clock.js";
@@ -180,7 +180,7 @@ export class ReviewerActions {
         this.deps.log.warn({ draft_id: draft.draft_id, why }, "the removed items of a draft cannot be put back");
         return { ok: false, reason: "removed_items_gone" };
       }
-      const prepared = prepareKeptText(kept.text, draft.redaction);
+      const prepared = prepareKeptText(kept.text, draft.redaction, mayBeLong(draft));
       if (!prepared.ok) return { ok: false, reason: prepared.reason === "too_long" ? "restore_too_long" : "removed_items_gone" };
       return this.applyText(draft, surface, request, prepared, true);
     });
@@ -189,7 +189,7 @@ export class ReviewerActions {
   /** True when `original`, redacted as intake redacts, is exactly the draft's text (the post's); true when no redactor is known. */
   private redactsToShown(original: string, draft: DraftRecord): boolean {
     if (!this.deps.redact) return true;
-    const prepared = prepareDraftText(original, this.deps.redact);
+    const prepared = prepareDraftText(original, this.deps.redact, mayBeLong(draft));
     return prepared.ok && prepared.text === draft.draft_text;
   }
 

@@ -204,7 +204,8 @@ function splitHeader(draft: DraftRecord, options: ReviewFormatOptions, parts: re
   const footer = showsLegend(draft, options) ? reviewFooter(options) : null;
   const chars = count(draft.draft_text.length);
   const where = parts.length === 1 ? "is the reply to this message; decide on it there" : partsNote(parts);
-  const note = footer === null ? `⬇️ The draft (${chars} characters) ${where}.` : `⬇️ The draft (${chars} characters) ${where}, not here: ${footer}.`;
+  const note =
+    footer === null ? `⬇️ The draft (${chars} characters) ${where}.` : `⬇️ The draft (${chars} characters) ${where}, not here: ${footer}.`;
   return {
     text: [header, note].join("\n"),
     entities: [...headerTimeEntities(draft, header, options), ...answering.entities, ...diffEntities(draft, header)],

@@ -78,6 +78,42 @@ describe.concurrent("email", () => {
     expect(rec.sent_ref.message_id).toMatch(/^<.+@example\.com>$/);
   }, 60_000);
 
+  it("a 20,000-character email is shown in parts that join back to it exactly; a 👍 on the last part sends it whole", async ({
+    live,
+    onTestFinished,
+  }) => {
+    const smtp = await emailDouble(onTestFinished);
+    const d = await live.start({ SMTP_URL: smtp.url, EMAIL_FROM: "Phill <phill@example.com>" });
+    const paragraph = (i: number) => `Paragraph ${i}: ${"the quarterly numbers, line by line, ".repeat(12).trim()}`;
+    let text = Array.from({ length: 60 }, (_, i) => paragraph(i)).join("\n");
+    text = `${text}\n${"x".repeat(5000)}`.slice(0, 20_000).trim();
+    const dest = { channel: "email", to: ["anna@example.com"], cc: [], bcc: [], subject: "Numbers", in_reply_to: null, references: [] };
+    const a = await submitPending(d, draft(text, dest));
+    const decision = live.double.message(OWNER, a.review_message_id)!;
+    const headerId = decision.reply_to_message!.message_id;
+    expect(live.double.message(OWNER, headerId)!.text).toMatch(
+      /The draft \(20,000 characters\) is in the \d+ replies to this message, in order/,
+    );
+    const parts = live.double
+      .messages(OWNER)
+      .filter((m) => m.replyToMessageId === headerId)
+      .sort((x, y) => x.message.message_id - y.message.message_id);
+    expect(parts.length).toBeGreaterThanOrEqual(5);
+    expect(parts.at(-1)!.message.message_id).toBe(a.review_message_id);
+    expect(JSON.stringify(parts.slice(0, -1).map((p) => p.message.reply_markup ?? null))).toBe(
+      JSON.stringify(parts.slice(0, -1).map(() => null)),
+    );
+    for (const p of parts) expect(p.text!.length).toBeLessThanOrEqual(4096);
+    // Each step to the next message is a line break of the draft, except where a line runs on (the long last line).
+    const joined = parts.map((p) => p.text!);
+    const rebuilt = joined.reduce((acc, part) => (acc === "" ? part : acc + (text.startsWith(`${acc}\n${part}`) ? "\n" : "") + part), "");
+    expect(rebuilt).toBe(text);
+    approve(live, a.review_message_id);
+    await settled(live, d, a.draft_id, "sent");
+    expect(smtp.state.messages).toHaveLength(1);
+    expect(smtp.state.messages[0]!.body.toString("utf8")).toBe(text);
+  }, 60_000);
+
   it("asks the extra tap for an address outside EMAIL_FROM's domain, and names it", async ({ live, onTestFinished }) => {
     const smtp = await emailDouble(onTestFinished);
     const d = await live.start({ SMTP_URL: smtp.url, EMAIL_FROM: "phill@example.com" });

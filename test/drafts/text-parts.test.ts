@@ -2,7 +2,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { cutIntoParts, joinParts } from "../../src/drafts/text-parts.js";
 
-const EDGE = /^[\u0000-\u0020\u00A0\u1680\u180E\u2000-\u200B\u2028-\u202F\u205F\u3000\uFEFF]|[\u0000-\u0020\u00A0\u1680\u180E\u2000-\u200B\u2028-\u202F\u205F\u3000\uFEFF]$/;
+const EDGE =
+  /^[\u0000-\u0020\u00A0\u1680\u180E\u2000-\u200B\u2028-\u202F\u205F\u3000\uFEFF]|[\u0000-\u0020\u00A0\u1680\u180E\u2000-\u200B\u2028-\u202F\u205F\u3000\uFEFF]$/;
 const loneSurrogateAtEdge = (s: string) => /^[\udc00-\udfff]|[\ud800-\udbff]$/.test(s);
 
 describe("a long draft cut into review messages", () => {
