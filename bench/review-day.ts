@@ -8,7 +8,7 @@
  * (button, prompt, new text), an undo (↩️ and a 👍 taken away), and one left
  * to its reminder and expiry. Counted: messages the double accepted in the
  * review chat (sendMessage and sendPhoto), not edits; the day is over once
- * every draft is final or deferred and nothing was sent for a second. Also
+ * every draft is final or deferred and nothing was sent or edited for a second. Also
  * counted: the edits of its messages, by cause; the whole chat is written to
  * $DAY_CHAT_DIR (default the temp dir) to be read back as the owner saw it.
  */
@@ -224,9 +224,9 @@ class Day {
     return true;
   }
 
-  /** True when the bot has made no call that posts in the review chat for `ms`. */
+  /** True when the bot has made no call that posts or edits in the review chat for `ms` (a reminder is retired after its post's edit). */
   quietFor(ms: number): boolean {
-    const last = Math.max(0, ...this.double.messages(OWNER).map((m) => m.at), ...this.double.photos(OWNER).map((p) => p.at));
+    const last = Math.max(0, ...this.double.history(OWNER).map((v) => v.at), ...this.double.photos(OWNER).map((p) => p.at));
     return Date.now() - last >= ms;
   }
 

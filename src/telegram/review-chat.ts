@@ -121,7 +121,8 @@ export class TelegramReviewChat implements ReviewChat {
   async post(draft: DraftRecord, onCall?: () => void): Promise<ReviewPost> {
     const waiting = {};
     this.legend.posting(draft.draft_id, this.options.clock.now());
-    const burst = this.burst.add(waiting, draft.drafted_by_role);
+    // A draft's new version (an ✏️ edit) is no new draft: its post is not counted by a burst's summary.
+    const burst = draft.superseded_posts.length > 0 ? null : this.burst.add(waiting, draft.drafted_by_role);
     const { sent, thread } = await this.lane
       .run(LANE.post, async (turn) => {
         this.burst.done(waiting);
