@@ -159,6 +159,18 @@ describe("the ⏰ reminder acts as its post", () => {
     expect(live.double.lastAnsweredCallback?.text).toBe("Approved.");
   });
 
+  it("a draft that expires at the deadline its reminder named: the reminder says that time once, not 'due to expire' and 'expired at' (issue 35, the day read back)", async () => {
+    const { d, reminder } = await reminded("Hi team, a draft left alone.", { DRAFT_TTL: "6s", REMIND_BEFORE: "4s" });
+    await eventually(async () => (await get(d.draft_id)).status === "expired", 15_000, "expired");
+    const text = await closed(reminder);
+    expect(text).toMatch(
+      /^⏰ Reminder: Scribe's draft for Destination\.\nNo longer applies: the draft expired at \w{3} \d+ \w{3} \d\d:\d\d, unsent\.$/,
+    );
+    // What the chat showed of it: as sent, then closed, one edit.
+    expect(live.double.history(OWNER, reminder.messageId).map((v) => v.method)).toEqual(["sendMessage", "editMessageText"]);
+    expect(live.double.message(OWNER, reminder.messageId)?.entities?.filter((e) => e.type === "date_time")).toHaveLength(1);
+  });
+
   it("loses its buttons once the draft is decided on the post, and says what became of it", async () => {
     const { d, reminder } = await reminded("Hi team, a draft decided on its post.");
     expect(buttons(reminder.messageId).length).toBeGreaterThan(0);
