@@ -17,14 +17,16 @@ import { reviewFooter, type FormattedText, type ReviewFormatOptions } from "./re
  * The REMIND_BEFORE reminder, sent as a reply to the draft's post so that it
  * notifies: when the draft expires (a date_time entity: the client counts
  * down), and that a decision here counts as on the post (its buttons are the
- * post's).
+ * post's, and its legend of reactions when the post shows one).
  */
 export function reminderMessage(draft: DraftRecord, options: ReviewFormatOptions): FormattedText {
   const when = timeMark(Date.parse(draft.expires_at), "r", options.timeZone, options.now());
+  // The legend of reactions as its post shows it: once a day, not again on each reminder (issue 35, point 9).
+  const legend = options.legend?.(draft) === false ? "" : ` ${reviewFooter(options)}.`;
   return timed(
     `⏰ Reminder: this draft (${draft.drafted_by_role}, for ${shortDestination(draft)}) expires `,
     when,
-    ` and is not sent unless you decide, here or on its post. ${reviewFooter(options)}.`,
+    ` and is not sent unless you decide, here or on its post.${legend}`,
   );
 }
 

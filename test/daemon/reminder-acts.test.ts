@@ -159,6 +159,23 @@ describe("the ⏰ reminder acts as its post", () => {
     expect(live.double.lastAnsweredCallback?.text).toBe("Approved.");
   });
 
+  it("shows the legend of reactions as its post does: on the day's first post's reminder, not on the next one's (issue 35, point 9)", async () => {
+    const { d, reminder } = await reminded("Hi team, the first draft of the day.", { DRAFT_TTL: "8s", REMIND_BEFORE: "6s" });
+    const e = await submitPending(live.daemon, payload("Hi team, the second draft."));
+    const second = await eventually(
+      () => live.double.messages(OWNER).find((m) => m.replyToMessageId === e.review_message_id && m.text.startsWith("⏰")),
+      15_000,
+      "the second reminder",
+    );
+    const legend = "👍 send · 👎 revise (or reply with a note) · 😴 defer";
+    // As the chat showed them when sent: the legend once on each of the first post and its reminder, never on the second's.
+    const sent = (id: number) => live.double.history(OWNER, id)[0]!.text ?? "";
+    expect(sent(d.review_message_id)).toContain(legend);
+    expect(reminder.text).toContain(`here or on its post. ${legend}`);
+    expect(sent(e.review_message_id)).not.toContain(legend);
+    expect(second.text).toMatch(/here or on its post\.$/);
+  });
+
   it("a draft that expires at the deadline its reminder named: the reminder says that time once, not 'due to expire' and 'expired at' (issue 35, the day read back)", async () => {
     const { d, reminder } = await reminded("Hi team, a draft left alone.", { DRAFT_TTL: "6s", REMIND_BEFORE: "4s" });
     await eventually(async () => (await get(d.draft_id)).status === "expired", 15_000, "expired");
