@@ -206,10 +206,11 @@ class Day {
     this.double.injectReaction({ chatId: OWNER, messageId: post, userId: OWNER, newEmojis: ["👍"] });
   }
 
-  /** 👍 Send, ↩️ Undo, then 👎. */
+  /** 👍 Send, ↩️ Undo once the post shows it (a thumb taps what is on screen), then 👎. */
   private async undoByButton(_i: number, id: string, post: number): Promise<void> {
     this.double.injectCallback({ chatId: OWNER, messageId: post, userId: OWNER, data: `v1:send:${id}` });
     await this.waitFor(async () => (await this.get(id)).status === "approved", "the send tap counted");
+    await this.waitFor(() => JSON.stringify(this.double.message(OWNER, post)?.reply_markup ?? null).includes("↩️ Undo"), "↩️ Undo shown");
     this.double.injectCallback({ chatId: OWNER, messageId: post, userId: OWNER, data: `v1:undo:${id}` });
     await this.waitFor(async () => (await this.get(id)).status === "pending", "↩️ Undo counted");
     this.double.injectReaction({ chatId: OWNER, messageId: post, userId: OWNER, newEmojis: ["👎"] });
