@@ -3,6 +3,7 @@ import type { Decision, DraftRecord } from "../drafts/record.js";
 import { timed, timeMark } from "../clock/local-time.js";
 import { shortDestination } from "./audience-text.js";
 import { shiftEntities } from "../drafts/draft-entities.js";
+import { isFinal } from "../drafts/status.js";
 import { reviewFooter, type FormattedText, type ReviewFormatOptions } from "./review-format.js";
 
 /**
@@ -16,14 +17,16 @@ import { reviewFooter, type FormattedText, type ReviewFormatOptions } from "./re
  * The REMIND_BEFORE reminder, sent as a reply to the draft's post so that it
  * notifies: when the draft expires (a date_time entity: the client counts
  * down), and that a decision here counts as on the post (its buttons are the
- * post's).
+ * post's, and its legend of reactions when the post shows one).
  */
 export function reminderMessage(draft: DraftRecord, options: ReviewFormatOptions): FormattedText {
   const when = timeMark(Date.parse(draft.expires_at), "r", options.timeZone, options.now());
+  // The legend of reactions as its post shows it: once a day, not again on each reminder (issue 35, point 9).
+  const legend = options.legend?.(draft) === false ? "" : ` ${reviewFooter(options)}.`;
   return timed(
     `⏰ Reminder: this draft (${draft.drafted_by_role}, for ${shortDestination(draft)}) expires `,
     when,
-    ` and is not sent unless you decide, here or on its post. ${reviewFooter(options)}.`,
+    ` and is not sent unless you decide, here or on its post.${legend}`,
   );
 }
 
@@ -106,7 +109,12 @@ export function closedMessage(
     return { text: `${lead}${f.text}.`, entities: f.entities.map((e) => ({ ...e, offset: e.offset + lead.length })) };
   };
   if (surface.asks === "remind") {
-    const due = surface.until === undefined ? [] : [", due to expire ", timeMark(surface.until, "wdt", options.timeZone, options.now())];
+    // Expired at the deadline it named: its fate says when, once ("due to expire 14:00 … expired at 14:00" said it twice).
+    const expiredThen = draft.status === "expired" && surface.until === Date.parse(draft.expires_at);
+    const due =
+      surface.until === undefined || expiredThen
+        ? []
+        : [", due to expire ", timeMark(surface.until, "wdt", options.timeZone, options.now())];
     const head = timed(`⏰ Reminder: ${draft.drafted_by_role}'s draft for ${shortDestination(draft)}`, ...due, ".\n");
     const tail = reminderTail(draft, options, fate);
     return { text: head.text + tail.text, entities: [...head.entities, ...shiftEntities(tail.entities, head.text.length)] };
@@ -114,6 +122,9 @@ export function closedMessage(
   const asked = surface.asks === "edit" ? `✏️ Edit version ${surface.text_version}.` : (surface.question ?? QUESTION_WORDS[surface.asks]);
   const head = `${asked ?? "Question."}\n\n`;
   if (chose !== null) return { text: head + chosenLine(surface, chose), entities: [] };
+  // An Edit prompt whose version was edited did its work (by its reply, or another prompt's): not "no longer applies".
+  if (surface.asks === "edit" && surface.text_version != null && draft.text_version > surface.text_version && !isFinal(draft.status))
+    return { text: `${head}✅ Edited: version ${draft.text_version} is its new post.`, entities: [] };
   const tail = fate("No longer applies: ");
   return { text: head + tail.text, entities: shiftEntities(tail.entities, head.length) };
 }

@@ -9,6 +9,7 @@ import { editPrompt, supersededText } from "./flow-format.js";
 import { asBotMarkup, askMessage, confirmMessage, reviewKeyboard } from "./review-buttons.js";
 import type { FormattedText, ReviewFormatOptions } from "./review-format.js";
 import { BurstNotices } from "./burst-notices.js";
+import { PostsAsMade } from "./posts-as-made.js";
 import { PacedCalls } from "./paced-calls.js";
 import { postInThread, type PostPlace } from "./post-messages.js";
 import { DailyLegend } from "./daily-legend.js";
@@ -61,6 +62,8 @@ export class TelegramReviewChat implements ReviewChat {
   /** Every call here, in its turn of the lane (429s waited out, own messages remembered). */
   private readonly calls: PacedCalls;
   private readonly statuses: StatusEdits;
+  /** The posts no status edit changed yet (see PostsAsMade). */
+  private readonly asMade = new PostsAsMade(1_000);
 
   constructor(private readonly options: TelegramReviewChatOptions) {
     this.lane = new ReviewLane(options.clock, options.limits ?? REVIEW_CHAT_LIMITS);
@@ -84,6 +87,7 @@ export class TelegramReviewChat implements ReviewChat {
       leadOf: (draft) => this.leadOf(draft),
       topicLost: (thread) => this.options.topics?.lost(thread) ?? Promise.resolve(),
       attempt: (turn, fn) => this.calls.attempt(turn, fn),
+      asMade: this.asMade,
     });
     const topics = options.topics === undefined ? {} : { topics: options.topics };
     this.place = { api, chatId, format: this.format, threadId: options.threadId, log, where: () => this.where(), ...topics };
@@ -121,7 +125,8 @@ export class TelegramReviewChat implements ReviewChat {
   async post(draft: DraftRecord, onCall?: () => void): Promise<ReviewPost> {
     const waiting = {};
     this.legend.posting(draft.draft_id, this.options.clock.now());
-    const burst = this.burst.add(waiting, draft.drafted_by_role);
+    // A draft's new version (an ✏️ edit) is no new draft: its post is not counted by a burst's summary.
+    const burst = draft.superseded_posts.length > 0 ? null : this.burst.add(waiting, draft.drafted_by_role);
     const { sent, thread } = await this.lane
       .run(LANE.post, async (turn) => {
         this.burst.done(waiting);
@@ -131,6 +136,7 @@ export class TelegramReviewChat implements ReviewChat {
       })
       .finally(() => this.burst.done(waiting));
     const { message, header } = sent;
+    this.asMade.posted(message.message_id, this.options.clock.now());
     if (header !== null) this.statuses.noteHeader(draft.draft_id, header.message_id);
     const split = header === null ? {} : { headerMessageId: header.message_id };
     return { reviewChatId: String(message.chat.id), reviewMessageId: message.message_id, reviewThreadId: thread, ...split };

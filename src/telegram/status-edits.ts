@@ -8,6 +8,7 @@ import { isFinal } from "../drafts/status.js";
 import { isNotModified, isThreadGone, withoutToken } from "./classify.js";
 import { flowButtons, offersUndo } from "./flow-format.js";
 import { linkPreviewFor } from "./link-preview.js";
+import { keepNewest, type PostsAsMade } from "./posts-as-made.js";
 import {
   editedHeaderText,
   editedReviewText,
@@ -50,6 +51,8 @@ export interface StatusEditDeps {
   topicLost(thread: number): Promise<void>;
   /** One call in its turn, waiting out a 429 (TelegramReviewChat's). */
   attempt<T>(turn: Turn, fn: () => Promise<T>): Promise<T>;
+  /** The posts no status edit changed yet (an undo a post never showed needs no edit); edits here are noted in it. */
+  readonly asMade: PostsAsMade;
 }
 
 /** A message that shows a draft's ↩️ Undo in place of its post (an `undo` surface). */
@@ -315,9 +318,7 @@ export class StatusEdits {
   }
 
   private keepUndo(draftId: string, where: UndoMessage): void {
-    this.undoMessages.delete(draftId);
-    this.undoMessages.set(draftId, { where, ended: false });
-    if (this.undoMessages.size > SHOWING_KEPT) this.undoMessages.delete(this.undoMessages.keys().next().value!);
+    keepNewest(this.undoMessages, draftId, { where, ended: false }, SHOWING_KEPT);
   }
 
   private async statusReply(draft: DraftRecord, status: FormattedText, turn: Turn): Promise<void> {
@@ -374,15 +375,16 @@ export class StatusEdits {
   /** What the post shows already, when an edit to `draft` at `now` would change nothing (never for a first ↩️ Undo). */
   private alreadyShown(draft: DraftRecord, now: number): StatusShown | undefined {
     if (draft.review_message_id === null || awaitsUndoShown(draft)) return undefined;
+    const posted = this.deps.asMade.undoneUnseen(draft, this.undoMessages.has(draft.draft_id));
+    if (posted !== undefined) return { draft, at: posted, sendAt: null };
     const prior = this.showing.get(draft.review_message_id);
     if (prior === undefined || prior.key !== this.view(draft, now).key) return undefined;
     return { draft, at: prior.at, sendAt: null };
   }
 
   private remember(messageId: number, key: string, at: number): void {
-    this.showing.delete(messageId);
-    this.showing.set(messageId, { key, at });
-    if (this.showing.size > SHOWING_KEPT) this.showing.delete(this.showing.keys().next().value!);
+    this.deps.asMade.edited(messageId);
+    keepNewest(this.showing, messageId, { key, at }, SHOWING_KEPT);
   }
 }
 

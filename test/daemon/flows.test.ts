@@ -163,11 +163,10 @@ describe.concurrent("edit before approve", () => {
     const refused = (await auditLines(live.daemon.harnessDir)).filter((l) => l.kind === "decision_refused");
     expect(refused.map((l) => [l.user_id, l.reason])).toEqual([[STRANGER, "not_a_reviewer"]]);
 
-    // The prompt was for version 1: it was retired when version 2 was posted (issue 35, point 4), and a second reply
+    // The prompt was for version 1: it was retired when version 2 was posted (issue 35, point 4), saying it did its work
+    // (not "no longer applies", read back as a refusal of the edit just made), and a second reply
     // to it is refused with a pointer to the live post and the way to a new prompt.
-    expect(live.double.message(OWNER, prompt.messageId)?.text).toBe(
-      "✏️ Edit version 1.\n\nNo longer applies: the draft was edited: version 2 is its new post.",
-    );
+    expect(live.double.message(OWNER, prompt.messageId)?.text).toBe("✏️ Edit version 1.\n\n✅ Edited: version 2 is its new post.");
     live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "Lunch at 13:00?", replyToMessageId: prompt.messageId });
     await eventually(
       () => repliesTo(live, v2.review_message_id).some((m) => m.text.includes("that ✏️ Edit prompt no longer applies")),

@@ -176,6 +176,39 @@ describe.concurrent("the ⏰ reminder acts as its post", () => {
     expect(live.double.lastAnsweredCallback?.text).toBe("Approved.");
   });
 
+  it("shows the legend of reactions as its post does: on the day's first post's reminder, not on the next one's (issue 35, point 9)", async ({
+    live,
+  }) => {
+    const { d, reminder } = await reminded(live, "Hi team, the first draft of the day.", { DRAFT_TTL: "8s", REMIND_BEFORE: "6s" });
+    const e = await submitPending(live.daemon, payload("Hi team, the second draft."));
+    const second = await eventually(
+      () => live.double.messages(OWNER).find((m) => m.replyToMessageId === e.review_message_id && m.text.startsWith("⏰")),
+      15_000,
+      "the second reminder",
+    );
+    const legend = "👍 send · 👎 revise (or reply with a note) · 😴 defer";
+    // As the chat showed them when sent: the legend once on each of the first post and its reminder, never on the second's.
+    const sent = (id: number) => live.double.history(OWNER, id)[0]!.text ?? "";
+    expect(sent(d.review_message_id)).toContain(legend);
+    expect(reminder.text).toContain(`here or on its post. ${legend}`);
+    expect(sent(e.review_message_id)).not.toContain(legend);
+    expect(second.text).toMatch(/here or on its post\.$/);
+  });
+
+  it("a draft that expires at the deadline its reminder named: the reminder says that time once, not 'due to expire' and 'expired at' (issue 35, the day read back)", async ({
+    live,
+  }) => {
+    const { d, reminder } = await reminded(live, "Hi team, a draft left alone.", { DRAFT_TTL: "6s", REMIND_BEFORE: "4s" });
+    await eventually(async () => (await get(live, d.draft_id)).status === "expired", 15_000, "expired");
+    const text = await closed(live, reminder);
+    expect(text).toMatch(
+      /^⏰ Reminder: Scribe's draft for Destination\.\nNo longer applies: the draft expired at \w{3} \d+ \w{3} \d\d:\d\d, unsent\.$/,
+    );
+    // What the chat showed of it: as sent, then closed, one edit.
+    expect(live.double.history(OWNER, reminder.messageId).map((v) => v.method)).toEqual(["sendMessage", "editMessageText"]);
+    expect(live.double.message(OWNER, reminder.messageId)?.entities?.filter((e) => e.type === "date_time")).toHaveLength(1);
+  });
+
   it("loses its buttons once the draft is decided on the post, and says what became of it", async ({ live }) => {
     const { d, reminder } = await reminded(live, "Hi team, a draft decided on its post.");
     expect(buttons(live, reminder.messageId).length).toBeGreaterThan(0);

@@ -114,7 +114,7 @@ describe.concurrent("an edit prompt is no place to decide (row 1)", () => {
       expect(sentToBig(live)).toHaveLength(0);
       // The prompt was retired when version 2 was posted (issue 35, point 4): it says so, and takes nothing more.
       const retired = live.double.message(OWNER, prompt.messageId)?.text;
-      expect(retired).toBe("✏️ Edit version 1.\n\nNo longer applies: the draft was edited: version 2 is its new post.");
+      expect(retired).toBe("✏️ Edit version 1.\n\n✅ Edited: version 2 is its new post.");
       const onPrompt = (await refusals(live)).filter((l) => l.review_message_id === prompt.messageId);
       expect(onPrompt).toEqual([expect.objectContaining({ reason: "surface_used", emoji: "👍", channel: "reaction" })]);
       // After a kill -9 Telegram delivers the ✏️ Edit tap again: its prompt is recorded with its update, so it is not refused anew.

@@ -66,6 +66,30 @@ describe("the review chat's pace by kind (simulated clock)", () => {
     expect(double.history(OWNER, summary.message.message_id)).toHaveLength(2);
   });
 
+  it("a draft's new version posted during a burst is no new draft: the summary does not count it (issue 35, the day read back)", async () => {
+    await chat.stop();
+    chat = reviewChatOnDouble(double, String(OWNER), clock, { timeZone: undefined });
+    const post = (i: number) => chat.post(draftIn("queued", { draft_id: `d_${i}`, draft_text: `Post ${i}`, drafted_by_role: "Scribe" }));
+    const first = Array.from({ length: 8 }, (_, i) => post(i));
+    await chat.whenIdle();
+    await advance(1_000);
+    const edited = chat.post(
+      draftIn("queued", {
+        draft_id: "d_3",
+        draft_text: "Post 3, edited",
+        drafted_by_role: "Scribe",
+        text_version: 2,
+        superseded_posts: [4],
+      }),
+    );
+    await advance(20_000);
+    await Promise.all([...first, edited]);
+    const summary = double.messages(OWNER).find((m) => m.text.startsWith("📥"))!;
+    expect(texts().some((t) => t.includes("Post 3, edited"))).toBe(true);
+    // What the chat showed of the summary, every version: 7 drafts follow it, the first went before it.
+    expect(double.history(OWNER, summary.message.message_id).map((v) => v.text)).toEqual(["📥 7 new drafts: 7 Scribe. They follow below."]);
+  });
+
   it("shows the legend of reactions on the first post of a day, not on every post (issue 35, point 9)", async () => {
     const LEGEND = "👍 send · 👎 revise";
     const post = async (i: number) => {

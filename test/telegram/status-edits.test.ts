@@ -113,7 +113,7 @@ describe("an approval's edit says when Telegram showed its ↩️ Undo", () => {
     expect(undoButton(last)).toBe(true);
   });
 
-  it("renders the draft as it is when its turn comes: an approval undone meanwhile never shows an Undo", async () => {
+  it("renders the draft as it is when its turn comes: an approval undone meanwhile never shows an Undo, nor an edit at all", async () => {
     const [a, b] = await posted(2);
     let current = approvedAt(b!, clock.now());
     // The chat is busy with another post's edit; b's waits its turn.
@@ -123,8 +123,25 @@ describe("an approval's edit says when Telegram showed its ↩️ Undo", () => {
     await advance(3_000);
     await first;
     expect((await second)!.draft.status).toBe("pending");
-    expect(versions(b!).some(undoButton)).toBe(false);
-    expect(versions(b!).at(-1)!.text).toMatch(/^↩️ Undone/);
+    // The post never showed the approval: as it went out, it shows the draft awaiting a decision, as it is again.
+    expect(versions(b!).map((v) => v.method)).toEqual(["sendMessage"]);
+    expect(undoButton(versions(b!)[0])).toBe(false);
+  });
+
+  it("an undo of an approval the post showed is said on the post: ↩️ Undone, the decision buttons back (issue 35)", async () => {
+    const [d] = await posted(1);
+    const approved = approvedAt(d!, clock.now());
+    const shown = chat.showStatus(approved);
+    await advance(1_000);
+    await shown;
+    const undone = { ...d!, status: "pending" as const, version: approved.version + 1, undone_at: new Date(clock.now()).toISOString() };
+    const again = chat.showStatus(undone);
+    await advance(1_000);
+    await again;
+    const [, approval, back] = versions(d!);
+    expect(undoButton(approval)).toBe(true);
+    expect(back!.text).toMatch(/^↩️ Undone: the draft awaits your decision again\./);
+    expect(JSON.stringify(back!.replyMarkup)).toContain("👍 Send");
   });
 
   it("ends an offer of Undo before it starts another: an undone post's edit overtakes approvals waiting their turn", async () => {
@@ -132,7 +149,8 @@ describe("an approval's edit says when Telegram showed its ↩️ Undo", () => {
     const tap = clock.now();
     const starts = drafts.slice(0, 3).map((d) => chat.showStatus(approvedAt(d, tap)));
     await advance(500);
-    const undone = { ...drafts[3]!, status: "pending" as const, version: 9, undone_at: new Date(tap).toISOString() };
+    // Undone to a deferral (a pending draft's post that never showed the approval needs no edit at all).
+    const undone = { ...drafts[3]!, status: "deferred" as const, version: 9, undone_at: new Date(tap).toISOString() };
     const end = chat.showStatus(undone);
     await advance(5_000);
     await Promise.all([...starts, end]);

@@ -1,0 +1,42 @@
+import type { DraftRecord } from "../drafts/record.js";
+
+/**
+ * The review posts this process made that no status edit changed since, with
+ * when each went out: such a post shows its draft awaiting the owner's
+ * decision, with its buttons and no status line. Kept in memory only, the
+ * newest `kept`; after a restart a post is edited as before (the cautious way).
+ */
+export class PostsAsMade {
+  private readonly at = new Map<number, number>();
+
+  constructor(private readonly kept: number) {}
+
+  /** A review post went out at `now`. */
+  posted(messageId: number, now: number): void {
+    keepNewest(this.at, messageId, now, this.kept);
+  }
+
+  /** The message was edited: it no longer shows the post as made. */
+  edited(messageId: number): void {
+    this.at.delete(messageId);
+  }
+
+  /**
+   * A decision undone before the post ever showed it (a 👍 taken back at
+   * once): the post, unedited since it went out, shows the draft as it is
+   * again, awaiting a decision, so "↩️ Undone" on it would change nothing the
+   * owner needs (issue 35: such an edit is noise). When the post went out, or
+   * undefined when an edit is owed (an ↩️ Undo shown elsewhere, `undoElsewhere`, too).
+   */
+  undoneUnseen(draft: DraftRecord, undoElsewhere: boolean): number | undefined {
+    if (draft.status !== "pending" || draft.undone_at === null || undoElsewhere || draft.review_message_id === null) return undefined;
+    return this.at.get(draft.review_message_id);
+  }
+}
+
+/** Sets `key` to `value` as the newest entry of `map`, forgetting the oldest past `kept` entries. */
+export function keepNewest<K, V>(map: Map<K, V>, key: K, value: V, kept: number): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > kept) map.delete(map.keys().next().value!);
+}
