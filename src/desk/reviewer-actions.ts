@@ -1,11 +1,11 @@
 import { withChoice } from "../drafts/choices.js";
+import { decidedBy } from "../drafts/undo.js";
 import { confirmationTarget } from "../drafts/decide.js";
-import { mayBeLong, prepareDraftText, type Redactor } from "./draft-text.js";
+import { redactsToShown, textVersionEvent } from "./text-versions.js";
 import type { AuditLog } from "../audit/audit-log.js";
 import { isInertDraft } from "./test-drafts.js";
 import type { Clock } from "../clock/clock.js";
 import type { DraftEvent } from "../drafts/events.js";
-import type { StoredDestination } from "../drafts/destination.js";
 import type { ChannelSet } from "../channels/channel-set.js";
 import type { TransitionResult } from "../drafts/machine.js";
 import type { DraftRecord } from "../drafts/record.js";
@@ -14,7 +14,7 @@ import type { DraftArchive } from "../store/archive.js";
 import type { RefusedDecision } from "./audit-entries.js";
 import { Refusals } from "./refusals.js";
 import type { DeskEffects } from "./desk-effects.js";
-import { prepareKeptText, prepareReviewerText, type PreparedText } from "./draft-text.js";
+import { mayBeLong, prepareKeptText, prepareReviewerText, type PreparedText, type Redactor } from "./draft-text.js";
 import { hasRemovedItems } from "../drafts/keep-removed.js";
 import type {
   AskRequest,
@@ -45,9 +45,6 @@ type ActResult = TransitionResult | { readonly ok: false; readonly reason: strin
 type Run = (draft: DraftRecord, surface: SurfaceState) => Promise<ActResult>;
 
 /** What the reviewer's actions need from the desk. */
-/** An ✏️ edit as the desk applies it. */
-type EditEvent = Extract<DraftEvent, { type: "edit" }>;
-
 export interface ActionDeps {
   readonly audit: AuditLog;
   readonly clock: Clock;
@@ -174,7 +171,9 @@ export class ReviewerActions {
       // The file is HARNESS_DIR's, and its own sha256 can be rewritten with it: what counts is that the original redacts,
       // as intake did, to exactly the text the post showed (D4 of issue 32); anything else is refused as gone.
       const kept =
-        read.ok && read.kept.redacted_sha256 === draft.text_sha256 && this.redactsToShown(read.kept.text, draft) ? read.kept : null;
+        read.ok && read.kept.redacted_sha256 === draft.text_sha256 && redactsToShown(read.kept.text, draft, this.deps.redact)
+          ? read.kept
+          : null;
       if (kept === null) {
         const why = read.ok ? "kept for another text" : `${read.reason}: ${read.detail}`;
         this.deps.log.warn({ draft_id: draft.draft_id, why }, "the removed items of a draft cannot be put back");
@@ -184,13 +183,6 @@ export class ReviewerActions {
       if (!prepared.ok) return { ok: false, reason: prepared.reason === "too_long" ? "restore_too_long" : "removed_items_gone" };
       return this.applyText(draft, surface, request, prepared, true);
     });
-  }
-
-  /** True when `original`, redacted as intake redacts, is exactly the draft's text (the post's); true when no redactor is known. */
-  private redactsToShown(original: string, draft: DraftRecord): boolean {
-    if (!this.deps.redact) return true;
-    const prepared = prepareDraftText(original, this.deps.redact, mayBeLong(draft));
-    return prepared.ok && prepared.text === draft.draft_text;
   }
 
   /** The ✏️ Edit button: the bot sends the current text to copy, with a ForceReply; a reply to it is the edit. */
@@ -392,34 +384,8 @@ export class ReviewerActions {
     prepared: Extract<PreparedText, { ok: true }>,
     restored: boolean,
   ): Promise<TransitionResult> {
-    const audiences = await this.channelAudiencesFor(draft, prepared.text);
-    return this.deps.apply(draft.draft_id, {
-      type: "edit",
-      text: prepared.text,
-      textSha256: prepared.textSha256,
-      redaction: prepared.redaction,
-      actor: request.actor,
-      textVersion: surface.text_version ?? draft.text_version,
-      ...(restored ? { restored: true } : {}),
-      ...audiences,
-    });
-  }
-
-  /**
-   * Who the new text reaches on Linear, email and Slack, read again as at intake: a mention or an
-   * @channel the edit added notifies others, and the new post must show it (the approval binds it).
-   */
-  private async channelAudiencesFor(draft: DraftRecord, text: string): Promise<Pick<EditEvent, "channelAudience" | "choiceAudiences">> {
-    const { channels, clock } = this.deps;
-    if (!channels) return {};
-    const read = (d: StoredDestination) => channels.readAudience(d, text, () => clock.now());
-    if (draft.choices !== null) {
-      const choiceAudiences = [];
-      for (const c of draft.choices)
-        if (c.destination !== null) choiceAudiences.push({ index: c.index, channel_audience: await read(c.destination) });
-      return { choiceAudiences };
-    }
-    return draft.destination === null ? {} : { channelAudience: await read(draft.destination) };
+    const reach = { channels: this.deps.channels, now: () => this.deps.clock.now() };
+    return this.deps.apply(draft.draft_id, await textVersionEvent(draft, surface.text_version, request.actor, prepared, restored, reach));
   }
 
   private closeUsed(surface: SurfaceState, draft: DraftRecord, chose: DecisionRequest["decision"] | null): void {
@@ -427,10 +393,4 @@ export class ReviewerActions {
     const closed = this.deps.reviewChat.close(surface, draft, chose);
     void this.deps.effects.track(closed.catch((err: unknown) => this.deps.log.warn({ err }, "could not close a used question")));
   }
-}
-
-/** Who made the decision an undo would take back: the approval's reviewer, or the one who sent the draft back; null: unknown. */
-function decidedBy(draft: DraftRecord): number | null {
-  if (draft.status === "approved") return draft.approval?.actor.user_id ?? null;
-  return draft.decided_by?.user_id ?? null;
 }

@@ -1,3 +1,4 @@
+import type { DraftRecord } from "./record.js";
 import { decideInTime } from "./decide.js";
 import { awaitsUndoShown } from "./undo-window.js";
 import { expiryDue, iso, next, ok, rearm, refuse, type Handler } from "./transition-kit.js";
@@ -110,3 +111,9 @@ const reviseChangeOfMind: Handler<"decide"> = (d, e, now) => {
   if (!decided.ok) return refuse(d, decided.reason);
   return ok({ ...decided.draft, version: d.version + 1 }, ...decided.effects);
 };
+
+/** Who made the decision an undo would take back: the approval's reviewer, or the one who sent the draft back; null: unknown. */
+export function decidedBy(draft: DraftRecord): number | null {
+  if (draft.status === "approved") return draft.approval?.actor.user_id ?? null;
+  return draft.decided_by?.user_id ?? null;
+}
