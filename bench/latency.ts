@@ -134,8 +134,12 @@ async function reviewMessages(double: TelegramDouble, n: number): Promise<number
   return ids;
 }
 
-/** A store with one pending draft per destination, posted as `reviewIds`, as the daemon would have left it. */
-async function seedStore(harnessDir: string, dests: readonly number[], reviewIds: readonly number[]): Promise<void> {
+/**
+ * A store with one pending draft per destination, posted as `reviewIds`, as the daemon would have left it:
+ * with `asPosted`, each with the audience its post read (a person's private chat, which the send call need
+ * not ask again: it cannot become public); without, none (the send call asks Telegram, as for a group).
+ */
+async function seedStore(harnessDir: string, dests: readonly number[], reviewIds: readonly number[], asPosted: boolean): Promise<void> {
   const log = { warn() {}, info() {} };
   const store = await JsonlStore.open<DraftRecord>({
     path: harnessPaths(harnessDir).drafts,
@@ -145,7 +149,8 @@ async function seedStore(harnessDir: string, dests: readonly number[], reviewIds
   try {
     const now = Date.now();
     const records = dests.flatMap((chatId, i) => {
-      const first = newRecord(i, String(chatId), now);
+      const made = newRecord(i, String(chatId), now);
+      const first = asPosted ? { ...made, audience: privateAudience(chatId, now) } : made;
       return [first, posted(first, reviewIds[i]!, now + 1)];
     });
     await store.append(records);
@@ -154,8 +159,11 @@ async function seedStore(harnessDir: string, dests: readonly number[], reviewIds
   }
 }
 
-/** Latencies (ms) of `samples` reactions after `warmup` unmeasured ones, through the real daemon, and its own steps. */
-export async function latencyEndToEnd(samples: number, warmup: number): Promise<{ total: number[]; steps: TracedStep[] }> {
+/**
+ * Latencies (ms) of `samples` reactions after `warmup` unmeasured ones, through the real daemon, and its own
+ * steps; `asPosted`: the drafts carry the audience their posts read (see seedStore).
+ */
+export async function latencyEndToEnd(samples: number, warmup: number, asPosted = true): Promise<{ total: number[]; steps: TracedStep[] }> {
   const dests = destinations(samples + warmup);
   const double = await doubleFor(dests);
   double.setRateLimits(false);
@@ -164,7 +172,7 @@ export async function latencyEndToEnd(samples: number, warmup: number): Promise<
     const harnessDir = join(tmp.dir, ".harness");
     const trace = join(tmp.dir, "latency-trace.tsv");
     const reviewIds = await reviewMessages(double, dests.length);
-    await seedStore(harnessDir, dests, reviewIds);
+    await seedStore(harnessDir, dests, reviewIds, asPosted);
     double.setRateLimits(true);
     const daemon = await startDaemon({
       cwd: tmp.dir,
@@ -221,4 +229,18 @@ export function tracedSteps(text: string, warmup: number): TracedStep[] {
   const steps = [...new Set(samples.flatMap((s) => [...s.keys()]))].sort((a, b) => Number.parseFloat(a) - Number.parseFloat(b));
   const whole = samples.slice(warmup).filter((s) => steps.every((k) => s.has(k)));
   return steps.slice(1).map((step, i) => ({ step: `${steps[i]} -> ${step}`, ms: whole.map((s) => s.get(step)! - s.get(steps[i]!)!) }));
+}
+
+/** The audience intake reads for a person's private chat (the bench's destinations are such chats in the double). */
+function privateAudience(chatId: number, now: number): DraftRecord["audience"] {
+  return {
+    chat_id: String(chatId),
+    kind: "private",
+    title: null,
+    username: null,
+    member_count: null,
+    can_post: true,
+    problem: null,
+    checked_at: new Date(now).toISOString(),
+  };
 }
