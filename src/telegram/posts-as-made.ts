@@ -22,14 +22,16 @@ export class PostsAsMade {
   }
 
   /**
-   * A decision undone before the post ever showed it (a 👍 taken back at
-   * once): the post, unedited since it went out, shows the draft as it is
+   * A decision undone before the post ever showed it, by taking the 👍 reaction
+   * back at once: the post, unedited since it went out, shows the draft as it is
    * again, awaiting a decision, so "↩️ Undone" on it would change nothing the
    * owner needs (issue 35: such an edit is noise). When the post went out, or
    * undefined when an edit is owed (an ↩️ Undo shown elsewhere, `undoElsewhere`, too).
    */
   undoneUnseen(draft: DraftRecord, undoElsewhere: boolean): number | undefined {
     if (draft.status !== "pending" || draft.undone_at === null || undoElsewhere || draft.review_message_id === null) return undefined;
+    // Only a reaction taken back answers itself (the owner sees his 👍 gone); a reply `undo` is answered by the edit.
+    if (draft.decided_by?.channel !== "reaction") return undefined;
     return this.at.get(draft.review_message_id);
   }
 }

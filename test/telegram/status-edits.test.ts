@@ -3,7 +3,7 @@ import { SimulatedClock } from "../../src/clock/simulated-clock.js";
 import type { DraftRecord } from "../../src/drafts/record.js";
 import type { TelegramReviewChat } from "../../src/telegram/review-chat.js";
 import { startTelegramDouble, type ShownVersion, type TelegramDouble } from "../telegram-double/index.js";
-import { draftIn, T0 } from "../support/drafts.js";
+import { draftIn, reviewer, T0 } from "../support/drafts.js";
 import { reviewChatOnDouble } from "../support/review-chat.js";
 
 // Status edits of the review post on a private chat's pace (one call a second), on a simulated
@@ -113,19 +113,36 @@ describe("an approval's edit says when Telegram showed its ↩️ Undo", () => {
     expect(undoButton(last)).toBe(true);
   });
 
-  it("renders the draft as it is when its turn comes: an approval undone meanwhile never shows an Undo, nor an edit at all", async () => {
+  it("renders the draft as it is when its turn comes: an approval taken back (the 👍 removed) meanwhile never shows an Undo, nor an edit at all", async () => {
     const [a, b] = await posted(2);
     let current = approvedAt(b!, clock.now());
     // The chat is busy with another post's edit; b's waits its turn.
     const first = chat.showStatus({ ...a!, status: "deferred", version: a!.version + 1 });
     const second = chat.showStatus(current, () => current);
-    current = { ...b!, status: "pending", version: current.version + 1, undone_at: new Date(clock.now()).toISOString() };
+    const back = { status: "pending" as const, undone_at: new Date(clock.now()).toISOString(), decided_by: reviewer("reaction", null) };
+    current = { ...b!, ...back, version: current.version + 1 };
     await advance(3_000);
     await first;
     expect((await second)!.draft.status).toBe("pending");
     // The post never showed the approval: as it went out, it shows the draft awaiting a decision, as it is again.
     expect(versions(b!).map((v) => v.method)).toEqual(["sendMessage"]);
     expect(undoButton(versions(b!)[0])).toBe(false);
+  });
+
+  it("an approval undone by a reply before the post showed it is still answered on the post: the reply needs an answer", async () => {
+    const [d] = await posted(1);
+    const approved = approvedAt(d!, clock.now());
+    const undone = {
+      ...d!,
+      status: "pending" as const,
+      version: approved.version + 1,
+      undone_at: new Date(clock.now()).toISOString(),
+      decided_by: reviewer("reply", null),
+    };
+    const shown = chat.showStatus(undone);
+    await advance(1_000);
+    await shown;
+    expect(versions(d!).at(-1)!.text).toMatch(/^↩️ Undone: the draft awaits your decision again\./);
   });
 
   it("an undo of an approval the post showed is said on the post: ↩️ Undone, the decision buttons back (issue 35)", async () => {
