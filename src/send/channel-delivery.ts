@@ -6,7 +6,7 @@ import type { OtherChannelName } from "../drafts/destination.js";
 import { readerGrowth } from "../drafts/audience.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { backoffMs, SEND_BACKOFF, type Backoff } from "../retry/backoff.js";
-import { NotSentRetries, type DeliveryHooks, type DraftDelivery, type InTurn } from "./delivery.js";
+import { NotSentRetries, settleUndelivered, type DeliveryHooks, type DraftDelivery, type InTurn } from "./delivery.js";
 
 /** Why a send found under way at start is looked for. */
 const STOPPED_DURING_SEND = "the daemon stopped during the send";
@@ -172,19 +172,11 @@ export class ChannelDelivery implements DraftDelivery {
         this.retries.forget(draftId);
         await ledger.apply(draftId, { type: "send_ok", messageId: null, sentRef: { ...outcome.sentRef } });
         return;
-      case "refused":
-        this.retries.forget(draftId);
-        await ledger.apply(draftId, { type: "send_failed", reason: outcome.reason });
-        return;
       case "unknown":
         return this.settleLost(draftId, outcome.reason);
-      case "retry_after":
+      default:
         // The limiter's key is the draft's destination label (destination-payload.ts): the conversation, the mailbox.
-        this.options.pause(d.destination_chat_id, outcome.seconds * 1000);
-        await ledger.apply(draftId, { type: "send_retry", reason: outcome.reason });
-        return this.options.retryLater(draftId, outcome.seconds * 1000);
-      case "not_sent":
-        return this.retries.notSent(draftId, outcome.reason);
+        return settleUndelivered(this.options, this.retries, draftId, d.destination_chat_id, outcome);
     }
   }
 

@@ -90,3 +90,35 @@ export class NotSentRetries {
     this.options.retryLater(draftId, backoffMs(this.options.backoff ?? SEND_BACKOFF, tries));
   }
 }
+
+/** An outcome that delivered nothing: refused for good, rate-limited, or provably not sent. */
+export type Undelivered =
+  | { readonly kind: "refused"; readonly reason: string }
+  | { readonly kind: "retry_after"; readonly seconds: number; readonly reason: string }
+  | { readonly kind: "not_sent"; readonly reason: string };
+
+/**
+ * Settles what every channel settles alike: a permanent refusal ends `failed` with its reason; a rate
+ * limit holds every send to `rateKey` back as long as the service said and tries this one again then;
+ * a send that provably did not go is retried on the backoff (NotSentRetries).
+ */
+export async function settleUndelivered(
+  hooks: Pick<DeliveryHooks, "ledger" | "pause" | "retryLater">,
+  retries: NotSentRetries,
+  draftId: string,
+  rateKey: string,
+  outcome: Undelivered,
+): Promise<void> {
+  switch (outcome.kind) {
+    case "refused":
+      retries.forget(draftId);
+      await hooks.ledger.apply(draftId, { type: "send_failed", reason: outcome.reason });
+      return;
+    case "retry_after":
+      hooks.pause(rateKey, outcome.seconds * 1000);
+      await hooks.ledger.apply(draftId, { type: "send_retry", reason: outcome.reason });
+      return hooks.retryLater(draftId, outcome.seconds * 1000);
+    case "not_sent":
+      return retries.notSent(draftId, outcome.reason);
+  }
+}

@@ -4,7 +4,7 @@ import type { DraftRecord } from "../drafts/record.js";
 import type { OwnerProblem } from "../drafts/sender-choice.js";
 import type { Backoff } from "../retry/backoff.js";
 import type { AudienceCheck } from "./audience-check.js";
-import { NotSentRetries, type DeliveryHooks, type DraftDelivery, type InTurn } from "./delivery.js";
+import { NotSentRetries, settleUndelivered, type DeliveryHooks, type DraftDelivery, type InTurn } from "./delivery.js";
 import type { SendMessageCall } from "./outcome.js";
 import { traceStep } from "../log/latency-trace.js";
 
@@ -85,20 +85,12 @@ export class TelegramDelivery implements DraftDelivery {
         this.retries.forget(draftId);
         await ledger.apply(draftId, { type: "send_ok", messageId: outcome.messageId });
         return;
-      case "refused":
-        this.retries.forget(draftId);
-        await ledger.apply(draftId, { type: "send_failed", reason: outcome.reason });
-        return;
       case "unknown":
         this.retries.forget(draftId);
         await ledger.apply(draftId, { type: "send_unknown", reason: outcome.reason });
         return;
-      case "retry_after":
-        this.options.pause(sending.destination_chat_id, outcome.seconds * 1000);
-        await ledger.apply(draftId, { type: "send_retry", reason: outcome.reason });
-        return this.options.retryLater(draftId, outcome.seconds * 1000);
-      case "not_sent":
-        return this.retries.notSent(draftId, outcome.reason);
+      default:
+        return settleUndelivered(this.options, this.retries, draftId, sending.destination_chat_id, outcome);
     }
   }
 

@@ -215,17 +215,23 @@ describe("a burst with topics (issue 35 point 1)", () => {
     // Topics made first, so the burst's posts need no createForumTopic between them.
     for (const role of ["Scribe", "CoS", "Margot"]) await submit(d, role, `${role} warms up.`);
     const roles = ["Scribe", "CoS", "Margot", "Scribe"];
-    // The first post of the burst is answered only once all twelve drafts are in: however slow the machine, they
-    // all wait for the review chat together, so they are one burst (not a burst that ended before the last came).
+    // The first post of the burst is answered only once the daemon holds all twelve drafts: however slow the machine,
+    // they all wait for the review chat together, so they are one burst (not a burst that ended before the last came).
+    // Released by what the daemon lists, not by the POST answers, which may themselves wait for a post to go out.
     let allIn!: () => void;
     const submitted = new Promise<void>((r) => (allIn = r));
     live.double.answerWhen("sendMessage", () => submitted);
-    const answers = await Promise.all(
+    const requests = Promise.all(
       Array.from({ length: 12 }, (_, i) =>
         d.request("POST", "/drafts", payload(`Burst ${i}.`, { drafted_by_role: roles[i % 4], originating_intent_id: `b-${i}` })),
       ),
     );
-    allIn();
+    const burstHeld = async () => {
+      const listed = (await d.request("GET", "/drafts")).body.drafts as { draft_text: string }[];
+      return listed.filter((x) => x.draft_text.startsWith("Burst ")).length === 12;
+    };
+    await eventually(burstHeld, 20_000, "the daemon holds the twelve drafts").finally(() => allIn());
+    const answers = await requests;
     expect(answers.every((a) => a.status === 201)).toBe(true);
     const posts = () => inReview(live).filter((m) => m.text.includes("Burst "));
     await eventually(() => posts().length === 12, 20_000, "12 review posts");
@@ -241,7 +247,9 @@ describe("a burst with topics (issue 35 point 1)", () => {
         // The summary counts the drafts that came after it (the first may have gone at once), corrected at the burst's end.
         // On a loaded machine a draft can reach the daemon after the burst ended (BURST_LINGER_MIN_MS): one or two may follow uncounted.
         const counted = Number(/^📥 (\d+) new drafts:/.exec(found[0]!.text)?.[1] ?? -1);
-        return counted <= after && counted >= after - 2 ? found[0]! : null;
+        // One more is fine: a post whose answer Telegram had not given yet when the summary went (its id unknown, so
+        // counted as following) is still a draft of the burst: the line then counts all twelve.
+        return counted <= Math.min(after + 1, 12) && counted >= after - 2 ? found[0]! : null;
       },
       10_000,
       "the burst's summary, counting its drafts",
