@@ -129,7 +129,11 @@ export function reviseUndoUntil(draft: DraftRecord, now: number): number | null 
  * an approval's or a revise's undo window runs (`now`, for the revise's).
  */
 export function flowButtons(draft: DraftRecord, now?: number): InlineKeyboardButton[][] {
-  if (AWAITING_DECISION.has(draft.status)) return [[{ text: "✏️ Edit", callback_data: flowCallbackData("edit", draft.draft_id) }]];
+  if (AWAITING_DECISION.has(draft.status)) {
+    // A text longer than one message cannot be offered to copy, nor come back in one reply: no ✏️ Edit (a 👎 with a note can).
+    if (draft.draft_text.length > TELEGRAM_TEXT_LIMIT) return [];
+    return [[{ text: "✏️ Edit", callback_data: flowCallbackData("edit", draft.draft_id) }]];
+  }
   const undoable = approvalUndoOpen(draft, now) || (now !== undefined && reviseUndoUntil(draft, now) !== null);
   if (undoable) return [[{ text: "↩️ Undo", callback_data: flowCallbackData("undo", draft.draft_id) }]];
   return [];

@@ -104,6 +104,9 @@ describe.concurrent("email", () => {
       JSON.stringify(parts.slice(0, -1).map(() => null)),
     );
     for (const p of parts) expect(p.text!.length).toBeLessThanOrEqual(4096);
+    // No ✏️ Edit: the text could be neither offered to copy nor sent back in one reply.
+    expect(JSON.stringify(decision.reply_markup)).not.toContain("✏️ Edit");
+    expect(JSON.stringify(decision.reply_markup)).toContain("👍");
     // Each step to the next message is a line break of the draft, except where a line runs on (the long last line).
     const joined = parts.map((p) => p.text!);
     const rebuilt = joined.reduce((acc, part) => (acc === "" ? part : acc + (text.startsWith(`${acc}\n${part}`) ? "\n" : "") + part), "");
