@@ -108,7 +108,8 @@ describe.concurrent("email", () => {
     expect(JSON.stringify(decision.reply_markup)).not.toContain("✏️ Edit");
     expect(JSON.stringify(decision.reply_markup)).toContain("👍");
     // Each step to the next message is a line break of the draft, except where a line runs on (the long last line).
-    const joined = parts.map((p) => p.text!);
+    // The last part carries the legend of reactions under it when today's legend shows there.
+    const joined = parts.map((p, i) => (i === parts.length - 1 ? p.text!.split("\n👍 send")[0]! : p.text!));
     const rebuilt = joined.reduce((acc, part) => (acc === "" ? part : acc + (text.startsWith(`${acc}\n${part}`) ? "\n" : "") + part), "");
     expect(rebuilt).toBe(text);
     approve(live, a.review_message_id);
@@ -117,7 +118,7 @@ describe.concurrent("email", () => {
     expect(smtp.state.messages[0]!.body.toString("utf8")).toBe(text);
   }, 60_000);
 
-  it("a reaction on a long email's middle part is answered with the way to its last part; a revise leaves no part that decides", async ({
+  it("a reaction on a long email's middle part is answered with the way to its last part; 😴 is shown there; a revise leaves no part that decides", async ({
     live,
     onTestFinished,
   }) => {
@@ -138,6 +139,16 @@ describe.concurrent("email", () => {
     // It replies to the message with the buttons: tapping its quote leads there.
     expect(answer.replyToMessageId).toBe(a.review_message_id);
     expect(((await draftRecord(d, a.draft_id)) as Rec).status).toBe("pending");
+    // 😴 on the message with the buttons: the deferral is said there (issue 35, point 3); the header is not edited.
+    const headerText = live.double.message(OWNER, headerId)!.text;
+    live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, newEmojis: ["😴"] });
+    await settled(live, d, a.draft_id, "deferred");
+    await eventually(
+      () => live.double.message(OWNER, a.review_message_id)!.text!.startsWith("😴 Deferred until"),
+      10_000,
+      "the deferral on the message with the buttons",
+    );
+    expect(live.double.message(OWNER, headerId)!.text).toBe(headerText);
     // A note on the message with the buttons sends it back; the parts take nothing after it either.
     live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "shorter please", replyToMessageId: a.review_message_id });
     await settled(live, d, a.draft_id, "revise");
