@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { cutIntoParts } from "../drafts/text-parts.js";
+import { reviewParts } from "../drafts/text-parts.js";
 import { CHANNEL_NAMES, type OtherChannelName, type StoredDestination } from "../drafts/destination.js";
 import { draftPayloadSchema, parseDraftPayload, TELEGRAM_TEXT_LIMIT, type DraftPayload, type PayloadCheck } from "../drafts/payload.js";
 import { isEmptyForTelegram, trimLikeTelegram } from "../drafts/telegram-text.js";
@@ -161,7 +161,7 @@ function draftText(value: unknown, max: number, channel: string): string | Refus
   if (length > max)
     return refusal("draft_text", `is ${length.toLocaleString("en-US")} characters long; ${channel} allows ${max.toLocaleString("en-US")}`);
   // Longer than one Telegram message, the review post shows it in parts (text-parts.ts); what it could not show exactly is never sent.
-  if (trimmed.length > TELEGRAM_TEXT_LIMIT && cutIntoParts(trimmed) === null)
+  if (trimmed.length > TELEGRAM_TEXT_LIMIT && reviewParts(trimmed) === null)
     return refusal(
       "draft_text",
       `has a stretch of ${TELEGRAM_TEXT_LIMIT.toLocaleString("en-US")} UTF-16 code units with no place to cut it between review messages (whitespace throughout, which Telegram drops at a message's ends); the owner could not read it as it would be sent`,

@@ -8,7 +8,7 @@ import { expiryDue, type TransitionResult } from "../drafts/machine.js";
 import { awaitsUndoShown } from "../drafts/undo-window.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { backoffMs, REVIEW_POST_BACKOFF, type Backoff } from "../retry/backoff.js";
-import type { ReviewChat, Sender, StatusShown } from "./ports.js";
+import type { ReviewChat, ReviewPost, Sender, StatusShown } from "./ports.js";
 import { shownOfDraft, type DecisionSurfaces } from "./surfaces.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
 import { Reminders } from "./reminders.js";
@@ -308,14 +308,7 @@ export class DeskEffects {
       // The draft it replaces (payload `revises`) now names this version's post on its own (once this post counts as made).
       if (result.ok && result.draft.revises !== null && this.deps.get(result.draft.revises)?.revised_by === draftId)
         replaced = result.draft.revises;
-      // A split post's header takes no decision: an action on it is answered with the way to the draft's message.
-      if (result.ok && post.headerMessageId !== undefined) {
-        await this.deps.surfaces.record(
-          "notice",
-          { chatId: post.reviewChatId, messageId: post.headerMessageId },
-          shownOfDraft(result.draft),
-        );
-      }
+      if (result.ok) await this.notePostParts(post, result.draft);
     } catch (err) {
       const waitMs = backoffMs(this.deps.postBackoff ?? REVIEW_POST_BACKOFF, failures + 1);
       this.deps.log.error(
@@ -329,6 +322,20 @@ export class DeskEffects {
       recorded();
     }
     if (replaced !== null) await this.showStatus(replaced);
+  }
+
+  /**
+   * A split post's header and its draft's parts before the last take no decision: each is a `notice` that
+   * names the post's message with the buttons (`post`), so an action on it is answered with the way there.
+   */
+  private async notePostParts(post: ReviewPost, draft: DraftRecord): Promise<void> {
+    const ids = [...(post.headerMessageId === undefined ? [] : [post.headerMessageId]), ...(post.partMessageIds ?? [])];
+    if (ids.length === 0) return;
+    const shown = shownOfDraft(draft);
+    const extra = { post: post.reviewMessageId };
+    await this.deps.audit.append(
+      ids.map((messageId) => this.deps.surfaces.note("notice", { chatId: post.reviewChatId, messageId }, shown, extra)),
+    );
   }
 
   private runEffectsOf(work: () => Promise<void>): void {

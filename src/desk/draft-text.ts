@@ -3,7 +3,7 @@ import { isEmptyForTelegram, trimLikeTelegram } from "../drafts/telegram-text.js
 import type { RedactionSummary } from "../drafts/record.js";
 import { textSha256 } from "../send/approval.js";
 import { keptRedaction } from "../drafts/keep-removed.js";
-import { cutIntoParts } from "../drafts/text-parts.js";
+import { reviewParts } from "../drafts/text-parts.js";
 
 /** Redaction as the intake applies it: the text to review and send, and what was removed. */
 export type Redactor = (text: string) => { text: string; removed: Partial<Record<string, number>>; hints?: string[] };
@@ -34,7 +34,7 @@ export function prepareDraftText(raw: string, redact: Redactor | null, longAllow
   const redacted = redact?.(trimmed) ?? null;
   const text = redacted?.text ?? trimmed;
   // Linear, email, Slack: their own limit was checked on the payload; the review post shows a longer text in parts.
-  if (longAllowed && text.length > TELEGRAM_TEXT_LIMIT && cutIntoParts(text) === null) {
+  if (longAllowed && text.length > TELEGRAM_TEXT_LIMIT && reviewParts(text) === null) {
     return {
       ok: false,
       reason: "too_long",

@@ -30,6 +30,7 @@ export type LiveAnswerWhy =
   | "wrong_surface"
   | "used"
   | "notice"
+  | "post_part"
   | "own_message";
 
 const WHY: Record<LiveAnswerWhy, string> = {
@@ -43,6 +44,7 @@ const WHY: Record<LiveAnswerWhy, string> = {
   wrong_surface: "that message does not take this action",
   used: "that question was answered already or no longer applies; it counts once",
   notice: "that message only tells; it takes no decision",
+  post_part: "that message is part of a long draft's post; only its last message, the one with the buttons, takes decisions",
   own_message: "that message of mine takes no decision",
 };
 

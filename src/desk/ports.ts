@@ -12,6 +12,8 @@ export interface ReviewPost {
   readonly reviewThreadId?: number | null;
   /** A draft too long to share a message with its header: the header's message (it takes no decision). */
   readonly headerMessageId?: number;
+  /** A draft longer than one message: the messages of its parts before the last, in order (they take no decision either). */
+  readonly partMessageIds?: readonly number[];
 }
 
 /** A question the bot asked: its message, and what it asked (kept for the edit that says what became of it). */

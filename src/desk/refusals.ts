@@ -29,7 +29,8 @@ function liveAnswerWhy(reason: string, action: SurfaceAction, surface: SurfaceSt
   if (asks === "edit" && action !== "edit") return "edit_prompt";
   if (asks === "edit" && reason === "surface_used") return "edit_prompt_retired";
   if (reason === "wrong_surface") {
-    if (asks === "notice") return "notice";
+    // A long draft's header or one of its parts (it names the post's message with the buttons).
+    if (asks === "notice") return surface?.post === undefined ? "notice" : "post_part";
     return "wrong_surface";
   }
   if (asks === "remind") return "reminder_outdated";

@@ -29,21 +29,33 @@ const EDGE = /[\u0000-\u0020\u00A0\u1680\u180E\u2000-\u200B\u2028-\u202F\u205F\u
 const LINE_SEARCH = 1500;
 
 /**
- * The text cut into parts of at most `limit` UTF-16 code units each (Telegram's 4096 by default), or null
- * when it cannot be (a stretch of `limit` code units with no allowed cut: whitespace throughout). A text
- * within the limit is one part.
+ * Code units the last part leaves free in its message (it takes decisions): the status line on top of it
+ * and the legend of reactions under it fit beside it, so the status is shown where the buttons are.
  */
-export function cutIntoParts(text: string, limit = TELEGRAM_TEXT_LIMIT): TextPart[] | null {
+export const LAST_PART_ROOM = 600;
+
+/**
+ * The text cut into parts of at most `limit` UTF-16 code units each (Telegram's 4096 by default), the last
+ * one at most `lastLimit`, or null when it cannot be (a stretch with no allowed cut: whitespace throughout).
+ * A text within `lastLimit` is one part.
+ */
+export function cutIntoParts(text: string, limit = TELEGRAM_TEXT_LIMIT, lastLimit = limit): TextPart[] | null {
   const parts: TextPart[] = [];
   let rest = text;
-  while (rest.length > limit) {
-    const cut = cutAt(rest, limit);
+  while (rest.length > lastLimit) {
+    // Full parts while more than one message is left; then the last one cut down to leave its room.
+    const cut = cutAt(rest, rest.length > limit ? limit : lastLimit);
     if (cut === null) return null;
     parts.push({ text: rest.slice(0, cut.at), joint: cut.joint });
     rest = rest.slice(cut.at + (cut.joint === "line" ? 1 : 0));
   }
   parts.push({ text: rest, joint: null });
   return parts;
+}
+
+/** A draft's text as its review post shows it: in messages of Telegram's limit, the last with LAST_PART_ROOM free; null as cutIntoParts. */
+export function reviewParts(text: string): TextPart[] | null {
+  return cutIntoParts(text, TELEGRAM_TEXT_LIMIT, TELEGRAM_TEXT_LIMIT - LAST_PART_ROOM);
 }
 
 /** The parts joined back: what the owner reads across the messages, which is the text. */

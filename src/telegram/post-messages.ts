@@ -20,6 +20,8 @@ const NO_PREVIEW: LinkPreviewOptions = { is_disabled: true };
 export interface PostMessages {
   readonly message: Message.TextMessage;
   readonly header: Message.TextMessage | null;
+  /** A draft longer than one message: its parts before the last (the last is `message`), in order; else empty. */
+  readonly parts: readonly Message.TextMessage[];
 }
 
 /** Where a post is sent and how it looks. */
@@ -113,14 +115,15 @@ async function sendPostMessages(target: PostTarget, draft: DraftRecord, thread: 
         ...earlier,
       }),
     );
-    return { message, header: null };
+    return { message, header: null, parts: [] };
   }
   const header = await paced(() =>
     api.sendMessage(chatId, post.header.text, { ...where, entities: post.header.entities, link_preview_options: NO_PREVIEW, ...earlier }),
   );
   // A draft longer than one message: its parts before the last, in order, each a reply to the header (no buttons, no preview).
+  const parts: Message.TextMessage[] = [];
   for (const part of post.earlier) {
-    await paced(() =>
+    const sent = await paced(() =>
       api.sendMessage(chatId, part.text, {
         ...where,
         entities: part.entities,
@@ -128,6 +131,7 @@ async function sendPostMessages(target: PostTarget, draft: DraftRecord, thread: 
         reply_parameters: { message_id: header.message_id, allow_sending_without_reply: true },
       }),
     );
+    parts.push(sent);
   }
   const message = await paced(() =>
     api.sendMessage(chatId, post.draft.text, {
@@ -138,5 +142,5 @@ async function sendPostMessages(target: PostTarget, draft: DraftRecord, thread: 
       reply_parameters: { message_id: header.message_id, allow_sending_without_reply: true },
     }),
   );
-  return { message, header };
+  return { message, header, parts };
 }

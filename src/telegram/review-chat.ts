@@ -135,10 +135,10 @@ export class TelegramReviewChat implements ReviewChat {
         return postInThread(this.place, draft, paced, (thread, id) => this.burst.posted(burst, draft, thread, id));
       })
       .finally(() => this.burst.done(waiting));
-    const { message, header } = sent;
+    const { message, header, parts } = sent;
     this.asMade.posted(message.message_id, this.options.clock.now());
     if (header !== null) this.statuses.noteHeader(draft.draft_id, header.message_id);
-    const split = header === null ? {} : { headerMessageId: header.message_id };
+    const split = header === null ? {} : { headerMessageId: header.message_id, partMessageIds: parts.map((p) => p.message_id) };
     return { reviewChatId: String(message.chat.id), reviewMessageId: message.message_id, reviewThreadId: thread, ...split };
   }
 

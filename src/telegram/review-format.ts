@@ -1,5 +1,6 @@
 import type { MessageEntity } from "grammy/types";
-import { cutIntoParts, type TextPart } from "../drafts/text-parts.js";
+import { reviewParts, type TextPart } from "../drafts/text-parts.js";
+import { decisionMessage, partsNote } from "./long-post.js";
 import { formatDuration } from "../config/duration.js";
 import { channelOf } from "../drafts/destination.js";
 import { thumbsUpChoice, withChoice } from "../drafts/choices.js";
@@ -190,38 +191,27 @@ export function reviewPost(draft: DraftRecord, options: ReviewFormatOptions): Re
     };
   }
   // Longer than one message (an email, a Slack message): in parts, cut where Telegram keeps every character (intake made sure it can).
-  const parts = cutIntoParts(draft.draft_text) ?? [{ text: draft.draft_text, joint: null }];
-  const shown = parts.map((p) => ({ text: p.text, entities: draftEntities(0, p.text) }));
-  return { kind: "split", header: splitHeader(draft, options, parts), earlier: shown.slice(0, -1), draft: shown.at(-1)! };
+  const parts = partsOf(draft);
+  const earlier = parts.slice(0, -1).map((p) => ({ text: p.text, entities: draftEntities(0, p.text) }));
+  // The last part takes decisions: the legend goes under it (its room was left by the cut), not on the header.
+  const last = decisionMessage(parts.at(-1)!.text, footer, null) ?? decisionMessage(parts.at(-1)!.text, null, null)!;
+  return { kind: "split", header: splitHeader(draft, options, parts), earlier, draft: last };
 }
 
-/** The header message of a split post: the header, the legend while it awaits a decision, and where the draft is. */
+/** The draft's parts as its split post shows them (text-parts.ts; intake made sure it can be cut). */
+function partsOf(draft: DraftRecord): TextPart[] {
+  return reviewParts(draft.draft_text) ?? [{ text: draft.draft_text, joint: null }];
+}
+
+/** The header message of a split post: the header, and where the draft is (no legend: it takes no decision). */
 function splitHeader(draft: DraftRecord, options: ReviewFormatOptions, parts: readonly TextPart[]): FormattedText {
   const lines = reviewHeader(draft, options);
   const answering = answeringBlock(draft, lines.length, options.now(), options.timeZone);
   const header = lines + answering.text;
-  // This message takes no decision: the legend, when it shows, says where the reactions go (on the draft's message).
-  const footer = showsLegend(draft, options) ? reviewFooter(options) : null;
-  const chars = count(draft.draft_text.length);
-  const where = parts.length === 1 ? "is the reply to this message; decide on it there" : partsNote(parts);
-  const note =
-    footer === null ? `⬇️ The draft (${chars} characters) ${where}.` : `⬇️ The draft (${chars} characters) ${where}, not here: ${footer}.`;
   return {
-    text: [header, note].join("\n"),
+    text: [header, partsNote(draft.draft_text, parts)].join("\n"),
     entities: [...headerTimeEntities(draft, header, options), ...answering.entities, ...diffEntities(draft, header)],
   };
-}
-
-/** Where a draft in several messages is, and how its parts join, for its header. */
-function partsNote(parts: readonly TextPart[]): string {
-  const runs = parts.filter((p) => p.joint === "run").length;
-  const joins =
-    runs === 0
-      ? "each next message begins on a new line of the draft"
-      : runs === parts.length - 1
-        ? "each message runs on into the next, mid-line"
-        : "where a message ends mid-word the next runs on, otherwise it begins on a new line";
-  return `is in the ${parts.length} replies to this message, in order (${joins}); decide on the last one, with the buttons`;
 }
 
 /** A one-line account of the draft's status, for the top of the edited review message. */
@@ -371,9 +361,9 @@ function choicesLines(draft: DraftRecord): string {
 
 /**
  * The review message's text after a status change: the status on top, then
- * the original post, its entities moved along. Null for a split post (its
- * message holds the draft alone) or when it would pass Telegram's limit: the
- * status then goes in a reply instead.
+ * the original post, its entities moved along. Null for a split post (see
+ * editedDecisionText) or when it would pass Telegram's limit: the status
+ * then goes in a reply instead.
  */
 export function editedReviewText(draft: DraftRecord, options: ReviewFormatOptions): FormattedText | null {
   const post = reviewPost(draft, options);
@@ -386,12 +376,21 @@ export function editedReviewText(draft: DraftRecord, options: ReviewFormatOption
 }
 
 /**
+ * A split post's message with the buttons after a status change (every status goes where the buttons are): the
+ * status over the draft's last part, the legend under it while it shows. Null past Telegram's limit.
+ */
+export function editedDecisionText(draft: DraftRecord, options: ReviewFormatOptions): FormattedText | null {
+  const legend = showsLegend(draft, options) ? reviewFooter(options) : null;
+  return decisionMessage(partsOf(draft).at(-1)!.text, legend, statusText(draft, options));
+}
+
+/**
  * A split post's header message after a status change: the status on top,
  * then the header for the draft now (contract v4, "one message per draft":
  * the status goes on the post, not in a reply). Null past Telegram's limit.
  */
 export function editedHeaderText(draft: DraftRecord, options: ReviewFormatOptions): FormattedText | null {
-  const header = splitHeader(draft, options, cutIntoParts(draft.draft_text) ?? [{ text: draft.draft_text, joint: null }]);
+  const header = splitHeader(draft, options, partsOf(draft));
   const status = statusText(draft, options);
   const top = `${status.text}\n\n`;
   const text = top + header.text;

@@ -10,6 +10,7 @@ import { flowButtons, offersUndo } from "./flow-format.js";
 import { linkPreviewFor } from "./link-preview.js";
 import { keepNewest, type PostsAsMade } from "./posts-as-made.js";
 import {
+  editedDecisionText,
   editedHeaderText,
   editedReviewText,
   reviewPost,
@@ -67,7 +68,7 @@ interface View {
   readonly shown: DraftRecord;
   /** That send time (ms), or null. */
   readonly sendAt: number | null;
-  /** The post's new text, or null for a split post (only its buttons change; the status goes on its header). */
+  /** The post's new text (a split post's: the message with the buttons), or null when the status does not fit there (it goes on the header). */
   readonly text: FormattedText | null;
   /** The header message's text with the status on top, for a split post (or one whose text would pass the limit), or null. */
   readonly header: FormattedText | null;
@@ -212,7 +213,7 @@ export class StatusEdits {
     }
     const at = clock.now();
     this.remember(messageId, view.key, at);
-    // A split post holds the draft alone: its status goes on its header.
+    // The status does not fit on the message with the buttons (a long one): it goes on the header.
     if (view.text === null) await this.statusOnHeader(draft, view, turn);
     return { draft, at, sendAt: view.sendAt };
   }
@@ -363,9 +364,9 @@ export class StatusEdits {
     const sendAt = awaitsUndoShown(draft) ? wholeSecondAfter(now + pendingUndoWindowMs(draft)) : null;
     const shown = sendAt === null ? draft : { ...draft, send_after: new Date(sendAt).toISOString() };
     const format = { ...this.deps.format, now: () => now, noteTold: this.told.has(draft.draft_id) };
-    // A post made of a header and the draft keeps that form: the draft's message changes its buttons only.
+    // A post made of a header and the draft keeps that form: the status goes on the message with the buttons.
     const split = this.headers.has(draft.draft_id) || reviewPost({ ...shown, status: "queued" }, format).kind === "split";
-    const text = split ? null : editedReviewText(shown, format);
+    const text = split ? editedDecisionText(shown, format) : editedReviewText(shown, format);
     const header = text === null ? editedHeaderText(shown, format) : null;
     const markup = reviewKeyboard(shown, format);
     const status = statusText(shown, format);

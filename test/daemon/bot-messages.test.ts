@@ -253,7 +253,7 @@ describe.concurrent("a reply or reaction on a message of the bot's that cannot t
     const header = live.double.message(OWNER, d.review_message_id)!.reply_to_message!.message_id;
     expect(textOf(live, header)).toMatch(/^✏️ DRAFT \(Scribe\)/);
     reply(live, header, "👍");
-    const pointer = await answerTo(live, d.review_message_id, "⚠️ Not applied: that message only tells", "the pointer");
+    const pointer = await answerTo(live, d.review_message_id, "⚠️ Not applied: that message is part of a long draft's post", "the pointer");
     expect(pointer.text).toMatch(/Decide on the live post, version 1 \(the message this replies to\)\.$/);
     expect(await get(live, d.draft_id)).toMatchObject({ status: "pending" });
     expect(live.double.messages(GROUP)).toHaveLength(0);

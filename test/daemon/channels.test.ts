@@ -108,13 +108,56 @@ describe.concurrent("email", () => {
     expect(JSON.stringify(decision.reply_markup)).not.toContain("✏️ Edit");
     expect(JSON.stringify(decision.reply_markup)).toContain("👍");
     // Each step to the next message is a line break of the draft, except where a line runs on (the long last line).
-    const joined = parts.map((p) => p.text!);
+    // The last part carries the legend of reactions under it when today's legend shows there.
+    const joined = parts.map((p, i) => (i === parts.length - 1 ? p.text!.split("\n👍 send")[0]! : p.text!));
     const rebuilt = joined.reduce((acc, part) => (acc === "" ? part : acc + (text.startsWith(`${acc}\n${part}`) ? "\n" : "") + part), "");
     expect(rebuilt).toBe(text);
     approve(live, a.review_message_id);
     await settled(live, d, a.draft_id, "sent");
     expect(smtp.state.messages).toHaveLength(1);
     expect(smtp.state.messages[0]!.body.toString("utf8")).toBe(text);
+  }, 60_000);
+
+  it("a reaction on a long email's middle part is answered with the way to its last part; 😴 is shown there; a revise leaves no part that decides", async ({
+    live,
+    onTestFinished,
+  }) => {
+    const smtp = await emailDouble(onTestFinished);
+    const d = await live.start({ SMTP_URL: smtp.url, EMAIL_FROM: "Phill <phill@example.com>" });
+    const paragraph = (i: number) => `Paragraph ${i}: ${"the quarterly numbers, line by line, ".repeat(12).trim()}`;
+    const text = Array.from({ length: 45 }, (_, i) => paragraph(i)).join("\n");
+    const dest = { channel: "email", to: ["anna@example.com"], cc: [], bcc: [], subject: "Numbers", in_reply_to: null, references: [] };
+    const a = await submitPending(d, draft(text, dest));
+    const headerId = live.double.message(OWNER, a.review_message_id)!.reply_to_message!.message_id;
+    const parts = live.double.messages(OWNER).filter((m) => m.replyToMessageId === headerId);
+    expect(parts.length).toBeGreaterThanOrEqual(3);
+    const middle = parts[1]!.messageId;
+    let before = live.double.messages(OWNER).length;
+    live.double.injectReaction({ chatId: OWNER, messageId: middle, userId: OWNER, newEmojis: ["👍"] });
+    const answer = await live.reviewChatMessage(before, /Not applied/, "the answer to a 👍 on a middle part");
+    expect(answer.text).toContain("only its last message, the one with the buttons, takes decisions");
+    // It replies to the message with the buttons: tapping its quote leads there.
+    expect(answer.replyToMessageId).toBe(a.review_message_id);
+    expect(((await draftRecord(d, a.draft_id)) as Rec).status).toBe("pending");
+    // 😴 on the message with the buttons: the deferral is said there (issue 35, point 3); the header is not edited.
+    const headerText = live.double.message(OWNER, headerId)!.text;
+    live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, newEmojis: ["😴"] });
+    await settled(live, d, a.draft_id, "deferred");
+    await eventually(
+      () => live.double.message(OWNER, a.review_message_id)!.text!.startsWith("😴 Deferred until"),
+      10_000,
+      "the deferral on the message with the buttons",
+    );
+    expect(live.double.message(OWNER, headerId)!.text).toBe(headerText);
+    // A note on the message with the buttons sends it back; the parts take nothing after it either.
+    live.double.injectMessage({ chatId: OWNER, userId: OWNER, text: "shorter please", replyToMessageId: a.review_message_id });
+    await settled(live, d, a.draft_id, "revise");
+    before = live.double.messages(OWNER).length;
+    live.double.injectReaction({ chatId: OWNER, messageId: parts[0]!.messageId, userId: OWNER, newEmojis: ["👍"] });
+    const late = await live.reviewChatMessage(before, /Not applied/, "the answer to a 👍 on a part after the revise");
+    expect(late.text).toContain("this draft is revise now");
+    expect(((await draftRecord(d, a.draft_id)) as Rec).status).toBe("revise");
+    expect(smtp.state.messages).toHaveLength(0);
   }, 60_000);
 
   it("asks the extra tap for an address outside EMAIL_FROM's domain, and names it", async ({ live, onTestFinished }) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { callbackData, confirmMessage, readCallbackData, reviewKeyboard } from "../../src/telegram/review-buttons.js";
-import { editedReviewText, reviewPost, statusLine, statusText } from "../../src/telegram/review-format.js";
+import { editedDecisionText, editedReviewText, reviewPost, statusLine, statusText } from "../../src/telegram/review-format.js";
 import { draftIn, T0 } from "../support/drafts.js";
 import { supersededText } from "../../src/telegram/flow-format.js";
 
@@ -22,14 +22,29 @@ function single(post: ReturnType<typeof reviewPost>) {
 }
 
 describe("a long draft's header (issue 35, point 3)", () => {
-  it("says its legend is for the draft's message below, not for the header, which takes no decision", () => {
-    const long = draftIn("pending", { draft_text: "x".repeat(4_090) });
+  it("shows no legend: the message with the buttons does, under the draft's last part, and takes each status on top", () => {
+    const text = `${"x".repeat(3_000)}\n${"y".repeat(1_000)}`;
+    const long = draftIn("pending", { draft_text: text });
     const post = reviewPost(long, opts);
     if (post.kind !== "split") throw new Error("expected a split post");
-    expect(post.header.text).toMatch(/is the reply to this message; decide on it there, not here: 👍 send · 👎 revise/);
+    expect(post.header.text).toMatch(
+      /is in the 2 replies to this message, in order \(each next message begins on a new line of the draft\); decide on the last one, with the buttons\.$/,
+    );
+    expect(post.earlier.map((p) => p.text)).toEqual(["x".repeat(3_000)]);
+    expect(post.header.text).not.toContain("👍 send");
+    expect(post.draft.text).toBe(`${"y".repeat(1_000)}\n👍 send · 👎 revise (or reply with a note) · 😴 defer 24h`);
+    expect(post.draft.entities).toEqual([{ type: "blockquote", offset: 0, length: 1_000 }]);
     const quiet = reviewPost(long, { ...opts, legend: () => false });
     if (quiet.kind !== "split") throw new Error("expected a split post");
-    expect(quiet.header.text).toMatch(/is the reply to this message; decide on it there\.$/);
+    expect(quiet.draft.text).toBe("y".repeat(1_000));
+    const deferred = editedDecisionText(draftIn("deferred", { draft_text: text }), opts)!;
+    expect(deferred.text).toMatch(/^😴 Deferred until .+\n\ny{1000}\n👍 send/);
+    expect(deferred.entities.find((e) => e.type === "blockquote")).toEqual({
+      type: "blockquote",
+      offset: deferred.text.indexOf("y".repeat(1_000)),
+      length: 1_000,
+    });
+    expect(editedDecisionText(draftIn("sent", { draft_text: text }), opts)!.text).toMatch(/^✅ Sent .+\n\ny{1000}$/);
   });
 });
 
@@ -133,13 +148,15 @@ describe("the review post", () => {
     expect(single(reviewPost(edited, opts)).text).not.toContain("🔓");
   });
 
-  it("splits a long draft into a header and the draft alone, the draft quoted whole", () => {
+  it("splits a long draft into a header and its parts, each quoted; the last leaves room for the status and the legend", () => {
     const text = "a".repeat(4096);
     const post = reviewPost(draftIn("pending", { draft_text: text }), opts);
     if (post.kind !== "split") throw new Error("expected a split post");
-    expect(post.draft.text).toBe(text);
-    expect(post.draft.entities).toEqual([{ type: "blockquote", offset: 0, length: 4096 }]);
-    expect(post.header.text).toContain("is the reply to this message");
+    const last = post.draft.entities[0]!.length;
+    expect(post.earlier.map((p) => p.text).join("") + post.draft.text.slice(0, last)).toBe(text);
+    expect(post.draft.entities).toEqual([{ type: "blockquote", offset: 0, length: last }]);
+    expect(last).toBeLessThanOrEqual(4096 - 600);
+    expect(post.header.text).toContain("is in the 2 replies to this message");
     expect(editedReviewText(draftIn("sent", { draft_text: text }), opts)).toBeNull();
   });
 

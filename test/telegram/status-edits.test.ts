@@ -326,23 +326,33 @@ describe("a split post (a draft too long to share a message with its header)", (
     return { d, header: made.headerMessageId! };
   }
 
-  it("shows each status on top of its header, no new message; the draft's message keeps the draft alone", async () => {
+  it("shows each status on top of the message with the buttons (issue 35, point 3), no new message; the header is not edited", async () => {
     const { d, header } = await postedLong();
     const messages = double.messages(OWNER).length;
+    const headerText = double.message(OWNER, header)?.text;
+    expect(headerText).toContain("is in the 2 replies to this message");
+    expect(headerText).not.toContain("👍 send");
+    const last = double.message(OWNER, d.review_message_id!)!.text!;
+    expect(last).toMatch(/\n👍 send · 👎 revise/);
+    const lastPart = last.slice(0, last.lastIndexOf("\n👍 send"));
+    expect(longText.endsWith(lastPart)).toBe(true);
     const shown = chat.showStatus({ ...d, status: "deferred", version: d.version + 1 });
     await advance(3_000);
     await shown;
-    expect(double.message(OWNER, header)?.text).toMatch(/^😴 Deferred until .+\n\n✏️ DRAFT/);
+    expect(double.message(OWNER, d.review_message_id!)?.text).toBe(
+      `${double.message(OWNER, d.review_message_id!)!.text!.split("\n\n")[0]}\n\n${lastPart}\n👍 send · 👎 revise (or reply with a note) · 😴 defer 24h`,
+    );
+    expect(double.message(OWNER, d.review_message_id!)?.text).toMatch(/^😴 Deferred until /);
     const sent = chat.showStatus({ ...d, status: "sent", version: d.version + 2, sent_at: new Date(clock.now()).toISOString() });
     await advance(3_000);
     await sent;
-    expect(double.message(OWNER, header)?.text).toMatch(/^✅ Sent at .+\n\n✏️ DRAFT/);
-    expect(double.message(OWNER, header)?.text).toContain("is the reply to this message");
-    expect(double.message(OWNER, d.review_message_id!)?.text).toBe(longText);
+    expect(double.message(OWNER, d.review_message_id!)?.text).toMatch(/^✅ Sent at .+\n\n/);
+    expect(double.message(OWNER, d.review_message_id!)!.text!.endsWith(`\n\n${lastPart}`)).toBe(true);
+    expect(double.message(OWNER, header)?.text).toBe(headerText);
     expect(double.messages(OWNER).length).toBe(messages);
   });
 
-  it("after a restart (a review chat that did not post it) finds the header from the edit's answer", async () => {
+  it("after a restart (a review chat that did not post it) shows the status on the message with the buttons", async () => {
     const { d, header } = await postedLong();
     const again = reviewChatOnDouble(double, String(OWNER), clock);
     const messages = double.messages(OWNER).length;
@@ -351,8 +361,8 @@ describe("a split post (a draft too long to share a message with its header)", (
     await clock.advance(3_000, () => again.whenIdle());
     await shown;
     await again.stop();
-    expect(double.message(OWNER, header)?.text).toMatch(/^✅ Sent at /);
-    expect(double.message(OWNER, d.review_message_id!)?.text).toBe(longText);
+    expect(double.message(OWNER, d.review_message_id!)?.text).toMatch(/^✅ Sent at /);
+    expect(double.message(OWNER, header)?.text).not.toMatch(/^✅ Sent at /);
     expect(double.messages(OWNER).length).toBe(messages);
   });
 });
