@@ -14,12 +14,14 @@ import type { TimedText } from "../clock/local-time.js";
 
 /**
  * The header's last line: how long the draft is, where it is and how its
- * parts join, and where to decide. The header takes no decision, so it shows
- * no legend of reactions: the message with the buttons does.
+ * parts join, and which one has the buttons and the status. It stays true
+ * once the draft is decided (the header is never edited), and it shows no
+ * legend of reactions: the header takes no decision.
  */
 export function partsNote(draftText: string, parts: readonly TextPart[]): string {
   const chars = count(draftText.length);
-  if (parts.length === 1) return `⬇️ The draft (${chars} characters) is the reply to this message; decide on it there.`;
+  if (parts.length === 1)
+    return `⬇️ The draft (${chars} characters) is the reply to this message; decide there, and see there what becomes of it.`;
   const runs = parts.filter((p) => p.joint === "run").length;
   const joins =
     runs === 0
@@ -27,7 +29,7 @@ export function partsNote(draftText: string, parts: readonly TextPart[]): string
       : runs === parts.length - 1
         ? "each message runs on into the next, mid-line"
         : "where a message ends mid-word the next runs on, otherwise it begins on a new line";
-  return `⬇️ The draft (${chars} characters) is in the ${parts.length} replies to this message, in order (${joins}); decide on the last one, with the buttons.`;
+  return `⬇️ The draft (${chars} characters) is in the ${parts.length} replies to this message, in order (${joins}); the last one takes the decision and shows what becomes of it.`;
 }
 
 /**

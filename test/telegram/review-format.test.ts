@@ -28,7 +28,7 @@ describe("a long draft's header (issue 35, point 3)", () => {
     const post = reviewPost(long, opts);
     if (post.kind !== "split") throw new Error("expected a split post");
     expect(post.header.text).toMatch(
-      /is in the 2 replies to this message, in order \(each next message begins on a new line of the draft\); decide on the last one, with the buttons\.$/,
+      /is in the 2 replies to this message, in order \(each next message begins on a new line of the draft\); the last one takes the decision and shows what becomes of it\.$/,
     );
     expect(post.earlier.map((p) => p.text)).toEqual(["x".repeat(3_000)]);
     expect(post.header.text).not.toContain("👍 send");
