@@ -81,6 +81,9 @@ export function refusalAnswer(
       if (status === "sent") return "↩️ Too late to undo: the draft was already sent.";
       // Its window, as the post showed it, is over: the send follows at once.
       if (status === "approved" || status === "sending") return "↩️ Too late to undo: the undo window is over and the draft is being sent.";
+      // The post still shows its dated "↩️ Undo until …" (no edit takes it off when the window ends): say what became of it.
+      if (status === "revise" && draft?.revise_undo)
+        return `↩️ Too late to undo: the undo window is over and the draft went back to ${draft.drafted_by_role} for revision.`;
       return `↩️ Too late to undo: the draft is ${status}.`;
     }
     if (reason === "not_your_decision")

@@ -17,9 +17,6 @@ export const STORE_LOST_SEND =
   "the store lost its last change (a damaged last line was cut off at start), and the audit log shows the send had begun; " +
   "Telegram may or may not have the message";
 
-/** How long after a revise's undo window its post is still edited at start (a crash in the window left ↩️ Undo on it). */
-const REVISE_UNDO_RECHECK_MS = 3_600_000;
-
 /** Statuses past which a draft may have reached its destination. */
 const SEND_STARTED: ReadonlySet<DraftStatus> = new Set<DraftStatus>(["sending", "sent", "failed", "outcome_unknown"]);
 
@@ -103,7 +100,6 @@ export interface RecoveryPlan {
  *   its last line): marked unknown, never resent;
  * - `sending`: the outcome is unknown; marked so, and the reviewers are told. Never resent
  *   (one the audit log knows the outcome of is restored first: see storeBehind);
- * - `revise` whose undo window was open shortly before: its post loses ↩️ Undo when the window ends;
  * - `outcome_unknown` whose notice never went out (a crash right after marking it): told now;
  * - anything past its `expires_at` that is not final: expired, never sent
  *   (an approval given in time first waits out its undo window: see expiryDue);
@@ -157,10 +153,6 @@ function planEach(all: readonly DraftRecord[], facts: RecoveryFacts, now: number
       continue;
     }
     if (isFinal(draft.status)) {
-      // A revise still undoable at start: its ↩️ Undo goes when the window ends (a window that ended meanwhile: now).
-      const undoUntil = draft.status === "revise" && draft.revise_undo !== null ? Date.parse(draft.revise_undo.until) : null;
-      if (undoUntil !== null && undoUntil > now - REVISE_UNDO_RECHECK_MS)
-        effects.push({ type: "show_status_at", draftId: id, at: undoUntil });
       if (draft.status === "outcome_unknown" && !facts.wasNotified(id, draft.status)) {
         effects.push({ type: "notify", draftId: id, text: unknownOutcomeNotice(draft.reason ?? CRASH_DURING_SEND) });
       }

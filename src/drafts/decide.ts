@@ -128,11 +128,12 @@ export const decideInTime: Handler<"decide"> = (shown, e, now) => {
       const partly = endedUnmade(d, now, "not sent: sent back for revision");
       if (partly !== null) return ok({ ...partly, ...common, revision_note: e.note ?? null }, { type: "show_status", draftId: d.draft_id });
       const undoMs = e.undoMs ?? 0;
-      // A revise may be undone within UNDO_WINDOW (contract v3): the post shows ↩️ Undo until then.
+      // A revise may be undone within UNDO_WINDOW (contract v3): the post shows "↩️ Undo until <time>". No edit
+      // takes that offer off when the window ends: the line dates it, a late tap is answered, and the post's next
+      // edit (the new version's link) drops it. That edit changed nothing the owner needed (issue 35).
       const revise_undo = undoMs > 0 ? { until: iso(now + undoMs), before: approvedFrom(d.status) } : null;
       const draft = next(d, now, { ...common, status: "revise", revision_note: e.note ?? null, revise_undo, approval: null });
-      const closes: Effect[] = undoMs > 0 ? [{ type: "show_status_at", draftId: d.draft_id, at: now + undoMs }] : [];
-      return ok(draft, { type: "show_status", draftId: d.draft_id }, ...closes);
+      return ok(draft, { type: "show_status", draftId: d.draft_id });
     }
     case "defer": {
       const at = Date.parse(d.expires_at) + e.deferMs;

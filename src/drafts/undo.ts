@@ -2,7 +2,6 @@ import type { DraftRecord } from "./record.js";
 import { decideInTime } from "./decide.js";
 import { awaitsUndoShown } from "./undo-window.js";
 import { expiryDue, iso, next, ok, rearm, refuse, type Handler } from "./transition-kit.js";
-import type { Effect } from "./effects.js";
 import { deliveriesUndone } from "./fan-out.js";
 
 // The machine's handlers inside an undo window: the undo of an approval or a
@@ -93,9 +92,7 @@ export const noteOnRevise: Handler<"decide"> = (d, e, now) => {
   const actedAt = e.actedAt ?? now;
   if (d.revise_undo === null || actedAt >= Date.parse(d.revise_undo.until)) return refuse(d, "note_too_late");
   const draft = next(d, now, { revision_note: e.note });
-  // The edit that ends the post's ↩️ Undo was armed for the version before; this one arms it again.
-  const closes: Effect = { type: "show_status_at", draftId: d.draft_id, at: Date.parse(d.revise_undo.until) };
-  return ok(draft, { type: "show_status", draftId: d.draft_id }, closes);
+  return ok(draft, { type: "show_status", draftId: d.draft_id });
 };
 
 /**

@@ -109,9 +109,14 @@ describe("plain decisions", () => {
     // Each answer is its post's edit.
     await postShows(thumbs, (t) => t.startsWith("✅ Sent"), "👍 sent");
     await postShows(replyOk, (t) => t.startsWith("✅ Sent"), "a reply 👍 sent");
-    await postShows(down, (t) => t.startsWith("✍️ Sent back for revision.\n\n"), "👎 revise, its ↩️ Undo over");
+    // A revise's ↩️ Undo is dated on its post ("until …") and stays so once the window is over: no edit only for that.
+    await postShows(down, (t) => /^✍️ Sent back for revision\.\n↩️ Undo until \S+\n\n/.test(t), "👎 revise");
     // The note, and whom it went to (no consumer of the feed here: queued, never "told").
-    await postShows(note, (t) => t.startsWith("✍️ Revise: Margot: shorter please\n✉️ Queued for Scribe and Margot.\n\n"), "the note");
+    await postShows(
+      note,
+      (t) => /^✍️ Revise: Margot: shorter please\n↩️ Undo until \S+\n✉️ Queued for Scribe and Margot\.\n\n/.test(t),
+      "the note",
+    );
     await postShows(sleep, (t) => t.startsWith("😴 Deferred until"), "😴 deferred");
     await postShows(undoReaction, (t) => t.startsWith("↩️ Undone"), "the 👍 undone");
     await postShows(undoReply, (t) => t.startsWith("↩️ Undone"), "the 👎 undone by a reply");
@@ -119,7 +124,7 @@ describe("plain decisions", () => {
     await once(daemon, longSent, "sent");
     await once(daemon, longBack, "revise");
     await postShows(longSent, (t) => t === `${t.split("\n\n")[0]}\n\n${lastPart}` && t.startsWith("✅ Sent"), "the long draft sent");
-    await postShows(longBack, (t) => t.startsWith("✍️ Sent back for revision.\n\n"), "the long draft sent back");
+    await postShows(longBack, (t) => /^✍️ Sent back for revision\.\n↩️ Undo until \S+\n\n/.test(t), "the long draft sent back");
     // The headers were never edited: they take no decision and show no status (issue 35, point 3).
     expect([headerText(longSent), headerText(longBack)]).toEqual(headersBefore);
     expect(headerText(longSent)).not.toContain("👍 send · 👎 revise");

@@ -35,7 +35,9 @@ describe("a change of mind on an approved post", () => {
     await w.advance(120_000);
     expect(w.model.sends).toEqual([]);
     expect(post.text).not.toMatch(/Approved/);
-    expect(post.buttons).toEqual([]);
+    // Sent back: its ↩️ Undo stays dated on the post once the window is over (no edit then: issue 35).
+    expect(post.text).toMatch(/^✍️ Sent back for revision\.\n↩️ Undo until /);
+    expect(post.buttons).toEqual([expect.stringMatching(/^v1:undo:/)]);
     expect(botMessagesAfter(w, post.id)).toEqual([]);
   });
 
