@@ -76,22 +76,7 @@ export function refusalAnswer(
     const at = draft ? ` ${localMinute(Date.parse(draft.updated_at))}` : "";
     return `⚠️ Not applied: this draft is archived (${status}${at}, older than DRAFT_RETENTION) and can no longer change.`;
   }
-  if (kind === "undo") {
-    if (reason === "undo_closed" || reason === "final_state") {
-      if (status === "sent") return "↩️ Too late to undo: the draft was already sent.";
-      // Its window, as the post showed it, is over: the send follows at once.
-      if (status === "approved" || status === "sending") return "↩️ Too late to undo: the undo window is over and the draft is being sent.";
-      // The post still shows its dated "↩️ Undo until …" (no edit takes it off when the window ends): say what became of it.
-      if (status === "revise" && draft?.revise_undo)
-        return `↩️ Too late to undo: the undo window is over and the draft went back to ${draft.drafted_by_role} for revision.`;
-      return `↩️ Too late to undo: the draft is ${status}.`;
-    }
-    if (reason === "not_your_decision")
-      return "↩️ Not undone: taking a reaction away undoes only your own decision, and another reviewer decided this draft. ↩️ Undo on the post takes it back.";
-    // An undo of a draft that awaits a decision (nothing approved or sent back): said, not silent.
-    if (reason === "not_applicable" && draft !== undefined) return `↩️ Nothing to undo: the draft is ${status}.`;
-    return null;
-  }
+  if (kind === "undo") return undoAnswer(reason, status, draft);
   if (kind === "restore") return keepAnswer(reason, status);
   if (kind === "toggle" && (reason === "already_approved" || reason === "final_state"))
     return `⚠️ Not applied: the draft is ${status}, so its destinations can no longer be turned on or off${status === "approved" ? " (↩️ Undo within the undo window first)" : ""}.`;
@@ -123,6 +108,24 @@ export function refusalAnswer(
   if (reason === "expired" || (reason === "final_state" && status === "expired")) return "⌛ Not applied: the draft has expired.";
   // A decision on a final draft (a 👍 after a revise whose undo window is over, an "ok" after the send): said, not silent.
   if (reason === "final_state" || reason === "not_awaiting_decision") return finalAnswer(status);
+  return null;
+}
+
+/** The answer to an undo that was refused: too late (and what became of the draft), not the reviewer's, or nothing to undo. */
+function undoAnswer(reason: string, status: string, draft: DraftRecord | undefined): string | null {
+  if (reason === "undo_closed" || reason === "final_state") {
+    if (status === "sent") return "↩️ Too late to undo: the draft was already sent.";
+    // Its window, as the post showed it, is over: the send follows at once.
+    if (status === "approved" || status === "sending") return "↩️ Too late to undo: the undo window is over and the draft is being sent.";
+    // The post still shows its dated "↩️ Undo until …" (no edit takes it off when the window ends): say what became of it.
+    if (status === "revise" && draft?.revise_undo)
+      return `↩️ Too late to undo: the undo window is over and the draft went back to ${draft.drafted_by_role} for revision.`;
+    return `↩️ Too late to undo: the draft is ${status}.`;
+  }
+  if (reason === "not_your_decision")
+    return "↩️ Not undone: taking a reaction away undoes only your own decision, and another reviewer decided this draft. ↩️ Undo on the post takes it back.";
+  // An undo of a draft that awaits a decision (nothing approved or sent back): said, not silent.
+  if (reason === "not_applicable" && draft !== undefined) return `↩️ Nothing to undo: the draft is ${status}.`;
   return null;
 }
 

@@ -81,11 +81,7 @@ export function createDraft(payload: DraftPayload, facts: NewDraftFacts, now: nu
     halt_lasts: false,
     revise_undo: null,
     undone_at: null,
-    revises: facts.revises?.draftId ?? null,
-    revises_note: facts.revises?.note ?? null,
-    revises_post: facts.revises?.post ?? null,
-    revises_role: facts.revises?.role ?? null,
-    revises_destination: facts.revises?.destination ?? null,
+    ...revisesFields(facts),
     revised_by: null,
     superseded_posts: [],
     test_mode: facts.testMode === true,
@@ -95,16 +91,7 @@ export function createDraft(payload: DraftPayload, facts: NewDraftFacts, now: nu
     answering: facts.answering ?? null,
     sent_as: null,
     expired_while_down: null,
-    destination: payload.destination ?? null,
-    channel_audience: facts.channelAudience ?? null,
-    send_reference: null,
-    sent_ref: null,
-    choices: facts.choices ? [...facts.choices] : null,
-    choose: facts.choices ? (payload.choose ?? "one") : null,
-    chosen: null,
-    chosen_set: facts.choices && payload.choose === "any" ? facts.choices.map((c) => c.index) : null,
-    set_changed_at: null,
-    deliveries: [],
+    ...whereItGoes(payload, facts),
   };
   return {
     draft,
@@ -114,3 +101,47 @@ export function createDraft(payload: DraftPayload, facts: NewDraftFacts, now: nu
     ],
   };
 }
+
+/** What a new version carries of the draft it replaces (a sent-back draft's note, post, role, destination), or nulls. */
+function revisesFields(
+  facts: NewDraftFacts,
+): Pick<DraftRecord, "revises" | "revises_note" | "revises_post" | "revises_role" | "revises_destination"> {
+  const r = facts.revises;
+  return {
+    revises: r?.draftId ?? null,
+    revises_note: r?.note ?? null,
+    revises_post: r?.post ?? null,
+    revises_role: r?.role ?? null,
+    revises_destination: r?.destination ?? null,
+  };
+}
+
+/** Where a draft goes on a channel other than Telegram's v1-v4 fields, and the destinations the owner picks among (contract v5). */
+function whereItGoes(payload: DraftPayload, facts: NewDraftFacts): Pick<DraftRecord, WhereItGoes> {
+  const choices = facts.choices ?? null;
+  return {
+    destination: payload.destination ?? null,
+    channel_audience: facts.channelAudience ?? null,
+    send_reference: null,
+    sent_ref: null,
+    choices: choices ? [...choices] : null,
+    choose: choices ? (payload.choose ?? "one") : null,
+    chosen: null,
+    chosen_set: choices && payload.choose === "any" ? choices.map((c) => c.index) : null,
+    set_changed_at: null,
+    deliveries: [],
+  };
+}
+
+/** The record's fields of contract v5's channels and choices. */
+type WhereItGoes =
+  | "destination"
+  | "channel_audience"
+  | "send_reference"
+  | "sent_ref"
+  | "choices"
+  | "choose"
+  | "chosen"
+  | "chosen_set"
+  | "set_changed_at"
+  | "deliveries";

@@ -5,7 +5,7 @@ import { senderKindOf } from "./sender.js";
 import { thumbsUpChoice, withChoice } from "./choices.js";
 import { approveFanOut, deliveriesHalted, endedUnmade, fanOutTargets, isFanOut } from "./fan-out.js";
 import type { DraftStatus } from "./status.js";
-import { iso, next, ok, rearm, refuse, type EventOf, type Handler, type TransitionResult } from "./transition-kit.js";
+import { iso, next, ok, rearm, refuse, type EventOf, type Handler, type RefusalReason, type TransitionResult } from "./transition-kit.js";
 
 // The machine's `decide` on a draft awaiting a decision: an approval (with its
 // undo window, halted at once while sends are halted, or as the bot instead),
@@ -79,50 +79,12 @@ export const decide: Handler<"decide"> = (d, e, now) => {
  * approval was in time, and the window may run past `expires_at`).
  */
 export const decideInTime: Handler<"decide"> = (shown, e, now) => {
-  let d = shown;
-  if (e.textVersion !== undefined && e.textVersion !== d.text_version) return refuse(d, "outdated_version");
-  if (e.audience !== undefined && e.audience !== audienceFingerprint(d)) return refuse(d, "outdated_audience");
-  if (e.identity !== undefined && !showsIdentity(d, e.identity)) return refuse(d, "outdated_identity");
-  // Any of several (toggles): those on as the post showed them, each a delivery.
-  if (isFanOut(d) && e.decision === "send" && !e.asBot) {
-    const approved = approveFanOut(d, e);
-    if (typeof approved === "string") return refuse(d, approved);
-    d = approved;
-  } else if (d.choices !== null && e.decision === "send" && !e.asBot) {
-    // Among several destinations (contract v5): the one picked, bound like the rest to what the post showed.
-    const picked = withChoice(d, pickedIndex(d, e));
-    if (picked === null) return refuse(d, "not_a_choice");
-    d = picked;
-  } else if (e.destination !== undefined && e.destination !== null && d.choices === null) return refuse(d, "not_a_choice");
+  const d = boundToShown(shown, e);
+  if (typeof d === "string") return refuse(shown, d);
   const common = { decided_by: e.actor, undone_at: null, halt_lasts: false };
   switch (e.decision) {
-    case "send": {
-      // Sends are halted now: answered as halted at once, never with a send time or ↩️ Undo (contract v4).
-      if (e.halted) return haltedApproval(d, e, e.halted, now);
-      if (e.asBot) return sendAsBotInstead(d, e, now);
-      if (!e.confirmed && draftNeedsConfirmation(d, e.confirmOver ?? null)) return refuse(d, "needs_confirmation");
-      const approval = {
-        actor: e.actor,
-        at: iso(now),
-        text_sha256: d.text_sha256,
-        text_version: d.text_version,
-        before: approvedFrom(d.status),
-        sender: senderKindOf(d),
-        identity: sendIdentity(d),
-      };
-      const undoMs = e.undoMs ?? 0;
-      if (undoMs > 0) {
-        // The post shows "Sending at … · ↩️ Undo"; the window counts from Telegram's acceptance of
-        // that edit (`undo_shown`), which hands the draft to the send path. Until then send_after is
-        // provisional and no send may start.
-        const send_after = iso(now + undoMs);
-        const draft = next(d, now, { ...common, status: "approved", approval, reason: null, send_after, undo_shown_at: null });
-        return ok(draft, { type: "show_status", draftId: d.draft_id }, ...rearm(d, draft));
-      }
-      const draft = next(d, now, { ...common, status: "approved", approval, reason: null, send_after: null, undo_shown_at: null });
-      // The outcome (sent, failed, halted...) is shown when it comes: one edit, not two.
-      return ok(draft, { type: "send", draftId: d.draft_id });
-    }
+    case "send":
+      return approveInTime(d, e, common, now);
     case "revise": {
       // Halted in the middle of a fan-out: what went stays gone; the rest is not sent, and the draft is final as its deliveries say.
       const partly = endedUnmade(d, now, "not sent: sent back for revision");
@@ -142,6 +104,61 @@ export const decideInTime: Handler<"decide"> = (shown, e, now) => {
     }
   }
 };
+
+/**
+ * The draft as the decision binds it: refused (the reason) when the text version, audience or identity
+ * the tapped message showed is no longer the draft's; otherwise with the destination(s) it picked.
+ */
+function boundToShown(shown: DraftRecord, e: EventOf<"decide">): DraftRecord | RefusalReason {
+  let d = shown;
+  if (e.textVersion !== undefined && e.textVersion !== d.text_version) return "outdated_version";
+  if (e.audience !== undefined && e.audience !== audienceFingerprint(d)) return "outdated_audience";
+  if (e.identity !== undefined && !showsIdentity(d, e.identity)) return "outdated_identity";
+  // Any of several (toggles): those on as the post showed them, each a delivery.
+  if (isFanOut(d) && e.decision === "send" && !e.asBot) {
+    const approved = approveFanOut(d, e);
+    if (typeof approved === "string") return approved;
+    d = approved;
+  } else if (d.choices !== null && e.decision === "send" && !e.asBot) {
+    // Among several destinations (contract v5): the one picked, bound like the rest to what the post showed.
+    const picked = withChoice(d, pickedIndex(d, e));
+    if (picked === null) return "not_a_choice";
+    d = picked;
+  } else if (e.destination !== undefined && e.destination !== null && d.choices === null) return "not_a_choice";
+  return d;
+}
+
+/** What every decision in time sets on the record: who decided, and no undo or lasting halt from before. */
+type DecisionCommon = Pick<DraftRecord, "decided_by" | "undone_at" | "halt_lasts">;
+
+/** A 👍 in time: halted, as the bot instead, asking for the confirmation tap, or approved (after an undo window, or at once). */
+function approveInTime(d: DraftRecord, e: EventOf<"decide">, common: DecisionCommon, now: number): TransitionResult {
+  // Sends are halted now: answered as halted at once, never with a send time or ↩️ Undo (contract v4).
+  if (e.halted) return haltedApproval(d, e, e.halted, now);
+  if (e.asBot) return sendAsBotInstead(d, e, now);
+  if (!e.confirmed && draftNeedsConfirmation(d, e.confirmOver ?? null)) return refuse(d, "needs_confirmation");
+  const approval = {
+    actor: e.actor,
+    at: iso(now),
+    text_sha256: d.text_sha256,
+    text_version: d.text_version,
+    before: approvedFrom(d.status),
+    sender: senderKindOf(d),
+    identity: sendIdentity(d),
+  };
+  const undoMs = e.undoMs ?? 0;
+  if (undoMs > 0) {
+    // The post shows "Sending at … · ↩️ Undo"; the window counts from Telegram's acceptance of
+    // that edit (`undo_shown`), which hands the draft to the send path. Until then send_after is
+    // provisional and no send may start.
+    const send_after = iso(now + undoMs);
+    const draft = next(d, now, { ...common, status: "approved", approval, reason: null, send_after, undo_shown_at: null });
+    return ok(draft, { type: "show_status", draftId: d.draft_id }, ...rearm(d, draft));
+  }
+  const draft = next(d, now, { ...common, status: "approved", approval, reason: null, send_after: null, undo_shown_at: null });
+  // The outcome (sent, failed, halted...) is shown when it comes: one edit, not two.
+  return ok(draft, { type: "send", draftId: d.draft_id });
+}
 
 /**
  * "🤖 Send as the bot instead": only for a draft halted because the owner's
