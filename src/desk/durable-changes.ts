@@ -79,24 +79,28 @@ export class DurableChanges {
     await Promise.all([...this.committing.values()].map((c) => c.done));
   }
 
-  /** The store (the truth) and the audit log, both fsync'd. Only then is anything announced. */
+  /**
+   * The store (the truth) and the audit log, both fsync'd, at once: one fsync wait per change, not
+   * two in a row. Only once both are durable is anything announced. A crash between the two leaves
+   * one ahead, and the next start settles it either way: the store ahead is audited `recovered`
+   * with the decision's actor (reconcileAudit); the audit log ahead gives the store the change back
+   * from its line, which carries the whole record (app/store-restore.ts), so a reviewer's 👍 or 👎
+   * is never dropped. The contract: an event is in the feed by the time its change shows through
+   * GET /drafts/<id>.
+   */
   async commit({ from, draft, event, previousText, effects = [] }: Change): Promise<void> {
-    // The store first, then the audit log: a crash between them leaves the store one change
-    // ahead, which recovery audits as `recovered` with the decision's actor (reconcileAudit).
-    // Never the other way round: an audit line whose change the store lost would mark its
-    // update as handled while the draft forgot the decision (a silent drop of the reviewer's
-    // 👍 or 👎). One fsync wait more per change; nothing is announced until both are durable.
-    // The contract: an event is in the feed by the time its change shows through GET /drafts/<id>.
     let done = (): void => {};
     this.committing.set(draft.draft_id, { before: this.store.latest.get(draft.draft_id), done: new Promise<void>((r) => (done = r)) });
     try {
-      await this.store.append([draft]);
       // The new post's surface is known at once (like every surface: see DecisionSurfaces.record), then on disk with its change.
       const surface = postSurface(draft, event);
       for (const line of surface) this.audit.index.notePost(line);
-      this.stored(draft);
       // A change that edits the review post says so in the same write, so a crash before the edit is redone at start.
-      await this.audit.append([transitionEntry(from, draft, event, previousText), ...statusDue(draft, effects), ...surface]);
+      const audited = this.audit.append([transitionEntry(from, draft, event, previousText), ...statusDue(draft, effects), ...surface]);
+      audited.catch(() => {});
+      await this.store.append([draft]);
+      this.stored(draft);
+      await audited;
     } finally {
       this.committing.delete(draft.draft_id);
       done();
