@@ -37,13 +37,18 @@ export interface JournaledPolling {
 
 /**
  * Long polling through @grammyjs/runner where every fetched update is
- * journaled (fsync'd) before the fetch returns: the runner's next getUpdates
- * confirms them to Telegram, so they must be on disk first. A batch that
- * cannot be journaled is not returned, so Telegram delivers it again.
+ * journaled (fsync'd) before Telegram is told it arrived: the runner's next
+ * getUpdates confirms them, so that call waits for the batch's fsync. Their
+ * handling starts at once, beside the fsync (it is not on a reaction's way to
+ * its send): an update is marked answered or handled only after its
+ * `received` line (update-journal.ts), and a decision made twice acts once. A
+ * batch that cannot be journaled is tried again before the next getUpdates,
+ * which is not made until it is on disk: Telegram keeps those updates.
  */
 export function startJournaledPolling(options: JournaledPollingOptions): JournaledPolling {
   const { log, journal } = options;
   const handling = new Set<Promise<void>>();
+  const unconfirmed = new UnconfirmedUpdates(journal, log);
   const runner = run(
     {
       init: async () => {},
@@ -56,14 +61,11 @@ export function startJournaledPolling(options: JournaledPollingOptions): Journal
       errorHandler: (err: unknown) => log.error({ err }, "update handling failed"),
       api: {
         getUpdates: async (args, signal) => {
+          // This call confirms the last batch to Telegram: it is on disk first, or the call is not made.
+          await unconfirmed.journaled();
           const updates = await options.fetch(args, signal);
           if (updates.length > 0) traceStep("1 fetched");
-          await journal.record(updates).catch((err: unknown) => {
-            // Not journaled, so not confirmed: Telegram delivers these again after the runner's retry.
-            log.error({ err, updates: updates.length }, "could not journal fetched updates; they will be fetched again");
-            throw err;
-          });
-          if (updates.length > 0) traceStep("2 journaled");
+          unconfirmed.record(updates);
           return updates;
         },
       },
@@ -121,4 +123,44 @@ export async function handleJournaled(
       .catch((err: unknown) => log.error({ err, update_id: update.update_id }, "could not journal that an update was handled"));
   }
   log.debug({ update_id: update.update_id }, "update handled");
+}
+
+/**
+ * The fetched batches not yet known to be on disk: the next getUpdates (which confirms them to
+ * Telegram) waits for them, and writes again a batch whose write failed; it throws while that
+ * fails, so the runner retries the fetch (with its backoff) and never confirms them unjournaled.
+ */
+class UnconfirmedUpdates {
+  private pending: Promise<void> = Promise.resolve();
+  private failed: Update[] = [];
+
+  constructor(
+    private readonly journal: Pick<UpdateJournal, "record">,
+    private readonly log: Pick<JournaledPollingOptions["log"], "error">,
+  ) {}
+
+  /** Starts writing `updates` (fsync'd); a failure is kept for the next `journaled`. */
+  record(updates: readonly Update[]): void {
+    if (updates.length === 0) return;
+    const written = this.journal.record(updates).then(
+      () => undefined,
+      (err: unknown) => {
+        this.failed.push(...updates);
+        this.log.error(
+          { err, updates: updates.length },
+          "could not journal fetched updates; they are written again before Telegram is asked for more",
+        );
+      },
+    );
+    this.pending = Promise.all([this.pending, written]).then(() => undefined);
+  }
+
+  /** Resolves once every fetched batch is on disk; throws (not confirmed) while one cannot be written. */
+  async journaled(): Promise<void> {
+    await this.pending;
+    if (this.failed.length === 0) return;
+    const again = this.failed;
+    await this.journal.record(again);
+    this.failed = this.failed.filter((u) => !again.includes(u));
+  }
 }

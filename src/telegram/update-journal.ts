@@ -50,6 +50,8 @@ const PRUNE_AT = 1_000;
  */
 export class UpdateJournal {
   private readonly answering = new Map<number, Promise<void>>();
+  /** Updates whose `received` line is being written: marking one answered or handled waits for it (the file keeps their order). */
+  private readonly recording = new Map<number, Promise<void>>();
   private handledCount = 0;
   /** Prune once this many handled updates are remembered (raised after a failed prune). */
   private pruneAt = PRUNE_AT;
@@ -122,18 +124,31 @@ export class UpdateJournal {
     return this.store.latest.size - (this.store.latest.has(POLLED) ? 1 : 0);
   }
 
-  /** Makes `updates` durable; resolves once fsync'd. An update known already keeps its state. */
+  /**
+   * Makes `updates` durable; resolves once fsync'd. An update known already (or being written) keeps
+   * its state. Its handling may start before this resolves: marking it answered or handled waits.
+   */
   async record(updates: readonly Update[]): Promise<void> {
-    const fresh = updates.filter((u) => this.stateOf(u.update_id) === undefined);
-    if (fresh.length === 0) return;
-    await this.store.append(
-      fresh.map((u) => ({
-        draft_id: key(u.update_id),
-        update_id: u.update_id,
-        state: "received" as const,
-        update: u as unknown as Entry["update"],
-      })),
-    );
+    const fresh = updates.filter((u) => this.stateOf(u.update_id) === undefined && !this.recording.has(u.update_id));
+    const writing = updates.map((u) => this.recording.get(u.update_id)).filter((p) => p !== undefined);
+    if (fresh.length > 0) {
+      const written = this.store.append(
+        fresh.map((u) => ({
+          draft_id: key(u.update_id),
+          update_id: u.update_id,
+          state: "received" as const,
+          update: u as unknown as Entry["update"],
+        })),
+      );
+      for (const u of fresh) this.recording.set(u.update_id, written);
+      void written
+        .finally(() => {
+          for (const u of fresh) if (this.recording.get(u.update_id) === written) this.recording.delete(u.update_id);
+        })
+        .catch(() => {});
+      writing.push(written);
+    }
+    await Promise.all(writing);
   }
 
   /**
@@ -142,6 +157,17 @@ export class UpdateJournal {
    * failed write is logged and the answer goes out anyway.
    */
   markAnswered(updateId: number): Promise<void> {
+    const recording = this.recording.get(updateId);
+    // Its `received` line first (a failed one is logged by the poll, and the answer goes out anyway).
+    if (recording !== undefined)
+      return recording.then(
+        () => this.markAnsweredNow(updateId),
+        () => undefined,
+      );
+    return this.markAnsweredNow(updateId);
+  }
+
+  private markAnsweredNow(updateId: number): Promise<void> {
     if (this.stateOf(updateId) !== "received") return this.answering.get(updateId) ?? Promise.resolve();
     let pending = this.answering.get(updateId);
     if (pending === undefined) {
@@ -159,6 +185,8 @@ export class UpdateJournal {
 
   /** Marks the update's handling finished (`retry`: handle it again at the next start). */
   async finish(updateId: number, retry = false): Promise<void> {
+    // Never before its `received` line (a failed one leaves nothing to mark: Telegram delivers the update again).
+    await this.recording.get(updateId)?.catch(() => undefined);
     await this.answering.get(updateId);
     const entry = this.store.latest.get(key(updateId));
     if (entry === undefined) return;

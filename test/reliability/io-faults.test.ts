@@ -276,7 +276,10 @@ describe("the real daemon when its disk fills up (tmpfs)", () => {
     const { update } = double.injectReaction({ chatId: OWNER, messageId: reviewMessageId, userId: OWNER, newEmojis: ["👍"] });
     // The daemon has dealt with the 👍 once it says so: it could not journal the update, could not
     // save the decision, or the draft moved on.
-    const NOT_WRITTEN = ["could not journal fetched updates; they will be fetched again", "a reviewer's decision could not be saved"];
+    const NOT_WRITTEN = [
+      "could not journal fetched updates; they are written again before Telegram is asked for more",
+      "a reviewer's decision could not be saved",
+    ];
     await eventually(
       async () =>
         daemon.logs.some((l) => NOT_WRITTEN.includes(String(l.msg))) ||

@@ -49,6 +49,31 @@ describe("UpdateJournal", () => {
     await again.close();
   });
 
+  it("handling may start while an update's `received` line is written: its answered and handled marks wait for that line", async () => {
+    const path = await journalPath();
+    const j = await UpdateJournal.open(path, log);
+    // Not awaited, as the poll does (journaled-updates.ts): the handler marks at once.
+    const recorded = j.record([update(5), update(6)]);
+    const marks = [j.markAnswered(5), j.finish(5), j.finish(6, true)];
+    // The same batch fetched again while it is written is written once.
+    await Promise.all([recorded, j.record([update(5)]), ...marks]);
+    await j.close();
+    const lines = (await readFile(path, "utf8"))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l.slice(l.indexOf("{"))));
+    // Each update's lines in the order they happened (the two updates' marks may interleave).
+    const of = (id: number) => lines.filter((l) => l.update_id === id).map((l) => l.state);
+    expect([of(5), of(6)]).toEqual([
+      ["received", "answered", "handled"],
+      ["received", "retry"],
+    ]);
+    const again = await UpdateJournal.open(path, log);
+    expect(again.entries().map((u) => u.update_id)).toEqual([6]);
+    expect(again.isDone(5)).toBe(true);
+    await again.close();
+  });
+
   it("stays bounded: a day of handled updates leaves a few hundred ids, not the history", async () => {
     const path = await journalPath();
     const j = await UpdateJournal.open(path, log);
