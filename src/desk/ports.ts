@@ -81,8 +81,11 @@ export interface ReviewChat {
   adoptUndo?(draftId: string, where: { readonly chatId: string; readonly messageId: number }): void;
   /** Tells the reviewers something about this draft, as a reply to its review message; resolves with the notice's message id. */
   notify(draft: DraftRecord, text: string): Promise<number>;
-  /** Asks the extra tap a 👍 needs for a large audience ("Send to 1,234 members of …? [Yes, send]"); resolves with the question's message id and words. */
-  askConfirmation(draft: DraftRecord): Promise<Asked>;
+  /**
+   * Asks the extra tap a 👍 needs for a large audience ("Send to 1,234 members of …? [Yes, send]"); resolves with the question's
+   * message id and words. `confirmOver` (AUDIENCE_CONFIRM_OVER) names the other destinations of a fan-out that ask it too.
+   */
+  askConfirmation(draft: DraftRecord, confirmOver?: number | null): Promise<Asked>;
   /** Tells the reviewers `text` under a "🤖 Send as the bot instead" button, as a reply to the review message; resolves with its message id. */
   offerAsBot(draft: DraftRecord, text: string): Promise<number>;
   /** Marks an earlier review post of `draft` as replaced by its current version; its buttons go. */

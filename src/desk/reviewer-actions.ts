@@ -287,7 +287,7 @@ export class ReviewerActions {
     const draft = stored && stored.choices !== null ? (withChoice(stored, destination) ?? stored) : stored;
     if (!draft) return;
     const asked = async (): Promise<void> => {
-      const { messageId, question } = await this.deps.reviewChat.askConfirmation(draft);
+      const { messageId, question } = await this.deps.reviewChat.askConfirmation(draft, this.deps.confirmOver ?? null);
       const chatId = draft.review_chat_id;
       if (chatId !== null) await this.deps.surfaces.record("confirm", { chatId, messageId }, shownOfDraft(draft), { question });
     };

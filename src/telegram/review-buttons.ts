@@ -88,11 +88,17 @@ function sendButton(draft: DraftRecord): InlineKeyboardButton {
   return { text: sendLabel(draft), callback_data: callbackData("send", draft.draft_id), style: "success" } as InlineKeyboardButton;
 }
 
-/** The confirmation asked after a 👍 for a large audience: its text and its one button. */
-export function confirmMessage(draft: DraftRecord): { text: string; markup: InlineKeyboardMarkup; question: string } {
+/**
+ * The confirmation asked after a 👍 for a large audience: its text and its one button. `confirmOver`
+ * (AUDIENCE_CONFIRM_OVER) names the other destinations of a fan-out that ask it too.
+ */
+export function confirmMessage(
+  draft: DraftRecord,
+  confirmOver: number | null = null,
+): { text: string; markup: InlineKeyboardMarkup; question: string } {
   const members = draft.audience?.member_count;
   const label = members === null || members === undefined ? "✅ Yes, send" : `✅ Yes, send to ${count(members)} members`;
-  const text = confirmQuestion(draft) + fanOutConfirmNote(draft);
+  const text = confirmQuestion(draft) + fanOutConfirmNote(draft, confirmOver);
   return {
     text,
     question: text,

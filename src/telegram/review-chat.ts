@@ -166,9 +166,9 @@ export class TelegramReviewChat implements ReviewChat {
     return this.replyTo(draft, LANE.notice, text);
   }
 
-  /** Asks for the extra tap a 👍 needs for a large audience, as a reply to the review post, ahead of queued posts. */
-  async askConfirmation(draft: DraftRecord): Promise<Asked> {
-    const { text, markup, question } = confirmMessage(draft);
+  /** Asks for the extra tap a 👍 needs for a large audience, as a reply to the review post, ahead of queued posts (see confirmMessage). */
+  async askConfirmation(draft: DraftRecord, confirmOver: number | null = null): Promise<Asked> {
+    const { text, markup, question } = confirmMessage(draft, confirmOver);
     return { messageId: await this.replyTo(draft, LANE.answer, text, markup), question };
   }
 

@@ -44,6 +44,32 @@ describe("choose any's confirmation question", () => {
   });
 });
 
+describe("choose any's confirmation names every destination that asks it", () => {
+  it("a second Telegram group over AUDIENCE_CONFIRM_OVER, or of unknown size, is named with why", () => {
+    const group = (index: number, chatId: string, members: number | null): Choice => ({
+      ...choice(index, chatId),
+      audience: {
+        kind: "supergroup",
+        chat_id: chatId,
+        title: `Group ${index}`,
+        username: null,
+        member_count: members,
+        is_forum: false,
+        checked_at: new Date(0).toISOString(),
+      } as unknown as Choice["audience"],
+    });
+    const choices = [group(1, "-1001", 800), group(2, "-1002", 12), group(3, "-1003", 5_000), group(4, "-1004", null)];
+    const draft = any({ choices, chosen_set: [1, 2, 3, 4], chosen: 1 });
+    const note = fanOutConfirmNote(draft, 100);
+    expect(note).toContain("It confirms these too: 3 · ");
+    expect(note).toContain("5,000 members, over AUDIENCE_CONFIRM_OVER (100)");
+    expect(note).toMatch(/; 4 · [^:]+: Telegram did not say who reads it\.$/);
+    // The small group asks nothing; the one the question names is not named again.
+    expect(note).not.toMatch(/2 · [^,]+: /);
+    expect(note).not.toMatch(/1 · [^,]+: /);
+  });
+});
+
 describe("choose any on the post", () => {
   it("lists each destination with its toggle's state first and says where a 👍 goes", () => {
     const text = fanOutLines(any({ chosen_set: [2] }));
