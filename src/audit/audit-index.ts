@@ -130,7 +130,9 @@ export class AuditIndex {
     if (typeof updateId === "number") this.updates.set(updateId, Number.isFinite(at) ? at : 0);
     if (entry.kind === "notice") {
       const key =
-        entry.reminder_for === undefined ? noticeKey(entry.draft_id, entry.status) : reminderKey(entry.draft_id, entry.reminder_for);
+        entry.reminder_for === undefined
+          ? noticeKey(entry.draft_id, entry.status, entry.delivery)
+          : reminderKey(entry.draft_id, entry.reminder_for);
       this.notices.set(key, at);
     }
     // A line the key does not prove (before the anchor: a log from before the key) makes no decision surface.
@@ -208,14 +210,14 @@ export class AuditIndex {
     this.updates.delete(updateId);
   }
 
-  /** True when the reviewers were told about this draft in this status. */
-  wasNotified(draftId: string, status: DraftStatus): boolean {
-    return this.notices.has(noticeKey(draftId, status));
+  /** True when the reviewers were told about this draft in this status (`delivery`: about that delivery of several, in its status). */
+  wasNotified(draftId: string, status: DraftStatus, delivery?: number): boolean {
+    return this.notices.has(noticeKey(draftId, status, delivery));
   }
 
   /** Notes a notice that went out (before its line is written). */
-  markNotified(draftId: string, status: DraftStatus, at: number): void {
-    this.notices.set(noticeKey(draftId, status), at);
+  markNotified(draftId: string, status: DraftStatus, at: number, delivery?: number): void {
+    this.notices.set(noticeKey(draftId, status, delivery), at);
   }
 
   /** True when the draft's reminder (REMIND_BEFORE) of this deadline went out. */

@@ -185,6 +185,8 @@ export const noticeEntrySchema = z.object({
   text: z.string(),
   /** A REMIND_BEFORE reminder: the deadline (`expires_at`) it reminded of. */
   reminder_for: z.string().optional(),
+  /** The delivery of several the notice is about (an outcome unknown in a fan-out): `status` is then that delivery's. */
+  delivery: z.number().int().positive().optional(),
   /**
    * Written before the notice is posted (a reminder): from then on it counts as out, so a crash after
    * Telegram took it never posts it twice (one a crash cut short is not posted again either). The line

@@ -35,8 +35,8 @@ export function audited(entry: AuditEntryOf<"transition">, at: number): AuditedD
 }
 
 /** A status notice's key among the notices: the draft and the status it told. */
-export function noticeKey(draftId: string, status: DraftStatus): string {
-  return `${draftId}:${status}`;
+export function noticeKey(draftId: string, status: DraftStatus, delivery?: number): string {
+  return delivery === undefined ? `${draftId}:${status}` : `${draftId}:${status}#${delivery}`;
 }
 
 /** A reminder's key among the notices: the draft and the deadline, with no ':' after the draft id (see retain). */

@@ -1,5 +1,6 @@
 import type { AuditIndex } from "../audit/audit-index.js";
 import type { DraftRecord } from "../drafts/record.js";
+import { isFanOut } from "../drafts/fan-out.js";
 import { isFinal } from "../drafts/status.js";
 import type { DraftArchive } from "../store/archive.js";
 import type { JsonlStore } from "../store/jsonl-store.js";
@@ -35,9 +36,12 @@ export interface ArchivingParts {
  */
 export async function archiveDue(parts: ArchivingParts, now: number): Promise<string[]> {
   // A send marked unknown stays until the reviewers were told (recovery tells them at the next start).
-  const due = dueForArchive(parts.store.latest.values(), now, parts.retentionMs).filter(
-    (d) => d.status !== "outcome_unknown" || parts.index.wasNotified(d.draft_id, d.status),
-  );
+  // Among several destinations at once, each delivery's unknown outcome has its own notice.
+  const told = (d: DraftRecord) =>
+    isFanOut(d)
+      ? d.deliveries.every((x) => x.status !== "outcome_unknown" || parts.index.wasNotified(d.draft_id, "outcome_unknown", x.index))
+      : d.status !== "outcome_unknown" || parts.index.wasNotified(d.draft_id, d.status);
+  const due = dueForArchive(parts.store.latest.values(), now, parts.retentionMs).filter(told);
   if (due.length === 0) return [];
   // Drafts of a month whose file lost drafts are not filed (archive.ts): they stay in the store.
   const filed = await parts.archive.add(due);

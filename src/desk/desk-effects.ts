@@ -10,7 +10,7 @@ import type { DraftRecord } from "../drafts/record.js";
 import { backoffMs, REVIEW_POST_BACKOFF, type Backoff } from "../retry/backoff.js";
 import type { ReviewChat, ReviewPost, Sender, StatusShown } from "./ports.js";
 import { shownOfDraft, type DecisionSurfaces } from "./surfaces.js";
-import { AWAITING_DECISION } from "../drafts/status.js";
+import { AWAITING_DECISION, type DraftStatus } from "../drafts/status.js";
 import { Reminders } from "./reminders.js";
 import { closeLeftBehind, resumeUndoMessages } from "./closing.js";
 
@@ -163,7 +163,7 @@ export class DeskEffects {
       case "notify": {
         const messageId = await reviewChat.notify(draft, effect.text);
         // A notice takes no decision: an action on it is answered with the way to the live post (see surfaces.ts).
-        return this.noticeOut(draft, effect.text, this.surfaceAt(draft, messageId, "notice"));
+        return this.noticeOut(draft, effect.text, this.surfaceAt(draft, messageId, "notice"), effect.delivery);
       }
       case "offer_as_bot": {
         const messageId = await reviewChat.offerAsBot(draft, effect.text);
@@ -197,10 +197,18 @@ export class DeskEffects {
     void this.track(resumeUndoMessages({ ...this.deps, reminderShows: this.reminderShows }, live));
   }
 
-  /** Audits a notice once it is out (a crash before this line sends it again at the next start), with the surface it carries. */
-  private async noticeOut(draft: DraftRecord, text: string, surface: readonly AuditEntry[] = []): Promise<void> {
-    this.deps.audit.index.markNotified(draft.draft_id, draft.status, this.deps.clock.now());
-    await this.deps.audit.append([...surface, { kind: "notice", draft_id: draft.draft_id, status: draft.status, text }]);
+  /**
+   * Audits a notice once it is out (a crash before this line sends it again at the next start), with the surface it carries;
+   * `delivery`: a notice about that delivery of several (its outcome unknown), audited as that delivery's.
+   */
+  private async noticeOut(draft: DraftRecord, text: string, surface: readonly AuditEntry[] = [], delivery?: number): Promise<void> {
+    // A delivery's notice is the one of its unknown outcome (machine.ts unknownNotice).
+    const status: DraftStatus = delivery === undefined ? draft.status : "outcome_unknown";
+    this.deps.audit.index.markNotified(draft.draft_id, status, this.deps.clock.now(), delivery);
+    await this.deps.audit.append([
+      ...surface,
+      { kind: "notice", draft_id: draft.draft_id, status, text, ...(delivery === undefined ? {} : { delivery }) },
+    ]);
   }
 
   /**

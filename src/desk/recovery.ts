@@ -2,6 +2,7 @@ import type { AuditedDraft, SendOutcome } from "../audit/audit-index.js";
 import type { Effect } from "../drafts/effects.js";
 import type { DraftEvent } from "../drafts/events.js";
 import { expiryDue, unknownOutcomeNotice } from "../drafts/machine.js";
+import { isFanOut } from "../drafts/fan-out.js";
 import { awaitsUndoShown, UNDO_OVER_EDIT_MS } from "../drafts/undo-window.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION, isFinal, type DraftStatus } from "../drafts/status.js";
@@ -24,8 +25,8 @@ const SEND_STARTED: ReadonlySet<DraftStatus> = new Set<DraftStatus>(["sending", 
 export interface RecoveryFacts {
   /** The draft's last audited change. */
   audited(draftId: string): AuditedDraft | undefined;
-  /** True when the reviewers were told about the draft in this status. */
-  wasNotified(draftId: string, status: DraftStatus): boolean;
+  /** True when the reviewers were told about the draft in this status (`delivery`: about that delivery of several). */
+  wasNotified(draftId: string, status: DraftStatus, delivery?: number): boolean;
   /** True when an edit of the draft's review post was due and never confirmed (a crash came between). */
   statusEditOwed(draftId: string): boolean;
   /** True when this replaced review post of the draft is known to have lost its buttons. */
@@ -152,8 +153,9 @@ function planEach(all: readonly DraftRecord[], facts: RecoveryFacts, now: number
       );
       continue;
     }
+    effects.push(...untoldDeliveries(draft, facts));
     if (isFinal(draft.status)) {
-      if (draft.status === "outcome_unknown" && !facts.wasNotified(id, draft.status)) {
+      if (draft.status === "outcome_unknown" && !isFanOut(draft) && !facts.wasNotified(id, draft.status)) {
         effects.push({ type: "notify", draftId: id, text: unknownOutcomeNotice(draft.reason ?? CRASH_DURING_SEND) });
       }
       continue;
@@ -313,4 +315,21 @@ export async function resumeDrafts(desk: RecoveryDesk, options: { readonly downS
     );
   }
   return lostSends;
+}
+
+/**
+ * The notices a crash kept from the review chat about deliveries of several whose outcome is
+ * unknown (the delivery was marked, its notice not yet out): told now, each once, whatever the
+ * draft's status (the next delivery may be under way, or the draft final).
+ */
+function untoldDeliveries(draft: DraftRecord, facts: Pick<RecoveryFacts, "wasNotified">): Effect[] {
+  if (!isFanOut(draft)) return [];
+  return draft.deliveries
+    .filter((x) => x.status === "outcome_unknown" && !facts.wasNotified(draft.draft_id, "outcome_unknown", x.index))
+    .map((x) => ({
+      type: "notify" as const,
+      draftId: draft.draft_id,
+      text: unknownOutcomeNotice(`destination ${x.index}: ${x.reason ?? CRASH_DURING_SEND}`),
+      delivery: x.index,
+    }));
 }

@@ -176,8 +176,8 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
   }
 
   /** True when the reviewers were told about this draft while it was in `status` (a notice is audited once it is out). */
-  wasNotified(draftId: string, status: DraftStatus): boolean {
-    return this.options.audit.index.wasNotified(draftId, status);
+  wasNotified(draftId: string, status: DraftStatus, delivery?: number): boolean {
+    return this.options.audit.index.wasNotified(draftId, status, delivery);
   }
 
   /** What recovery reads: the audit index. */

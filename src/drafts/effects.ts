@@ -17,7 +17,8 @@ export type Effect =
   /** Mark an earlier review post of this draft as replaced (its buttons go); decisions on it are refused. */
   | { readonly type: "supersede_post"; readonly draftId: string; readonly reviewMessageId: number }
   /** Tell the reviewers something in the review chat, as a reply to the review message. */
-  | { readonly type: "notify"; readonly draftId: string; readonly text: string }
+  /** `delivery`: the delivery of several it is about (its notice is audited as that delivery's, see audit-index.ts). */
+  | { readonly type: "notify"; readonly draftId: string; readonly text: string; readonly delivery?: number }
   /**
    * Tell the reviewers, as `notify` does, under a "🤖 Send as the bot instead" button: a draft the
    * owner's identity could not send. The message is a one-time decision surface (asks `asbot`).

@@ -262,7 +262,7 @@ const sendUnknown: Handler<"send_unknown"> = (d, e, now) =>
 
 /** The notice of a delivery whose outcome is unknown, naming it among several. */
 function unknownNotice(d: DraftRecord, reason: string): Effect {
-  return { type: "notify", draftId: d.draft_id, text: unknownOutcomeNotice(`destination ${d.chosen}: ${reason}`) };
+  return { type: "notify", draftId: d.draft_id, text: unknownOutcomeNotice(`destination ${d.chosen}: ${reason}`), delivery: d.chosen ?? 1 };
 }
 
 /**

@@ -18,7 +18,8 @@ function facts(
   return {
     surfaces: { at: (chatId, messageId) => surfaces.find((s) => s.chat_id === chatId && s.message_id === messageId) },
     audited: (id) => audited[id],
-    wasNotified: (id, status: DraftStatus) => notified.includes(`${id}:${status}`),
+    wasNotified: (id, status: DraftStatus, delivery?: number) =>
+      notified.includes(delivery === undefined ? `${id}:${status}` : `${id}:${status}#${delivery}`),
     statusEditOwed: (id) => (posts.owed ?? []).includes(id),
     supersededDone: (id, m) => (posts.superseded ?? []).includes(`${id}:${m}`),
   };
@@ -48,6 +49,42 @@ describe("planRecovery (pure: drafts, audit index, now)", () => {
     const plan = planRecovery([d], facts({ s: { version: 3, to: "sending" } }), T0);
     expect(plan.events).toEqual([{ draftId: "s", event: { type: "send_unknown", reason: CRASH_DURING_SEND } }]);
     expect(plan.effects).toEqual([]);
+  });
+
+  it("tells, once each, the deliveries of several whose outcome is unknown and whose notice a crash kept back", () => {
+    const choice = (index: number) => ({
+      index,
+      destination: null,
+      destination_chat_id: `-100${index}`,
+      destination_thread_id: null,
+      audience: null,
+      channel_audience: null,
+    });
+    const deliveries = [
+      { index: 1, status: "outcome_unknown", sent_ref: null, reason: "no answer" },
+      { index: 2, status: "outcome_unknown", sent_ref: null, reason: "reset" },
+      { index: 3, status: "approved", sent_ref: null, reason: null },
+    ];
+    const d = draftIn("approved", {
+      draft_id: "f",
+      choices: [1, 2, 3].map(choice),
+      choose: "any",
+      chosen: 3,
+      chosen_set: [1, 2, 3],
+      deliveries,
+    });
+    // Delivery 1's notice went out; 2's did not (the crash came between its mark and its notice).
+    const plan = planRecovery([d], facts({ f: { version: d.version, to: "approved" } }, ["f:outcome_unknown#1"]), T0);
+    const notices = plan.effects.filter((e) => e.type === "notify");
+    expect(notices).toEqual([{ type: "notify", draftId: "f", text: expect.stringContaining("(destination 2: reset)"), delivery: 2 }]);
+    // Final, every notice out: nothing more (not the single draft's notice either).
+    const final = { ...d, status: "outcome_unknown" as const, deliveries: deliveries.slice(0, 2) };
+    const told = planRecovery(
+      [final],
+      facts({ f: { version: d.version, to: "outcome_unknown" } }, ["f:outcome_unknown#1", "f:outcome_unknown#2"]),
+      T0,
+    );
+    expect(told.effects.filter((e) => e.type === "notify")).toEqual([]);
   });
 
   it("marks an approval unknown when the audit log shows its send had begun (the store lost that line)", () => {
