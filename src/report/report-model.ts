@@ -105,6 +105,8 @@ export interface DraftFacts {
   sentAt: number | null;
   /** A draft with several destinations: the kind of the role's recommendation, and whether the pick that stands kept it (null: none stands). */
   pick: { kind: string; kept: boolean | null } | null;
+  /** Sent to several at once (`choose: "any"`, approved): each delivery's destination and status, counted each under its own. */
+  deliveries: Array<{ readonly destination: string; readonly status: TransitionEntry["to"] }> | null;
 }
 
 /** A period: milliseconds since the epoch, `until` excluded. */
@@ -153,6 +155,7 @@ export class PeriodFold {
       d.sentAt = atMs;
     }
     d.pick = pickOf(e, d.pick);
+    d.deliveries = deliveriesOf(e, d.deliveries);
   }
 
   /** A revise decision with a note gives one; an undo (or a revise without one) takes the draft's back. */
@@ -183,6 +186,23 @@ function pickOf(e: TransitionEntry, was: DraftFacts["pick"]): DraftFacts["pick"]
 }
 
 /**
+ * The deliveries a line's record shows of a draft sent to several at once, each with the
+ * destination of its choice (the draft's own fields name only the delivery under way);
+ * null when it has none (one destination, or not approved); lines without a record keep what was.
+ */
+function deliveriesOf(e: TransitionEntry, was: DraftFacts["deliveries"]): DraftFacts["deliveries"] {
+  const record = e.record;
+  if (record === undefined) return was;
+  if (record.choose !== "any" || !Array.isArray(record.deliveries) || record.deliveries.length === 0) return null;
+  const choices = Array.isArray(record.choices) ? (record.choices as Array<{ index?: unknown; destination_chat_id?: unknown }>) : [];
+  return (record.deliveries as Array<{ index?: unknown; status?: unknown }>).map((x) => {
+    const choice = choices.find((c) => c.index === x.index);
+    const destination = typeof choice?.destination_chat_id === "string" ? choice.destination_chat_id : e.destination_chat_id;
+    return { destination, status: (typeof x.status === "string" ? x.status : e.to) as TransitionEntry["to"] };
+  });
+}
+
+/**
  * A decision that replaced one still inside its undo window (a change of mind:
  * 👍 then 👎 or 😴, or 👎 then 👍): the first decision was undone. A note added
  * after the 👎 (revise to revise) is not one.
@@ -208,6 +228,7 @@ function newFacts(e: TransitionEntry): DraftFacts {
     sentText: null,
     sentAt: null,
     pick: null,
+    deliveries: null,
   };
 }
 
@@ -297,8 +318,12 @@ export function periodNumbers(drafts: Iterable<DraftFacts>, notes: Iterable<Give
   for (const role of [...ROLES, ...byRole.keys(), ...notesByRole.keys()]) {
     roles[role] ??= roleRowOf(byRole.get(role) ?? [], notesByRole.get(role) ?? []);
   }
+  // A draft sent to several at once counts under each destination it was approved for, as that delivery ended.
+  const perDestination = all.flatMap((d) =>
+    d.deliveries === null ? [d] : d.deliveries.map((x) => ({ ...d, destination: x.destination, status: x.status })),
+  );
   const destinations: Record<string, ReportRow> = {};
-  for (const [dest, list] of groupBy(all, (d) => d.destination)) destinations[dest] = rowOf(list);
+  for (const [dest, list] of groupBy(perDestination, (d) => d.destination)) destinations[dest] = rowOf(list);
   const picks: Record<string, PickCount> = {};
   for (const [kind, list] of groupBy(all, (d) => d.pick?.kind ?? "")) if (kind !== "") picks[kind] = picksOf(list);
   return { roles, destinations, picks };

@@ -155,6 +155,32 @@ describe("the report's numbers from a period's transition lines", () => {
     expect(numbers.roles.Margot!.picks).toEqual({ picked: 0, recommended: 0 });
   });
 
+  it("a draft sent to several at once counts under each destination it went to, as each delivery ended (not under the last)", () => {
+    const fold = new PeriodFold({ sinceMs: T0, untilMs: T0 + 600 * MIN });
+    const choices = [
+      { index: 1, destination_chat_id: "-101" },
+      { index: 2, destination_chat_id: "email" },
+      { index: 3, destination_chat_id: "-103" },
+    ];
+    const rec = (deliveries: Array<{ index: number; status: string }>) => ({ record: { choices, choose: "any", deliveries } });
+    fold.add(T0, line("f", "created", "pending", { destination_chat_id: "-101", ...rec([]) }));
+    fold.add(T0 + MIN, line("f", "decide", "approved", { decision: "send", destination_chat_id: "-101", ...rec([]) }));
+    // Its fields name the delivery under way; the last line's is the third destination.
+    const ended = [
+      { index: 1, status: "sent" },
+      { index: 2, status: "failed" },
+      { index: 3, status: "sent" },
+    ];
+    fold.add(T0 + 2 * MIN, line("f", "send_ok", "partly_sent", { destination_chat_id: "-103", ...rec(ended) }));
+    const numbers = periodNumbers(fold.drafts.values());
+    expect(Object.keys(numbers.destinations).sort()).toEqual(["-101", "-103", "email"]);
+    expect(numbers.destinations["-101"]).toMatchObject({ drafts: 1, sent: 1 });
+    expect(numbers.destinations["-103"]).toMatchObject({ drafts: 1, sent: 1 });
+    expect(numbers.destinations.email).toMatchObject({ drafts: 1, sent: 0 });
+    // The role's row counts the draft once, as it ended.
+    expect(numbers.roles.Scribe).toMatchObject({ drafts: 1, partly_sent: 1 });
+  });
+
   it("notes: given in the period and standing, newest first, at most 10, per role; an undone revise takes its note back", () => {
     const period = { sinceMs: T0, untilMs: T0 + 100 * MIN };
     const fold = new PeriodFold(period);
