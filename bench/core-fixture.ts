@@ -11,7 +11,7 @@ import type { Clock } from "../src/clock/clock.js";
 import type { Config } from "../src/config/config.js";
 import type { Logger } from "../src/log/logger.js";
 import type { DestinationLimiter } from "../src/send/limiter.js";
-import type { SendMessageCall } from "../src/send/outcome.js";
+import type { SendMessageCall } from "../src/channels/telegram/send-call.js";
 import { telegramSendCall } from "../src/telegram/send-call.js";
 import { FakeReviewChat } from "../src/test-mode/fake-review-chat.js";
 import type { CallRecord, TelegramDouble } from "../test/telegram-double/index.js";

@@ -16,7 +16,7 @@ import { systemClock } from "../src/clock/clock.js";
 import { draftRecordSchema, type DraftRecord } from "../src/drafts/record.js";
 import type { DestinationLimiter } from "../src/send/limiter.js";
 import { bottleneckLimiter } from "./bottleneck-limiter.js";
-import type { SendMessageCall } from "../src/send/outcome.js";
+import type { SendMessageCall } from "../src/channels/telegram/send-call.js";
 import { JsonlStore } from "../src/store/jsonl-store.js";
 import { startTelegramDouble, type TelegramDouble } from "../test/telegram-double/index.js";
 import { acceptedSend, approve, openBenchCore, submitPending } from "./core-fixture.js";

@@ -19,7 +19,7 @@ import { approvalHalt, watchKillSwitch, type WatchedKillSwitch } from "../send/h
 import { envKillSwitch } from "../send/kill-switch.js";
 import { auditHaltRemoval } from "../owner/halt-removed.js";
 import type { DestinationLimiter } from "../send/limiter.js";
-import type { SendMessageCall } from "../send/outcome.js";
+import type { SendMessageCall } from "../channels/telegram/send-call.js";
 import { SendPath, type DraftLedger } from "../send/send-path.js";
 import { JsonlStore } from "../store/jsonl-store.js";
 import { acquireLock } from "../store/lock.js";

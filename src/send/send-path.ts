@@ -11,7 +11,8 @@ import type { DeliveryHooks, DraftDelivery, DraftLedger, InTurn } from "./delive
 import { approvalHalt, type HaltSighting } from "./halt-watch.js";
 import type { KillSwitch } from "./kill-switch.js";
 import type { DestinationLimiter } from "./limiter.js";
-import type { SendMessageCall } from "./outcome.js";
+import type { SendMessageCall } from "../channels/telegram/send-call.js";
+import { TelegramChannel } from "../channels/telegram/telegram-channel.js";
 import { TelegramDelivery } from "./telegram-delivery.js";
 import { traceStep } from "../log/latency-trace.js";
 
@@ -98,7 +99,11 @@ export class SendPath {
     this.telegram = new TelegramDelivery({
       ...hooks,
       ...retry,
-      call: options.call,
+      channel: new TelegramChannel({
+        call: options.call,
+        now: () => options.clock.now(),
+        confirmOver: options.audienceConfirmOver ?? null,
+      }),
       ...(options.checkAudience ? { checkAudience: options.checkAudience } : {}),
       ...(options.checkSender ? { checkSender: options.checkSender } : {}),
     });

@@ -5,12 +5,13 @@ import type { OwnerProblem } from "../drafts/sender-choice.js";
 import type { Backoff } from "../retry/backoff.js";
 import type { AudienceCheck } from "./audience-check.js";
 import { NotSentRetries, settleUndelivered, type DeliveryHooks, type DraftDelivery, type InTurn } from "./delivery.js";
-import type { SendMessageCall } from "./outcome.js";
+import type { TelegramChannel, TelegramTarget } from "../channels/telegram/telegram-channel.js";
 import { traceStep } from "../log/latency-trace.js";
 
 /** What Telegram's delivery needs besides the hooks every delivery shares. */
 export interface TelegramDeliveryOptions extends DeliveryHooks {
-  readonly call: SendMessageCall;
+  /** Telegram in the one shape of a channel: the call, its outcome, its rate key (src/channels/telegram). */
+  readonly channel: TelegramChannel;
   /** Resolves the destination again before the call (audience-check.ts); absent: not checked. */
   readonly checkAudience?: AudienceCheck;
   /**
@@ -73,9 +74,9 @@ export class TelegramDelivery implements DraftDelivery {
     const notAsOwnerNow = await senderNow;
     if (notAsOwnerNow) return this.haltNotAsOwner(draftId, notAsOwnerNow);
     traceStep("10 call");
-    const outcome = await this.options
-      .call(sendTarget(sending))
-      .catch((err: unknown) => ({ kind: "unknown" as const, reason: `unexpected error: ${(err as Error).message}` }));
+    const { channel } = this.options;
+    const target = sendTarget(sending);
+    const outcome = await channel.send(target, sending.draft_text, { draftId, delivery: sending.chosen ?? 1, reference: draftId });
     if (outcome.kind === "refused" && sending.sender?.kind === "owner" && /BUSINESS/.test(outcome.reason)) {
       this.retries.forget(draftId);
       return this.haltNotAsOwner(draftId, businessRefusal(outcome.reason));
@@ -83,14 +84,14 @@ export class TelegramDelivery implements DraftDelivery {
     switch (outcome.kind) {
       case "ok":
         this.retries.forget(draftId);
-        await ledger.apply(draftId, { type: "send_ok", messageId: outcome.messageId });
+        await ledger.apply(draftId, { type: "send_ok", messageId: Number(outcome.sentRef.message_id) });
         return;
       case "unknown":
         this.retries.forget(draftId);
         await ledger.apply(draftId, { type: "send_unknown", reason: outcome.reason });
         return;
       default:
-        return settleUndelivered(this.options, this.retries, draftId, sending.destination_chat_id, outcome);
+        return settleUndelivered(this.options, this.retries, draftId, channel.rateKey(target), outcome);
     }
   }
 
@@ -163,14 +164,14 @@ function businessRefusal(reason: string): OwnerProblem {
  * see must find its message: Telegram refuses the send rather than deliver a
  * plain message the post did not show.
  */
-function sendTarget(d: DraftRecord): Parameters<SendMessageCall>[0] {
+function sendTarget(d: DraftRecord): TelegramTarget {
   const reply = replyTarget(d);
   return {
-    chatId: d.destination_chat_id,
-    threadId: d.destination_thread_id,
-    text: d.draft_text,
-    businessConnectionId: d.sender?.kind === "owner" ? d.sender.connection_id : null,
-    replyToMessageId: reply.kind === "reply" ? reply.message_id : null,
-    replyRequired: reply.kind === "reply" && !reply.seen,
+    channel: "telegram",
+    chat_id: d.destination_chat_id,
+    thread_id: d.destination_thread_id,
+    business_connection_id: d.sender?.kind === "owner" ? d.sender.connection_id : null,
+    reply_to_message_id: reply.kind === "reply" ? reply.message_id : null,
+    reply_required: reply.kind === "reply" && !reply.seen,
   };
 }

@@ -1,6 +1,6 @@
 import { GrammyError, HttpError } from "grammy";
 import { hideTokenShapes } from "../log/token-shape.js";
-import type { SendCallOutcome } from "../send/outcome.js";
+import type { SendCallOutcome } from "../channels/telegram/send-call.js";
 
 /** Network error codes that prove the request never reached the server. */
 const NEVER_LEFT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL", "ERR_INVALID_URL"]);

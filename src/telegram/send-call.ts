@@ -1,5 +1,5 @@
 import type { Api } from "grammy";
-import type { SendMessageCall } from "../send/outcome.js";
+import type { SendMessageCall } from "../channels/telegram/send-call.js";
 import { classifySendError } from "./classify.js";
 import { linkPreviewFor } from "./link-preview.js";
 

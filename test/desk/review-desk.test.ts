@@ -2,7 +2,7 @@ import { readFile, rm, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Actor } from "../../src/drafts/record.js";
-import type { SendCallOutcome } from "../../src/send/outcome.js";
+import type { SendCallOutcome } from "../../src/channels/telegram/send-call.js";
 import { openTestCore, REVIEWER, submitPosted, type TestCore } from "../support/core.js";
 import { HOUR } from "../support/drafts.js";
 

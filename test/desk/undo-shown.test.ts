@@ -5,7 +5,7 @@ import { SimulatedClock } from "../../src/clock/simulated-clock.js";
 import { TEST_MODE_REVIEW_CHAT_ID } from "../../src/config/config.js";
 import type { DraftRecord } from "../../src/drafts/record.js";
 import { awaitsUndoShown } from "../../src/drafts/undo-window.js";
-import type { SendMessageCall } from "../../src/send/outcome.js";
+import type { SendMessageCall } from "../../src/channels/telegram/send-call.js";
 import type { TelegramReviewChat } from "../../src/telegram/review-chat.js";
 import { FakeReviewChat } from "../../src/test-mode/fake-review-chat.js";
 import { openTestCore, REVIEWER, submitPosted, type TestCore } from "../support/core.js";

@@ -5,7 +5,7 @@ import type { AudienceSource } from "../../src/desk/ports.js";
 import type { Audience } from "../../src/drafts/audience.js";
 import type { DraftRecord } from "../../src/drafts/record.js";
 import type { DestinationLimiter } from "../../src/send/limiter.js";
-import type { SendCallOutcome, SendMessageCall } from "../../src/send/outcome.js";
+import type { SendCallOutcome, SendMessageCall } from "../../src/channels/telegram/send-call.js";
 import { AUDIENCE_UNCHECKED } from "../../src/send/send-path.js";
 import { FakeReviewChat } from "../../src/test-mode/fake-review-chat.js";
 import { openTestCore, REVIEWER, submitPosted, type TestCore } from "../support/core.js";

@@ -10,7 +10,7 @@ import type { AudienceSource } from "../../src/desk/ports.js";
 import { resumeDrafts } from "../../src/desk/recovery.js";
 import type { DestinationLimiter } from "../../src/send/limiter.js";
 import { unlimited } from "../../src/send/limiter.js";
-import type { SendMessageCall } from "../../src/send/outcome.js";
+import type { SendMessageCall } from "../../src/channels/telegram/send-call.js";
 import { FakeReviewChat } from "../../src/test-mode/fake-review-chat.js";
 import { wallClockNow } from "./drafts.js";
 

@@ -3,9 +3,7 @@ import { chatIdSchema } from "../../drafts/payload.js";
 
 /**
  * Telegram as one channel among four (contract v5): its `destination`
- * objects. Telegram's send itself stays on the path it always had
- * (src/send/send-path.ts, src/telegram/send-call.ts), with the owner's voice,
- * replies and the review-chat turn that only Telegram has; what every channel
+ * objects. The channel itself is telegram-channel.ts; what every channel
  * shares (approval, halts, undo, audit, events) is one code for all four.
  */
 

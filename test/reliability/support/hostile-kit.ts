@@ -17,7 +17,7 @@ import { resumeDrafts } from "../../../src/desk/recovery.js";
 import type { DraftRecord } from "../../../src/drafts/record.js";
 import type { Logger } from "../../../src/log/logger.js";
 import { unlimited } from "../../../src/send/limiter.js";
-import type { SendCallOutcome } from "../../../src/send/outcome.js";
+import type { SendCallOutcome } from "../../../src/channels/telegram/send-call.js";
 import { wallClockNow } from "../../support/drafts.js";
 import { FakeReviewChat } from "../../../src/test-mode/fake-review-chat.js";
 import { clockEnv } from "../../support/clock-env.js";
