@@ -19,7 +19,10 @@ const messagePick: fc.Arbitrary<Pick> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant<MessageKind>("any"), fromEnd: fc.nat(40) }) },
   {
     weight: 4,
-    arbitrary: fc.record({ kind: fc.constantFrom<MessageKind>("post", "question", "prompt", "resume", "reminder"), fromEnd: fc.nat(2) }),
+    arbitrary: fc.record({
+      kind: fc.constantFrom<MessageKind>("post", "question", "prompt", "resume", "reminder", "choice"),
+      fromEnd: fc.nat(2),
+    }),
   },
 );
 const named = (p: Pick) => (p.kind === "any" ? `${p.fromEnd}` : `${p.kind} ${p.fromEnd}`);
@@ -163,6 +166,48 @@ class ApproveFlow implements Step {
   }
 }
 
+/**
+ * The owner's pick among several destinations, as steps (issue 34): on a
+ * choose-one post a tap on one destination's send button, on a choose-any
+ * post a few toggles and then 👍 Send (to those on); "Yes, send" when it is
+ * asked; then the undo window passes and the deliveries are made.
+ */
+class ChoiceFlow implements Step {
+  constructor(
+    readonly fromEnd: number,
+    readonly which: number,
+    readonly toggles: readonly number[],
+  ) {}
+  check(): boolean {
+    return true;
+  }
+  async run(_m: object, world: World): Promise<void> {
+    const post = world.recent(this.fromEnd, "choice");
+    if (post === undefined) return;
+    const sends = post.buttons.filter((b) => b.startsWith("v1:to"));
+    if (sends.length > 0) {
+      const send = sends[this.which % sends.length]!;
+      await world.run(`pick ${send.split(":")[1]} → message ${post.id}`, () => world.tap(post, send, "current"));
+    } else {
+      for (const t of this.toggles) {
+        const toggle = post.buttons.find((b) => b.startsWith(`v1:tg${t}:`));
+        if (toggle !== undefined) await world.run(`toggle ${t} → message ${post.id}`, () => world.tap(post, toggle, "current"));
+      }
+      const send = post.buttons.find((b) => b.startsWith("v1:send:"));
+      if (send !== undefined) await world.run(`👍 Send to those on → message ${post.id}`, () => world.tap(post, send, "current"));
+    }
+    await world.run("advance 2s", () => world.advance(2_000));
+    const question = world.recent(0);
+    const confirm = question?.buttons.find((b) => b.startsWith("v1:confirm:"));
+    if (question !== undefined && confirm !== undefined)
+      await world.run(`"Yes, send" → message ${question.id}`, () => world.tap(question, confirm, "current"));
+    await world.run("advance 31s", () => world.advance(31_000));
+  }
+  toString(): string {
+    return `choose(${this.fromEnd}, ${this.which}, toggles ${this.toggles.join(",") || "none"})`;
+  }
+}
+
 /** A step that is not about one message. */
 class Plain implements Step {
   constructor(
@@ -286,11 +331,20 @@ function channelSteps(): Array<[string, number, fc.Arbitrary<Step>]> {
   ];
 }
 
+/** A draft among 2-4 destinations (the group and the channels, in any order), the owner to pick one or any (issue 34). */
+const choiceSubmissions: fc.Arbitrary<Step> = fc
+  .tuple(
+    fc.constantFrom<"one" | "any">("one", "any"),
+    fc.shuffledSubarray<"group" | (typeof EXPLORED_CHANNELS)[number]>(["group", ...EXPLORED_CHANNELS], { minLength: 2, maxLength: 4 }),
+  )
+  .map(([choose, kinds]) => new Plain(`submit to choose ${choose} of ${kinds.join(", ")}`, (world) => world.submitChoices(choose, kinds)));
+
 /** Every kind of step, weighted towards the owner's actions; `skip` leaves kinds out (by name: "forge", "restart", ...). */
 export function explorerSteps(skip: ReadonlySet<string> = new Set()): fc.Arbitrary<Step>[] {
   const all: Array<[string, number, fc.Arbitrary<Step>]> = [
     ["submit", 4, fc.constant(new Plain("submit", (world) => world.submit()))],
     ["person", 1, fc.constant(new Plain("submit as the owner to the person", (world) => world.submit("person")))],
+    ["choices", 3, choiceSubmissions],
     ["person", 1, fc.constant(new Plain("the person writes to the owner", (world) => world.personWrites()))],
     [
       "connect",
@@ -315,6 +369,15 @@ export function explorerSteps(skip: ReadonlySet<string> = new Set()): fc.Arbitra
     ["edit", 3, messagePick.map((m) => new EditFlow(m))],
     ["approve", 3, fc.nat(2).map((fromEnd) => new ApproveFlow({ kind: "post", fromEnd }))],
     ["reply", 4, fc.tuple(messagePick, fc.constantFrom("👍", "👍", "👎", "😴", "undo", "✏️", "✏️", "text")).map(([m, k]) => new Reply(m, k))],
+    [
+      "choices",
+      3,
+      fc
+        .tuple(fc.nat(2), fc.nat(3), fc.array(fc.integer({ min: 1, max: 4 }), { maxLength: 3 }))
+        .map(([fromEnd, which, toggles]) => new ChoiceFlow(fromEnd, which, toggles)),
+    ],
+    // A number replied to a post among several destinations (one out of range).
+    ["choices", 1, fc.tuple(messagePick, fc.constantFrom("1", "2", "3", "7")).map(([m, k]) => new Reply(m, k))],
     ["halt", 1, fc.constant(new Plain("/halt", (world) => world.write("/halt", null, null)))],
     ["resume", 1, fc.constant(new Plain("/resume", (world) => world.write("/resume", null, null)))],
     ["env", 1, fc.boolean().map((halt) => new Plain(`.env TAO_SWARM_ENABLED=${halt ? 0 : 1}`, (world) => world.envSwitch(halt)))],

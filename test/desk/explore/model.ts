@@ -2,6 +2,7 @@ import { ACCOUNTS, OWNER, PERSON, type ChatMessage, type ChatTruth, type Destina
 import type { DraftRecord } from "../../../src/drafts/record.js";
 import type { ChannelCall } from "./fake-channels.js";
 import type { Surface } from "./surface.js";
+import { ChoiceLedger } from "./choices.js";
 import { unansweredReplies, undoAfterSendProblem, undoShown, undoWindowProblem } from "./timeline.js";
 
 /** An owner's action that may approve a send, or take an approval back. */
@@ -57,6 +58,8 @@ export class ExploreModel {
   readonly haltBegins: number[] = [];
   readonly sends: SendSeen[] = [];
   readonly violations: string[] = [];
+  /** Drafts offered among several destinations, the owner's picks, and where each went (choices.ts). */
+  readonly choices = new ChoiceLedger();
   /** Each text the owner's side wrote (a submission or an edit), and the draft it was for. */
   private readonly draftOfText = new Map<string, string>();
   /** Drafts a send may have reached (Telegram said ok, or nobody knows). */
@@ -123,6 +126,12 @@ export class ExploreModel {
     const text = send.call.text;
     const key = this.draftOfText.get(text) ?? `text ${JSON.stringify(text)}`;
     const where = `step ${send.step}: sendMessage of ${JSON.stringify(text)} (${send.call.outcome})`;
+    if (this.choices.drafts.has(key)) {
+      // Among several destinations: judged per destination (choices.ts); a halt holds for each.
+      out.push(...this.choices.judge({ step: send.step, key: send.call.chatId, mayHaveGone: mayHaveGone(send) }, key, where));
+      if (send.haltedThroughout) out.push(`${where}: sent while a halt was in force`);
+      return out;
+    }
     if (this.delivered.has(key)) out.push(`${where}: a second send of ${key}, which had already gone out (or may have)`);
     if (mayHaveGone(send)) this.delivered.add(key);
     if (send.haltedThroughout) out.push(`${where}: sent while a halt was in force`);

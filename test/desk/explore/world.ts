@@ -18,6 +18,7 @@ import { forgeAuditLines, type Forgery } from "./forgery.js";
 import { runTestModeSession, type TestModeStep } from "./test-mode-run.js";
 import { ExploreModel, lostDrafts, type OwnerAction } from "./model.js";
 import { asBotSurfaceOf, isEditPrompt, surfaceOf } from "./surface.js";
+import { shownOn } from "./choices.js";
 
 /**
  * Where each run's HARNESS_DIR is made: EXPLORE_DIR, else /dev/shm where there
@@ -30,7 +31,7 @@ const EXPLORE_DIR = process.env.EXPLORE_DIR ?? (existsSync("/dev/shm") ? "/dev/s
 const T0 = Date.parse("2026-11-30T10:00:00.000Z");
 
 /** Which messages a step picks from: any, or those of one kind (so that an old question or prompt is found often). */
-export type MessageKind = "any" | "post" | "question" | "prompt" | "resume" | "reminder";
+export type MessageKind = "any" | "post" | "question" | "prompt" | "resume" | "reminder" | "choice";
 
 const hasButton = (m: ChatMessage, prefix: string) => [...m.everButtons].some((b) => b.startsWith(prefix));
 const KINDS: Record<MessageKind, (m: ChatMessage) => boolean> = {
@@ -40,6 +41,8 @@ const KINDS: Record<MessageKind, (m: ChatMessage) => boolean> = {
   prompt: isEditPrompt,
   resume: (m) => hasButton(m, "owner:resume:"),
   reminder: (m) => m.fromBot && /^⏰/u.test(m.text),
+  // A post among several destinations: a send button per destination (choose one) or a toggle per destination (choose any).
+  choice: (m) => hasButton(m, "v1:to") || hasButton(m, "v1:tg"),
 };
 
 /** A message a decision counts on (a review post, a reminder): one of the bot's that carried 👍 Send. */
@@ -181,7 +184,10 @@ export class World {
     if (this.halted && !haltedBefore) this.model.haltBegins.push(this.step);
     // A send is "while halted" only if the halt held before and after its step.
     if (!this.halted) for (const s of this.model.sends) if (s.step === this.step) s.haltedThroughout = false;
+    const judged = { ...this.model.choices.judged };
     const found = this.model.checkNewSends(this.telegram.messages, this.clock.now());
+    for (const choose of ["one", "any"] as const)
+      for (let n = judged[choose]; n < this.model.choices.judged[choose]; n++) seen(`choose ${choose}: a send judged`);
     if (found.length > 0) throw new Error(this.broken(found));
   }
 
@@ -222,6 +228,27 @@ export class World {
     await this.desk.quiesce();
   }
 
+  /** A draft among several destinations (issue 34): the group and channels, the owner picking one of them or any. */
+  async submitChoices(choose: "one" | "any", kinds: ReadonlyArray<"group" | OtherChannelName>): Promise<void> {
+    if (this.desk === null) return;
+    const text = this.newText();
+    const destinations = kinds.map((k) => (k === "group" ? { channel: "telegram", chat_id: DESTINATION } : CHANNEL_DESTINATIONS[k]));
+    const outcome = await this.desk.core.intake.submit({
+      draft_text: text,
+      drafted_by_role: "CoS",
+      originating_intent_id: `i-${this.textSerial}`,
+      destinations,
+      choose,
+    });
+    if (!outcome.ok) throw new Error(`submission refused: ${JSON.stringify(outcome)}`);
+    const id = outcome.answer.draft_id;
+    this.drafts.push(id);
+    this.model.noteText(text, id);
+    this.model.choices.drafts.set(id, { choose, keys: kinds.map((k) => (k === "group" ? DESTINATION : k)) });
+    seen(`choose ${choose} draft submitted`);
+    await this.desk.quiesce();
+  }
+
   /** The owner sets his reaction on a message (`null`: takes it away). */
   async react(message: ChatMessage, emoji: string | null): Promise<void> {
     const before = this.reactions.get(message.id);
@@ -230,7 +257,10 @@ export class World {
     // does, where a decision counts (a post, a reminder: it carried 👍 Send; an ↩️ Undo message takes undos only).
     if (before === "👍")
       this.note("undo", `👍 taken away${emoji ? ` for ${emoji}` : ""}`, message, emoji === null || takesDecisions(message));
-    if (emoji === "👍") this.note("approve", "👍 reaction", message);
+    if (emoji === "👍") {
+      this.note("approve", "👍 reaction", message);
+      this.pickShown(message, "👍 reaction");
+    }
     if (emoji === null) this.reactions.delete(message.id);
     else this.reactions.set(message.id, emoji);
     await this.deliver(this.telegram.reaction(message.id, before ? [before] : [], emoji ? [emoji] : [], this.date()));
@@ -242,6 +272,10 @@ export class World {
     // A button naming another draft than the message's (a forged one) counts for nothing: the desk refuses it.
     const counts = named !== undefined && named === this.draftOf(message);
     if (action === "send") this.note("approve", `${how} 👍 button`, message, counts);
+    if (action === "send" && counts) this.pickShown(message, `${how} 👍 button`);
+    // A send button among several destinations (choose one): that one.
+    const to = /^to(\d+)$/.exec(action ?? "")?.[1];
+    if (to !== undefined && counts) this.model.choices.pick(this.step, named ?? null, [Number(to)], `${how} 👍 Send to ${to} button`);
     if (action === "confirm") this.note("confirm", `${how} "Yes, send" button`, message, counts);
     if (action === "undo") this.note("undo", `${how} ↩️ button`, message, counts);
     // "🤖 Send as the bot instead": a new approval of the draft its message quotes, as the bot.
@@ -251,7 +285,13 @@ export class World {
 
   /** The owner writes in the review chat, as a reply to `message` when given. Returns the text he wrote. */
   async write(text: string, message: ChatMessage | null, draftId: string | null): Promise<void> {
-    if (message !== null && text.trim() === "👍") this.note("approve", "reply 👍", message);
+    if (message !== null && text.trim() === "👍") {
+      this.note("approve", "reply 👍", message);
+      this.pickShown(message, "reply 👍");
+    }
+    // A number replied to a post among several destinations (choose one) sends to that one.
+    if (message !== null && /^\d+$/.test(text.trim()))
+      this.model.choices.pick(this.step, this.draftOf(message), [Number(text)], `reply ${text}`);
     // A reply `undo` undoes; so does a 👎, 😴 or a note (the explorer's notes are its new texts, "Text N: …") where a
     // decision counts: inside the undo window it undoes the approval first (a change of mind). A reply to an Edit
     // prompt is the new text, whatever it says.
@@ -262,6 +302,20 @@ export class World {
       this.note("undo", `reply ${word === "undo" ? "undo" : JSON.stringify(word)}`, message);
     if (draftId !== null) this.model.noteText(text.replace(/^✏️/u, "").trim(), draftId);
     await this.deliver(this.telegram.write(text, message?.id ?? null, this.date()));
+  }
+
+  /**
+   * Notes what a 👍 on `message` allowed, where its draft has several destinations: under choose one the first
+   * (or a pick a halt stopped), under choose any the set its post shows on now (the message's own lines, else the post's).
+   */
+  private pickShown(message: ChatMessage, how: string): void {
+    const id = this.draftOf(message);
+    const draft = id === null ? undefined : this.model.choices.drafts.get(id);
+    if (id === null || draft === undefined) return;
+    if (draft.choose === "one") return this.model.choices.pick(this.step, id, this.model.choices.thumbsUp(id), how);
+    const own = shownOn(message.text);
+    const post = this.telegram.messages.findLast((m) => m.fromBot && this.draftOf(m) === id && shownOn(m.text).length > 0);
+    this.model.choices.pick(this.step, id, own.length > 0 ? own : shownOn(post?.text ?? ""), how);
   }
 
   /** The draft a message is about, as the owner can tell: a button naming it, or the message it replies to. */
@@ -410,7 +464,11 @@ export class World {
     await this.run("advance 10 min (end of run)", () => this.advance(600_000));
     await this.run("no approved draft lost (end of run)", async () => {
       const drafts = this.desk?.core.desk.everyDraft() ?? [];
-      for (const d of drafts) if (d.destination !== null && !d.test_mode) seen(`${d.destination.channel} draft ends ${d.status}`);
+      for (const d of drafts) {
+        if (d.test_mode) continue;
+        if (d.choose !== null) seen(`choose ${d.choose} draft ends ${d.status} (${d.deliveries.length} deliveries)`);
+        else if (d.destination !== null) seen(`${d.destination.channel} draft ends ${d.status}`);
+      }
       const found = lostDrafts(drafts);
       this.model.violations.push(...found);
       if (found.length > 0) throw new Error(this.broken(found));
