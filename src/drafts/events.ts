@@ -131,7 +131,11 @@ export type DraftEvent =
    * id chosen before the call (Linear's comment id, the email's Message-ID, Slack's metadata), kept from
    * the draft's first send on; absent: Telegram, which has none.
    */
-  | { readonly type: "send_intent"; readonly reference?: string }
+  /**
+   * `delivery`: among several destinations at once, the delivery whose checks (audience, sender, switch) were made
+   * for this send (the record's `chosen` then); refused when another is under way by now. Absent: one destination.
+   */
+  | { readonly type: "send_intent"; readonly reference?: string; readonly delivery?: number | null }
   /** The call was definitely not made or not accepted (429, connection refused): back to `approved`. */
   | { readonly type: "send_retry"; readonly reason: string }
   /** The channel accepted the message: Telegram's message id, or another channel's `sent_ref`. */

@@ -197,6 +197,8 @@ const undoShown: Handler<"undo_shown"> = (d, e, now) => {
 };
 
 const sendIntent: Handler<"send_intent"> = (d, e, now) => {
+  // Checked for one delivery, while the draft moved on to the next: that one's own send checks it (never this call).
+  if (e.delivery !== undefined && e.delivery !== d.chosen) return refuse(d, "other_delivery");
   if (now >= expiryDue(d)) return refuse(d, "expired");
   if (!d.approval) return refuse(d, "no_approval");
   if (d.approval.text_sha256 !== d.text_sha256) return refuse(d, "text_changed");

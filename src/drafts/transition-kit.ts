@@ -40,6 +40,11 @@ export type RefusalReason =
   | "note_superseded"
   /** A destination number the draft does not have (a reply "4" to a post that lists 3, or to a draft with one destination). */
   | "not_a_choice"
+  /**
+   * A send intent made for one delivery of several while another is under way (its checks were for the first):
+   * the one under way has its own send, checked for it.
+   */
+  | "other_delivery"
   /** `choose: "any"`: a 👍 while no destination is on (the post says to turn one on). */
   | "no_destination_on"
   /** `choose: "any"`: a toggle (or an ✏️ edit) on a draft some of whose deliveries went already: the set is fixed. */

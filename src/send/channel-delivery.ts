@@ -68,7 +68,7 @@ export class ChannelDelivery implements DraftDelivery {
       return;
     }
     if (!(await this.audienceUnchanged(draft))) return;
-    return inTurn(() => this.sendNow(draft.draft_id, answered));
+    return inTurn(() => this.sendNow(draft.draft_id, draft.chosen, answered));
   }
 
   /** True while a send or lookup of this draft runs here. */
@@ -121,13 +121,15 @@ export class ChannelDelivery implements DraftDelivery {
     return false;
   }
 
-  /** The intent, the switch again, the call, the outcome; marked in flight from before the intent, so no lookup runs meanwhile. */
-  private async sendNow(draftId: string, answered?: () => void): Promise<void> {
+  /**
+   * The intent, the switch again, the call, the outcome; marked in flight from before the intent, so no lookup runs
+   * meanwhile. `delivery`: the one of several the checks were for (the intent is refused if the draft moved on).
+   */
+  private async sendNow(draftId: string, delivery: number | null, answered?: () => void): Promise<void> {
     if (this.inFlight.has(draftId)) return;
     this.inFlight.add(draftId);
-    const delivery = this.options.ledger.get(draftId)?.chosen ?? null;
     try {
-      await this.intentAndCall(draftId, answered);
+      await this.intentAndCall(draftId, delivery, answered);
     } finally {
       this.inFlight.delete(draftId);
     }
@@ -136,9 +138,9 @@ export class ChannelDelivery implements DraftDelivery {
     if (after && isFanOut(after) && after.status === "approved" && after.chosen !== delivery) this.options.retryLater(draftId, 0);
   }
 
-  private async intentAndCall(draftId: string, answered?: () => void): Promise<void> {
+  private async intentAndCall(draftId: string, delivery: number | null, answered?: () => void): Promise<void> {
     const { ledger } = this.options;
-    const intent = await ledger.apply(draftId, { type: "send_intent", reference: randomUUID() });
+    const intent = await ledger.apply(draftId, { type: "send_intent", reference: randomUUID(), delivery });
     if (!intent.ok) {
       if (intent.reason === "expired") await ledger.apply(draftId, { type: "expire" });
       return;

@@ -47,14 +47,17 @@ export class TelegramDelivery implements DraftDelivery {
     if (!(await this.audienceAllows(draft))) return;
     const notAsOwner = await sender;
     if (notAsOwner) return this.haltNotAsOwner(draft.draft_id, notAsOwner);
-    return inTurn(() => this.sendNow(draft.draft_id));
+    return inTurn(() => this.sendNow(draft.draft_id, draft.chosen));
   }
 
-  /** The intent on disk, the kill switch and the identity once more, the call, its outcome. */
-  private async sendNow(draftId: string): Promise<void> {
+  /**
+   * The intent on disk, the kill switch and the identity once more, the call, its outcome. `delivery`: the one of
+   * several the checks above were for (the intent is refused if the draft moved on to another: never sent unchecked).
+   */
+  private async sendNow(draftId: string, delivery: number | null): Promise<void> {
     const { ledger } = this.options;
     traceStep("8 checks done");
-    const intent = await ledger.apply(draftId, { type: "send_intent" });
+    const intent = await ledger.apply(draftId, { type: "send_intent", delivery });
     traceStep("9 intent durable");
     if (!intent.ok) {
       // Approved in time, but the send could not start before expires_at: it expires, unsent.

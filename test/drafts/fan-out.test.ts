@@ -124,6 +124,15 @@ describe("choose any: deliveries", () => {
     ]);
   });
 
+  it("a send intent checked for one delivery is refused once the draft moved on to the next (its own send checks it)", () => {
+    let d = apply(apply(fanOut({ chosen_set: [1, 3] }), thumbsUp()), { type: "send_intent", delivery: 1 });
+    d = apply(d, { type: "send_ok", messageId: 11 });
+    expect(d.chosen).toBe(3);
+    // A second attempt for delivery 1 (its checks were for -1001) must not start delivery 3's send.
+    expect(transition(d, { type: "send_intent", delivery: 1 }, (now += 1000))).toMatchObject({ ok: false, reason: "other_delivery" });
+    expect(apply(d, { type: "send_intent", delivery: 3 })).toMatchObject({ status: "sending", destination_chat_id: "-1003" });
+  });
+
   it("one refused, one sent: partly_sent, a final status, its reason naming the delivery", () => {
     let d = apply(fanOut({ chosen_set: [1, 2] }), thumbsUp());
     d = apply(apply(d, { type: "send_intent" }), { type: "send_ok", messageId: 11 });
