@@ -46,6 +46,11 @@ export class ChoiceLedger {
     this.picks.push({ step, draftId, allowed, how });
   }
 
+  /** True when the owner approved `draftId` again after `step` (the rest of its deliveries, after a halt). */
+  approvedAfter(draftId: string, step: number): boolean {
+    return this.picks.some((p) => p.draftId === draftId && p.step > step);
+  }
+
   /** The indices a plain 👍 of choose one may send to: the first, or one an earlier pick named (a halt stopped it; 👍 resumes it). */
   thumbsUp(draftId: string): number[] {
     const named = this.picks.filter((p) => p.draftId === draftId).flatMap((p) => p.allowed);

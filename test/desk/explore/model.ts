@@ -90,6 +90,8 @@ export class ExploreModel {
     for (const send of this.sends.slice(0, this.checked)) {
       const draftId = this.draftOfText.get(send.call.text);
       if (send.call.outcome !== "ok" || draftId === undefined || this.staleUndoTold.has(send)) continue;
+      // Sent to several at once: a new approval of the deliveries not yet made (after a halt) offers its own ↩️ Undo.
+      if (this.choices.approvedAfter(draftId, send.step)) continue;
       const stale = undoAfterSendProblem(undoShown(chat, draftId), send.at, now);
       if (stale === null) continue;
       this.staleUndoTold.add(send);
