@@ -27,16 +27,25 @@ export interface HandlerDeps {
   readonly lastSeenBeforeStop?: () => number | null;
 }
 
-/** The key under which updates about one review message run in order. */
-function reviewMessageKey(ctx: Context): string | undefined {
-  const u = ctx.update;
-  const chat = ctx.chat?.id ?? ctx.callbackQuery?.message?.chat.id;
-  const messageId = u.message_reaction?.message_id ?? u.callback_query?.message?.message_id ?? u.message?.reply_to_message?.message_id;
-  return messageId === undefined ? undefined : `${chat}:${messageId}`;
+/**
+ * The keys under which updates run in Telegram's order: the review message they are about, and the
+ * draft that message belongs to (its post, a question, an Edit prompt, a reminder), so that two
+ * actions on one draft made on two messages (a "Yes, send" on the question, then a reply `undo` on
+ * the post) are never handled the other way round: the later one waits for the earlier.
+ */
+function orderKeys(desk: Pick<Core["desk"], "draftOfMessage">): (ctx: Context) => string[] | undefined {
+  return (ctx) => {
+    const u = ctx.update;
+    const chat = ctx.chat?.id ?? ctx.callbackQuery?.message?.chat.id;
+    const messageId = u.message_reaction?.message_id ?? u.callback_query?.message?.message_id ?? u.message?.reply_to_message?.message_id;
+    if (messageId === undefined) return undefined;
+    const draftId = desk.draftOfMessage(messageId)?.draft_id;
+    return draftId === undefined ? [`${chat}:${messageId}`] : [`${chat}:${messageId}`, `draft:${draftId}`];
+  };
 }
 
 /**
- * The bot's middleware, in order: the time each update came, per-message serial, reaction watch, /resume
+ * The bot's middleware, in order: the time each update came, per-message and per-draft serial, reaction watch, /resume
  * taps, business updates, decisions, owner commands. The one place they are
  * installed: the live daemon and the explorer (test/desk/explore) both call it.
  */
@@ -45,7 +54,7 @@ export function installHandlers(bot: Bot, deps: HandlerDeps): void {
   // An update that waited while the daemon was down counts from when it was made, not from this start.
   const heldAt = (u: Update) => (deps.heldWhileDown.has(u.update_id) ? madeWhileDown(u, deps.lastSeenBeforeStop?.() ?? null) : undefined);
   bot.use(stampReceived(core.desk.clock, heldAt));
-  bot.use(sequentialize(reviewMessageKey));
+  bot.use(sequentialize(orderKeys(core.desk)));
   // Before the decision handlers, which refuse any button they do not know.
   bot.use(owner.reactionWatch);
   bot.use(owner.confirmations);
