@@ -312,7 +312,10 @@ export class World {
     const id = this.draftOf(message);
     const draft = id === null ? undefined : this.model.choices.drafts.get(id);
     if (id === null || draft === undefined) return;
-    if (draft.choose === "one") return this.model.choices.pick(this.step, id, this.model.choices.thumbsUp(id), how);
+    if (draft.choose === "one") {
+      this.model.choices.pick(this.step, id, this.model.choices.thumbsUp(id), how);
+      return;
+    }
     const own = shownOn(message.text);
     const post = this.telegram.messages.findLast((m) => m.fromBot && this.draftOf(m) === id && shownOn(m.text).length > 0);
     this.model.choices.pick(this.step, id, own.length > 0 ? own : shownOn(post?.text ?? ""), how);
