@@ -62,12 +62,14 @@ describe("the review post against the Bot API double", () => {
     ]);
     const ids = [await posted(live.daemon, a.draft_id), await posted(live.daemon, b.draft_id)];
     const msgs = live.double.messages(OWNER);
-    expect(msgs).toHaveLength(4);
-    for (let i = 0; i < 4; i += 2) {
-      const [header, draft] = [msgs[i]!, msgs[i + 1]!];
+    // Each: its header, then its draft in two parts (the last, with the buttons, leaves room for the status).
+    expect(msgs).toHaveLength(6);
+    for (let i = 0; i < 6; i += 3) {
+      const [header, first, draft] = [msgs[i]!, msgs[i + 1]!, msgs[i + 2]!];
+      expect(first.replyToMessageId).toBe(header.messageId);
       expect(draft.replyToMessageId).toBe(header.messageId);
       expect(ids).toContain(draft.messageId);
-      const [line, name] = draft.text.startsWith("A:")
+      const [line, name] = first.text.startsWith("A:")
         ? ["for 👥 “Destination” · supergroup", "Destination"]
         : ["for 👤 Friend · private chat", "Friend"];
       expect(header.text).toContain(line);
