@@ -261,7 +261,7 @@ describe("a burst with topics (issue 35 point 1)", () => {
     expect(summary.text).toMatch(/^📥 \d+ new drafts: \d+ \w+, \d+ \w+, \d+ \w+, each in its role's topic\.$/);
     for (const role of ["Scribe", "CoS", "Margot"]) expect(summary.text).toContain(` ${role}`);
     expect(summary.text).not.toContain("below");
-  });
+  }, 90_000);
 });
 
 describe.concurrent("/pending", () => {
