@@ -48,6 +48,10 @@ function approve(live: LiveDaemonFixture, postId: number) {
 const settled = (live: LiveDaemonFixture, d: Awaited<ReturnType<typeof live.start>>, id: string, status: string) =>
   eventually(async () => ((await draftRecord(d, id)) as Rec).status === status, 15_000, `draft ${status}`);
 
+/** A paragraph of a long email (about 450 characters), numbered. */
+const numbersParagraph = (i: number) => `Paragraph ${i}: ${"the quarterly numbers, line by line, ".repeat(12).trim()}`;
+/** Where the long emails go. */
+const NUMBERS_MAIL = { channel: "email", to: ["anna@example.com"], cc: [], bcc: [], subject: "Numbers", in_reply_to: null, references: [] };
 describe.concurrent("email", () => {
   it("sends one plain-text email with to, cc and bcc shown on the post, and records its Message-ID", async ({ live, onTestFinished }) => {
     const smtp = await emailDouble(onTestFinished);
@@ -84,11 +88,9 @@ describe.concurrent("email", () => {
   }) => {
     const smtp = await emailDouble(onTestFinished);
     const d = await live.start({ SMTP_URL: smtp.url, EMAIL_FROM: "Phill <phill@example.com>" });
-    const paragraph = (i: number) => `Paragraph ${i}: ${"the quarterly numbers, line by line, ".repeat(12).trim()}`;
-    let text = Array.from({ length: 60 }, (_, i) => paragraph(i)).join("\n");
+    let text = Array.from({ length: 60 }, (_, i) => numbersParagraph(i)).join("\n");
     text = `${text}\n${"x".repeat(5000)}`.slice(0, 20_000).trim();
-    const dest = { channel: "email", to: ["anna@example.com"], cc: [], bcc: [], subject: "Numbers", in_reply_to: null, references: [] };
-    const a = await submitPending(d, draft(text, dest));
+    const a = await submitPending(d, draft(text, NUMBERS_MAIL));
     const decision = live.double.message(OWNER, a.review_message_id)!;
     const headerId = decision.reply_to_message!.message_id;
     expect(live.double.message(OWNER, headerId)!.text).toMatch(
@@ -124,10 +126,8 @@ describe.concurrent("email", () => {
   }) => {
     const smtp = await emailDouble(onTestFinished);
     const d = await live.start({ SMTP_URL: smtp.url, EMAIL_FROM: "Phill <phill@example.com>" });
-    const paragraph = (i: number) => `Paragraph ${i}: ${"the quarterly numbers, line by line, ".repeat(12).trim()}`;
-    const text = Array.from({ length: 45 }, (_, i) => paragraph(i)).join("\n");
-    const dest = { channel: "email", to: ["anna@example.com"], cc: [], bcc: [], subject: "Numbers", in_reply_to: null, references: [] };
-    const a = await submitPending(d, draft(text, dest));
+    const text = Array.from({ length: 45 }, (_, i) => numbersParagraph(i)).join("\n");
+    const a = await submitPending(d, draft(text, NUMBERS_MAIL));
     const headerId = live.double.message(OWNER, a.review_message_id)!.reply_to_message!.message_id;
     const parts = live.double.messages(OWNER).filter((m) => m.replyToMessageId === headerId);
     expect(parts.length).toBeGreaterThanOrEqual(3);

@@ -1,19 +1,13 @@
+import type { ChannelSendOutcome } from "../channel.js";
+
 /**
- * What one sendMessage call came to, as the send path's retry policy needs it.
- * The Telegram edge turns HTTP answers and network errors into one of these;
- * the policy lives in one place (the send path), not at call sites.
+ * What one sendMessage call came to: every channel's outcome (refused for good, 429 with its wait, provably
+ * not sent, unknown), except that Telegram's acceptance carries the message id. The Telegram edge
+ * (src/telegram/classify.ts) turns HTTP answers and network errors into one of these.
  */
 export type SendCallOutcome =
   /** Telegram accepted the message. */
-  | { readonly kind: "ok"; readonly messageId: number }
-  /** Telegram refused it for good (400, 401, 403, ...): it was not sent. */
-  | { readonly kind: "refused"; readonly reason: string }
-  /** 429: not sent; Telegram asks us to wait this many seconds. */
-  | { readonly kind: "retry_after"; readonly seconds: number; readonly reason: string }
-  /** The request cannot have reached Telegram (connection refused, DNS): not sent. */
-  | { readonly kind: "not_sent"; readonly reason: string }
-  /** The request may have reached Telegram (timeout, reset after sending, 5xx): nobody knows. */
-  | { readonly kind: "unknown"; readonly reason: string };
+  { readonly kind: "ok"; readonly messageId: number } | Exclude<ChannelSendOutcome, { readonly kind: "ok" }>;
 
 /** The one function that puts a draft's text on the wire to its destination. */
 export type SendMessageCall = (target: {

@@ -137,6 +137,16 @@ class EditFlow extends OnMessage {
   }
 }
 
+/** After a 👍: "Yes, send" on the question it asks when it asks one (the review chat's pace lets it come), then the undo window passes. */
+async function confirmAndWait(world: World): Promise<void> {
+  await world.run("advance 2s", () => world.advance(2_000));
+  const question = world.recent(0);
+  const confirm = question?.buttons.find((b) => b.startsWith("v1:confirm:"));
+  if (question !== undefined && confirm !== undefined)
+    await world.run(`"Yes, send" → message ${question.id}`, () => world.tap(question, confirm, "current"));
+  await world.run("advance 31s", () => world.advance(31_000));
+}
+
 /**
  * The owner's whole approval, as steps: 👍 Send on a post, "Yes, send" on the
  * question it asks when it asks one (the review chat's pace lets it come),
@@ -154,12 +164,7 @@ class ApproveFlow implements Step {
     await world.run(`approve(${named(this.pick)}) → message ${post?.id ?? "none"}`, async () => {
       if (post !== undefined && send !== undefined) await world.tap(post, send, "current");
     });
-    await world.run("advance 2s", () => world.advance(2_000));
-    const question = world.recent(0);
-    const confirm = question?.buttons.find((b) => b.startsWith("v1:confirm:"));
-    if (question !== undefined && confirm !== undefined)
-      await world.run(`"Yes, send" → message ${question.id}`, () => world.tap(question, confirm, "current"));
-    await world.run("advance 31s", () => world.advance(31_000));
+    await confirmAndWait(world);
   }
   toString(): string {
     return `approve(${named(this.pick)})`;
@@ -196,12 +201,7 @@ class ChoiceFlow implements Step {
       const send = post.buttons.find((b) => b.startsWith("v1:send:"));
       if (send !== undefined) await world.run(`👍 Send to those on → message ${post.id}`, () => world.tap(post, send, "current"));
     }
-    await world.run("advance 2s", () => world.advance(2_000));
-    const question = world.recent(0);
-    const confirm = question?.buttons.find((b) => b.startsWith("v1:confirm:"));
-    if (question !== undefined && confirm !== undefined)
-      await world.run(`"Yes, send" → message ${question.id}`, () => world.tap(question, confirm, "current"));
-    await world.run("advance 31s", () => world.advance(31_000));
+    await confirmAndWait(world);
   }
   toString(): string {
     return `choose(${this.fromEnd}, ${this.which}, toggles ${this.toggles.join(",") || "none"})`;
