@@ -255,7 +255,13 @@ describe("a burst with topics (issue 35 point 1)", () => {
       30_000,
       "the burst's summary, counting its drafts",
     ).catch((err: Error) => {
-      throw new Error(`${err.message}; seen: ${seen}`);
+      // What the daemon said of the burst, and every version of its line: the evidence a failure on a loaded machine needs.
+      const said = d.logs.filter((l) => /burst|summary|could not|429/i.test(JSON.stringify(l))).map((l) => JSON.stringify(l).slice(0, 300));
+      const versions = live.double
+        .history(OWNER)
+        .filter((v) => JSON.stringify(v).includes("📥"))
+        .map((v) => JSON.stringify(v).slice(0, 200));
+      throw new Error(`${err.message}; seen: ${seen}\nthe daemon said:\n${said.join("\n")}\nthe line's versions:\n${versions.join("\n")}`);
     });
     // Roles in order of arrival (12 requests at once: any order).
     expect(summary.text).toMatch(/^📥 \d+ new drafts: \d+ \w+, \d+ \w+, \d+ \w+, each in its role's topic\.$/);
