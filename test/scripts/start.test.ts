@@ -33,7 +33,8 @@ async function scratch(): Promise<string> {
 async function checkout(): Promise<string> {
   const dir = await scratch();
   await mkdir(join(dir, "scripts"));
-  for (const f of ["package.json", ".npmrc", "scripts/start.mjs", "scripts/build-dist.mjs"]) await cp(join(ROOT, f), join(dir, f));
+  for (const f of ["package.json", ".npmrc", "scripts/start.mjs", "scripts/build-dist.mjs", "scripts/dist-fresh.mjs"])
+    await cp(join(ROOT, f), join(dir, f));
   for (const f of ["dist", "node_modules", "src", "tsconfig.json", "tsconfig.build.json", "scripts/bundle.mjs", "package-lock.json"]) {
     await symlink(join(ROOT, f), join(dir, f));
   }
@@ -105,7 +106,7 @@ describe("the start script's staleness check", () => {
     const dir = await scratch();
     await mkdir(join(dir, "scripts"), { recursive: true });
     await mkdir(join(dir, "src"), { recursive: true });
-    for (const f of ["scripts/start.mjs", "scripts/build-dist.mjs"]) await cp(join(ROOT, f), join(dir, f));
+    for (const f of ["scripts/start.mjs", "scripts/build-dist.mjs", "scripts/dist-fresh.mjs"]) await cp(join(ROOT, f), join(dir, f));
     await writeFile(join(dir, "src/main.ts"), "export {};\n");
     const build =
       "mkdir -p dist/cli && echo 'console.log(\"built main\")' > dist/main.js && echo '' > dist/cli/main.js && echo run >> builds.txt";
