@@ -30,6 +30,13 @@ export function scaled(n: number): number {
   return n * ITERATIONS;
 }
 
+/**
+ * True in a run at another date (libfaketime: scripts/test-at-dates.mjs, whose `faketime` sets FAKETIME).
+ * There a sweep checks what its fixtures' dates do, which a sample of its cases shows as well as all of
+ * them: every case still runs in the run at today's date.
+ */
+export const AT_ANOTHER_DATE = process.env.FAKETIME !== undefined;
+
 /** A seed for fast-check: fixed per run unless RELIABILITY_SEED is set, so failures can be replayed. */
 export const SEED = Number(process.env.RELIABILITY_SEED ?? "20261130");
 
