@@ -92,12 +92,35 @@ export function fanOutStatusLine(draft: DraftRecord): string | null {
     case "outcome_unknown":
       return `⚠️ Outcome unknown for ${list((x) => x.status === "outcome_unknown")}: not retried; check there. Nothing else went.`;
     case "halted":
-      return madeDeliveries(draft).length === 0
-        ? null
-        : `⛔ Halted in the middle: ${went === "" ? "nothing went yet" : `sent to ${went}`}; not to ${list((x) => x.status === "halted")}. ${draft.reason ?? ""} 👍 sends the rest.`;
+      return madeDeliveries(draft).length === 0 ? null : haltedMidLines(draft, list);
     default:
       return null;
   }
+}
+
+/**
+ * A halt in the middle of a fan-out, line by line: why, which went, which
+ * ended otherwise, which it stopped (numbered as on the post), and what the
+ * owner can do: 👍 Send the rest once the halt is over (only those stopped),
+ * or 👎 to leave it at what went.
+ */
+function haltedMidLines(draft: DraftRecord, list: (pick: (x: Delivery) => boolean) => string): string {
+  const reason = draft.reason ?? "the kill switch is on";
+  const stopped = draft.deliveries.filter((x) => x.status === "halted").map((x) => x.index);
+  const notSent = list((x) => x.status === "failed" || x.status === "outcome_unknown");
+  const rest = `it sends ${stopped.join(", ")} only`;
+  const next = draft.halt_lasts
+    ? `👍 Send the rest comes back here when the halt ends (${rest}); 👎 leaves it at what went.`
+    : /^kill switch/.test(reason)
+      ? `The halt is over: 👍 Send the rest (${rest}); a 👍 reaction given before does not count. 👎 leaves it at what went.`
+      : `👍 Send the rest (${rest}) once that is fixed; 👎 leaves it at what went.`;
+  return [
+    `⛔ Halted in the middle: ${reason}.`,
+    `✅ Went: ${list((x) => x.status === "sent") || "none"}`,
+    ...(notSent === "" ? [] : [`❌ Not sent: ${notSent} (see its line below)`]),
+    `⛔ Stopped: ${list((x) => x.status === "halted")}`,
+    next,
+  ].join("\n");
 }
 
 /** The buttons above ❌ Revise: a toggle per destination (none once some went), then one 👍 for those on. */

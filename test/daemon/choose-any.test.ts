@@ -147,11 +147,18 @@ describe("choose any: a halt in the middle of a fan-out", () => {
       { index: 2, status: "halted" },
     ]);
     expect(live.double.messages(GROUP)).toHaveLength(0);
-    await eventually(() => /Halted in the middle: sent to 1 · .*; not to 2 · /.test(postText(post)), 10_000, "the post says which went");
+    await eventually(() => /Halted in the middle/.test(postText(post)), 10_000, "the post says which went");
+    expect(postText(post).split("\n").slice(0, 4)).toEqual([
+      "⛔ Halted in the middle: kill switch: halted by the owner (/halt or draft-review halt).",
+      "✅ Went: 1 · email to anna@example.com",
+      "⛔ Stopped: 2 · Destination",
+      "👍 Send the rest comes back here when the halt ends (it sends 2 only); 👎 leaves it at what went.",
+    ]);
 
     await rm(halt);
     await eventually(async () => ((await draftRecord(d, a.draft_id)) as Rec).halt_lasts === false, 10_000, "the halt is over");
     await eventually(() => JSON.stringify(live.double.message(OWNER, post)?.reply_markup).includes("Send the rest"), 10_000, "👍 offered");
+    expect(postText(post)).toContain("\nThe halt is over: 👍 Send the rest (it sends 2 only);");
     tap(post, `v1:send:${a.draft_id}`);
     await eventually(async () => ((await draftRecord(d, a.draft_id)) as Rec).status === "sent", 20_000, "sent");
     expect(((await draftRecord(d, a.draft_id)) as Rec).deliveries).toMatchObject([

@@ -101,7 +101,42 @@ describe("choose any on the post", () => {
     expect(fanOutLines(partly)).toMatch(/\n2\. ❌ not sent: Forbidden: bot was kicked — /);
     expect(fanOutStatusLine(partly)).toMatch(/^◐ Partly sent: sent to 1 · .*; not to 2 · /);
     const halted = any({ status: "halted", deliveries: [deliveries[0]!, { ...deliveries[1]!, status: "halted", reason: null }] });
-    expect(fanOutStatusLine(halted)).toMatch(/^⛔ Halted in the middle: sent to 1 · .*; not to 2 · .*👍 sends the rest\.$/);
     expect(fanOutButtons(halted).map((r) => r[0]!.text)).toEqual(["👍 Send the rest"]);
+  });
+
+  it("halted in the middle: says why, which went, which ended otherwise, which it stopped, numbered, and what the owner can do", () => {
+    const choices = [choice(1, "-1001"), choice(2, "-1002"), choice(3, "-1003"), choice(4, "-1004")];
+    const deliveries = [
+      { index: 1, status: "sent", sent_ref: { chat_id: "-1001", message_id: 3 }, reason: null },
+      { index: 2, status: "outcome_unknown", sent_ref: null, reason: "no answer" },
+      { index: 3, status: "halted", sent_ref: null, reason: null },
+      { index: 4, status: "halted", sent_ref: null, reason: null },
+    ];
+    const kill = "kill switch: halted by the owner (/halt or draft-review halt)";
+    const lasting = any({ choices, status: "halted", deliveries, reason: kill, halt_lasts: true });
+    expect(fanOutStatusLine(lasting)!.split("\n")).toEqual([
+      `⛔ Halted in the middle: ${kill}.`,
+      "✅ Went: 1 · -1001",
+      "❌ Not sent: 2 · -1002 (see its line below)",
+      "⛔ Stopped: 3 · -1003, 4 · -1004",
+      "👍 Send the rest comes back here when the halt ends (it sends 3, 4 only); 👎 leaves it at what went.",
+    ]);
+    expect(
+      fanOutStatusLine({ ...lasting, halt_lasts: false })!
+        .split("\n")
+        .at(-1),
+    ).toBe(
+      "The halt is over: 👍 Send the rest (it sends 3, 4 only); a 👍 reaction given before does not count. 👎 leaves it at what went.",
+    );
+    const audience = any({ choices, status: "halted", deliveries: deliveries.slice(0, 3), reason: "the group became public (@team)" });
+    expect(fanOutStatusLine(audience)!.split("\n")).toEqual([
+      "⛔ Halted in the middle: the group became public (@team).",
+      "✅ Went: 1 · -1001",
+      "❌ Not sent: 2 · -1002 (see its line below)",
+      "⛔ Stopped: 3 · -1003",
+      "👍 Send the rest (it sends 3 only) once that is fixed; 👎 leaves it at what went.",
+    ]);
+    const noneWent = any({ choices, status: "halted", deliveries: deliveries.slice(1, 3), reason: kill, halt_lasts: true });
+    expect(fanOutStatusLine(noneWent)).toContain("\n✅ Went: none\n");
   });
 });
