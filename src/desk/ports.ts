@@ -1,6 +1,7 @@
 import type { Audience } from "../drafts/audience.js";
 import type { SurfaceState } from "../audit/audit-schema.js";
 import type { Actor, Decision, DraftRecord } from "../drafts/record.js";
+import type { ConfirmNeed } from "../drafts/decide.js";
 import type { RefusedDecision } from "./audit-entries.js";
 import type { KeptOriginal, ReadKept } from "../store/removed-items.js";
 
@@ -82,10 +83,10 @@ export interface ReviewChat {
   /** Tells the reviewers something about this draft, as a reply to its review message; resolves with the notice's message id. */
   notify(draft: DraftRecord, text: string): Promise<number>;
   /**
-   * Asks the extra tap a 👍 needs for a large audience ("Send to 1,234 members of …? [Yes, send]"); resolves with the question's
-   * message id and words. `confirmOver` (AUDIENCE_CONFIRM_OVER) names the other destinations of a fan-out that ask it too.
+   * Asks the extra tap a 👍 needs for a large audience ("Send to 1,234 members of …? [Yes, send]"); among several
+   * destinations on, `needs` names each that asks it, with why. Resolves with the question's message id and words.
    */
-  askConfirmation(draft: DraftRecord, confirmOver?: number | null): Promise<Asked>;
+  askConfirmation(draft: DraftRecord, needs?: readonly ConfirmNeed[]): Promise<Asked>;
   /** Tells the reviewers `text` under a "🤖 Send as the bot instead" button, as a reply to the review message; resolves with its message id. */
   offerAsBot(draft: DraftRecord, text: string): Promise<number>;
   /** Marks an earlier review post of `draft` as replaced by its current version; its buttons go. */

@@ -1,6 +1,6 @@
 import { withChoice } from "../drafts/choices.js";
 import { decidedBy } from "../drafts/undo.js";
-import { confirmationTarget } from "../drafts/decide.js";
+import { confirmationNeeds, confirmationTarget } from "../drafts/decide.js";
 import { redactsToShown, textVersionEvent } from "./text-versions.js";
 import type { AuditLog } from "../audit/audit-log.js";
 import { isInertDraft } from "./test-drafts.js";
@@ -286,8 +286,10 @@ export class ReviewerActions {
     // Among several destinations the question names the one picked, and its identity says which (see decide.ts).
     const draft = stored && stored.choices !== null ? (withChoice(stored, destination) ?? stored) : stored;
     if (!draft) return;
+    // Among several destinations on, the question names each that asks the tap, with why.
+    const needs = stored ? confirmationNeeds(stored, this.deps.confirmOver ?? null) : [];
     const asked = async (): Promise<void> => {
-      const { messageId, question } = await this.deps.reviewChat.askConfirmation(draft, this.deps.confirmOver ?? null);
+      const { messageId, question } = await this.deps.reviewChat.askConfirmation(draft, needs);
       const chatId = draft.review_chat_id;
       if (chatId !== null) await this.deps.surfaces.record("confirm", { chatId, messageId }, shownOfDraft(draft), { question });
     };

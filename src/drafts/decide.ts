@@ -1,4 +1,4 @@
-import { audienceFingerprint, needsConfirmation, sendIdentity } from "./audience.js";
+import { audienceFingerprint, audienceUnknown, needsConfirmation, sendIdentity } from "./audience.js";
 import type { Effect } from "./effects.js";
 import type { DraftRecord } from "./record.js";
 import { senderKindOf } from "./sender.js";
@@ -32,6 +32,32 @@ export function confirmationTarget(d: DraftRecord, confirmOver: number | null): 
 function oneNeedsConfirmation(d: DraftRecord, confirmOver: number | null): boolean {
   if (d.channel_audience !== null) return d.channel_audience.confirm_reasons.length > 0;
   return needsConfirmation(d.audience, confirmOver);
+}
+
+/** A destination a confirmation question names: its number on the post and why it asks the extra tap. */
+export interface ConfirmNeed {
+  readonly index: number;
+  readonly reasons: readonly string[];
+}
+
+/**
+ * Every destination a 👍 on a fan-out would send to that asks the extra tap,
+ * numbered as the post numbers them, each with why (the question names them
+ * all, not only the first). Empty for a draft with one destination or choose one.
+ */
+export function confirmationNeeds(d: DraftRecord, confirmOver: number | null): ConfirmNeed[] {
+  if (!isFanOut(d)) return [];
+  return fanOutTargets(d)
+    .filter((t) => oneNeedsConfirmation(t, confirmOver))
+    .map((t) => ({ index: t.chosen ?? 1, reasons: confirmReasonsOf(t, confirmOver) }));
+}
+
+/** Why one destination asks the extra tap, in words: another channel's own reasons, or Telegram's audience. */
+function confirmReasonsOf(d: DraftRecord, confirmOver: number | null): string[] {
+  if (d.channel_audience !== null) return [...d.channel_audience.confirm_reasons];
+  const members = d.audience?.member_count ?? null;
+  if (d.audience === null || audienceUnknown(d.audience) || members === null) return ["Telegram did not say who reads it"];
+  return [`${members.toLocaleString("en-US")} members, over AUDIENCE_CONFIRM_OVER (${(confirmOver ?? 0).toLocaleString("en-US")})`];
 }
 
 /**

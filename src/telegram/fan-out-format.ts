@@ -8,9 +8,9 @@
 import type { InlineKeyboardButton } from "grammy/types";
 import { withChoice, type Delivery } from "../drafts/choices.js";
 import { allOn, fanOutTargets, madeDeliveries } from "../drafts/fan-out.js";
+import type { ConfirmNeed } from "../drafts/decide.js";
 import type { DraftRecord } from "../drafts/record.js";
-import { needsConfirmation } from "../drafts/audience.js";
-import { audienceLine, count, shortDestination } from "./audience-text.js";
+import { audienceLine, shortDestination } from "./audience-text.js";
 
 /** Callback data of destination `index`'s toggle. */
 export function toggleData(index: number, draftId: string): string {
@@ -144,32 +144,20 @@ export function fanOutButtons(draft: DraftRecord): InlineKeyboardButton[][] {
 }
 
 /**
- * What a confirmation question of a fan-out adds to the one destination it
- * names: that the tap sends to every destination on, and which others ask the
- * extra tap too, with why: a Telegram group over AUDIENCE_CONFIRM_OVER
- * (`confirmOver`) or of unknown size, a reason Linear, email or Slack gave.
- * Empty otherwise.
+ * The confirmation question of a fan-out (choose any): every destination on
+ * that asks the extra tap, numbered as on the post, each with why; then that
+ * the tap sends to every destination on. Null for any other draft.
  */
-export function fanOutConfirmNote(draft: DraftRecord, confirmOver: number | null = null): string {
-  if (draft.choose !== "any" || draft.choices === null) return "";
-  const targets = fanOutTargets(draft);
-  const name = (t: DraftRecord) => `${t.chosen} · ${shortDestination(t)}`;
-  const also = targets
-    .filter((t) => t.chosen !== draft.chosen)
-    .map((t) => ({ t, why: confirmReasons(t, confirmOver) }))
-    .filter(({ why }) => why.length > 0)
-    .map(({ t, why }) => `${name(t)}: ${why.join("; ")}`);
-  return ` Your tap sends to every destination on: ${targets.map(name).join(", ")}.${also.length > 0 ? ` It confirms these too: ${also.join("; ")}.` : ""}`;
-}
-
-/** Why one destination of a fan-out asks the extra tap, in words; empty when it does not. */
-function confirmReasons(t: DraftRecord, confirmOver: number | null): readonly string[] {
-  if (t.channel_audience !== null) return t.channel_audience.confirm_reasons;
-  if (!needsConfirmation(t.audience, confirmOver)) return [];
-  const members = t.audience?.member_count;
+export function fanOutConfirmText(draft: DraftRecord, needs: readonly ConfirmNeed[]): string | null {
+  if (draft.choose !== "any" || draft.choices === null || needs.length === 0) return null;
+  const name = (index: number) => `${index} · ${shortDestination(withChoice(draft, index) ?? draft)}`;
+  const asked = needs.map((n) => name(n.index));
+  const listed = asked.length === 1 ? asked[0] : `${asked.slice(0, -1).join(", ")} and ${asked.at(-1)}`;
   return [
-    members === null || members === undefined
-      ? "Telegram did not say who reads it"
-      : `${count(members)} members, over AUDIENCE_CONFIRM_OVER (${count(confirmOver ?? 0)})`,
-  ];
+    `Send to ${listed}? ${needs.length === 1 ? "It asks" : "Each asks"} one more tap:`,
+    ...needs.map((n) => `${name(n.index)}: ${n.reasons.join("; ")}`),
+    `Your tap sends to every destination on: ${fanOutTargets(draft)
+      .map((t) => name(t.chosen ?? 1))
+      .join(", ")}.`,
+  ].join("\n");
 }

@@ -9,10 +9,11 @@ import type { InlineKeyboardButton, InlineKeyboardMarkup } from "grammy/types";
 import { sendButtonText } from "../business/sender-text.js";
 import { formatDuration } from "../config/duration.js";
 import { withChoice } from "../drafts/choices.js";
+import type { ConfirmNeed } from "../drafts/decide.js";
 import type { Decision, DraftRecord } from "../drafts/record.js";
 import { confirmQuestion, count, shortDestination } from "./audience-text.js";
 import { flowButtons } from "./flow-format.js";
-import { fanOutButtons, fanOutConfirmNote, onList } from "./fan-out-format.js";
+import { fanOutButtons, fanOutConfirmText, onList } from "./fan-out-format.js";
 import { offersKeep, settled, type ReviewFormatOptions } from "./review-format.js";
 
 /** What a button asks for: a decision, the confirmation of a 👍 for a large audience, ✏️ Edit, ↩️ Undo, 🤖 send as the bot instead, or 🔓 keep the removed items. */
@@ -89,16 +90,22 @@ function sendButton(draft: DraftRecord): InlineKeyboardButton {
 }
 
 /**
- * The confirmation asked after a 👍 for a large audience: its text and its one button. `confirmOver`
- * (AUDIENCE_CONFIRM_OVER) names the other destinations of a fan-out that ask it too.
+ * The confirmation asked after a 👍 for a large audience: its text and its one button. Among several destinations
+ * on (choose any) it names each that asks the tap (`needs`), and its button says where the tap sends.
  */
 export function confirmMessage(
   draft: DraftRecord,
-  confirmOver: number | null = null,
+  needs: readonly ConfirmNeed[] = [],
 ): { text: string; markup: InlineKeyboardMarkup; question: string } {
   const members = draft.audience?.member_count;
-  const label = members === null || members === undefined ? "✅ Yes, send" : `✅ Yes, send to ${count(members)} members`;
-  const text = confirmQuestion(draft) + fanOutConfirmNote(draft, confirmOver);
+  const fanOut = fanOutConfirmText(draft, needs);
+  const label =
+    fanOut !== null
+      ? `✅ Yes, send to ${onList(draft)}`
+      : members === null || members === undefined
+        ? "✅ Yes, send"
+        : `✅ Yes, send to ${count(members)} members`;
+  const text = fanOut ?? confirmQuestion(draft);
   return {
     text,
     question: text,

@@ -4,6 +4,7 @@ import type { SurfaceState } from "../audit/audit-schema.js";
 import type { Clock } from "../clock/clock.js";
 import type { Asked, ReviewChat, ReviewPost, StatusShown } from "../desk/ports.js";
 import type { Decision, DraftRecord } from "../drafts/record.js";
+import type { ConfirmNeed } from "../drafts/decide.js";
 import { isNotModified, isReplyTargetGone, isThreadGone } from "./classify.js";
 import { editPrompt, supersededText } from "./flow-format.js";
 import { asBotMarkup, askMessage, confirmMessage, reviewKeyboard } from "./review-buttons.js";
@@ -166,9 +167,9 @@ export class TelegramReviewChat implements ReviewChat {
     return this.replyTo(draft, LANE.notice, text);
   }
 
-  /** Asks for the extra tap a 👍 needs for a large audience, as a reply to the review post, ahead of queued posts (see confirmMessage). */
-  async askConfirmation(draft: DraftRecord, confirmOver: number | null = null): Promise<Asked> {
-    const { text, markup, question } = confirmMessage(draft, confirmOver);
+  /** Asks for the extra tap a 👍 needs for a large audience, as a reply to the review post, ahead of queued posts. */
+  async askConfirmation(draft: DraftRecord, needs: readonly ConfirmNeed[] = []): Promise<Asked> {
+    const { text, markup, question } = confirmMessage(draft, needs);
     return { messageId: await this.replyTo(draft, LANE.answer, text, markup), question };
   }
 

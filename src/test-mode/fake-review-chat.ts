@@ -1,6 +1,8 @@
 import type { Asked, ReviewChat, ReviewPost } from "../desk/ports.js";
 import type { SurfaceState } from "../audit/audit-schema.js";
 import type { Decision, DraftRecord } from "../drafts/record.js";
+import type { ConfirmNeed } from "../drafts/decide.js";
+import { confirmMessage } from "../telegram/review-buttons.js";
 
 /**
  * The review chat of test mode: no network. Message ids continue after the
@@ -45,10 +47,12 @@ export class FakeReviewChat implements ReviewChat {
     return this.takeId();
   }
 
-  async askConfirmation(draft: DraftRecord): Promise<Asked> {
+  async askConfirmation(draft: DraftRecord, needs: readonly ConfirmNeed[] = []): Promise<Asked> {
     const messageId = this.takeId();
-    this.log.debug({ draft_id: draft.draft_id, message_id: messageId }, "test mode: confirmation asked for a large audience");
-    return { messageId, question: "Send to all its members?" };
+    // The words a live review chat would show (each destination that asks the tap, among several).
+    const { question } = confirmMessage(draft, needs);
+    this.log.debug({ draft_id: draft.draft_id, message_id: messageId, question }, "test mode: confirmation asked");
+    return { messageId, question };
   }
 
   async offerAsBot(draft: DraftRecord, text: string): Promise<number> {

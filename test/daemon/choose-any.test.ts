@@ -171,21 +171,28 @@ describe("choose any: a halt in the middle of a fan-out", () => {
 });
 
 describe("choose any: the confirmation", () => {
-  it("is asked when a destination on needs it (an address outside EMAIL_FROM's domain), names it, and its tap sends to all those on", async () => {
+  it("is asked when destinations on need it, names each numbered with why (a large Telegram group, an address outside EMAIL_FROM's domain), and its tap sends to all those on", async () => {
     const smtp = await emailDouble();
     const d = await live.start({ SMTP_URL: smtp.url, EMAIL_FROM: "phill@example.com" });
-    const a = await submitPending(d, body("To the group and outside.", [group, mail("x@elsewhere.org")]));
+    const big = -1_009_876_543_210;
+    live.double.addChat({ id: big, type: "supergroup", title: "Everyone", memberCount: 5000 });
+    const everyone = { channel: "telegram", chat_id: String(big), thread_id: null };
+    const a = await submitPending(d, body("To the group, everyone and outside.", [group, everyone, mail("x@elsewhere.org")]));
     live.double.injectReaction({ chatId: OWNER, messageId: a.review_message_id, userId: OWNER, newEmojis: ["👍"] });
     const question = await confirmationQuestion(live.double, OWNER, a.review_message_id);
-    expect(question.message.text).toMatch(
-      /^Send to email to x@elsewhere\.org\? .*Your tap sends to every destination on: 1 · .*, 2 · email to x@elsewhere\.org\.$/s,
-    );
+    expect(question.message.text?.split("\n")).toEqual([
+      "Send to 2 · Everyone and 3 · email to x@elsewhere.org? Each asks one more tap:",
+      "2 · Everyone: 5,000 members, over AUDIENCE_CONFIRM_OVER (200)",
+      expect.stringMatching(/^3 · email to x@elsewhere\.org: first approved email outside example\.com to x@elsewhere\.org$/),
+      "Your tap sends to every destination on: 1 · Destination, 2 · Everyone, 3 · email to x@elsewhere.org.",
+    ]);
     expect(((await draftRecord(d, a.draft_id)) as Rec).status).toBe("pending");
     expect(live.double.messages(GROUP)).toHaveLength(0);
     tap(question.message.messageId, question.data);
     await eventually(async () => ((await draftRecord(d, a.draft_id)) as Rec).status === "sent", 20_000, "sent");
     expect(smtp.state.messages.map((m) => m.envelope.rcptTo)).toEqual([["x@elsewhere.org"]]);
-    expect(live.double.messages(GROUP).map((m) => m.text)).toEqual(["To the group and outside."]);
+    expect(live.double.messages(GROUP).map((m) => m.text)).toEqual(["To the group, everyone and outside."]);
+    expect(live.double.messages(big).map((m) => m.text)).toEqual(["To the group, everyone and outside."]);
   }, 60_000);
 });
 

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { Choice } from "../../src/drafts/choices.js";
 import type { DraftRecord } from "../../src/drafts/record.js";
-import { fanOutButtons, fanOutConfirmNote, fanOutLines, fanOutStatusLine, toggleData } from "../../src/telegram/fan-out-format.js";
-import { readCallbackData } from "../../src/telegram/review-buttons.js";
+import { withChoice } from "../../src/drafts/choices.js";
+import { confirmationNeeds } from "../../src/drafts/decide.js";
+import { fanOutButtons, fanOutConfirmText, fanOutLines, fanOutStatusLine, toggleData } from "../../src/telegram/fan-out-format.js";
+import { confirmMessage, readCallbackData } from "../../src/telegram/review-buttons.js";
 import { draftIn } from "../support/drafts.js";
 
 // The words and buttons of choose any (issue 34): a toggle per destination, one 👍, each delivery's outcome.
@@ -19,7 +21,7 @@ const any = (overrides: Partial<DraftRecord> = {}): DraftRecord =>
   draftIn("pending", { choices: [choice(1, "-1001"), choice(2, "-1002")], choose: "any", chosen_set: [1, 2], ...overrides });
 
 describe("choose any's confirmation question", () => {
-  it("says the tap sends to every destination on and names the others that ask it too, with why", () => {
+  it("names every destination on that asks the extra tap, numbered as on the post, each with why, and where the tap sends", () => {
     const mailTo = (index: number, to: string): Choice => ({
       ...choice(index, "email"),
       destination: { channel: "email", to: [to], cc: [], bcc: [], subject: "S", in_reply_to: null, references: [] },
@@ -33,40 +35,40 @@ describe("choose any's confirmation question", () => {
         checked_at: new Date(0).toISOString(),
       },
     });
-    const choices = [choice(1, "-1001"), mailTo(2, "a@x.org"), mailTo(3, "b@y.org")];
-    const draft = any({ choices, chosen_set: [1, 2, 3], chosen: 2 });
-    const note = fanOutConfirmNote(draft);
-    expect(note).toMatch(/^ Your tap sends to every destination on: 1 · .*, 2 · .*, 3 · .*\./);
-    expect(note).toContain("It confirms these too: 3 · ");
-    expect(note).toContain("first approved email outside example.com to b@y.org");
-    expect(note).not.toContain("to a@x.org.");
-    expect(fanOutConfirmNote(draftIn("pending"))).toBe("");
-  });
-});
-
-describe("choose any's confirmation names every destination that asks it", () => {
-  it("a second Telegram group over AUDIENCE_CONFIRM_OVER, or of unknown size, is named with why", () => {
-    const group = (index: number, chatId: string, members: number | null): Choice => ({
-      ...choice(index, chatId),
+    const group = (index: number, title: string, members: number | null): Choice => ({
+      ...choice(index, `-100${index}`),
       audience: {
+        chat_id: `-100${index}`,
         kind: "supergroup",
-        chat_id: chatId,
-        title: `Group ${index}`,
+        title,
         username: null,
         member_count: members,
-        is_forum: false,
+        can_post: true,
+        problem: null,
         checked_at: new Date(0).toISOString(),
-      } as unknown as Choice["audience"],
+      },
     });
-    const choices = [group(1, "-1001", 800), group(2, "-1002", 12), group(3, "-1003", 5_000), group(4, "-1004", null)];
-    const draft = any({ choices, chosen_set: [1, 2, 3, 4], chosen: 1 });
-    const note = fanOutConfirmNote(draft, 100);
-    expect(note).toContain("It confirms these too: 3 · ");
-    expect(note).toContain("5,000 members, over AUDIENCE_CONFIRM_OVER (100)");
-    expect(note).toMatch(/; 4 · [^:]+: Telegram did not say who reads it\.$/);
-    // The small group asks nothing; the one the question names is not named again.
-    expect(note).not.toMatch(/2 · [^,]+: /);
-    expect(note).not.toMatch(/1 · [^,]+: /);
+    const choices = [group(1, "Small", 12), group(2, "Big", 1234), mailTo(3, "b@y.org"), group(4, "Hidden", null)];
+    const stored = any({ choices, chosen_set: [1, 2, 3, 4] });
+    const needs = confirmationNeeds(stored, 200);
+    expect(needs.map((n) => n.index)).toEqual([2, 3, 4]);
+    // The desk asks with the draft as the first that needs it would go (its identity binds the tap).
+    const { text, markup } = confirmMessage(withChoice(stored, 2)!, needs);
+    expect(text.split("\n")).toEqual([
+      "Send to 2 · Big, 3 · email to b@y.org and 4 · Hidden? Each asks one more tap:",
+      "2 · Big: 1,234 members, over AUDIENCE_CONFIRM_OVER (200)",
+      "3 · email to b@y.org: first approved email outside example.com to b@y.org",
+      "4 · Hidden: Telegram did not say who reads it",
+      "Your tap sends to every destination on: 1 · Small, 2 · Big, 3 · email to b@y.org, 4 · Hidden.",
+    ]);
+    expect(markup.inline_keyboard[0]![0]!.text).toBe("✅ Yes, send to 1, 2, 3, 4");
+    // Only those on count: with 2 off, the question names 3 and 4.
+    const fewer = any({ choices, chosen_set: [1, 3, 4] });
+    expect(confirmMessage(withChoice(fewer, 3)!, confirmationNeeds(fewer, 200)).text).toMatch(
+      /^Send to 3 · email to b@y\.org and 4 · Hidden\? Each asks one more tap:\n3 · .*\n4 · .*\nYour tap sends to every destination on: 1 · Small, 3 · email to b@y\.org, 4 · Hidden\.$/,
+    );
+    expect(confirmationNeeds(draftIn("pending"), 200)).toEqual([]);
+    expect(fanOutConfirmText(draftIn("pending"), needs)).toBeNull();
   });
 });
 
