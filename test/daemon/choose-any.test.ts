@@ -115,6 +115,10 @@ describe("choose any: a crash between two deliveries", () => {
     expect(smtp.state.messages).toHaveLength(1);
     expect(live.double.messages(GROUP).map((m) => m.text)).toEqual(["Crash between deliveries."]);
     await eventually(() => /1\. ⚠️ outcome unknown/.test(postText(a.review_message_id as number)), 10_000, "the post lists it");
+    // The owner is told of that delivery in the review chat, once.
+    const told = () =>
+      live.double.messages(OWNER).filter((m) => /may or may not have reached the destination \(destination 1:/.test(m.text ?? ""));
+    await eventually(() => told().length === 1, 10_000, "the notice of delivery 1");
     // Each send event names its delivery.
     const sends = (await auditLines(restarted.harnessDir))
       .filter((l) => l.kind === "transition" && l.draft_id === a.draft_id && String(l.event).startsWith("send_"))
