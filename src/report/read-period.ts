@@ -66,9 +66,12 @@ export async function readPeriod(files: ReportFiles, period: Period, nowMs: numb
   const records = await recordsOf(files, ids, monthsBetween(before.sinceMs, Math.max(nowMs, period.untilMs)));
   const names = new Map<string, string>();
   for (const r of records.values()) {
-    // Test mode's offline audience is "unknown": its title names no one.
-    const title = r.audience?.kind === "unknown" ? null : r.audience?.title;
-    if (title) names.set(r.destination_chat_id, title);
+    // Each destination of a draft with several (the report counts each delivery under its own), then the one it names now.
+    for (const place of [...(r.choices ?? []), r]) {
+      // Test mode's offline audience is "unknown": its title names no one.
+      const title = place.audience?.kind === "unknown" ? null : place.audience?.title;
+      if (title) names.set(place.destination_chat_id, title);
+    }
   }
   // Test mode's drafts are rehearsals, not the swarm's work: a live report never counts them, and a
   // report asked for in test mode (TAO_DRAFT_REVIEW_TEST=1) counts only them.

@@ -2,6 +2,7 @@ import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startEmailDouble, type EmailDouble } from "../doubles/email/email-double.js";
+import { jsonLine, runBin } from "../support/cli-process.js";
 import { eventually } from "../support/daemon-process.js";
 import { auditLines, confirmationQuestion, draftRecord, GROUP, OWNER, submitPending, useLiveDaemon } from "../support/live-fixture.js";
 
@@ -72,6 +73,16 @@ describe("he picks the recipients (choose any)", () => {
     expect(postText(post)).toMatch(/1\. ✅ sent/);
     expect(postText(post)).toMatch(/2\. ✅ sent/);
     expect(postText(post)).toMatch(/3\. ❌ not sent/);
+    // The report counts each delivery under its own destination, not the draft under the last one only.
+    const report = jsonLine(await runBin(["report", "--json"], { cwd: d.cwd, env: { HARNESS_DIR: d.harnessDir } }));
+    expect(report.destinations).toEqual({
+      [String(GROUP)]: expect.objectContaining({ drafts: 1, sent: 1 }),
+      email: expect.objectContaining({ drafts: 2, sent: 1 }),
+    });
+    // The table names the group by its title, read from the draft's choices (its last delivery was an email).
+    const table = (await runBin(["report"], { cwd: d.cwd, env: { HARNESS_DIR: d.harnessDir } })).stdout;
+    expect(table).toMatch(/^\s*Destination\b/m);
+    expect(table).not.toContain(String(GROUP));
   }, 60_000);
 
   it("a 👍 with every destination off is refused and answered; nothing is sent", async () => {
