@@ -1,5 +1,6 @@
 import { withChoice } from "../drafts/choices.js";
 import { decidedBy } from "../drafts/undo.js";
+import { decisionForEmoji } from "../reactions/decision-keys.js";
 import { confirmationNeeds, confirmationTarget } from "../drafts/decide.js";
 import { redactsToShown, textVersionEvent } from "./text-versions.js";
 import type { AuditLog } from "../audit/audit-log.js";
@@ -8,7 +9,7 @@ import type { Clock } from "../clock/clock.js";
 import type { DraftEvent } from "../drafts/events.js";
 import type { ChannelSet } from "../channels/channel-set.js";
 import type { TransitionResult } from "../drafts/machine.js";
-import type { DraftRecord } from "../drafts/record.js";
+import type { Actor, DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
 import type { DraftArchive } from "../store/archive.js";
 import type { RefusedDecision } from "./audit-entries.js";
@@ -236,10 +237,8 @@ export class ReviewerActions {
   undo(request: ReviewerAction): Promise<DecisionOutcome> {
     const undo = { type: "undo" as const, actor: request.actor, ...(request.actedAt === undefined ? {} : { actedAt: request.actedAt }) };
     return this.act(request, "undo", null, async (draft) => {
-      // A reaction taken away undoes only its own user's decision: another reviewer's 👍, refused as already approved,
-      // never counted, so taking it away must not undo the owner's approval (D1 of issue 32). ↩️ Undo and `undo` still do.
-      if (request.actor.channel === "reaction" && decidedBy(draft) !== null && decidedBy(draft) !== request.actor.user_id)
-        return { ok: false, reason: "not_your_decision" };
+      const refused = request.actor.channel === "reaction" ? reactionUndoRefused(draft, request.actor) : null;
+      if (refused !== null) return { ok: false, reason: refused };
       return this.deps.apply(draft.draft_id, undo);
     });
   }
@@ -395,4 +394,20 @@ export class ReviewerActions {
     const closed = this.deps.reviewChat.close(surface, draft, chose);
     void this.deps.effects.track(closed.catch((err: unknown) => this.deps.log.warn({ err }, "could not close a used question")));
   }
+}
+
+/**
+ * Why a reaction taken away undoes nothing, or null when it undoes the draft's decision. It undoes only
+ * its own user's decision: another reviewer's 👍, refused as already approved, never counted, so taking it
+ * away must not undo the owner's approval (D1 of issue 32). And a 👍 taken away undoes an approval, never a
+ * revise: once a note or a 👎 replaced the 👍's approval (a change of mind), the owner's 👍 still sits on the
+ * post, and taking it off afterwards must not withdraw his note (found by the explorer, seed 9110).
+ * ↩️ Undo and a reply `undo` still undo either.
+ */
+function reactionUndoRefused(draft: DraftRecord, actor: Actor): "not_your_decision" | "not_that_decision" | null {
+  const by = decidedBy(draft);
+  if (by !== null && by !== actor.user_id) return "not_your_decision";
+  const removed = actor.emoji === null ? null : decisionForEmoji(actor.emoji);
+  if (draft.status === "revise" && removed === "send") return "not_that_decision";
+  return null;
 }

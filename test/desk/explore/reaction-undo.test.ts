@@ -1,0 +1,44 @@
+import { expect, it } from "vitest";
+import { AUDIENCES } from "./commands.js";
+import { World } from "./world.js";
+
+// Found by the explorer (seed 9110 of `EXPLORE_SEED=9100 EXPLORE_BUDGET=60000 npm run explore`): the owner put 👍 on a
+// post, changed his mind with a note replied to it inside the undo window (the draft went to revise), then took his 👍
+// off the post, where it still sat. That undid the revise: the draft was pending again, his note gone, and his reply
+// never answered. A 👍 taken away undoes an approval only; the note stands.
+
+async function thumbsUpNoteThenThumbsOff(): Promise<{
+  status: string | undefined;
+  note: string | null | undefined;
+  post: string;
+  answered: boolean;
+}> {
+  const world = await World.open(AUDIENCES.small!);
+  try {
+    await world.run("submit (linear)", () => world.submit("linear"));
+    const post = world.recent(0)!;
+    const draftId = world.draftOf(post)!;
+    await world.run("react 👍", () => world.react(post, "👍"));
+    await world.run("reply a note", () => world.write(world.newText(), post, draftId));
+    await world.run("take the 👍 off", () => world.react(post, null));
+    await world.run("advance 61s", () => world.advance(61_000));
+    const record = world.record(draftId);
+    return {
+      status: record?.status,
+      note: record?.revision_note,
+      post: post.text.split("\n")[0]!,
+      answered: world.telegram.answered.has(post.id),
+    };
+  } finally {
+    await world.close();
+  }
+}
+
+it("a 👍 taken off a post after a note replaced its approval leaves the revise and its note as they are", async () => {
+  expect(await thumbsUpNoteThenThumbsOff()).toEqual({
+    status: "revise",
+    note: expect.stringMatching(/^Text \d+: /),
+    post: expect.stringMatching(/^✍️ Revise: Text \d+: /),
+    answered: true,
+  });
+});
