@@ -42,3 +42,22 @@ it("a 👍 taken off a post after a note replaced its approval leaves the revise
     answered: true,
   });
 });
+
+// Its mirror (seed 9104): 👎, then 👍 replied (the change of mind approves), then the 👎 taken off: the approval stands.
+it("a 👎 taken off a post after a 👍 replied replaced its revise leaves the approval, and the draft is sent", async () => {
+  const world = await World.open(AUDIENCES.small!);
+  try {
+    await world.run("submit", () => world.submit("group"));
+    const post = world.recent(0)!;
+    const draftId = world.draftOf(post)!;
+    await world.run("react 👎", () => world.react(post, "👎"));
+    await world.run("reply 👍", () => world.write("👍", post, null));
+    await world.run("take the 👎 off", () => world.react(post, null));
+    await world.run("advance 61s", () => world.advance(61_000));
+    expect(world.record(draftId)?.status).toBe("sent");
+    expect(post.text.split("\n")[0]).toMatch(/^✅ Sent/);
+    expect(world.telegram.answered.has(post.id)).toBe(true);
+  } finally {
+    await world.close();
+  }
+});
