@@ -6,7 +6,7 @@ import type { OtherChannelName } from "../drafts/destination.js";
 import { readerGrowth } from "../drafts/audience.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { backoffMs, SEND_BACKOFF, type Backoff } from "../retry/backoff.js";
-import { NotSentRetries, settleUndelivered, type DeliveryHooks, type DraftDelivery, type InTurn } from "./delivery.js";
+import { NotSentRetries, settleUndelivered, type DeliveryHooks, type DraftDelivery } from "./delivery.js";
 
 /** Why a send found under way at start is looked for. */
 const STOPPED_DURING_SEND = "the daemon stopped during the send";
@@ -52,7 +52,7 @@ export class ChannelDelivery implements DraftDelivery {
    * answered the call, so its window counts from then, not from after the
    * outcome's fsync (a lost answer never says so: its request may still arrive).
    */
-  async attempt(draft: DraftRecord, inTurn: InTurn, answered?: () => void): Promise<void> {
+  async attempt(draft: DraftRecord, answered?: () => void): Promise<void> {
     const { ledger } = this.options;
     const name = draft.destination!.channel;
     const halted = this.options.channels.haltedWhy(name);
@@ -68,7 +68,7 @@ export class ChannelDelivery implements DraftDelivery {
       return;
     }
     if (!(await this.audienceUnchanged(draft))) return;
-    return inTurn(() => this.sendNow(draft.draft_id, draft.chosen, answered));
+    return this.sendNow(draft.draft_id, draft.chosen, answered);
   }
 
   /** True while a send or lookup of this draft runs here. */

@@ -17,9 +17,6 @@ export interface DraftLedger {
   inReviewTurn?<T>(draftId: string, work: () => Promise<T>): Promise<T>;
 }
 
-/** Runs the send call and its outcome: in the review chat's turn after an undo window, else at once. */
-export type InTurn = (work: () => Promise<void>) => Promise<void>;
-
 /**
  * One channel's part of the guarded send path. The send path checks what is
  * the same everywhere (the draft approved, by a reviewer, for this text; the
@@ -30,7 +27,7 @@ export type InTurn = (work: () => Promise<void>) => Promise<void>;
  */
 export interface DraftDelivery {
   /** Goes on from an approved draft whose approval and switch were checked. `answered`: the limiter's, told when the call was answered. */
-  attempt(draft: DraftRecord, inTurn: InTurn, answered?: () => void): Promise<void>;
+  attempt(draft: DraftRecord, answered?: () => void): Promise<void>;
   /**
    * A draft found `sending` with no call running here: looked for where the channel can say (absent: the
    * recovery at start marked it `outcome_unknown`, and nothing is done here).

@@ -7,7 +7,7 @@ import type { ChannelSet } from "../channels/channel-set.js";
 import { approvalProblem } from "./approval.js";
 import type { AudienceCheck } from "./audience-check.js";
 import { ChannelDelivery } from "./channel-delivery.js";
-import type { DeliveryHooks, DraftDelivery, DraftLedger, InTurn } from "./delivery.js";
+import type { DeliveryHooks, DraftDelivery, DraftLedger } from "./delivery.js";
 import { approvalHalt, type HaltSighting } from "./halt-watch.js";
 import type { KillSwitch } from "./kill-switch.js";
 import type { DestinationLimiter } from "./limiter.js";
@@ -179,9 +179,14 @@ export class SendPath {
       await ledger.apply(draftId, { type: "halt", ...halted });
       return;
     }
-    // After an undo window, the send and the edit that ends its ↩️ Undo share one review-chat turn.
-    const inTurn: InTurn = (work) => (draft.send_after !== null && ledger.inReviewTurn ? ledger.inReviewTurn(draftId, work) : work());
-    return this.deliveryOf(draft).attempt(draft, inTurn, answered);
+    // After an undo window, the delivery and the edit that ends its ↩️ Undo share one review-chat turn. The whole
+    // delivery, its reads of who reads the destination and as whom included: what they read is what the call meets,
+    // however long the turn took to come (a read made before the wait could be seconds old at the call).
+    const deliver = async (): Promise<void> => {
+      const now = ledger.get(draftId);
+      if (now?.status === "approved" && !this.stopped) await this.deliveryOf(now).attempt(now, answered);
+    };
+    return draft.send_after !== null && ledger.inReviewTurn ? ledger.inReviewTurn(draftId, deliver) : deliver();
   }
 
   /**

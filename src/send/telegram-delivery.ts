@@ -4,7 +4,7 @@ import type { DraftRecord } from "../drafts/record.js";
 import type { OwnerProblem } from "../drafts/sender-choice.js";
 import type { Backoff } from "../retry/backoff.js";
 import type { AudienceCheck } from "./audience-check.js";
-import { NotSentRetries, settleUndelivered, type DeliveryHooks, type DraftDelivery, type InTurn } from "./delivery.js";
+import { NotSentRetries, settleUndelivered, type DeliveryHooks, type DraftDelivery } from "./delivery.js";
 import type { TelegramChannel, TelegramTarget } from "../channels/telegram/telegram-channel.js";
 import { traceStep } from "../log/latency-trace.js";
 
@@ -40,14 +40,14 @@ export class TelegramDelivery implements DraftDelivery {
     this.retries = new NotSentRetries({ ...options, max: options.maxNotSentAttempts });
   }
 
-  async attempt(draft: DraftRecord, inTurn: InTurn): Promise<void> {
+  async attempt(draft: DraftRecord): Promise<void> {
     // Both are reads (Telegram asked where need be): made at once, judged in this order.
     const sender = this.options.checkSender?.(draft, true) ?? Promise.resolve(null);
     sender.catch(() => {});
     if (!(await this.audienceAllows(draft))) return;
     const notAsOwner = await sender;
     if (notAsOwner) return this.haltNotAsOwner(draft.draft_id, notAsOwner);
-    return inTurn(() => this.sendNow(draft.draft_id, draft.chosen));
+    return this.sendNow(draft.draft_id, draft.chosen);
   }
 
   /**

@@ -245,3 +245,47 @@ describe("the audience check at the send call fails closed", () => {
     expect(t.sends.map((s) => s.text)).toEqual(["second time lucky", "after a halt"]);
   });
 });
+
+/** A review chat whose send turn (after an undo window) comes only once `release()` is called. */
+function heldTurn() {
+  let release: () => void = () => {};
+  const opened = new Promise<void>((r) => (release = r));
+  const make = (existing: Iterable<DraftRecord>) =>
+    new (class extends FakeReviewChat {
+      async sendTurn<T>(work: () => Promise<T>, _latest: () => DraftRecord | undefined, shown: (s: null) => void): Promise<T> {
+        await opened;
+        try {
+          return await work();
+        } finally {
+          shown(null);
+        }
+      }
+    })("100000001", existing, { debug() {} });
+  return { make, release: () => release() };
+}
+
+describe("the audience is read in the send's turn", () => {
+  // Found by the explorer (seed 9102): after a restart the send waited for the review chat's turn behind other edits,
+  // and the audience read before that wait let the call go once Telegram no longer answered who reads the group.
+  it("a destination read before the review chat's turn came is read again in it: Telegram not answering then, nothing is sent", async () => {
+    const audience = scriptedAudience([]);
+    const turn = heldTurn();
+    t = await openTestCore(undefined, { audience, reviewChat: turn.make, env: { UNDO_WINDOW: "1s" } });
+    const d = await submitPosted(t, "read at the call");
+    await t.core.desk.decide({
+      reviewChatId: d.review_chat_id!,
+      reviewMessageId: d.review_message_id!,
+      decision: "send",
+      actor: { user_id: REVIEWER, channel: "button", emoji: null, update_id: null },
+    });
+    await t.clock.advance(1_000);
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    audience.fresh = async () => null;
+    turn.release();
+    await t.core.desk.settle();
+    expect(t.sends).toHaveLength(0);
+    await t.clock.advance(60_000, () => t!.core.desk.settle());
+    expect(t.core.desk.get(d.draft_id)).toMatchObject({ status: "halted", reason: AUDIENCE_UNCHECKED });
+    expect(t.sends).toHaveLength(0);
+  });
+});
