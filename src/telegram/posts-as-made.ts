@@ -22,6 +22,16 @@ export class PostsAsMade {
   }
 
   /**
+   * A version of the post's draft that words he wrote decided (a note, a reply 👍) was to be shown: a
+   * reply is answered by the post's edit, so a reaction taken back before that edit came still owes
+   * one (the post then says what became of his words: "↩️ Undone").
+   */
+  wordsToAnswer(draft: DraftRecord): void {
+    const byWords = draft.revision_note !== null || draft.decided_by?.channel === "reply" || draft.approval?.actor.channel === "reply";
+    if (byWords && draft.review_message_id !== null) this.at.delete(draft.review_message_id);
+  }
+
+  /**
    * A decision undone before the post ever showed it, by taking the 👍 reaction
    * back at once: the post, unedited since it went out, shows the draft as it is
    * again, awaiting a decision, so "↩️ Undone" on it would change nothing the

@@ -145,6 +145,8 @@ export class TelegramReviewChat implements ReviewChat {
 
   /** Shows the draft's status on its post, as it is when the edit's turn comes (see status-edits.ts). */
   showStatus(draft: DraftRecord, latest: () => DraftRecord | undefined = () => draft): Promise<StatusShown | undefined> {
+    // A version his words decided owes the post's edit, whatever comes after it (posts-as-made.ts).
+    this.asMade.wordsToAnswer(draft);
     return this.statuses.show(draft, latest);
   }
 
