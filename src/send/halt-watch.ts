@@ -74,20 +74,25 @@ export function watchKillSwitch(inner: KillSwitch, options: HaltWatchOptions): W
   let lastLookHalted: boolean | null = null;
   const ended = listenerSet();
   const started = listenerSet();
-  const note = (reason: string) => {
-    last = { at: clock.now(), reason };
+  const note = (reason: string, at = clock.now()) => {
+    if (last === null || last.at <= at) last = { at, reason };
   };
   const record = haltRecorder(options, (seen) => {
     if (last === null || last.at < seen.at) last = seen;
   });
   /** One look at the switch; `haltSeen`: HALT changed since the last one (a halt may have come and gone). */
   const lookAt = async (haltSeen: boolean): Promise<KillSwitchState> => {
-    const state = await auditedVerdict(await inner.check(), options.beforeVerdict);
-    if (state.halted) note(state.reason);
+    const read = await inner.check();
+    // Dated when the switch was read, not when the verdict is ready: the hook below waits on the audit log, and a
+    // halt dated then could outlast its end and void an approval made after it (the removal of HALT seen first).
+    const readAt = clock.now();
+    const state = await auditedVerdict(read, options.beforeVerdict);
+    const at = state.halted && !read.halted ? clock.now() : readAt;
+    if (state.halted) note(state.reason, at);
     const didEnd = !state.halted && lastLookHalted === true;
     const began = state.halted ? lastLookHalted !== true : haltSeen;
     lastLookHalted = state.halted;
-    await record(state);
+    await record(state, at);
     if (didEnd) ended.fire();
     if (began) started.fire();
     return state;
@@ -102,7 +107,7 @@ export function watchKillSwitch(inner: KillSwitch, options: HaltWatchOptions): W
   const watchers = watchHaltFiles(options, (haltPath) => {
     if (haltPath !== undefined) {
       note(`${haltPath} changed`);
-      void record({ halted: "momentarily", reason: `${haltPath} changed` });
+      void record({ halted: "momentarily", reason: `${haltPath} changed` }, clock.now());
     }
     look(haltPath !== undefined);
   });
@@ -137,16 +142,18 @@ function listenerSet(): { add(listener: () => void): () => void; fire(): void } 
  * Keeps the halt record (options.recordPath) level with each look, one update at a time in the order
  * the looks ended; every read of it hands the last halt it shows to `seen`. No path: nothing is kept.
  */
-function haltRecorder(options: HaltWatchOptions, seen: (sighting: HaltSighting) => void): (state: SeenState) => Promise<void> {
-  const { recordPath, clock } = options;
+function haltRecorder(options: HaltWatchOptions, seen: (sighting: HaltSighting) => void): (state: SeenState, at: number) => Promise<void> {
+  const { recordPath } = options;
   let recording: Promise<void> = Promise.resolve();
-  return (state) => {
+  // `at`: when the look read the switch. A halt the record shows lasting lasted until then, and ended by then if
+  // the switch was off: a record written later must not stretch it past an approval made meanwhile.
+  return (state, at) => {
     if (recordPath === undefined) return Promise.resolve();
     recording = recording.then(async () => {
       const read = await readHaltRecord(recordPath);
-      const sighting = lastHaltIn(read, clock.now());
+      const sighting = lastHaltIn(read, at);
       if (sighting !== null) seen(sighting);
-      await keepRecord(recordPath, read, state, clock.now()).catch((err: unknown) =>
+      await keepRecord(recordPath, read, state, at).catch((err: unknown) =>
         options.log?.error({ err, path: recordPath }, "could not write the halt record; the next look tries again"),
       );
     });

@@ -221,9 +221,10 @@ describe.concurrent("decisions that waited while the daemon was down are judged 
   }, 90_000);
 });
 
-// Last, and one test at a time, not beside the file's other tests: once in four runs beside them (load 4-5) the removal
-// was never audited. A race in the daemon, it seems: HALT removed before any look of the kill switch saw it, while the
-// audit index in memory did not yet show the /halt's own owner_halt (src/owner/halt-removed.ts returns early then).
+// Last, and one test at a time, not beside the file's other tests. On a loaded machine this test once failed one run in
+// three: not the removal's audit line (it was there within 100 ms), but B's 👍 after it, halted as "a halt began after
+// the approval": a look of the kill switch dated the halt's end (and the halt record's) when its audit hook was done,
+// after the 👍, not when it read HALT gone. Looks are now dated when they read the switch (test/send/halt-watch.test.ts).
 describe("HARNESS_DIR/HALT removed by hand ends the owner's halt, once, in the audit log", () => {
   /** The owner's /halt, answered. */
   async function halt(live: LiveDaemonFixture): Promise<void> {

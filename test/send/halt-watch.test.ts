@@ -101,6 +101,48 @@ describe("the halt record (HARNESS_DIR/halt_record.json)", () => {
   });
 });
 
+describe("a look is dated when it read the switch", () => {
+  // Found by test/daemon/restart-decisions.test.ts ("removed while the daemon runs", 7 of 18 runs at load 6): the hook
+  // that audits a HALT removed by hand waits on the audit log, and the look then dated the halt's end (and its record)
+  // when it was done, after a 👍 made meanwhile, which the halt then voided though it came after the removal.
+  it("a halt whose HALT was removed ends when a look read the switch off, not when its slow hook finished", async () => {
+    const h = await harness();
+    let hookDone: () => void = () => {};
+    let hookEntered: () => void = () => {};
+    const entered = new Promise<void>((r) => (hookEntered = r));
+    let slow = false;
+    const watched = watchKillSwitch(
+      envKillSwitch({ processValue: undefined, envFilePath: join(h.dir, ".env"), ownerHaltPath: h.haltPath }),
+      {
+        clock: h.clock,
+        pollMs: 0,
+        recordPath: h.recordPath,
+        beforeVerdict: () => {
+          if (!slow) return Promise.resolve();
+          hookEntered();
+          return new Promise<void>((r) => (hookDone = r));
+        },
+      },
+    );
+    await writeFile(h.haltPath, "{}\n");
+    expect((await watched.check()).halted).toBe(true);
+    await h.clock.advance(1_000);
+    await rm(h.haltPath);
+    slow = true;
+    const look = watched.check();
+    await entered;
+    await h.clock.advance(500);
+    // A 👍 now, after the look read the switch off, while its hook still runs.
+    const approvedAt = iso(h.clock.now());
+    await h.clock.advance(500);
+    hookDone();
+    expect(await look).toEqual({ halted: false });
+    expect(await readHaltRecord(h.recordPath)).toMatchObject({ record: { ended_at: iso(T0 + 1_000) } });
+    expect(haltVoidsApproval(approvedAt, watched.lastHalt())).toBeNull();
+    watched.stop();
+  });
+});
+
 describe("approvalHalt", () => {
   it("a halt that begins while the switch is read is lasting, not a halt that came and went (issue 32: kill-switch's 429 test)", async () => {
     const h = await harness();
