@@ -23,11 +23,9 @@ import { LANE, usedOnce, type ReviewLane, type Turn } from "./review-lane.js";
 import { withLead } from "./topic-gone.js";
 
 /**
- * How long a send may go unanswered before its post drops its ↩️ Undo (ms,
- * see `sendTurn`): a destination call slower than this gets "📤 Sending…" on
- * the post at once, in the send's turn, and lets the turn go; its outcome
- * follows as any other edit. A faster one has its outcome shown in that turn,
- * one edit for both.
+ * How long a send may go unanswered before its post drops its ↩️ Undo (ms, see `sendTurn`): a slower call gets
+ * "📤 Sending…" at once, in the send's turn, and lets the turn go (its outcome follows as any other edit); a faster
+ * one has its outcome shown in that turn, one edit for both.
  */
 export const SENDING_SHOWN_AFTER_MS = 300;
 
@@ -196,6 +194,8 @@ export class StatusEdits {
     if (already) return already;
     const messageId = draft.review_message_id;
     if (messageId === null) return { draft, at: clock.now(), sendAt: null };
+    // From its call on, the post may no longer show it as made: an undo meanwhile must edit it too (posts-as-made.ts).
+    this.deps.asMade.edited(messageId);
     const chatId = draft.review_chat_id ?? this.deps.chatId;
     let view = this.view(draft, clock.now());
     // A message showing the ↩️ Undo in place of the post loses it first: the post may fail again (deleted).

@@ -129,6 +129,26 @@ describe("an approval's edit says when Telegram showed its ↩️ Undo", () => {
     expect(undoButton(versions(b!)[0])).toBe(false);
   });
 
+  it("a reaction taken back while the edit that shows its decision is under way: the post showed it, so the undo edits it too", async () => {
+    // test/daemon/approval-words.test.ts failed so 4 runs in 12 at load 6: the ↩️ Undo edit of a 👎 was accepted while
+    // the 👎 was taken back, the undo's edit was skipped as "the post still shows it as made", and the post said
+    // "✍️ Sent back" with its ↩️ Undo over a pending draft. A post is no longer "as made" from its edit's call on.
+    const [d] = await posted(1);
+    let current = approvedAt(d!, clock.now());
+    const back = { status: "pending" as const, undone_at: new Date(clock.now()).toISOString(), decided_by: reviewer("reaction", null) };
+    let undoShown: Promise<unknown> | undefined;
+    double.answerWhen("editMessageText", async () => {
+      current = { ...d!, ...back, version: current.version + 1 };
+      undoShown = chat.showStatus(current, () => current);
+    });
+    const first = chat.showStatus(current, () => current);
+    await advance(3_000);
+    await first;
+    await undoShown;
+    expect(versions(d!).map((v) => v.method)).toEqual(["sendMessage", "editMessageText", "editMessageText"]);
+    expect(versions(d!).at(-1)!.text).toMatch(/^↩️ Undone: the draft awaits your decision again\./);
+  });
+
   it("an approval undone by a reply before the post showed it is still answered on the post: the reply needs an answer", async () => {
     const [d] = await posted(1);
     const approved = approvedAt(d!, clock.now());
