@@ -46,32 +46,37 @@ async function noticeLines(dir: string): Promise<Record<string, unknown>[]> {
   return lines.map((l) => JSON.parse(l)).filter((l) => l.kind === "notice");
 }
 
+/** A draft to both groups (choose any), posted and approved with one 👍; resolves once its deliveries are done: its id. */
+async function approvedToBoth(tc: TestCore, text: string): Promise<string> {
+  const submitted = await tc.core.intake.submit({
+    draft_text: text,
+    drafted_by_role: "CoS",
+    originating_intent_id: `i-${text}`,
+    destinations: [
+      { channel: "telegram", chat_id: A, thread_id: null },
+      { channel: "telegram", chat_id: B, thread_id: null },
+    ],
+    choose: "any",
+  });
+  if (!submitted.ok) throw new Error(JSON.stringify(submitted));
+  await tc.core.desk.settle();
+  const posted = tc.core.desk.get(submitted.answer.draft_id)!;
+  const decided = await tc.core.desk.decide({
+    reviewChatId: posted.review_chat_id!,
+    reviewMessageId: posted.review_message_id!,
+    decision: "send",
+    actor: { user_id: REVIEWER, channel: "test", emoji: "👍", update_id: null },
+  });
+  expect(decided.ok).toBe(true);
+  await tc.core.desk.settle();
+  return posted.draft_id;
+}
+
 describe("a fan-out delivery whose outcome is unknown: the owner is always told", () => {
   it("a notice lost between the delivery's outcome_unknown and the review chat goes out at the next start, naming the delivery, once", async () => {
     const lost: string[] = [];
     t = await openTestCore(undefined, { sendCall, reviewChat: reviewChat(lost, true) });
-    const submitted = await t.core.intake.submit({
-      draft_text: "To both groups.",
-      drafted_by_role: "CoS",
-      originating_intent_id: "i-fan",
-      destinations: [
-        { channel: "telegram", chat_id: A, thread_id: null },
-        { channel: "telegram", chat_id: B, thread_id: null },
-      ],
-      choose: "any",
-    });
-    if (!submitted.ok) throw new Error(JSON.stringify(submitted));
-    await t.core.desk.settle();
-    const id = submitted.answer.draft_id;
-    const posted = t.core.desk.get(id)!;
-    const decided = await t.core.desk.decide({
-      reviewChatId: posted.review_chat_id!,
-      reviewMessageId: posted.review_message_id!,
-      decision: "send",
-      actor: { user_id: REVIEWER, channel: "test", emoji: "👍", update_id: null },
-    });
-    expect(decided.ok).toBe(true);
-    await t.core.desk.settle();
+    const id = await approvedToBoth(t, "To both groups.");
     expect(t.core.desk.get(id)).toMatchObject({
       status: "partly_sent",
       deliveries: [
@@ -98,26 +103,7 @@ describe("a fan-out delivery whose outcome is unknown: the owner is always told"
   it("a notice that went out at the time is not told again at the next start", async () => {
     const told: string[] = [];
     t = await openTestCore(undefined, { sendCall, reviewChat: reviewChat(told) });
-    const submitted = await t.core.intake.submit({
-      draft_text: "To both groups, told.",
-      drafted_by_role: "CoS",
-      originating_intent_id: "i-fan-2",
-      destinations: [
-        { channel: "telegram", chat_id: A, thread_id: null },
-        { channel: "telegram", chat_id: B, thread_id: null },
-      ],
-      choose: "any",
-    });
-    if (!submitted.ok) throw new Error(JSON.stringify(submitted));
-    await t.core.desk.settle();
-    const posted = t.core.desk.get(submitted.answer.draft_id)!;
-    await t.core.desk.decide({
-      reviewChatId: posted.review_chat_id!,
-      reviewMessageId: posted.review_message_id!,
-      decision: "send",
-      actor: { user_id: REVIEWER, channel: "test", emoji: "👍", update_id: null },
-    });
-    await t.core.desk.settle();
+    await approvedToBoth(t, "To both groups, told.");
     expect(told).toEqual([expect.stringContaining("(destination 1: the connection dropped")]);
     const after: string[] = [];
     t = await t.reopen({ reviewChat: reviewChat(after) });
