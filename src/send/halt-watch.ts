@@ -86,7 +86,7 @@ export function watchKillSwitch(inner: KillSwitch, options: HaltWatchOptions): W
     // Dated when the switch was read, not when the verdict is ready: the hook below waits on the audit log, and a
     // halt dated then could outlast its end and void an approval made after it (the removal of HALT seen first).
     const readAt = clock.now();
-    const state = await auditedVerdict(read, options.beforeVerdict);
+    const state = await auditedVerdict(read, options);
     const at = state.halted && !read.halted ? clock.now() : readAt;
     if (state.halted) note(state.reason, at);
     const didEnd = !state.halted && lastLookHalted === true;
@@ -211,12 +211,13 @@ function watchHaltFiles(options: HaltWatchOptions, changed: (haltPath: string | 
 }
 
 /** The look's verdict once `beforeVerdict` ran: halted when it failed (and the switch said go). */
-async function auditedVerdict(state: KillSwitchState, beforeVerdict: (() => Promise<void>) | undefined): Promise<KillSwitchState> {
+async function auditedVerdict(state: KillSwitchState, { beforeVerdict, log }: HaltWatchOptions): Promise<KillSwitchState> {
   if (beforeVerdict === undefined) return state;
   try {
     await beforeVerdict();
     return state;
   } catch (err) {
+    log?.error({ err }, "could not audit the end of the owner's halt (HALT removed by hand); sends stay halted, the next look tries again");
     if (state.halted) return state;
     return {
       halted: true,
