@@ -16,7 +16,10 @@ export class PostsAsMade {
     keepNewest(this.at, messageId, now, this.kept);
   }
 
-  /** The message was edited: it no longer shows the post as made. */
+  /**
+   * An edit of the message is under way or made: it may no longer show the
+   * post as made (an undo decided while the edit is in flight is not unseen).
+   */
   edited(messageId: number): void {
     this.at.delete(messageId);
   }

@@ -149,6 +149,37 @@ describe("an approval's edit says when Telegram showed its ↩️ Undo", () => {
     expect(versions(d!).at(-1)!.text).toMatch(/^↩️ Undone: the draft awaits your decision again\./);
   });
 
+  it("a revise taken back (the 👎 removed) while its edit is in flight gets its edit: the decision buttons come back over the revise's ↩️ Undo", async () => {
+    const [d] = await posted(1);
+    const decided = {
+      decided_by: reviewer("reaction", "👎"),
+      revise_undo: { until: new Date(clock.now() + UNDO).toISOString(), before: "pending" as const },
+    };
+    const revise: DraftRecord = { ...d!, ...decided, status: "revise", version: d!.version + 1 };
+    let current = revise;
+    // Telegram makes the revise's edit at once and answers it only when the 👎 was taken back meanwhile.
+    let answer!: () => void;
+    const made = new Promise<void>((inFlight) =>
+      double.answerWhen("editMessageText", () => {
+        inFlight();
+        return new Promise<void>((r) => (answer = r));
+      }),
+    );
+    const first = chat.showStatus(revise, () => current);
+    await clock.advance(1_000);
+    await made;
+    const back = { status: "pending" as const, revise_undo: null, undone_at: new Date(clock.now()).toISOString() };
+    current = { ...revise, ...back, version: revise.version + 1 };
+    const second = chat.showStatus(current, () => current);
+    answer();
+    await advance(3_000);
+    await Promise.all([first, second]);
+    const [, shownRevise, last] = versions(d!);
+    expect(undoButton(shownRevise)).toBe(true);
+    expect(last!.text).toMatch(/^↩️ Undone: the draft awaits your decision again\./);
+    expect(JSON.stringify(last!.replyMarkup)).toContain("❌ Revise");
+  });
+
   it("an approval undone by a reply before the post showed it is still answered on the post: the reply needs an answer", async () => {
     const [d] = await posted(1);
     const approved = approvedAt(d!, clock.now());
