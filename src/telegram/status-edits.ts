@@ -383,8 +383,8 @@ export class StatusEdits {
     return { draft, at: prior.at, sendAt: null };
   }
 
+  /** What `messageId` shows since `at` (its post stopped counting as made when the edit's call began: see edit). */
   private remember(messageId: number, key: string, at: number): void {
-    this.deps.asMade.edited(messageId);
     keepNewest(this.showing, messageId, { key, at }, SHOWING_KEPT);
   }
 }
