@@ -180,13 +180,13 @@ export async function latencyEndToEnd(samples: number, warmup: number, asPosted 
       double,
       env: { PII_REDACTION: "off", LOG_LEVEL: "info", LATENCY_TRACE: trace },
     });
+    const out: number[] = [];
     try {
       // A reaction made before the bot asked for reactions (allowed_updates) is never delivered.
       for (let waited = 0; !double.allowedUpdates?.includes("message_reaction"); waited += 10) {
         if (waited > 10_000) throw new Error("the daemon never asked for message_reaction updates");
         await sleep(10);
       }
-      const out: number[] = [];
       for (let i = 0; i < dests.length; i++) {
         const arrived = nextSend(double, dests[i]!);
         const t = performance.now();
@@ -197,10 +197,12 @@ export async function latencyEndToEnd(samples: number, warmup: number, asPosted 
         if (i >= warmup) out.push(at - t);
         await sleep(GAP_MS);
       }
-      return { total: out, steps: tracedSteps(await readFile(trace, "utf8").catch(() => ""), warmup) };
     } finally {
-      await daemon.stop(3_000);
+      // A clean stop, so that the daemon writes its trace (it stops in about 5 s: its review chat's edits owed).
+      await daemon.stop(30_000);
     }
+    // The daemon writes its trace when it exits (src/log/latency-trace.ts).
+    return { total: out, steps: tracedSteps(await readFile(trace, "utf8").catch(() => ""), warmup) };
   } finally {
     await double.stop();
     await tmp.remove();
