@@ -5,9 +5,10 @@ import { GroupCommit } from "../store/group-commit.js";
 import type { StoreLog } from "../store/jsonl-store.js";
 import type { AuditIndex } from "./audit-index.js";
 import { lineHash, scanHandle, sourceNeedle, type ScanTrust } from "./audit-scan.js";
-import { auditEntrySchema, parseAuditLine, RESERVED_FIELDS, type AuditEntry, type TransitionEntry } from "./audit-schema.js";
+import { parseAuditLine, type AuditEntry, type TransitionEntry } from "./audit-schema.js";
+import { encodeEntry, type Encoded } from "./encoded-entry.js";
 import { keyAnchorEntry, reportScan, startAudit, type AuditKeyOption } from "./audit-start.js";
-import { saveCheckpoint } from "./checkpoint.js";
+import { encodeCheckpoint, saveCheckpoint } from "./checkpoint.js";
 import { lineProof, signLine, type AuditKey } from "./line-proof.js";
 import { readLines } from "../store/line-reader.js";
 import { DEFAULT_AUDIT_SOURCE } from "./verify-chain.js";
@@ -20,12 +21,6 @@ const FOUND = new Error("found");
 
 /** Read more than this at open and the checkpoint is written at once. */
 const CHECKPOINT_AT_OPEN_BYTES = 1 << 20;
-
-interface Encoded {
-  /** The entry's JSON. */
-  json: string;
-  entry: AuditEntry;
-}
 
 /** How to open the audit log. */
 export interface OpenAuditOptions {
@@ -76,6 +71,14 @@ export class AuditLog {
   private closed = false;
   private sinceCheckpoint = 0;
   private checkpointQueued = false;
+  /** The checkpoint file being written, if any: the next one is written after it, and close waits for it. */
+  private saving: Promise<void> = Promise.resolve();
+  /**
+   * Our lines written since the last scan, and where the last of them lies, while nothing else is known to
+   * have been written after that scan; null once something may have been (a failed write, another writer's
+   * unfinished line). A catch-up finds the file ending where our last line did and reads nothing.
+   */
+  private oursSinceScan: OursSinceScan | null = null;
 
   private constructor(
     private readonly path: string,
@@ -126,6 +129,7 @@ export class AuditLog {
         key,
         now(),
       );
+      audit.oursSinceScan = scan.tailBytes === 0 && index.scannedTo === scan.size ? { lines: 0, last: null } : null;
       // The key is new (or its anchor never made it): our lines from before it are vouched for first.
       if (anchorOwed) await audit.append([keyAnchorEntry(index, source)]);
       // A long read (no usable checkpoint, or a crash long after the last one) is saved at once;
@@ -235,6 +239,7 @@ export class AuditLog {
     if (this.closed) return;
     this.closed = true;
     await this.queue.exclusive(async () => {
+      await this.saving;
       // Lines since the checkpoint, or drafts forgotten (archived) that the checkpoint still holds.
       if ((this.sinceCheckpoint > 0 || this.index.pruned) && !this.needsRescan) {
         await this.writeCheckpoint().catch((err: unknown) => this.checkpointFailed(err));
@@ -260,6 +265,8 @@ export class AuditLog {
         );
         this.tailBytes = 1;
       }
+      // A newline ends another writer's line first: a line not ours follows the scan.
+      if (this.tailBytes > 0) this.oursSinceScan = null;
       // The batch's lines go out in one write(2): whole lines, appended together (O_APPEND), one
       // system call and one trip to the thread pool instead of one per line.
       const parts: string[] = [];
@@ -281,28 +288,53 @@ export class AuditLog {
       await this.fh.datasync();
     } catch (err) {
       this.needsRescan = true;
+      this.oursSinceScan = null;
       throw new Error(
         `could not write ${items.length} audit line(s) to ${this.path}: ${errMessage(err)}. They are not acknowledged. Check disk space and permissions.`,
         { cause: err },
       );
     }
     this.floor = offset;
+    const last = added.at(-1);
+    if (this.oursSinceScan !== null && last !== undefined) {
+      this.oursSinceScan = { lines: this.oursSinceScan.lines + added.length, last: [last.offset, offset - 1] };
+    }
     for (const a of added) this.index.add({ ts, source: this.source, seq: a.seq, prev_hash: a.prev_hash }, a.entry, a.hash, a.offset);
     this.sinceCheckpoint += added.length;
     if (this.checkpointPath !== undefined && this.sinceCheckpoint >= this.checkpointEvery && !this.checkpointQueued) {
       this.checkpointQueued = true;
-      this.queue.exclusive(() => this.writeCheckpoint()).catch((err: unknown) => this.checkpointFailed(err));
+      // Only the index's snapshot waits for a turn between batches; the file is written beside the next appends.
+      this.queue
+        .exclusive(() => this.checkpointLine())
+        .then((line) => this.save(line))
+        .catch((err: unknown) => this.checkpointFailed(err))
+        .finally(() => (this.checkpointQueued = false));
     }
   }
 
   /** Catches the index up with the file (other writers' lines, exact offsets), then saves it. Runs between batches. */
   private async writeCheckpoint(): Promise<void> {
-    this.checkpointQueued = false;
-    if (this.checkpointPath === undefined) return;
+    await this.save(await this.checkpointLine());
+  }
+
+  /** The checkpoint of the index caught up with the file, as it stands between two batches; null without a checkpoint path. */
+  private async checkpointLine(): Promise<{ line: string; covers: number } | null> {
+    if (this.checkpointPath === undefined) return null;
     await this.catchUp();
     this.index.pruneUpdates(this.now());
-    await saveCheckpoint(this.checkpointPath, this.index.snapshot(this.source), this.key);
-    this.sinceCheckpoint = 0;
+    return { line: encodeCheckpoint(this.index.snapshot(this.source), this.key), covers: this.sinceCheckpoint };
+  }
+
+  /** Writes a checkpoint after the one being written, if any; the lines it covers no longer count toward the next. */
+  private save(checkpoint: { line: string; covers: number } | null): Promise<void> {
+    const path = this.checkpointPath;
+    if (checkpoint === null || path === undefined) return Promise.resolve();
+    const saved = this.saving.then(async () => {
+      await saveCheckpoint(path, checkpoint.line);
+      this.sinceCheckpoint = Math.max(0, this.sinceCheckpoint - checkpoint.covers);
+    });
+    this.saving = saved.catch(() => {});
+    return saved;
   }
 
   /** Logs a checkpoint that could not be written: the daemon goes on, the next start reads more of the log. */
@@ -335,25 +367,34 @@ export class AuditLog {
 
   /** Reads the lines after the last scan into the index (ours again, skipped; the CLI's; others', reported). Runs between batches. */
   private async catchUp(): Promise<void> {
+    if (await this.onlyOursSinceScan()) return;
     const scan = await scanHandle(this.index, this.fh, this.trust);
     reportScan(this.log, this.path, { ...scan, unparseableCount: 0, tailBytes: 0 });
     this.tailBytes = scan.tailBytes;
     this.floor = Math.max(this.floor, scan.size);
+    this.oursSinceScan = scan.tailBytes === 0 ? { lines: 0, last: null } : null;
+  }
+
+  /**
+   * When the file ends where our last line did and nothing else was written after the last scan, every line
+   * since is ours and in the index already, at its exact offset: the index moves to the end without a read
+   * (a checkpoint every checkpointEvery lines would otherwise read and verify them all again, while appends wait).
+   */
+  private async onlyOursSinceScan(): Promise<boolean> {
+    const ours = this.oursSinceScan;
+    if (ours === null || this.tailBytes > 0) return false;
+    const { size } = await this.fh.stat();
+    if (size !== this.floor) return false;
+    this.index.scannedTo = size;
+    this.index.linesBefore += ours.lines;
+    if (ours.last !== null) this.index.head = ours.last;
+    this.oursSinceScan = { lines: 0, last: null };
+    return true;
   }
 }
 
-/** Validates (against the audit schema) and serialises one entry; throws a TypeError (a caller's bug) for a bad one. */
-function encodeEntry(entry: AuditEntry): Encoded {
-  for (const key of RESERVED_FIELDS) {
-    if (Object.hasOwn(entry, key)) throw new TypeError(`an audit entry cannot set "${key}": the audit log writes it`);
-  }
-  const checked = auditEntrySchema.safeParse(entry);
-  if (!checked.success) {
-    throw new TypeError(
-      `an audit entry of kind "${String((entry as { kind?: unknown }).kind)}" does not match the audit schema (src/audit/audit-schema.ts): ${checked.error.message}`,
-    );
-  }
-  const json = JSON.stringify(entry);
-  if (json === undefined || json[0] !== "{") throw new TypeError("an audit entry must be a JSON object");
-  return { json, entry: checked.data };
+/** Our lines since the last scan: how many, and the byte range of the last one (its newline excluded). */
+interface OursSinceScan {
+  readonly lines: number;
+  readonly last: [number, number] | null;
 }

@@ -21,12 +21,20 @@ export type CheckpointRead =
 /** Largest checkpoint read back; a bigger file is not ours. */
 const MAX_BYTES = 64 << 20;
 
-/** Writes the checkpoint atomically and durably, with its proof when there is a key. */
-export async function saveCheckpoint(path: string, snapshot: IndexSnapshot, key: AuditKey | null): Promise<void> {
+/**
+ * The checkpoint's line, with its proof when there is a key: made from the index as it stands now, so
+ * the file can be written later (beside new appends) and still say exactly this.
+ */
+export function encodeCheckpoint(snapshot: IndexSnapshot, key: AuditKey | null): string {
   const json = JSON.stringify(snapshot);
   // Parsed back, the signed text serialises to itself: encodeLine adds only its checksum.
   const record = key === null ? snapshot : (JSON.parse(signCheckpoint(key, json)) as object);
-  await writeFileDurably(path, encodeLine(record), { mode: 0o600 });
+  return encodeLine(record);
+}
+
+/** Writes a checkpoint line (encodeCheckpoint) atomically and durably. */
+export async function saveCheckpoint(path: string, line: string): Promise<void> {
+  await writeFileDurably(path, line, { mode: 0o600 });
 }
 
 /** The checkpoint's JSON text (its checksum checked and taken off), or why there is none to read. */

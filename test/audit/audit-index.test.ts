@@ -147,6 +147,31 @@ describe("AuditIndex and its checkpoint", () => {
     expect(again.index.hasSeenUpdate(1003)).toBe(false);
   });
 
+  it.each([
+    ["only our lines since the last scan (nothing read)", false],
+    ["another writer's line between ours (read)", true],
+  ])("a checkpoint with %s records what a full read finds", async (_name, foreign) => {
+    const dir = await tempDir();
+    const path = join(dir, "swarm.jsonl");
+    const { audit } = await openAt(dir);
+    await someHistory(audit, 2);
+    await audit.checkpoint();
+    if (foreign) await appendFile(path, '{"source":"scribe","kind":"note"}\n');
+    await someHistory(audit, 3);
+    await audit.checkpoint();
+    const saved = JSON.parse(await readFile(join(dir, "audit_index.json"), "utf8"));
+    const { rm } = await import("node:fs/promises");
+    await rm(join(dir, "audit_index.json"));
+    const { audit: full } = await openAt(dir);
+    expect(full.opened.fromCheckpoint).toBe(false);
+    await full.checkpoint();
+    const read = JSON.parse(await readFile(join(dir, "audit_index.json"), "utf8"));
+    const where = (s: Record<string, unknown>) => [s.scanned_to, s.lines, s.head, s.last_seq, s.last_hash];
+    expect(where(saved)).toEqual(where(read));
+    expect(saved.lines).toBe(foreign ? 16 : 15);
+    expect(saved.scanned_to).toBe((await readFile(path)).length);
+  });
+
   it("logs a missing checkpoint as information and writes one", async () => {
     const dir = await tempDir();
     const { audit } = await openAt(dir);
