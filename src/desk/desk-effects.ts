@@ -8,7 +8,7 @@ import { expiryDue, type TransitionResult } from "../drafts/machine.js";
 import { awaitsUndoShown } from "../drafts/undo-window.js";
 import type { DraftRecord } from "../drafts/record.js";
 import { backoffMs, REVIEW_POST_BACKOFF, type Backoff } from "../retry/backoff.js";
-import type { ReviewChat, ReviewPost, Sender, StatusShown } from "./ports.js";
+import { ReviewChatStopped, type ReviewChat, type ReviewPost, type Sender, type StatusShown } from "./ports.js";
 import { shownOfDraft, type DecisionSurfaces } from "./surfaces.js";
 import { AWAITING_DECISION, type DraftStatus } from "../drafts/status.js";
 import { Reminders } from "./reminders.js";
@@ -19,7 +19,7 @@ export interface EffectDeps {
   readonly audit: AuditLog;
   readonly clock: Clock;
   readonly reviewChat: ReviewChat;
-  readonly log: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  readonly log: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
   readonly postBackoff?: Backoff | undefined;
   readonly surfaces: DecisionSurfaces;
   /** True in test mode; a live desk runs only the expiry of a test-mode draft, test mode nothing for a live one (see isInertDraft). */
@@ -46,6 +46,8 @@ export class DeskEffects {
   /** Drafts whose send holds the review chat's turn: their status edit comes in that turn (see inReviewTurn). */
   private readonly turnShows = new Map<string, Promise<void>>();
   private stopped = false;
+  /** Review chat calls the stop dropped before their turn (ReviewChatStopped): told once, at close. */
+  private leftAtStop = 0;
   /** Set once, after the desk gave the send path its ledger. */
   sender: Sender | null = null;
 
@@ -92,10 +94,23 @@ export class DeskEffects {
 
   /** Keeps `work` in the set `settle()` waits for; logs instead of rejecting. */
   track(work: Promise<void>): Promise<void> {
-    const p = work.catch((err: unknown) => this.deps.log.error({ err }, "effect failed"));
+    const p = work.catch((err: unknown) => {
+      if (err instanceof ReviewChatStopped) this.leftAtStop++;
+      else this.deps.log.error({ err }, "effect failed");
+    });
     this.inFlight.add(p);
     void p.finally(() => this.inFlight.delete(p));
     return p;
+  }
+
+  /** Says once, when the last effect has settled, how many review chat calls the stop left before their turn. */
+  tellLeftAtStop(): void {
+    if (this.leftAtStop === 0) return;
+    this.deps.log.info(
+      { calls: this.leftAtStop },
+      `stopped before ${this.leftAtStop} review chat post(s) or edit(s) had their turn; each the records say is owed is made at the next start`,
+    );
+    this.leftAtStop = 0;
   }
 
   /** Resolves once the tracked work started so far has finished (false when there was none). */

@@ -241,3 +241,14 @@ export interface DecisionDesk {
   /** The current record of a draft. */
   get(draftId: string): DraftRecord | undefined;
 }
+
+/**
+ * What a review chat call waiting for its turn rejects with when the daemon stops: nothing went wrong.
+ * A post or an edit the records say is owed is made at the next start.
+ */
+export class ReviewChatStopped extends Error {
+  constructor() {
+    super("the review chat was stopped before this call's turn came");
+    this.name = "ReviewChatStopped";
+  }
+}

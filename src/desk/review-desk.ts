@@ -333,6 +333,7 @@ export class ReviewDesk implements DraftLedger, RecoveryDesk, DecisionDesk {
   async close(): Promise<void> {
     this.effects.stop();
     await this.settle();
+    this.effects.tellLeftAtStop();
   }
 
   private async applyNow(draftId: string, event: DraftEvent): Promise<TransitionResult> {

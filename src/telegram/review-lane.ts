@@ -1,5 +1,6 @@
 import { AsyncResource } from "node:async_hooks";
 import type { Clock, TimerHandle } from "../clock/clock.js";
+import { ReviewChatStopped } from "../desk/ports.js";
 
 /** The review chat's own budget: Telegram allows a group about 20 messages a minute, a chat about 1 a second. */
 export interface ReviewChatLimits {
@@ -206,10 +207,10 @@ export class ReviewLane {
     this.stopped = true;
     if (this.timer) this.clock.clearTimeout(this.timer);
     this.waitingJobs = 0;
-    for (const queue of this.lanes) for (const job of queue.splice(0)) job.drop(new Error("the review chat was stopped"));
+    for (const queue of this.lanes) for (const job of queue.splice(0)) job.drop(new ReviewChatStopped());
     for (const w of this.waits) {
       this.clock.clearTimeout(w.handle);
-      w.reject(new Error("the review chat was stopped"));
+      w.reject(new ReviewChatStopped());
     }
     this.waits.clear();
   }

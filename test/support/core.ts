@@ -46,6 +46,8 @@ export interface TestCoreOptions {
   /** Linear, email and Slack (contract v5), and their limiter; default none. */
   readonly channels: ChannelSet;
   readonly channelLimiter: DestinationLimiter;
+  /** Where the core logs; default silent. */
+  readonly log: pino.Logger;
 }
 
 /** A live-mode configuration for an in-process core: the edges stay test mode's, only the drafts are live. */
@@ -61,7 +63,7 @@ export async function openTestCore(dir?: string, options: Partial<TestCoreOption
   const config = loadConfig({ ...mode, HARNESS_DIR: harness, UNDO_WINDOW: "0", ...options.env });
   const sends: Array<{ chatId: string; text: string }> = [];
   let nextId = 9000;
-  const log = pino({ level: "silent" });
+  const log = options.log ?? pino({ level: "silent" });
   const core = await openCore(config, log, {
     clock,
     makeReviewChat: options.reviewChat ?? ((existing, surfaces) => new FakeReviewChat(config.reviewChatId, existing, log, surfaces)),
