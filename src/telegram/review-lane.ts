@@ -69,6 +69,8 @@ export class ReviewLane {
   private lastEnd = -Infinity;
   private pausedUntil = -Infinity;
   private running = false;
+  /** The lane of the running job, while one runs. */
+  private runningLane: Lane | null = null;
   /** True once the running job took a turn (made a call): only then does its end start the gap. */
   private runningCalled = false;
   private claimed = 0;
@@ -178,8 +180,12 @@ export class ReviewLane {
     if (this.isIdle()) for (const w of this.idleWaiters.splice(0)) w();
   }
 
-  /** True when a job of one of `lanes` waits for its turn. */
+  /**
+   * True when a job of one of `lanes` waits for its turn, or is the running one (a 429's retry_after, or its
+   * next call, may still hold it back): a stop's drain of answers waits for it too.
+   */
   hasWaiting(lanes: readonly Lane[]): boolean {
+    if (this.running && this.runningLane !== null && lanes.includes(this.runningLane)) return true;
     return lanes.some((lane) => this.lanes[lane]!.length > 0);
   }
 
@@ -267,6 +273,7 @@ export class ReviewLane {
     queue.shift();
     this.waitingJobs--;
     this.running = true;
+    this.runningLane = job.lane;
     this.runningCalled = false;
     job.run();
   }
@@ -275,6 +282,7 @@ export class ReviewLane {
     // A job that made no call (its edit was shown already) leaves the gap where it was.
     if (this.runningCalled) this.lastEnd = this.clock.now();
     this.running = false;
+    this.runningLane = null;
     this.wakeIdle();
     this.pump();
   }

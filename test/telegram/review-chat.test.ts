@@ -184,4 +184,17 @@ describe("a stop and the answers waiting for the review chat's pace", () => {
     expect(texts()).toContain("Nothing to undo: the draft is pending.");
     expect(texts().some((t) => t.includes("Post 2"))).toBe(false);
   });
+
+  it("drainAnswers waits for an answer Telegram told to retry later (429), within its time", async () => {
+    double.failNext("sendMessage", { error_code: 429, description: "Too Many Requests: retry after 3", retry_after: 3 });
+    const answer = chat.answer("Already sent back to Scribe for revision.", null).catch(() => "dropped");
+    await chat.whenIdle();
+    let done = false;
+    const drained = chat.drainAnswers(5_000).then(() => void (done = true));
+    for (let i = 0; i < 60 && !done; i++) await advance(100);
+    await drained;
+    await chat.stop();
+    expect(await answer).not.toBe("dropped");
+    expect(texts()).toEqual(["Already sent back to Scribe for revision."]);
+  });
 });

@@ -101,4 +101,22 @@ describe("what the explorer and a stop read of the lane", () => {
     await Promise.all(jobs);
     expect(lane.waitsOnClock).toBe(false);
   });
+
+  it("hasWaiting counts the running job of a lane while a 429's retry_after holds it back", async () => {
+    const { clock, lane, calls, advance } = paced();
+    const answer = lane.run(LANE.answer, async (turn) => {
+      await turn();
+      calls.push({ name: "refused with 429", at: clock.now() - T0 });
+      lane.pause(5_000); // as PacedCalls does with Telegram's retry_after
+      await turn();
+      calls.push({ name: "answer", at: clock.now() - T0 });
+    });
+    await lane.whenIdle();
+    expect(lane.hasWaiting([LANE.end, LANE.answer])).toBe(true);
+    expect(lane.hasWaiting([LANE.post])).toBe(false);
+    await advance(5_000);
+    await answer;
+    expect(calls.map((c) => c.name)).toEqual(["refused with 429", "answer"]);
+    expect(lane.hasWaiting([LANE.end, LANE.answer])).toBe(false);
+  });
 });
