@@ -1,6 +1,6 @@
+import { traceStep } from "../log/latency-trace.js";
 import { withChoice } from "../drafts/choices.js";
-import { decidedBy } from "../drafts/undo.js";
-import { decisionForEmoji } from "../reactions/decision-keys.js";
+import { reactionUndoRefused } from "../reactions/reaction-undo.js";
 import { confirmationNeeds, confirmationTarget } from "../drafts/decide.js";
 import { redactsToShown, textVersionEvent } from "./text-versions.js";
 import type { AuditLog } from "../audit/audit-log.js";
@@ -9,7 +9,7 @@ import type { Clock } from "../clock/clock.js";
 import type { DraftEvent } from "../drafts/events.js";
 import type { ChannelSet } from "../channels/channel-set.js";
 import type { TransitionResult } from "../drafts/machine.js";
-import type { Actor, DraftRecord } from "../drafts/record.js";
+import type { DraftRecord } from "../drafts/record.js";
 import { AWAITING_DECISION } from "../drafts/status.js";
 import type { DraftArchive } from "../store/archive.js";
 import type { RefusedDecision } from "./audit-entries.js";
@@ -113,6 +113,7 @@ export class ReviewerActions {
       // An approval made while sends are halted is answered as halted at once (contract v4); so is one that
       // waited behind earlier updates about its message while a halt came and went: the halt came after the tap.
       const halted = request.decision === "send" ? ((await this.deps.sendsHalted?.(request.receivedAt)) ?? null) : null;
+      traceStep("4.3 kill switch read");
       const result = await this.deps.apply(draft.draft_id, {
         type: "decide",
         decision: request.decision,
@@ -309,6 +310,7 @@ export class ReviewerActions {
     // How it came (a tap, a reaction, a reply) is part of what is judged: a question takes taps only.
     const act: Act = { does: action, via: viaOf(request.actor.channel) };
     const { surface, draft, byMessage, archived } = await this.actedOn(request);
+    traceStep("4.1 message found");
     const refuse = async (reason: string, answer = true): Promise<DecisionOutcome> => {
       const refusal = { decision, actor: request.actor, reason, chat_id: request.reviewChatId, review_message_id: request.reviewMessageId };
       await this.refusals.audit(refusal, draft);
@@ -328,6 +330,7 @@ export class ReviewerActions {
     const claim = { draftId: request.claimedDraftId };
     const verdict = await this.deps.surfaces.gate(surface, shownOfDraft(draft), act, claim, this.deps.clock.now());
     if (!verdict.ok) return refuse(verdict.reason, verdict.reason !== "button_names_another_draft");
+    traceStep("4.2 surface judged");
     const result = await run(draft, surface);
     // A question is used once: it then says what was chosen, or, when the choice did not take, what became of the draft.
     if (isOneTime(surface.asks)) this.closeUsed(surface, this.deps.get(draft.draft_id) ?? draft, result.ok ? (decision ?? "send") : null);
@@ -394,23 +397,4 @@ export class ReviewerActions {
     const closed = this.deps.reviewChat.close(surface, draft, chose);
     void this.deps.effects.track(closed.catch((err: unknown) => this.deps.log.warn({ err }, "could not close a used question")));
   }
-}
-
-/**
- * Why a reaction taken away undoes nothing, or null when it undoes the draft's decision. It undoes only
- * its own user's decision: another reviewer's 👍, refused as already approved, never counted, so taking it
- * away must not undo the owner's approval (D1 of issue 32). And only a decision of its kind: a 👍 taken away
- * undoes an approval, a 👎 a revise. Once a change of mind replaced the decision the reaction made (a note
- * after a 👍, a 👍 replied after a 👎), the reaction still sits on the post, and taking it off afterwards must
- * not withdraw the decision that replaced it (found by the explorer, seeds 9110 and 9104).
- * ↩️ Undo and a reply `undo` still undo either.
- */
-function reactionUndoRefused(draft: DraftRecord, actor: Actor): "not_your_decision" | "not_that_decision" | null {
-  const by = decidedBy(draft);
-  if (by !== null && by !== actor.user_id) return "not_your_decision";
-  const removed = actor.emoji === null ? null : decisionForEmoji(actor.emoji);
-  // The decision standing is of another kind than the reaction's: a change of mind replaced the one it made.
-  if ((draft.status === "revise" && removed !== "revise") || (draft.status === "approved" && removed !== "send"))
-    return "not_that_decision";
-  return null;
 }
