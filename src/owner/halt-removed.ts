@@ -1,5 +1,5 @@
 import type { AuditEntry } from "../audit/audit-log.js";
-import { ownerHaltPresent } from "../send/kill-switch.js";
+import { ownerHaltPresentNow } from "../send/kill-switch.js";
 
 /**
  * The owner's halt ended by hand: HARNESS_DIR/HALT removed without /resume
@@ -38,7 +38,8 @@ const REMOVED: AuditEntry = { kind: "owner_resume", user_id: null, channel: "fil
 export function auditHaltRemoval(deps: HaltRemovalDeps): () => Promise<void> {
   let seen = false;
   const once = async () => {
-    if ((await ownerHaltPresent(deps.haltPath)).present) {
+    // Synchronously, like the switch's own read (kill-switch.ts): this hook runs at every look, on the path of every send.
+    if (ownerHaltPresentNow(deps.haltPath).present) {
       seen = true;
       return;
     }

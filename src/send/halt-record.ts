@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { errCode, errMessage, readNoFollow, writeFileDurably } from "../store/fs-util.js";
+import { errCode, errMessage, readNoFollowNow, writeFileDurably } from "../store/fs-util.js";
 
 /**
  * HARNESS_DIR/halt_record.json: when the last halt began and, once it was
@@ -26,11 +26,14 @@ export type HaltRecordRead =
   | { readonly kind: "record"; readonly record: HaltRecord }
   | { readonly kind: "damaged"; readonly problem: string };
 
-/** Reads the record; never throws: an unreadable or damaged file is reported as such. */
+/**
+ * Reads the record; never throws: an unreadable or damaged file is reported as such. Read synchronously
+ * (a file of a hundred bytes): every look of the kill switch reads it, on the path of every send call.
+ */
 export async function readHaltRecord(path: string): Promise<HaltRecordRead> {
   let text: string;
   try {
-    text = await readNoFollow(path);
+    text = readNoFollowNow(path);
   } catch (err) {
     if (errCode(err) === "ENOENT") return { kind: "none" };
     return { kind: "damaged", problem: `cannot read ${path} (${errMessage(err)})` };

@@ -78,7 +78,7 @@ function readEnvFile(path: string): { text: string | null; problem?: string } {
 }
 
 /** ownerHaltPresent, synchronously (see envKillSwitch). */
-function ownerHaltPresentNow(path: string): { present: boolean; problem?: string } {
+export function ownerHaltPresentNow(path: string): { present: boolean; problem?: string } {
   try {
     lstatSync(path);
     return { present: true };

@@ -175,6 +175,7 @@ export class SendPath {
       return;
     }
     const halted = await this.haltProblem(draft);
+    traceStep("7.1 kill switch read");
     if (halted !== null) {
       await ledger.apply(draftId, { type: "halt", ...halted });
       return;

@@ -45,7 +45,9 @@ export class TelegramDelivery implements DraftDelivery {
     const sender = this.options.checkSender?.(draft, true) ?? Promise.resolve(null);
     sender.catch(() => {});
     if (!(await this.audienceAllows(draft))) return;
+    traceStep("7.2 audience checked");
     const notAsOwner = await sender;
+    traceStep("7.3 sender checked");
     if (notAsOwner) return this.haltNotAsOwner(draft.draft_id, notAsOwner);
     return this.sendNow(draft.draft_id, draft.chosen);
   }
@@ -70,6 +72,7 @@ export class TelegramDelivery implements DraftDelivery {
     const senderNow = this.options.checkSender?.(sending, false) ?? Promise.resolve(null);
     senderNow.catch(() => {});
     const haltedNow = await this.options.haltProblem(sending);
+    traceStep("9.1 kill switch read again");
     if (haltedNow !== null) {
       await ledger.apply(draftId, { type: "halt", ...haltedNow });
       return;

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { constants } from "node:fs";
+import { closeSync, constants, openSync, readFileSync } from "node:fs";
 import { link, open, rename, unlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
@@ -32,6 +32,19 @@ export async function readNoFollow(path: string): Promise<string> {
     return await fh.readFile("utf8");
   } finally {
     await fh.close();
+  }
+}
+
+/**
+ * readNoFollow, synchronously: for a tiny local file read on the path of every send call, where a
+ * read through libuv's thread pool would queue behind the fsyncs of other changes.
+ */
+export function readNoFollowNow(path: string): string {
+  const fd = openSync(path, NOFOLLOW.read);
+  try {
+    return readFileSync(fd, "utf8");
+  } finally {
+    closeSync(fd);
   }
 }
 
