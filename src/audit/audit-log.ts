@@ -1,3 +1,4 @@
+import { readSync } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { errMessage, writeAll } from "../store/fs-util.js";
 import { openAppendLog } from "../store/append-log.js";
@@ -8,7 +9,7 @@ import { lineHash, scanHandle, sourceNeedle, type ScanTrust } from "./audit-scan
 import { parseAuditLine, type AuditEntry, type TransitionEntry } from "./audit-schema.js";
 import { encodeEntry, type Encoded } from "./encoded-entry.js";
 import { keyAnchorEntry, reportScan, startAudit, type AuditKeyOption } from "./audit-start.js";
-import { encodeCheckpoint, saveCheckpoint } from "./checkpoint.js";
+import { CheckpointWrites, encodeCheckpoint } from "./checkpoint.js";
 import { lineProof, signLine, type AuditKey } from "./line-proof.js";
 import { readLines } from "../store/line-reader.js";
 import { DEFAULT_AUDIT_SOURCE } from "./verify-chain.js";
@@ -71,8 +72,8 @@ export class AuditLog {
   private closed = false;
   private sinceCheckpoint = 0;
   private checkpointQueued = false;
-  /** The checkpoint file being written, if any: the next one is written after it, and close waits for it. */
-  private saving: Promise<void> = Promise.resolve();
+  /** The checkpoint file's writes, in turn (made at the first): close waits for the one under way. */
+  private writes: CheckpointWrites | null = null;
   /**
    * Our lines written since the last scan, and where the last of them lies, while nothing else is known to
    * have been written after that scan; null once something may have been (a failed write, another writer's
@@ -239,7 +240,7 @@ export class AuditLog {
     if (this.closed) return;
     this.closed = true;
     await this.queue.exclusive(async () => {
-      await this.saving;
+      await this.writes?.idle();
       // Lines since the checkpoint, or drafts forgotten (archived) that the checkpoint still holds.
       if ((this.sinceCheckpoint > 0 || this.index.pruned) && !this.needsRescan) {
         await this.writeCheckpoint().catch((err: unknown) => this.checkpointFailed(err));
@@ -326,15 +327,11 @@ export class AuditLog {
   }
 
   /** Writes a checkpoint after the one being written, if any; the lines it covers no longer count toward the next. */
-  private save(checkpoint: { line: string; covers: number } | null): Promise<void> {
-    const path = this.checkpointPath;
-    if (checkpoint === null || path === undefined) return Promise.resolve();
-    const saved = this.saving.then(async () => {
-      await saveCheckpoint(path, checkpoint.line);
-      this.sinceCheckpoint = Math.max(0, this.sinceCheckpoint - checkpoint.covers);
-    });
-    this.saving = saved.catch(() => {});
-    return saved;
+  private async save(checkpoint: { line: string; covers: number } | null): Promise<void> {
+    if (checkpoint === null || this.checkpointPath === undefined) return;
+    this.writes ??= new CheckpointWrites(this.checkpointPath);
+    await this.writes.write(checkpoint.line);
+    this.sinceCheckpoint = Math.max(0, this.sinceCheckpoint - checkpoint.covers);
   }
 
   /** Logs a checkpoint that could not be written: the daemon goes on, the next start reads more of the log. */
@@ -347,11 +344,12 @@ export class AuditLog {
 
   /** True when the file does not end with a newline (another writer's torn or unfinished line). */
   private async endsMidLine(): Promise<boolean> {
-    // Usually nothing was written since our last line: one read at `floor` (a lower bound of the
-    // size, at a line end while tailBytes is 0) reaches the end of the file, instead of a stat and a read.
+    // Usually nothing was written since our last line: one read at `floor` (a lower bound of the size, at a line end
+    // while tailBytes is 0) reaches the end of the file. Synchronous: on the way of every change, it must not queue in
+    // libuv's thread pool behind the fsyncs of other files.
     const probe = Buffer.allocUnsafe(4096);
-    const near = await this.fh.read(probe, 0, probe.length, this.floor);
-    if (near.bytesRead < probe.length) return near.bytesRead > 0 && probe[near.bytesRead - 1] !== 0x0a;
+    const bytesNear = readSync(this.fh.fd, probe, 0, probe.length, this.floor);
+    if (bytesNear < probe.length) return bytesNear > 0 && probe[bytesNear - 1] !== 0x0a;
     const { size } = await this.fh.stat();
     if (size === 0) return false;
     const last = Buffer.alloc(1);

@@ -32,9 +32,28 @@ export function encodeCheckpoint(snapshot: IndexSnapshot, key: AuditKey | null):
   return encodeLine(record);
 }
 
-/** Writes a checkpoint line (encodeCheckpoint) atomically and durably. */
-export async function saveCheckpoint(path: string, line: string): Promise<void> {
-  await writeFileDurably(path, line, { mode: 0o600 });
+/**
+ * The checkpoint file's writes, one after another: a write under way ends before the next starts, so
+ * the later checkpoint is the one left, however long a write takes (they run beside the log's appends).
+ */
+export class CheckpointWrites {
+  private last: Promise<void> = Promise.resolve();
+
+  constructor(private readonly path: string) {}
+
+  /** Writes a checkpoint line (encodeCheckpoint) atomically and durably, after the one under way. */
+  write(line: string): Promise<void> {
+    const written = this.last.then(async () => {
+      await writeFileDurably(this.path, line, { mode: 0o600 });
+    });
+    this.last = written.catch(() => {});
+    return written;
+  }
+
+  /** Resolves once the write under way, if any, has ended (well or not). */
+  idle(): Promise<void> {
+    return this.last;
+  }
 }
 
 /** The checkpoint's JSON text (its checksum checked and taken off), or why there is none to read. */
