@@ -8,6 +8,7 @@ import type { AuditIndex } from "./audit-index.js";
 import { lineHash, scanHandle, sourceNeedle, type ScanTrust } from "./audit-scan.js";
 import { parseAuditLine, type AuditEntry, type TransitionEntry } from "./audit-schema.js";
 import { encodeEntry, type Encoded } from "./encoded-entry.js";
+import { OwnLinesSinceScan } from "./own-lines.js";
 import { keyAnchorEntry, reportScan, startAudit, type AuditKeyOption } from "./audit-start.js";
 import { CheckpointWrites, encodeCheckpoint } from "./checkpoint.js";
 import { lineProof, signLine, type AuditKey } from "./line-proof.js";
@@ -74,12 +75,8 @@ export class AuditLog {
   private checkpointQueued = false;
   /** The checkpoint file's writes, in turn (made at the first): close waits for the one under way. */
   private writes: CheckpointWrites | null = null;
-  /**
-   * Our lines written since the last scan, and where the last of them lies, while nothing else is known to
-   * have been written after that scan; null once something may have been (a failed write, another writer's
-   * unfinished line). A catch-up finds the file ending where our last line did and reads nothing.
-   */
-  private oursSinceScan: OursSinceScan | null = null;
+  /** Our lines since the last scan: a catch-up after only those reads nothing (own-lines.ts). */
+  private readonly ours = new OwnLinesSinceScan(false);
 
   private constructor(
     private readonly path: string,
@@ -130,7 +127,7 @@ export class AuditLog {
         key,
         now(),
       );
-      audit.oursSinceScan = scan.tailBytes === 0 && index.scannedTo === scan.size ? { lines: 0, last: null } : null;
+      audit.ours.scanned(scan.tailBytes === 0 && index.scannedTo === scan.size);
       // The key is new (or its anchor never made it): our lines from before it are vouched for first.
       if (anchorOwed) await audit.append([keyAnchorEntry(index, source)]);
       // A long read (no usable checkpoint, or a crash long after the last one) is saved at once;
@@ -267,7 +264,7 @@ export class AuditLog {
         this.tailBytes = 1;
       }
       // A newline ends another writer's line first: a line not ours follows the scan.
-      if (this.tailBytes > 0) this.oursSinceScan = null;
+      if (this.tailBytes > 0) this.ours.lost();
       // The batch's lines go out in one write(2): whole lines, appended together (O_APPEND), one
       // system call and one trip to the thread pool instead of one per line.
       const parts: string[] = [];
@@ -289,7 +286,7 @@ export class AuditLog {
       await this.fh.datasync();
     } catch (err) {
       this.needsRescan = true;
-      this.oursSinceScan = null;
+      this.ours.lost();
       throw new Error(
         `could not write ${items.length} audit line(s) to ${this.path}: ${errMessage(err)}. They are not acknowledged. Check disk space and permissions.`,
         { cause: err },
@@ -297,20 +294,21 @@ export class AuditLog {
     }
     this.floor = offset;
     const last = added.at(-1);
-    if (this.oursSinceScan !== null && last !== undefined) {
-      this.oursSinceScan = { lines: this.oursSinceScan.lines + added.length, last: [last.offset, offset - 1] };
-    }
+    if (last !== undefined) this.ours.appended(added.length, [last.offset, offset - 1]);
     for (const a of added) this.index.add({ ts, source: this.source, seq: a.seq, prev_hash: a.prev_hash }, a.entry, a.hash, a.offset);
     this.sinceCheckpoint += added.length;
-    if (this.checkpointPath !== undefined && this.sinceCheckpoint >= this.checkpointEvery && !this.checkpointQueued) {
-      this.checkpointQueued = true;
-      // Only the index's snapshot waits for a turn between batches; the file is written beside the next appends.
-      this.queue
-        .exclusive(() => this.checkpointLine())
-        .then((line) => this.save(line))
-        .catch((err: unknown) => this.checkpointFailed(err))
-        .finally(() => (this.checkpointQueued = false));
-    }
+    this.checkpointWhenDue();
+  }
+
+  /** Every checkpointEvery lines: only the index's snapshot waits for a turn between batches; the file is written beside the next appends. */
+  private checkpointWhenDue(): void {
+    if (this.checkpointPath === undefined || this.sinceCheckpoint < this.checkpointEvery || this.checkpointQueued) return;
+    this.checkpointQueued = true;
+    this.queue
+      .exclusive(() => this.checkpointLine())
+      .then((line) => this.save(line))
+      .catch((err: unknown) => this.checkpointFailed(err))
+      .finally(() => (this.checkpointQueued = false));
   }
 
   /** Catches the index up with the file (other writers' lines, exact offsets), then saves it. Runs between batches. */
@@ -365,34 +363,11 @@ export class AuditLog {
 
   /** Reads the lines after the last scan into the index (ours again, skipped; the CLI's; others', reported). Runs between batches. */
   private async catchUp(): Promise<void> {
-    if (await this.onlyOursSinceScan()) return;
+    if (this.tailBytes === 0 && (await this.ours.skipRead(this.index, this.fh, this.floor))) return;
     const scan = await scanHandle(this.index, this.fh, this.trust);
     reportScan(this.log, this.path, { ...scan, unparseableCount: 0, tailBytes: 0 });
     this.tailBytes = scan.tailBytes;
     this.floor = Math.max(this.floor, scan.size);
-    this.oursSinceScan = scan.tailBytes === 0 ? { lines: 0, last: null } : null;
+    this.ours.scanned(scan.tailBytes === 0);
   }
-
-  /**
-   * When the file ends where our last line did and nothing else was written after the last scan, every line
-   * since is ours and in the index already, at its exact offset: the index moves to the end without a read
-   * (a checkpoint every checkpointEvery lines would otherwise read and verify them all again, while appends wait).
-   */
-  private async onlyOursSinceScan(): Promise<boolean> {
-    const ours = this.oursSinceScan;
-    if (ours === null || this.tailBytes > 0) return false;
-    const { size } = await this.fh.stat();
-    if (size !== this.floor) return false;
-    this.index.scannedTo = size;
-    this.index.linesBefore += ours.lines;
-    if (ours.last !== null) this.index.head = ours.last;
-    this.oursSinceScan = { lines: 0, last: null };
-    return true;
-  }
-}
-
-/** Our lines since the last scan: how many, and the byte range of the last one (its newline excluded). */
-interface OursSinceScan {
-  readonly lines: number;
-  readonly last: [number, number] | null;
 }
