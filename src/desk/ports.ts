@@ -243,8 +243,8 @@ export interface DecisionDesk {
 }
 
 /**
- * What a review chat call waiting for its turn rejects with when the daemon stops: nothing went wrong.
- * A post or an edit the records say is owed is made at the next start.
+ * What a review chat call rejects with when the daemon stops before its turn came (or it was asked for
+ * after the stop): nothing went wrong. A post or an edit the records say is owed is made at the next start.
  */
 export class ReviewChatStopped extends Error {
   constructor() {

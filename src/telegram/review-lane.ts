@@ -106,7 +106,7 @@ export class ReviewLane {
    * timer starts it), so its calls know which Telegram update they answer.
    */
   run<T>(lane: Lane, work: (turn: Turn) => Promise<T>): Promise<T> {
-    if (this.stopped) return Promise.reject(new Error("the review chat is stopped"));
+    if (this.stopped) return Promise.reject(new ReviewChatStopped());
     return new Promise<T>((resolve, reject) => {
       this.waitingJobs++;
       this.lanes[lane]!.push({
