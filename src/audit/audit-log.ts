@@ -304,9 +304,14 @@ export class AuditLog {
   private checkpointWhenDue(): void {
     if (this.checkpointPath === undefined || this.sinceCheckpoint < this.checkpointEvery || this.checkpointQueued) return;
     this.checkpointQueued = true;
+    // The write starts inside the turn (close, which comes later, waits for it) and is not waited for there.
+    let saved: Promise<void> = Promise.resolve();
     this.queue
-      .exclusive(() => this.checkpointLine())
-      .then((line) => this.save(line))
+      .exclusive(async () => {
+        saved = this.save(await this.checkpointLine());
+        saved.catch(() => {}); // its failure is handled below, once the turn has ended
+      })
+      .then(() => saved)
       .catch((err: unknown) => this.checkpointFailed(err))
       .finally(() => (this.checkpointQueued = false));
   }

@@ -172,6 +172,20 @@ describe("AuditIndex and its checkpoint", () => {
     expect(saved.scanned_to).toBe((await readFile(path)).length);
   });
 
+  it("written every few lines beside the appends, leaves at close the checkpoint of the last line", async () => {
+    const dir = await tempDir();
+    let t = Date.UTC(2026, 10, 30);
+    const path = join(dir, "swarm.jsonl");
+    const options = { path, log: memoryLog(), now: () => (t += 1000), checkpointPath: join(dir, "audit_index.json"), checkpointEvery: 2 };
+    const audit = await AuditLog.open(options);
+    await Promise.all(Array.from({ length: 15 }, (_, i) => audit.append([noticeEntry("told", `d${i}`)])));
+    await audit.close();
+    const again = await AuditLog.open(options);
+    opened.push(again);
+    expect(again.opened).toEqual({ fromCheckpoint: true, bytesRead: 0 });
+    expect(again.lastSeq).toBe(15);
+  });
+
   it("logs a missing checkpoint as information and writes one", async () => {
     const dir = await tempDir();
     const { audit } = await openAt(dir);
