@@ -33,7 +33,7 @@ import {
   judgeSurface,
   shownAsRecorded,
   shownOfDraft,
-  viaOf,
+  actOf,
   type Act,
   type DecisionSurfaces,
   type SurfaceAction,
@@ -308,7 +308,7 @@ export class ReviewerActions {
     run: Run,
   ): Promise<DecisionOutcome> {
     // How it came (a tap, a reaction, a reply) is part of what is judged: a question takes taps only.
-    const act: Act = { does: action, via: viaOf(request.actor.channel) };
+    const act = actOf(action, request.actor.channel, decision);
     const { surface, draft, byMessage, archived } = await this.actedOn(request);
     traceStep("4.1 message found");
     const refuse = async (reason: string, answer = true): Promise<DecisionOutcome> => {

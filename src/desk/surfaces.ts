@@ -2,7 +2,7 @@ import { withChoice } from "../drafts/choices.js";
 import type { AuditLog } from "../audit/audit-log.js";
 import type { AuditEntryOf, SurfaceAsks, SurfaceState } from "../audit/audit-schema.js";
 import { audienceFingerprint, sendIdentity } from "../drafts/audience.js";
-import type { Channel, DraftRecord } from "../drafts/record.js";
+import type { Channel, Decision, DraftRecord } from "../drafts/record.js";
 
 /**
  * Decision surfaces: every message that carries a decision control (the
@@ -34,6 +34,17 @@ export type Via = "tap" | "reaction" | "reply";
 export interface Act {
   readonly does: SurfaceAction;
   readonly via: Via;
+  /**
+   * A revise or a defer: it never sends, so who reads and as whom, as the message showed them, do not
+   * bind it (the text version still does). A 😴 on the post before its edit shows a new approval's
+   * identity still stops that approval inside its undo window.
+   */
+  readonly withdraws?: boolean;
+}
+
+/** The act judged on a message: what it does, how it came, and whether it withdraws (a revise or a defer). */
+export function actOf(does: SurfaceAction, channel: Channel, decision: Decision | null): Act {
+  return { does, via: viaOf(channel), withdraws: does === "decide" && decision !== null && decision !== "send" };
 }
 
 /** How an action by this channel came (test mode's reactions are reactions; a command's button is a tap). */
@@ -196,8 +207,9 @@ export function judgeSurface(surface: SurfaceState, now: Shown, act: Act, claim:
   if (permit.livePost && now.liveMessageId !== (surface.post ?? surface.message_id)) return no("not_live_post");
   if (surface.text_version !== now.text_version) return no("outdated_version");
   // Only an edit prompt written before surfaces existed lacks an audience: it asks for a text, not a decision.
-  if (surface.audience !== now.audience && !(surface.audience === null && surface.asks === "edit")) return no("outdated_audience");
-  if (surface.identity !== now.identity && !now.identities?.includes(surface.identity)) return no("outdated_identity");
+  const binds = act.withdraws !== true;
+  if (binds && surface.audience !== now.audience && !(surface.audience === null && surface.asks === "edit")) return no("outdated_audience");
+  if (binds && surface.identity !== now.identity && !now.identities?.includes(surface.identity)) return no("outdated_identity");
   if (surface.asks === "resume" && (surface.halt ?? null) !== (now.halt ?? null)) return no("outdated_halt");
   return notTapped ? no("taps_only") : { ok: true };
 }

@@ -133,13 +133,15 @@ export const decideInTime: Handler<"decide"> = (shown, e, now) => {
 
 /**
  * The draft as the decision binds it: refused (the reason) when the text version, audience or identity
- * the tapped message showed is no longer the draft's; otherwise with the destination(s) it picked.
+ * the tapped message showed is no longer the draft's; otherwise with the destination(s) it picked. A
+ * revise or a defer never sends: only the text version binds it (see Act.withdraws).
  */
 function boundToShown(shown: DraftRecord, e: EventOf<"decide">): DraftRecord | RefusalReason {
   let d = shown;
   if (e.textVersion !== undefined && e.textVersion !== d.text_version) return "outdated_version";
-  if (e.audience !== undefined && e.audience !== audienceFingerprint(d)) return "outdated_audience";
-  if (e.identity !== undefined && !showsIdentity(d, e.identity)) return "outdated_identity";
+  const sends = e.decision === "send";
+  if (sends && e.audience !== undefined && e.audience !== audienceFingerprint(d)) return "outdated_audience";
+  if (sends && e.identity !== undefined && !showsIdentity(d, e.identity)) return "outdated_identity";
   // Any of several (toggles): those on as the post showed them, each a delivery.
   if (isFanOut(d) && e.decision === "send" && !e.asBot) {
     const approved = approveFanOut(d, e);

@@ -4,7 +4,7 @@ import { AuditIndex } from "../../src/audit/audit-index.js";
 import { AuditLog } from "../../src/audit/audit-log.js";
 import type { SurfaceState } from "../../src/audit/audit-schema.js";
 import { RESUME_SURFACES_KEPT } from "../../src/audit/surface-book.js";
-import { judgeSurface, shownOfHalt, surfaceLine, viaOf, type Act, type Shown, type SurfaceAction } from "../../src/desk/surfaces.js";
+import { actOf, judgeSurface, shownOfHalt, surfaceLine, viaOf, type Act, type Shown, type SurfaceAction } from "../../src/desk/surfaces.js";
 import { memoryLog, tempDir } from "../store/helpers.js";
 
 const opened: AuditLog[] = [];
@@ -33,6 +33,25 @@ describe("judgeSurface: the one rule", () => {
     expect(no(state("confirm"), { ...shown, text_version: 3 }, "confirm")).toEqual({ ok: false, reason: "outdated_version" });
     expect(no(state("confirm"), { ...shown, audience: "aud-2" }, "confirm")).toEqual({ ok: false, reason: "outdated_audience" });
     expect(no(state("decide"), { ...shown, identity: "owner" }, "decide")).toEqual({ ok: false, reason: "outdated_identity" });
+  });
+
+  it("a revise or a defer never sends: the audience and the identity the post showed do not bind it, its text version does", () => {
+    const withdraw = (decision: "revise" | "defer"): Act => actOf("decide", "reply", decision);
+    const moved: Shown = { ...shown, audience: "aud-2", identity: "owner:bc1:42" };
+    expect(judgeSurface(state("decide"), moved, withdraw("defer"), {}, 0)).toEqual({ ok: true });
+    expect(judgeSurface(state("decide"), moved, withdraw("revise"), {}, 0)).toEqual({ ok: true });
+    expect(judgeSurface(state("decide"), { ...moved, text_version: 3 }, withdraw("defer"), {}, 0)).toEqual({
+      ok: false,
+      reason: "outdated_version",
+    });
+    expect(judgeSurface(state("decide"), moved, actOf("decide", "reply", "send"), {}, 0)).toEqual({
+      ok: false,
+      reason: "outdated_audience",
+    });
+    expect(judgeSurface(state("decide"), { ...shown, identity: "owner:bc1:42" }, actOf("decide", "button", "send"), {}, 0)).toEqual({
+      ok: false,
+      reason: "outdated_identity",
+    });
   });
 
   it("🤖 Send as the bot instead: only that tap, on the draft as the notice showed it (as the owner)", () => {

@@ -48,6 +48,23 @@ describe("an approval binds to the sender identity", () => {
     expect(transition(draft, { ...send, identity: other }, T0 + 1000)).toMatchObject({ ok: false, reason: "outdated_identity" });
   });
 
+  it("a 😴 or a 👎 made on a message that showed another identity or audience still counts: it never sends (explorer seed 10167)", () => {
+    const draft = draftIn("pending", { sender: OWNER_SENDER, send_as: "owner" });
+    const stale = { identity: "bot", audience: "another audience" };
+    expect(transition(draft, { ...send, ...stale, decision: "defer" }, T0 + 1000)).toMatchObject({
+      ok: true,
+      draft: { status: "deferred" },
+    });
+    const revised = transition(draft, { ...send, ...stale, decision: "revise", note: "not now" }, T0 + 1000);
+    expect(revised).toMatchObject({ ok: true, draft: { status: "revise" } });
+    // A 👍 on it does not, and the text version binds every decision.
+    expect(transition(draft, { ...send, ...stale }, T0 + 1000)).toMatchObject({ ok: false, reason: "outdated_audience" });
+    expect(transition(draft, { ...send, decision: "defer", textVersion: 9 }, T0 + 1000)).toMatchObject({
+      ok: false,
+      reason: "outdated_version",
+    });
+  });
+
   it("'send as the bot instead' is a new approval for the bot, only for a halted owner draft", () => {
     const halted = draftIn("halted", { sender: OWNER_SENDER, send_as: "owner", reason: "the 24 h window closed" });
     const r = transition(halted, { ...send, asBot: { username: "the_bot" } }, T0 + 1000);
