@@ -40,9 +40,13 @@ describe.concurrent("a decision the moment the post appears", () => {
 /** How far along the send path a status is (the API must never be behind the store file). */
 const RANK: Record<string, number> = { queued: 0, pending: 1, approved: 2, sending: 3, sent: 4 };
 
-/** The status the store file gives the draft now (its last line for it). */
+/** The status the store file gives the draft now (its last whole line for it: one being appended is not there yet). */
 async function fileStatus(harnessDir: string, draftId: string): Promise<string> {
-  const lines = (await readFile(join(harnessDir, "telegram_drafts.jsonl"), "utf8")).split("\n").filter(Boolean);
+  const text = await readFile(join(harnessDir, "telegram_drafts.jsonl"), "utf8");
+  const lines = text
+    .slice(0, text.lastIndexOf("\n") + 1)
+    .split("\n")
+    .filter(Boolean);
   return lines
     .map((l) => JSON.parse(l) as Rec)
     .filter((r) => r.draft_id === draftId)
